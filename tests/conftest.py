@@ -1,0 +1,37 @@
+"""Shared test fixtures. Tests never reach any outside host."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = REPO.parent / "shared"
+SCHEMAS = SHARED / "schemas"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--update-goldens", action="store_true", help="rewrite golden files from current output"
+    )
+
+
+@pytest.fixture
+def update_goldens(request: pytest.FixtureRequest) -> bool:
+    return bool(request.config.getoption("--update-goldens"))
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test gets its own config, state and gcloud folders; no real user file is read."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("XCLI_HOME", str(home / "state"))
+    monkeypatch.setenv("CLOUDSDK_CONFIG", str(home / ".config" / "gcloud"))
+    for var in ("XCLI_PROJECT", "XCLI_ZONE", "XCLI_DRY_RUN", "XCLI_YES", "XCLI_DEBUG",
+                "CLOUDSDK_ACTIVE_CONFIG_NAME"):
+        monkeypatch.delenv(var, raising=False)
+    return home

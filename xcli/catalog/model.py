@@ -1,0 +1,57 @@
+"""The Accelerator value: everything xcli needs to know about one slice or GPU VM shape."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A published number with its unit and the public page it comes from."""
+
+    value: float
+    unit: str
+    source: str
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Accelerator:
+    """One accelerator shape.
+
+    For TPUs a shape is one slice: `chips` chips on `vms_per_slice` VMs of `chips_per_vm` chips
+    (as GKE provisions them). The Cloud TPU API may pack a small v5e/v6e slice into one VM:
+    `tpu_api_vms_per_slice` says how many VMs a queued resource of this type has.
+    For GPUs a shape is one VM with `chips` GPUs.
+    """
+
+    name: str  # canonical count form: v6e-256, h100-80gb-8
+    family: str  # v4, v5e, v5p, v6e, tpu7x, or the GPU type (h100-80gb)
+    kind: Literal["tpu", "gpu"]
+    topology: str | None
+    topology_name: str | None  # the other name form for TPUs: v6e-16x16
+    chips: int
+    chips_per_vm: int
+    vms_per_slice: int
+    machine_type: str
+    gke_accelerator: str
+    gke_label: str  # node label whose value is gke_accelerator
+    resource_name: str  # extended resource pods request: google.com/tpu or nvidia.com/gpu
+    tpu_accelerator_type: str | None  # Cloud TPU API acceleratorType
+    tpu_api_type: str | None  # Cloud TPU API acceleratorConfig.type (V6E, V5P, ...)
+    tpu_api_vms_per_slice: int | None
+    runtime_version: str | None
+    placement: Literal["compact", "workload-policy"] | None  # multi-host placement, if any
+    arch: str
+    peak_bf16_tflops: Figure
+    hbm: Figure
+    hbm_bandwidth: Figure
+    sources: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def multi_host(self) -> bool:
+        return self.kind == "tpu" and self.vms_per_slice > 1
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)

@@ -1,0 +1,154 @@
+"""Loads accelerators.json once and answers look-ups with did-you-mean errors."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from xcli.catalog.model import Accelerator, Figure
+from xcli.catalog.topology import FamilyRules, format_topology, parse_topology, product
+from xcli.errors import NotFoundError, UserError
+
+_GPU_NAME = re.compile(r"^(?P<type>[a-z0-9-]+?)-(?P<count>\d+)$")
+
+
+@cache
+def _data() -> dict[str, Any]:
+    text = resources.files("xcli.catalog").joinpath("accelerators.json").read_text("utf-8")
+    data: dict[str, Any] = json.loads(text)
+    return data
+
+
+@cache
+def families() -> dict[str, FamilyRules]:
+    """TPU family name -> its rules."""
+    return {name: FamilyRules(name, spec) for name, spec in _data()["tpu_families"].items()}
+
+
+def family_names() -> list[str]:
+    return [*families(), *_data()["gpus"]]
+
+
+@cache
+def _prefixes() -> dict[str, FamilyRules]:
+    return {rules.prefix: rules for rules in families().values()}
+
+
+def _figure(spec: dict[str, Any]) -> Figure:
+    return Figure(spec["value"], spec["unit"], spec["source"], spec.get("note", ""))
+
+
+def _tpu(rules: FamilyRules, dims: tuple[int, ...]) -> Accelerator:
+    spec = rules.data
+    chips = product(dims)
+    per_vm = 1 if chips == 1 else 4
+    topology = format_topology(dims)
+    single_host_max = spec.get("tpu_api_single_host_max_chips", 4)
+    tpu_vms = 1 if chips <= single_host_max else chips // 4
+    multi_host = chips > per_vm
+    return Accelerator(
+        name=f"{rules.prefix}-{chips * rules.cores_per_chip}",
+        family=rules.name,
+        kind="tpu",
+        topology=topology,
+        topology_name=f"{rules.prefix}-{topology}",
+        chips=chips,
+        chips_per_vm=per_vm,
+        vms_per_slice=chips // per_vm,
+        machine_type=spec["machine_types"][str(per_vm)],
+        gke_accelerator=spec["gke_accelerator"],
+        gke_label="cloud.google.com/gke-tpu-accelerator",
+        resource_name="google.com/tpu",
+        tpu_accelerator_type=(
+            f"{rules.prefix}-{chips * rules.cores_per_chip}" if spec["tpu_api_type"] else None
+        ),
+        tpu_api_type=spec["tpu_api_type"],
+        tpu_api_vms_per_slice=tpu_vms if spec["tpu_api_type"] else None,
+        runtime_version=spec["runtime_version"],
+        placement=spec["multihost_placement"] if multi_host else None,
+        arch="amd64",
+        peak_bf16_tflops=_figure(spec["peak_bf16_tflops"]),
+        hbm=_figure(spec["hbm"]),
+        hbm_bandwidth=_figure(spec["hbm_bandwidth"]),
+        sources=dict(spec["sources"]),
+    )
+
+
+def _gpu(gpu_type: str, count: int) -> Accelerator:
+    spec = _data()["gpus"][gpu_type]
+    return Accelerator(
+        name=f"{gpu_type}-{count}",
+        family=gpu_type,
+        kind="gpu",
+        topology=spec.get("topology"),
+        topology_name=None,
+        chips=count,
+        chips_per_vm=count,
+        vms_per_slice=1,
+        machine_type=spec["machine_types"][str(count)],
+        gke_accelerator=spec["gke_accelerator"],
+        gke_label="cloud.google.com/gke-accelerator",
+        resource_name="nvidia.com/gpu",
+        tpu_accelerator_type=None,
+        tpu_api_type=None,
+        tpu_api_vms_per_slice=None,
+        runtime_version=None,
+        placement=None,
+        arch=spec.get("arch", "amd64"),
+        peak_bf16_tflops=_figure(spec["peak_bf16_tflops"]),
+        hbm=_figure(spec["hbm"]),
+        hbm_bandwidth=_figure(spec["hbm_bandwidth"]),
+        sources={"machine_types": "https://cloud.google.com/compute/docs/gpus"},
+    )
+
+
+@cache
+def all_names(family: str | None = None) -> list[str]:
+    """Canonical names (count form), TPU families first, in catalogue order."""
+    names: list[str] = []
+    for name, rules in families().items():
+        if family in (None, name):
+            names.extend(rules.count_names())
+    for gpu_type, spec in _data()["gpus"].items():
+        if family in (None, gpu_type):
+            names.extend(f"{gpu_type}-{n}" for n in spec["machine_types"])
+    return names
+
+
+@cache
+def lookup(name: str) -> Accelerator:
+    """Return the accelerator a name stands for, or raise a UserError that says what to use."""
+    text = name.strip().lower()
+    gpu = _GPU_NAME.match(text)
+    if gpu and gpu["type"] in _data()["gpus"]:
+        counts = _data()["gpus"][gpu["type"]]["machine_types"]
+        if gpu["count"] in counts:
+            return _gpu(gpu["type"], int(gpu["count"]))
+        sizes = ", ".join(f"{gpu['type']}-{n}" for n in counts)
+        raise UserError(f"{name}: {gpu['type']} comes in {sizes}", hint=f"did you mean {sizes}?")
+    prefix, _, size = text.rpartition("-")
+    rules = _prefixes().get(prefix)
+    if rules is None:
+        raise _unknown(name)
+    if size.isdigit():
+        return _tpu(rules, rules.shape_for_count(int(size)))
+    try:
+        dims = parse_topology(size)
+    except ValueError:
+        raise _unknown(name) from None
+    rules.check_topology(dims)
+    return _tpu(rules, dims)
+
+
+def _unknown(name: str) -> NotFoundError:
+    candidates = all_names() + [f"{r.prefix}-" for r in families().values()]
+    close = difflib.get_close_matches(name.lower(), candidates, n=3, cutoff=0.5)
+    hint = f"did you mean {' or '.join(close)}? " if close else ""
+    return NotFoundError(
+        f"unknown accelerator {name!r}",
+        hint=hint + "`xcli catalog list` shows every name",
+    )

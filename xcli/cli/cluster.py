@@ -1,0 +1,180 @@
+"""`xcli cluster create|delete|list|describe`: the same verbs for every provider."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from xcli.cli.common import Common, common_options, confirm, emit_json, run_plan
+
+PROVIDER_CHOICE = click.Choice(["gke", "queued-resource", "local"])
+
+
+@click.group()
+def cluster() -> None:
+    """Create, list, describe and delete clusters.
+
+    \b
+    Providers (--provider):
+      gke              a GKE cluster with one TPU node pool per slice (or a GPU pool),
+                       JobSet and Kueue installed (default)
+      queued-resource  Cloud TPU queued resources, TPU VMs without Kubernetes
+      local            an emulated slice on this machine, no cloud account needed
+    """
+
+
+def capacity_options(func: Any) -> Any:
+    options = [
+        click.option("--on-demand", is_flag=True, help="On-demand capacity."),
+        click.option("--spot", is_flag=True, help="Spot VMs (may be preempted)."),
+        click.option(
+            "--reservation",
+            metavar="NAME|PATH",
+            help="A reservation: NAME, projects/P/reservations/R[/reservationBlocks/B].",
+        ),
+        click.option(
+            "--flex-start",
+            is_flag=True,
+            help="Flex-start (Dynamic Workload Scheduler): queued until capacity frees.",
+        ),
+        click.option(
+            "--max-run-duration",
+            metavar="D",
+            help="With --flex-start: how long the capacity is kept, 1h..7d.",
+        ),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+@cluster.command("create")
+@click.option("--cluster", "name", required=True, help="Cluster name.")
+@click.option("--provider", type=PROVIDER_CHOICE, default="gke", show_default=True)
+@click.option("--tpu-type", metavar="T", help="TPU slice shape, e.g. v6e-256 or v5p-4x4x4.")
+@click.option("--device-type", metavar="T", help="TPU or GPU shape, e.g. h100-80gb-8.")
+@click.option("--num-slices", type=click.IntRange(1, 1024), default=1, show_default=True)
+@click.option(
+    "--num-nodes", type=click.IntRange(1, 4096), default=1, show_default=True, help="GPU VMs."
+)
+@capacity_options
+@common_options
+def create(
+    name: str,
+    provider: str,
+    tpu_type: str | None,
+    device_type: str | None,
+    num_slices: int,
+    num_nodes: int,
+    on_demand: bool,
+    spot: bool,
+    reservation: str | None,
+    flex_start: bool,
+    max_run_duration: str | None,
+    common: Common,
+) -> None:
+    """Create a cluster, or complete one that is partly there.
+
+    \b
+    Examples:
+      xcli cluster create --cluster demo --tpu-type v6e-256 --num-slices 2 --spot
+      xcli cluster create --cluster g --device-type h100-80gb-8 --num-nodes 2 --on-demand
+      xcli cluster create --cluster q --provider queued-resource --tpu-type v5litepod-16 --spot
+    """
+    from xcli.catalog import lookup
+    from xcli.errors import UserError
+    from xcli.providers import get_provider
+    from xcli.spec import ClusterSpec, capacity_from_flags
+
+    if bool(tpu_type) == bool(device_type):
+        raise UserError(
+            "pass exactly one of --tpu-type and --device-type",
+            hint="e.g. --tpu-type v6e-256 or --device-type h100-80gb-8",
+        )
+    accel = lookup(tpu_type or device_type or "")
+    capacity = capacity_from_flags(
+        on_demand=on_demand,
+        spot=spot,
+        reservation=reservation,
+        flex_start=flex_start,
+        max_run_duration=max_run_duration,
+    )
+    backend = get_provider(provider)
+    spec = ClusterSpec(
+        name=name,
+        project=common.project,
+        zone=common.zone,
+        provider=provider,
+        accelerator=accel,
+        capacity=capacity,
+        num_slices=num_slices,
+        num_nodes=num_nodes,
+    )
+    plan = backend.plan_create(spec)
+    ref = _ref(name, provider, common)
+    run_plan(common, plan, lambda: backend.handlers(ref))
+
+
+def _ref(name: str, provider: str, common: Common) -> Any:
+    from xcli.providers.base import ClusterRef
+
+    return ClusterRef(name=name, project=common.project, zone=common.zone, provider=provider)
+
+
+@cluster.command("delete")
+@click.option("--cluster", "name", required=True, help="Cluster name.")
+@click.option("--provider", type=PROVIDER_CHOICE, default="gke", show_default=True)
+@common_options
+def delete(name: str, provider: str, common: Common) -> None:
+    """Delete a cluster and everything xcli created for it.
+
+    \b
+    Example:
+      xcli cluster delete --cluster demo --yes
+    """
+    from xcli.providers import get_provider
+
+    backend = get_provider(provider)
+    ref = _ref(name, provider, common)
+    plan = backend.plan_delete(ref)
+    confirm(common, f"Delete cluster {name} ({provider}) and everything xcli created for it?")
+    run_plan(common, plan, lambda: backend.handlers(ref))
+
+
+@cluster.command("list")
+@click.option("--provider", type=PROVIDER_CHOICE, default="gke", show_default=True)
+@common_options
+def list_(provider: str, common: Common) -> None:
+    """List clusters with accelerator, slices, capacity type and status."""
+    from dataclasses import asdict
+
+    from xcli.cli.table import print_table
+    from xcli.providers import get_provider
+
+    zone = common.zone_flag  # the region is a filter here, not a requirement
+    rows = get_provider(provider).list_clusters(common.project, zone)
+    if common.output == "json":
+        emit_json([asdict(r) for r in rows])
+        return
+    print_table(
+        ["NAME", "LOCATION", "ACCELERATOR", "SLICES", "CAPACITY", "STATUS"],
+        [[r.name, r.location, r.accelerator, str(r.slices), r.capacity, r.status] for r in rows],
+    )
+
+
+@cluster.command("describe")
+@click.option("--cluster", "name", required=True, help="Cluster name.")
+@click.option("--provider", type=PROVIDER_CHOICE, default="gke", show_default=True)
+@common_options
+def describe(name: str, provider: str, common: Common) -> None:
+    """Show a cluster's slices, nodes and state."""
+    from xcli.providers import get_provider
+
+    info = get_provider(provider).describe(_ref(name, provider, common))
+    if common.output == "json":
+        emit_json(info)
+        return
+    import yaml
+
+    click.echo(yaml.safe_dump(dict(info), sort_keys=False).rstrip())

@@ -1,0 +1,73 @@
+"""`xcli config set|get|list`: defaults kept in xcli's own config file."""
+
+from __future__ import annotations
+
+import click
+
+from xcli import config as settings
+from xcli import paths
+from xcli.cli.common import Common, common_options, emit_json
+
+
+@click.group()
+def config() -> None:
+    """Set defaults for --project and --zone.
+
+    \b
+    Precedence: flag, then XCLI_PROJECT / XCLI_ZONE, then this file, then the active
+    gcloud configuration (its file is read; gcloud is never run).
+    Examples:
+      xcli config set project my-project
+      xcli config set zone us-east5-b
+      xcli config list
+    """
+
+
+@config.command("set")
+@click.argument("key", type=click.Choice(sorted(settings.KEYS)))
+@click.argument("value")
+@common_options
+def set_(key: str, value: str, common: Common) -> None:
+    """Store KEY=VALUE in the config file."""
+    data = settings.read_user_config()
+    data[key] = settings.check_value(key, value)
+    if common.dry_run:
+        click.echo(f"would set {key} = {value} in {paths.config_file()}")
+        return
+    path = settings.write_user_config(data)
+    click.echo(f"{key} = {value} (saved in {path})")
+
+
+@config.command("get")
+@click.argument("key", type=click.Choice(sorted(settings.KEYS)))
+@common_options
+def get(key: str, common: Common) -> None:
+    """Print the value KEY resolves to, and where it comes from."""
+    flag = {"project": common.project_flag, "zone": common.zone_flag}.get(key)
+    setting = settings.require(key, flag)
+    if common.output == "json":
+        emit_json({"key": key, "value": setting.value, "source": setting.source})
+    else:
+        click.echo(f"{setting.value}\t({setting.source})")
+
+
+@config.command("list")
+@common_options
+def list_(common: Common) -> None:
+    """Print every setting with its value and source."""
+    flags = {"project": common.project_flag, "zone": common.zone_flag}
+    rows = []
+    for key in settings.KEYS:
+        found = settings.resolve(key, flags.get(key))
+        rows.append(
+            {
+                "key": key,
+                "value": found.value if found else None,
+                "source": found.source if found else "not set",
+            }
+        )
+    if common.output == "json":
+        emit_json(rows)
+        return
+    for row in rows:
+        click.echo(f"{row['key']:10}{row['value'] or '-':30}{row['source']}")

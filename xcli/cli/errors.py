@@ -1,0 +1,69 @@
+"""The one place errors become messages and exit codes.
+
+0 ok, 1 user or cloud error, 2 usage, 3 internal error (a bug), 130 interrupted.
+Tracebacks only with XCLI_DEBUG=1; for a bug the traceback goes to a log file that is named.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+import traceback
+
+import click
+
+from xcli import paths
+from xcli.errors import InternalError, Interrupted, XcliError
+
+
+def say_error(message: str, hint: str = "") -> None:
+    click.secho(f"error: {message}", fg="red", err=True)
+    if hint:
+        click.echo(f"hint: {hint}", err=True)
+
+
+def run_guarded(command: click.Command, argv: list[str] | None, *, debug: bool) -> int:
+    try:
+        result = command.main(args=argv, prog_name="xcli", standalone_mode=False)
+        return result if isinstance(result, int) else 0
+    except click.exceptions.Abort:
+        say_error("aborted")
+        return 1
+    except click.UsageError as exc:
+        exc.show()
+        return 2
+    except click.ClickException as exc:
+        exc.show()
+        return 1 if exc.exit_code == 1 else exc.exit_code
+    except click.exceptions.Exit as exc:
+        return exc.exit_code
+    except (KeyboardInterrupt, Interrupted) as exc:
+        hint = exc.hint if isinstance(exc, Interrupted) else ""
+        say_error("interrupted", hint)
+        return 130
+    except InternalError as exc:
+        return _bug(exc, debug)
+    except XcliError as exc:
+        if debug:
+            traceback.print_exc()
+        say_error(exc.message, exc.hint)
+        return exc.exit_code
+    except BrokenPipeError:
+        return 1
+    except Exception as exc:
+        return _bug(exc, debug)
+
+
+def _bug(exc: BaseException, debug: bool) -> int:
+    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    if debug:
+        sys.stderr.write(text)
+    log = paths.state_dir() / "logs" / f"error-{time.strftime('%Y%m%d-%H%M%S')}.log"
+    try:
+        log.parent.mkdir(parents=True, exist_ok=True)
+        log.write_text(text, encoding="utf-8")
+        where = f"details in {log}"
+    except OSError:
+        where = "run again with XCLI_DEBUG=1 for the traceback"
+    say_error(f"internal error: {type(exc).__name__}: {exc}", f"this is a bug in xcli; {where}")
+    return 3

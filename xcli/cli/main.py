@@ -1,0 +1,80 @@
+"""Entry point. Imports click and the standard library only, so `xcli --help` stays fast.
+
+Subcommand modules load when they are called (click's lazy-group pattern); cloud SDKs load
+later still, inside the gateways that use them.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from typing import Any
+
+import click
+
+from xcli import __version__
+
+# command name -> "module:attribute"; nothing here is imported until the command runs
+COMMANDS = {
+    "catalog": "xcli.cli.catalog:catalog",
+    "cluster": "xcli.cli.cluster:cluster",
+    "config": "xcli.cli.config:config",
+}
+
+
+class LazyGroup(click.Group):
+    """A group whose subcommands are imported on first use."""
+
+    def __init__(self, *args: Any, lazy: dict[str, str], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.lazy = lazy
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *self.lazy})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in self.lazy:
+            module, _, attr = self.lazy[cmd_name].partition(":")
+            command: click.Command = getattr(importlib.import_module(module), attr)
+            return command
+        return super().get_command(ctx, cmd_name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        # Short help without importing every module.
+        rows = [(name, HELP.get(name, "")) for name in self.list_commands(ctx)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+HELP = {
+    "catalog": "Look up TPU and GPU shapes: chips, VMs, machine types.",
+    "cluster": "Create, list, describe and delete clusters (GKE, queued resources, local).",
+    "config": "Set defaults (project, zone) in xcli's config file.",
+}
+
+
+@click.group(
+    cls=LazyGroup,
+    lazy=COMMANDS,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+    epilog="""\b
+Examples:
+  xcli catalog show v6e-256
+  xcli cluster create --cluster demo --tpu-type v6e-256 --num-slices 2 --spot --dry-run
+  xcli cluster create --provider local --cluster demo --tpu-type v5litepod-16
+
+Every command that changes anything takes --dry-run (or XCLI_DRY_RUN=1): it prints the exact
+requests, manifests and commands, needs no credentials, and prints the same bytes every time.
+Exit codes: 0 ok, 1 user or cloud error, 2 usage, 3 internal error, 130 interrupted.""",
+)
+@click.version_option(__version__, prog_name="xcli")
+def cli() -> None:
+    """xcli: TPU and GPU capacity, training workloads and commands on every worker."""
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the CLI and turn every outcome into one exit code."""
+    from xcli.cli.errors import run_guarded
+
+    sys.exit(run_guarded(cli, argv, debug=os.environ.get("XCLI_DEBUG") == "1"))

@@ -1,0 +1,26 @@
+"""Where xcli keeps files on this machine; an environment variable can move each location."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def config_dir() -> Path:
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "xcli"
+
+
+def config_file() -> Path:
+    return config_dir() / "config.yaml"
+
+
+def state_dir() -> Path:
+    """$XCLI_HOME, else ~/.local/state/xcli: local clusters, logs, known_hosts."""
+    env = os.environ.get("XCLI_HOME")
+    return Path(env) if env else Path.home() / ".local" / "state" / "xcli"
+
+
+def gcloud_dir() -> Path:
+    env = os.environ.get("CLOUDSDK_CONFIG")
+    return Path(env) if env else Path.home() / ".config" / "gcloud"

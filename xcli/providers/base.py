@@ -1,0 +1,78 @@
+"""The one shape every provider has (gke, queued-resource, local).
+
+The CLI never branches on the provider: it looks the provider up by name and calls these.
+Planning methods are pure (no network, no credentials); everything that touches the outside
+world goes through the gateways a provider builds in `handlers` and `inspect`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from xcli.execute.result import Handler
+from xcli.plan.model import Plan
+from xcli.spec import ClusterSpec
+
+
+@dataclass(frozen=True)
+class ClusterRef:
+    """Names an existing cluster."""
+
+    name: str
+    project: str
+    zone: str
+    provider: str
+
+    @property
+    def region(self) -> str:
+        return self.zone.rsplit("-", 1)[0]
+
+
+@dataclass(frozen=True)
+class ClusterSummary:
+    """One row of `xcli cluster list`."""
+
+    name: str
+    provider: str
+    location: str
+    accelerator: str
+    slices: int
+    capacity: str
+    status: str
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Worker:
+    """One VM of a slice, reachable over SSH."""
+
+    slice: int
+    index: int
+    host: str
+    port: int = 22
+    user: str | None = None
+    hostname: str | None = None
+    internal_ip: str | None = None
+    external_ip: str | None = None
+
+    @property
+    def label(self) -> str:
+        return f"s{self.slice}/w{self.index}"
+
+
+class Provider(Protocol):
+    name: str
+
+    def plan_create(self, spec: ClusterSpec) -> Plan: ...
+
+    def plan_delete(self, ref: ClusterRef) -> Plan: ...
+
+    def handlers(self, ref: ClusterRef) -> Mapping[str, Handler]:
+        """Live handlers for the step kinds this provider's plans contain."""
+        ...
+
+    def list_clusters(self, project: str, zone: str | None) -> list[ClusterSummary]: ...
+
+    def describe(self, ref: ClusterRef) -> Mapping[str, Any]: ...

@@ -1,0 +1,192 @@
+"""Frozen, validated inputs. The CLI builds these from flags; the core never sees a flag.
+
+Validation here runs before anything is planned, so bad input never causes a partial action.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Literal
+
+from xcli.catalog import Accelerator
+from xcli.errors import UserError
+
+_DURATION = re.compile(r"(\d+)([smhd])")
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def parse_duration(text: str, what: str = "duration") -> int:
+    """'90s', '30m', '6h', '7d', '1h30m' -> seconds."""
+    value = text.strip().lower()
+    if value.isdigit():
+        raise UserError(
+            f"{what} {text!r} has no unit", hint="write it with a unit: 90s, 30m, 6h, 7d or 1h30m"
+        )
+    parts = _DURATION.findall(value)
+    if not parts or "".join(n + u for n, u in parts) != value:
+        raise UserError(
+            f"{what} {text!r} is not a duration", hint="write it as 90s, 30m, 6h, 7d or 1h30m"
+        )
+    return sum(int(n) * _UNITS[u] for n, u in parts)
+
+
+def format_duration(seconds: int) -> str:
+    """3600 -> '1h', 5400 -> '1h30m'."""
+    out = ""
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60), ("s", 1)):
+        count, seconds = divmod(seconds, size)
+        if count:
+            out += f"{count}{unit}"
+    return out or "0s"
+
+
+def check_duration(text: str, what: str, low: int, high: int) -> int:
+    seconds = parse_duration(text, what)
+    if not low <= seconds <= high:
+        raise UserError(
+            f"{what} {text} is out of range",
+            hint=f"use a value from {format_duration(low)} to {format_duration(high)}",
+        )
+    return seconds
+
+
+_NAME = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
+
+
+def check_name(value: str, what: str, max_len: int) -> str:
+    """Lowercase letters, digits and hyphens; starts with a letter, ends with a letter or digit."""
+    if not value:
+        raise UserError(f"{what} name is empty", hint=f"give a {what} name such as demo-1")
+    rules = [
+        (
+            value[0].isascii() and value[0].islower() and value[0].isalpha(),
+            "must start with a lowercase letter",
+        ),
+        (
+            all(c.isascii() and (c.islower() or c.isdigit() or c == "-") for c in value),
+            "may contain only lowercase letters, digits and hyphens",
+        ),
+        (not value.endswith("-"), "must end with a letter or a digit"),
+        (len(value) <= max_len, f"is {len(value)} characters long; the limit is {max_len}"),
+    ]
+    for ok, rule in rules:
+        if not ok:
+            suggestion = re.sub(r"[^a-z0-9-]+", "-", value.lower()).strip("-")[:max_len]
+            suggestion = suggestion.rstrip("-")
+            hint = f"try {suggestion!r}" if suggestion and _NAME.match(suggestion) else ""
+            raise UserError(f"{what} name {value!r} {rule}", hint=hint or f"{what} names: a-z0-9-")
+    return value
+
+
+CapacityKind = Literal["on-demand", "spot", "reservation", "flex-start", "guaranteed"]
+
+
+@dataclass(frozen=True)
+class Capacity:
+    """How the capacity is paid for and obtained."""
+
+    kind: CapacityKind
+    reservation: str | None = None  # name, or projects/P/reservations/R[/reservationBlocks/B]
+    max_run_duration: int | None = None  # seconds, flex-start only
+    min_duration: int | None = None  # seconds, guaranteed only (queued resources)
+
+
+@dataclass(frozen=True)
+class ClusterSpec:
+    """What `xcli cluster create` was asked to build."""
+
+    name: str
+    project: str
+    zone: str
+    provider: str
+    accelerator: Accelerator
+    capacity: Capacity
+    num_slices: int = 1
+    num_nodes: int = 1  # GPU VMs
+    options: dict[str, object] = field(default_factory=dict)  # provider-specific, validated there
+
+    @property
+    def region(self) -> str:
+        return self.zone.rsplit("-", 1)[0]
+
+    @property
+    def total_chips(self) -> int:
+        if self.accelerator.kind == "gpu":
+            return self.accelerator.chips * self.num_nodes
+        return self.accelerator.chips * self.num_slices
+
+
+def capacity_from_flags(
+    *,
+    on_demand: bool,
+    spot: bool,
+    reservation: str | None,
+    flex_start: bool,
+    guaranteed: bool = False,
+    max_run_duration: str | None = None,
+    min_duration: str | None = None,
+) -> Capacity:
+    """Exactly one capacity choice, with the durations that go with it; checked before any call."""
+    chosen = [
+        name
+        for name, given in (
+            ("--on-demand", on_demand),
+            ("--spot", spot),
+            ("--reservation", reservation is not None),
+            ("--flex-start", flex_start),
+            ("--guaranteed", guaranteed),
+        )
+        if given
+    ]
+    choices = "--on-demand, --spot, --reservation NAME, --flex-start --max-run-duration D"
+    if not chosen:
+        raise UserError("choose how to get capacity", hint=f"pass exactly one of {choices}")
+    if len(chosen) > 1:
+        raise UserError(
+            f"{' and '.join(chosen)} cannot be combined",
+            hint=f"pass exactly one of {choices}",
+        )
+    if max_run_duration is not None and not flex_start:
+        raise UserError(
+            "--max-run-duration applies only to --flex-start",
+            hint="add --flex-start, or drop --max-run-duration",
+        )
+    if min_duration is not None and not guaranteed:
+        raise UserError(
+            "--min-duration applies only to --guaranteed", hint="add --guaranteed, or drop it"
+        )
+    if reservation is not None:
+        return Capacity("reservation", reservation=check_reservation(reservation))
+    if flex_start:
+        seconds = None
+        if max_run_duration is not None:
+            seconds = check_duration(max_run_duration, "--max-run-duration", 3600, 7 * 86400)
+        return Capacity("flex-start", max_run_duration=seconds)
+    if guaranteed:
+        seconds = None
+        if min_duration is not None:
+            seconds = check_duration(min_duration, "--min-duration", 3600, 365 * 86400)
+        return Capacity("guaranteed", min_duration=seconds)
+    return Capacity("spot" if spot else "on-demand")
+
+
+_RESERVATION = re.compile(
+    r"^(?:projects/[a-z][a-z0-9-]{4,28}[a-z0-9]/reservations/)?[a-z]([-a-z0-9]*[a-z0-9])?"
+    r"(?:/reservationBlocks/[a-z0-9]([-a-z0-9]*[a-z0-9])?)?$"
+)
+
+
+def check_reservation(value: str) -> str:
+    """NAME, projects/P/reservations/R or projects/P/reservations/R/reservationBlocks/B."""
+    if value == "-" or _RESERVATION.match(value):
+        if "/reservationBlocks/" in value and not value.startswith("projects/"):
+            raise UserError(
+                f"reservation {value!r}: a block needs the full path",
+                hint="write projects/P/reservations/R/reservationBlocks/B",
+            )
+        return value
+    raise UserError(
+        f"reservation {value!r} is not a reservation name or path",
+        hint="write NAME, projects/P/reservations/R or .../reservations/R/reservationBlocks/B",
+    )
