@@ -31,7 +31,13 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
     monkeypatch.setenv("XCLI_HOME", str(home / "state"))
     monkeypatch.setenv("CLOUDSDK_CONFIG", str(home / ".config" / "gcloud"))
-    for var in ("XCLI_PROJECT", "XCLI_ZONE", "XCLI_DRY_RUN", "XCLI_YES", "XCLI_DEBUG",
-                "CLOUDSDK_ACTIVE_CONFIG_NAME"):
+    for var in (
+        "XCLI_PROJECT",
+        "XCLI_ZONE",
+        "XCLI_DRY_RUN",
+        "XCLI_YES",
+        "XCLI_DEBUG",
+        "CLOUDSDK_ACTIVE_CONFIG_NAME",
+    ):
         monkeypatch.delenv(var, raising=False)
     return home

@@ -1,0 +1,8 @@
+"""Flags of `xcli cluster create` that only the queued-resource provider takes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+OPTIONS: list[Callable[[Any], Any]] = []
