@@ -7,8 +7,11 @@ from typing import Any
 import click
 
 from xcli.cli.common import Common, common_options, confirm, emit_json, run_plan
+from xcli.cli.options import provider_options, split_options
 
 PROVIDER_CHOICE = click.Choice(["gke", "queued-resource", "local"])
+# GKE's own limit is 40; providers may check tighter limits of their own (derived names)
+CLUSTER_NAME_LIMIT = 40
 
 
 @click.group()
@@ -43,6 +46,16 @@ def capacity_options(func: Any) -> Any:
             metavar="D",
             help="With --flex-start: how long the capacity is kept, 1h..7d.",
         ),
+        click.option(
+            "--guaranteed",
+            is_flag=True,
+            help="Queued resources: guaranteed (non-preemptible) capacity.",
+        ),
+        click.option(
+            "--min-duration",
+            metavar="D",
+            help="With --guaranteed: the shortest time the capacity must be held.",
+        ),
     ]
     for option in reversed(options):
         func = option(func)
@@ -59,6 +72,7 @@ def capacity_options(func: Any) -> Any:
     "--num-nodes", type=click.IntRange(1, 4096), default=1, show_default=True, help="GPU VMs."
 )
 @capacity_options
+@provider_options
 @common_options
 def create(
     name: str,
@@ -72,7 +86,10 @@ def create(
     reservation: str | None,
     flex_start: bool,
     max_run_duration: str | None,
+    guaranteed: bool,
+    min_duration: str | None,
     common: Common,
+    **options: Any,
 ) -> None:
     """Create a cluster, or complete one that is partly there.
 
@@ -85,8 +102,10 @@ def create(
     from xcli.catalog import lookup
     from xcli.errors import UserError
     from xcli.providers import get_provider
-    from xcli.spec import ClusterSpec, capacity_from_flags
+    from xcli.spec import ClusterSpec, capacity_from_flags, check_name
 
+    check_name(name, "cluster", CLUSTER_NAME_LIMIT)
+    extra = split_options(provider, options)  # provider-only flags; others' flags are refused
     if bool(tpu_type) == bool(device_type):
         raise UserError(
             "pass exactly one of --tpu-type and --device-type",
@@ -99,6 +118,8 @@ def create(
         reservation=reservation,
         flex_start=flex_start,
         max_run_duration=max_run_duration,
+        guaranteed=guaranteed,
+        min_duration=min_duration,
     )
     backend = get_provider(provider)
     spec = ClusterSpec(
@@ -110,6 +131,7 @@ def create(
         capacity=capacity,
         num_slices=num_slices,
         num_nodes=num_nodes,
+        options=extra,
     )
     plan = backend.plan_create(spec)
     ref = _ref(name, provider, common)

@@ -26,8 +26,11 @@ def run_guarded(command: click.Command, argv: list[str] | None, *, debug: bool) 
     try:
         result = command.main(args=argv, prog_name="xcli", standalone_mode=False)
         return result if isinstance(result, int) else 0
-    except click.exceptions.Abort:
-        say_error("aborted")
+    except click.exceptions.Abort as exc:
+        if isinstance(exc.__cause__, KeyboardInterrupt):  # click turns Ctrl-C into Abort
+            say_error("interrupted")
+            return 130
+        say_error("aborted", "nothing was changed")
         return 1
     except click.UsageError as exc:
         exc.show()

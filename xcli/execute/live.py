@@ -99,7 +99,12 @@ class LiveExecutor:
                 if bad:
                     pending.remove(step)
                     cause = results[bad[0]]
-                    why = f"{bad[0]} failed" if cause.status == "failed" else cause.reason
+                    # name the root cause, not the chain of skipped steps in between
+                    why = (
+                        f"{bad[0]} failed"
+                        if cause.status == "failed"
+                        else cause.reason.removeprefix("not run: ")
+                    )
                     results[step.id] = StepResult(step, "skipped", reason=f"not run: {why}")
                     self.reporter.finished(results[step.id])
                     changed = True
