@@ -116,7 +116,7 @@ def _shape(spec: WorkloadSpec) -> str:
     accel = spec.accelerator
     if accel.kind == "tpu":
         return (
-            f"{spec.num_slices} x {accel.name} ({accel.vms_per_slice} pods of "
+            f"{spec.num_slices} x {accel.name} ({accel.vms_per_slice} pod(s) of "
             f"{accel.chips_per_vm} chips per slice)"
         )
     return f"{spec.num_nodes} x {accel.name} ({accel.chips_per_vm} GPUs per pod)"
@@ -137,6 +137,12 @@ def plan_notes(spec: WorkloadSpec, meta: ClusterMeta, *, existing_known: bool) -
         notes.append(
             f"multislice coordinator: {coordinator_host(spec)} (MEGASCALE_* set from the "
             "JobSet's pod annotations)"
+        )
+    reservation = meta.capacity.reservation or ""
+    if "/reservations/" in reservation:
+        notes.append(
+            f"reservation {reservation}: pods select nodes by the reservation's name only "
+            "(node label values cannot hold '/')"
         )
     if meta.source == "flags":
         notes.append(
