@@ -110,7 +110,7 @@ def test_bad_env(pair: str, message: str) -> None:
 def test_env_file_errors_name_the_line(tmp_path: Path) -> None:
     f = tmp_path / "vars.env"
     f.write_text("A=1\nbad line\n")
-    with pytest.raises(UserError, match="vars.env:2"):
+    with pytest.raises(UserError, match=r"vars\.env:2"):
         parse_env([], f)
     with pytest.raises(UserError, match="cannot read --env-file"):
         parse_env([], tmp_path / "missing.env")

@@ -162,7 +162,7 @@ def test_too_long_name_explains_the_limit(
 
 def test_live_run_says_what_it_needs(workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
     args = [a for a in BASE if a != "--dry-run"]
-    code, out, err = _run([*args, "--tpu-type", "v6e-256", "--num-slices", "2"], capsys)
+    code, _, err = _run([*args, "--tpu-type", "v6e-256", "--num-slices", "2"], capsys)
     assert code == 1
     assert "needs the Kubernetes gateway" in err and "--dry-run" in err
     code, _, err = _run([*args, "--cluster-metadata", "spot.yaml"], capsys)
