@@ -98,13 +98,29 @@ def test_env_pairs_and_file(tmp_path: Path) -> None:
         ("NOEQUALS", "is not NAME=VALUE"),
         ("1X=2", "not a valid environment variable name"),
         ("A-B=2", "not a valid environment variable name"),
-        ("MEGASCALE_SLICE_ID=3", "set by xcli"),
-        ("JAX_PROCESS_ID=0", "set by xcli"),
     ],
 )
 def test_bad_env(pair: str, message: str) -> None:
     with pytest.raises(UserError, match=message):
         parse_env([pair])
+
+
+@pytest.mark.parametrize(
+    ("case", "name", "refused"),
+    [
+        ("v6e-256-x2", "MEGASCALE_SLICE_ID", True),
+        ("v6e-256-x2", "JAX_PROCESS_ID", True),
+        ("v6e-256-x2", "MASTER_ADDR", False),  # xcli sets it only for GPUs
+        ("h100-80gb-8-x2", "NODE_RANK", True),
+        ("h100-80gb-8-x2", "MEGASCALE_PORT", False),
+    ],
+)
+def test_contract_variables_are_reserved_per_hardware(case: str, name: str, refused: bool) -> None:
+    if refused:
+        with pytest.raises(UserError, match=f"--env {name} is set by xcli"):
+            spec_for(case, env=((name, "1"),))
+    else:
+        assert spec_for(case, env=((name, "1"),)).env == ((name, "1"),)
 
 
 def test_env_file_errors_name_the_line(tmp_path: Path) -> None:

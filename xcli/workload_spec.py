@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -33,24 +33,32 @@ GPU_REPLICATED_JOB = "workers"
 DNS_LABEL_MAX = 63
 POD_SUFFIX = 5
 
-# Environment variables xcli sets itself (on GKE and on TPU VMs); users may not override them.
-CONTRACT_ENV = (
-    "TPU_WORKER_ID",
-    "TPU_WORKER_HOSTNAMES",
-    "MEGASCALE_COORDINATOR_ADDRESS",
-    "MEGASCALE_NUM_SLICES",
-    "MEGASCALE_SLICE_ID",
-    "MEGASCALE_PORT",
-    "JAX_COORDINATOR_ADDRESS",
-    "JAX_NUM_PROCESSES",
-    "JAX_PROCESS_ID",
-    "NNODES",
-    "NODE_RANK",
-    "MASTER_ADDR",
-    "MASTER_PORT",
-    "JOBSET_NAME",
-    "REPLICATED_JOB_NAME",
-)
+# Environment variables xcli sets itself for each kind of hardware (on GKE and on VM-style
+# clusters); users may not set them too.
+CONTRACT_ENV = {
+    "tpu": (
+        "TPU_WORKER_ID",
+        "TPU_WORKER_HOSTNAMES",
+        "MEGASCALE_COORDINATOR_ADDRESS",
+        "MEGASCALE_NUM_SLICES",
+        "MEGASCALE_SLICE_ID",
+        "MEGASCALE_PORT",
+        "JAX_COORDINATOR_ADDRESS",
+        "JAX_NUM_PROCESSES",
+        "JAX_PROCESS_ID",
+    ),
+    "gpu": (
+        "JOBSET_NAME",
+        "REPLICATED_JOB_NAME",
+        "NODE_RANK",
+        "NNODES",
+        "MASTER_ADDR",
+        "MASTER_PORT",
+        "JAX_COORDINATOR_ADDRESS",
+        "JAX_NUM_PROCESSES",
+        "JAX_PROCESS_ID",
+    ),
+}
 
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -150,12 +158,17 @@ def _split(text: str, where: str) -> tuple[str, str]:
             f"{where}: {name!r} is not a valid environment variable name",
             hint="names are letters, digits and underscores, not starting with a digit",
         )
-    if name in CONTRACT_ENV:
+    return name, value
+
+
+def _check_contract(env: tuple[tuple[str, str], ...], accel: Accelerator) -> None:
+    taken = [name for name, _ in env if name in CONTRACT_ENV[accel.kind]]
+    if taken:
         raise UserError(
-            f"{where}: {name} is set by xcli for every worker and cannot be overridden",
+            f"--env {taken[0]} is set by xcli for every {accel.kind.upper()} worker and cannot "
+            "be overridden",
             hint="pick another name; `xcli workload create --help` lists the variables xcli sets",
         )
-    return name, value
 
 
 def _unquote(value: str) -> str:
@@ -211,7 +224,6 @@ class WorkloadSpec:
     termination_grace_period: int = 30
     replace: bool = False
     namespace: str = "default"
-    labels: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def workers_per_slice(self) -> int:
@@ -263,6 +275,7 @@ def workload_spec(
         raise UserError("the command is empty", hint="pass --command 'python3 train.py'")
     if not 0 <= max_restarts <= 10_000:
         raise UserError(f"--max-restarts {max_restarts} is out of range", hint="use 0..10000")
+    _check_contract(env, accel)
     codes = tuple(sorted(set(restart_on_exit_codes)))
     bad = [c for c in codes if not 1 <= c <= 255]
     if bad:

@@ -20,7 +20,7 @@ from xcli.plan.model import Plan
 from xcli.plan.steps import SshFanout, WorkerCommand
 from xcli.providers.base import Worker
 from xcli.templating import render
-from xcli.workload_spec import WorkloadSpec
+from xcli.workload_spec import CONTRACT_ENV, WorkloadSpec
 
 Runtime = Literal["docker", "process", "auto"]
 
@@ -135,7 +135,9 @@ def plan_vm_workload(
         if on_tpu_vm:
             script = worker_script(spec, chosen, worker_env(workers, w), on_tpu_vm=True)
         else:
-            script = worker_script(spec, chosen, {}, passthrough=_CONTRACT, on_tpu_vm=False)
+            script = worker_script(
+                spec, chosen, {}, passthrough=CONTRACT_ENV["tpu"], on_tpu_vm=False
+            )
         commands.append(WorkerCommand(worker=w.label, host=w.host, argv=("/bin/sh", "-c", script)))
         stops.append(WorkerCommand(worker=w.label, host=w.host, argv=("/bin/sh", "-c", stop)))
     step = VmWorkloadRun(
@@ -147,19 +149,6 @@ def plan_vm_workload(
         max_restarts=spec.max_restarts,
     )
     return Plan(title=f"run workload {spec.name}", steps=(step,), max_parallel=1)
-
-
-_CONTRACT = (
-    "TPU_WORKER_ID",
-    "TPU_WORKER_HOSTNAMES",
-    "MEGASCALE_COORDINATOR_ADDRESS",
-    "MEGASCALE_NUM_SLICES",
-    "MEGASCALE_SLICE_ID",
-    "MEGASCALE_PORT",
-    "JAX_COORDINATOR_ADDRESS",
-    "JAX_NUM_PROCESSES",
-    "JAX_PROCESS_ID",
-)
 
 
 # ---- the restart rule -------------------------------------------------------------------
