@@ -9,13 +9,13 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.plan.workload_cases import meta_for
+from tests.support.process_runner import ProcessRunner
+from xcli.plan.model import Plan
 from xcli.plan.render import plan_document
 from xcli.plan.vm_workload import (
     Decision,
@@ -185,24 +185,9 @@ def test_engine_ending_early_is_a_failure() -> None:
 # ---- real processes: worker 2 exits 1 once --------------------------------------------------
 
 
-def _process_attempt(
-    scripts: list[str], env_base: dict[str, str], procs: list[subprocess.Popen[bytes]]
-) -> Iterator[WorkerExit]:
-    procs.clear()
-    for n, script in enumerate(scripts):
-        env = {**env_base, "TPU_WORKER_ID": str(n), "JAX_PROCESS_ID": str(n)}
-        procs.append(subprocess.Popen(["/bin/sh", "-c", script], env=env))
-    reported: set[int] = set()
-    while len(reported) < len(procs):
-        for n, p in enumerate(procs):
-            if n not in reported and p.poll() is not None:
-                reported.add(n)
-                yield WorkerExit(f"s0/w{n}", p.returncode)
-        time.sleep(0.01)
-
-
-def _run_local(tmp_path: Path, max_restarts: int) -> tuple[object, list[str]]:
-    # A PATH without docker, so the "auto" runtime must fall back to a plain process.
+def local_run(tmp_path: Path, max_restarts: int) -> tuple[Plan, ProcessRunner, Path]:
+    """A local-provider plan whose worker 2 exits 1 the first time, and a process runner with a
+    PATH without docker (so the "auto" runtime falls back to a plain process)."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     for tool in ("env", "touch"):
@@ -214,35 +199,40 @@ def _run_local(tmp_path: Path, max_restarts: int) -> tuple[object, list[str]]:
         f'if [ "$TPU_WORKER_ID" = 2 ] && [ ! -e {marker} ]; then touch {marker}; exit 1; fi; '
         f'echo "ran $TPU_WORKER_ID" >> {log}'
     )
-    spec = _spec(command=command, max_restarts=max_restarts)
     workers = [Worker(0, i, "127.0.0.1") for i in range(4)]
-    plan = plan_vm_workload(spec, workers, provider="local")
-    scripts = [w.argv[-1] for w in plan.steps[0].workers]  # type: ignore[attr-defined]
-    procs: list[subprocess.Popen[bytes]] = []
-
-    def stop_all() -> None:
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
-            p.wait()
-
-    env_base = {"PATH": str(bin_dir), "MEGASCALE_NUM_SLICES": "1"}
-    outcome = run_with_restarts(
-        lambda n: _process_attempt(scripts, env_base, procs), stop_all, len(workers), max_restarts
+    plan = plan_vm_workload(
+        _spec(command=command, max_restarts=max_restarts), workers, provider="local"
     )
-    stop_all()
-    lines = log.read_text().splitlines() if log.exists() else []
-    return outcome, lines
+    env = {
+        w.label: {"PATH": str(bin_dir), "TPU_WORKER_ID": str(w.index), "MEGASCALE_NUM_SLICES": "1"}
+        for w in workers
+    }
+    return plan, ProcessRunner(env), log
+
+
+def _drive(plan: Plan, runner: ProcessRunner) -> object:
+    step = plan.steps[0]
+    assert isinstance(step, VmWorkloadRun)
+    return run_with_restarts(
+        lambda n: runner.run(step.workers),
+        lambda: runner.stop(step.stop),
+        len(step.workers),
+        step.max_restarts,
+    )
 
 
 def test_one_failure_restarts_all_and_then_succeeds(tmp_path: Path) -> None:
-    outcome, lines = _run_local(tmp_path, max_restarts=1)
+    plan, runner, log = local_run(tmp_path, max_restarts=1)
+    outcome = _drive(plan, runner)
     assert outcome.ok and outcome.restarts == 1  # type: ignore[attr-defined]
+    lines = log.read_text().splitlines()
     assert sorted(lines[-4:]) == ["ran 0", "ran 1", "ran 2", "ran 3"]  # all four ran again
+    assert runner.stopped == 1
 
 
 def test_without_restarts_the_failure_names_worker_2(tmp_path: Path) -> None:
-    outcome, _ = _run_local(tmp_path, max_restarts=0)
+    plan, runner, _ = local_run(tmp_path, max_restarts=0)
+    outcome = _drive(plan, runner)
     assert not outcome.ok  # type: ignore[attr-defined]
     failure = outcome.failure  # type: ignore[attr-defined]
     assert (failure.worker, failure.code) == ("s0/w2", 1)
