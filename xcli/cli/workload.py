@@ -29,7 +29,11 @@ def _workload_options(func: Any) -> Any:
         click.option("--num-nodes", type=click.IntRange(1, 4096), help="GPU nodes."),
         click.option("--priority", type=PRIORITY_CHOICE, default="medium", show_default=True),
         click.option(
-            "--max-restarts", type=click.IntRange(0, 10_000), default=0, show_default=True
+            "--max-restarts",
+            type=click.IntRange(0, 10_000),
+            default=0,
+            show_default=True,
+            help="Restart all workers this many times after an infrastructure failure.",
         ),
         click.option(
             "--restart-on-exit-codes",
@@ -38,10 +42,27 @@ def _workload_options(func: Any) -> Any:
             help="More exit codes that restart instead of failing (42 and 128-255 always do).",
         ),
         click.option("--env", "env_pairs", multiple=True, metavar="K=V", help="Repeatable."),
-        click.option("--env-file", type=click.Path(path_type=Path), help="K=V lines."),
-        click.option("--ttl-after-finished", default="12h", show_default=True, metavar="D"),
-        click.option("--termination-grace-period", default="30s", show_default=True, metavar="D"),
-        click.option("--output-manifest-file", type=click.Path(path_type=Path), metavar="F"),
+        click.option("--env-file", type=click.Path(path_type=Path), help="NAME=VALUE lines."),
+        click.option(
+            "--ttl-after-finished",
+            default="12h",
+            show_default=True,
+            metavar="D",
+            help="Delete the finished workload after D.",
+        ),
+        click.option(
+            "--termination-grace-period",
+            default="30s",
+            show_default=True,
+            metavar="D",
+            help="Time between SIGTERM and SIGKILL (to save a checkpoint).",
+        ),
+        click.option(
+            "--output-manifest-file",
+            type=click.Path(path_type=Path),
+            metavar="F",
+            help="Also write the JobSet to F as YAML.",
+        ),
         click.option("--replace", is_flag=True, help="Delete a workload of that name first."),
         click.option(
             "--cluster-metadata",

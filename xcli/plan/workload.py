@@ -72,15 +72,17 @@ def check_fits(spec: WorkloadSpec, meta: ClusterMeta, existing: Collection[str])
 
 
 def plan_workload_create(
-    spec: WorkloadSpec, meta: ClusterMeta, existing: Collection[str], cluster: Text
+    spec: WorkloadSpec, meta: ClusterMeta, existing: Collection[str], cluster: Text | None = None
 ) -> Plan:
     """Check, then: (delete the old JobSet if --replace) -> server-side apply the new one.
 
-    `cluster` names the cluster for the Kubernetes steps (gke_cluster_path for GKE).
+    `cluster` names the cluster for the Kubernetes steps (the CLI passes gke_cluster_path;
+    default: the cluster's name).
     A JobSet's replicated jobs are immutable, so --replace deletes and recreates rather than
     re-applying (k8s.md 2.2).
     """
     check_fits(spec, meta, existing)
+    cluster = spec.cluster if cluster is None else cluster
     manifest = build_jobset(spec, meta)
     steps: list[Step] = []
     if spec.replace:
