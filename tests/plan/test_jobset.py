@@ -100,6 +100,17 @@ def test_capacity_selectors(case: str, expected: dict[str, str]) -> None:
     assert capacity_keys == expected
 
 
+def test_spot_pods_tolerate_the_spot_taint() -> None:
+    tolerations = _pod(_jobset("v5p-128-x4-spot"))["tolerations"]
+    assert {
+        "key": "cloud.google.com/gke-spot",
+        "operator": "Equal",
+        "value": "true",
+        "effect": "NoSchedule",
+    } in tolerations
+    assert len(_pod(_jobset("v6e-256-x2"))["tolerations"]) == 1
+
+
 def test_flex_start_pods_tolerate_the_queued_taint() -> None:
     tolerations = _pod(_jobset("h100-80gb-8-x2"))["tolerations"]
     assert {

@@ -160,6 +160,17 @@ def _pod(spec: WorkloadSpec, meta: ClusterMeta) -> dict[str, Any]:
         selector[TOPOLOGY_LABEL] = accel.topology
     selector.update(capacity_selectors(meta))
     tolerations = [{"key": accel.resource_name, "operator": "Exists"}]
+    # Harmless where the node pool has no such taint; needed where it does (auto-provisioned
+    # spot pools, queued-provisioning pools).
+    if meta.capacity.kind == "spot":
+        tolerations.append(
+            {
+                "key": "cloud.google.com/gke-spot",
+                "operator": "Equal",
+                "value": "true",
+                "effect": "NoSchedule",
+            }
+        )
     if meta.capacity.kind == "flex-start":
         tolerations.append(
             {"key": "cloud.google.com/gke-queued", "operator": "Exists", "effect": "NoSchedule"}
