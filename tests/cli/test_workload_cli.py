@@ -172,3 +172,14 @@ def test_live_run_says_what_it_needs(workdir: Path, capsys: pytest.CaptureFixtur
 def test_workload_is_listed_in_help(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = _run(["--help"], capsys)
     assert code == 0 and "workload" in out
+
+
+def test_deployment_folder_holds_the_jobset(
+    workdir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = [*BASE, *SCENARIOS["h100-80gb-8-x2"], "--out", "deploy"]
+    code, _, err = _run(args, capsys)
+    assert code == 0, err
+    doc = yaml.safe_load((workdir / "deploy" / "manifests" / "jobset.yaml").read_text())
+    validate(doc)
+    assert json.loads((workdir / "deploy" / "plan.json").read_text())["plan"][0]["manifest"] == doc
