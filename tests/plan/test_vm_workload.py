@@ -236,3 +236,18 @@ def test_without_restarts_the_failure_names_worker_2(tmp_path: Path) -> None:
     assert not outcome.ok  # type: ignore[attr-defined]
     failure = outcome.failure  # type: ignore[attr-defined]
     assert (failure.worker, failure.code) == ("s0/w2", 1)
+
+
+@pytest.mark.parametrize("provider", ["queued-resource", "local"])
+def test_golden_vm_plan(provider: str, update_goldens: bool) -> None:
+    from tests.conftest import REPO
+    from xcli.plan.render import plan_json, plan_text
+
+    plan = plan_vm_workload(
+        _spec(env=(("WANDB_MODE", "offline"),), max_restarts=2), WORKERS, provider=provider
+    )  # type: ignore[arg-type]
+    for suffix, text in (("json", plan_json(plan)), ("txt", plan_text(plan))):
+        path = REPO / "tests" / "goldens" / "workload" / f"vm-{provider}.{suffix}"
+        if update_goldens:
+            path.write_text(text, encoding="utf-8")
+        assert text == path.read_text(encoding="utf-8"), f"{path.name} changed"
