@@ -21,6 +21,10 @@ from xcli.workload_view import (
     jobset_state,
     kueue_workload_for,
     list_rows,
+    log_prefix,
+    select_for_delete,
+    select_workers,
+    wait_exit_code,
     worker_statuses,
 )
 
@@ -227,3 +231,34 @@ def test_fixtures_would_fail_validation_if_malformed() -> None:
     broken["status"]["conditions"][0]["status"] = "Maybe"
     with pytest.raises(AssertionError):
         validate(broken)
+
+
+def test_wait_exit_codes() -> None:
+    assert [wait_exit_code(j) for j in (QUEUED, RUNNING, DONE, FAILED)] == [None, None, 0, 1]
+
+
+def test_select_for_delete() -> None:
+    young = copy.deepcopy(DONE)
+    young["metadata"].update(name="young-1", creationTimestamp="2026-11-22T11:50:00Z")
+    foreign = copy.deepcopy(FAILED)
+    foreign["metadata"]["name"] = "not-ours"
+    del foreign["metadata"]["labels"]["app.kubernetes.io/managed-by"]
+    everything = [QUEUED, RUNNING, DONE, FAILED, young, foreign]
+    assert select_for_delete(everything, NOW, "succeeded", 3600) == ["done-1"]
+    assert select_for_delete(everything, NOW, "succeeded", None) == ["done-1", "young-1"]
+    assert select_for_delete(everything, NOW, "failed", None) == ["failed-1"]
+
+
+def test_select_workers_and_prefixes() -> None:
+    pods = [_pod(s, i, "Running") for s in range(2) for i in range(4)]
+    workers = worker_statuses(pods)
+    assert [w.worker for w in select_workers(workers, "2")] == ["s0/w2", "s1/w2"]
+    assert [w.worker for w in select_workers(workers, "all", "1")] == [
+        "s1/w0",
+        "s1/w1",
+        "s1/w2",
+        "s1/w3",
+    ]
+    assert [w.worker for w in select_workers(workers, "3", "0")] == ["s0/w3"]
+    assert log_prefix(workers[5], slices=2) == "[s1/w1]"
+    assert log_prefix(workers[1], slices=1) == "[w1]"

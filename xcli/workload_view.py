@@ -215,3 +215,48 @@ def _admission(kueue: Obj | None) -> list[str]:
                 f"{check.get('message', '')}".rstrip()
             )
     return lines
+
+
+# ---- selections for wait, delete and logs --------------------------------------------------
+
+
+def wait_exit_code(js: Obj) -> int | None:
+    """`workload wait`: 0 succeeded, 1 failed, None still queued or running (124 on timeout is
+    the caller's)."""
+    return {"succeeded": 0, "failed": 1}.get(jobset_state(js))
+
+
+def select_for_delete(
+    jobsets: Iterable[Obj], now: datetime, state: str | None, older_than: int | None
+) -> list[str]:
+    """`workload delete --state S --older-than D`: names of xcli's workloads in state S whose
+    age is more than D seconds, oldest first."""
+    rows = [workload_row(js, now) for js in jobsets if _managed(js)]
+    chosen = [
+        r
+        for r in rows
+        if state in (None, r.state) and (older_than is None or r.age_seconds > older_than)
+    ]
+    return [r.name for r in sorted(chosen, key=lambda r: (-r.age_seconds, r.name))]
+
+
+def _managed(js: Obj) -> bool:
+    labels = js.get("metadata", {}).get("labels", {}) or {}
+    return bool(labels.get("app.kubernetes.io/managed-by") == "xcli")
+
+
+def select_workers(
+    workers: Sequence[WorkerStatus], worker: str = "all", slice_: str = "all"
+) -> list[WorkerStatus]:
+    """`workload logs --worker all|N --slice all|N`, the same selection words as `xcli ssh`."""
+    out = []
+    for w in workers:
+        s, i = (part[1:] for part in w.worker.split("/"))
+        if slice_ in ("all", s) and worker in ("all", i):
+            out.append(w)
+    return out
+
+
+def log_prefix(worker: WorkerStatus, slices: int) -> str:
+    """Line prefix as `xcli ssh` prints it: [w3] for one slice, [s1/w3] for several."""
+    return f"[{worker.worker}]" if slices > 1 else f"[{worker.worker.split('/')[1]}]"
