@@ -49,18 +49,23 @@ def test_live_run_sends_exactly_the_dry_run_bodies(case: str) -> None:
     assert [s.id for s in plan.steps] == [s.id for s in dry.steps]
     calls = [s for s in dry.steps if isinstance(s, ApiCall)]
     assert len(sent) == len(calls)
-    for step, (method, path, body) in zip(calls, sent, strict=True):
+    by_key = {(m, p.split("?")[0], _name(b)): (p, b) for m, p, b in sent}  # pools run concurrently
+    for step in calls:
         printed = symbolic(step.body)
         url = urlsplit(str(step.url))
-        assert method == step.method
-        assert path.split("?")[0] == url.path
+        path, body = by_key[(step.method, url.path, _name(printed))]
         if step.api.startswith("compute."):
             assert body == printed  # raw REST: byte-for-byte the same JSON
             continue
         assert parse_qs(urlsplit(path).query) == {"$alt": ["json;enum-encoding=int"]}
         live_body = normalised(step.api, body)
         assert live_body == normalised(step.api, printed)
-        check_request(step.api, method, str(step.url), live_body)
+        check_request(step.api, step.method, str(step.url), live_body)
+
+
+def _name(body: Any) -> str:
+    inner = body.get("nodePool") or body.get("cluster") or body
+    return str(inner["name"])
 
 
 def test_enums_really_are_sent_as_integers() -> None:
@@ -79,7 +84,7 @@ def test_progress_is_reported_per_pool_while_operations_run() -> None:
 
     clock = [0.0]
     fake = FakeGke(op_seconds=30.0, clock=lambda: clock[0])
-    _, spec = CASES["v6e-256-x2-spot"]
+    _, spec = CASES["v5p-128-reservation"]  # one pool: the shared fake clock stays serial
     with live(fake) as env:
         real_sleep = env.provider.container.timing.sleep
 
@@ -96,3 +101,6 @@ def test_progress_is_reported_per_pool_while_operations_run() -> None:
     assert "cluster: create cluster: running" in recorder.lines
     # polls back off (never a tight loop): growing delays until the first operation finished
     assert env.sleeps[:3] == [1.0, 1.5, 2.25]
+    # the pool is first polled near what the cluster operation took, not from 1 s again
+    cluster_polls = len(fake.calls("GET", "operations/operation-1"))
+    assert 20 < env.sleeps[cluster_polls] < 30

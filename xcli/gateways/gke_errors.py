@@ -22,7 +22,11 @@ _STOCKOUT = re.compile(
     r"GCE_STOCKOUT|ZONE_RESOURCE_POOL_EXHAUSTED|does not have enough resources|no more capacity",
     re.IGNORECASE,
 )
-_QUOTA_NAME = re.compile(r"""(?:resource|quota|metric)[ :'"]+([A-Za-z0-9_./-]+)""", re.IGNORECASE)
+_QUOTA_NAME = re.compile(
+    r"""resource[ :]+["']([\w./-]+)|quota (?:limit )?["']([\w./-]+)["']"""
+    r"""|metric[ :]+["']?([\w./-]+)""",
+    re.IGNORECASE,
+)
 _PERMISSION = re.compile(r"""['"]?([a-z]+\.[a-zA-Z]+\.[a-zA-Z]+)['"]? permission""")
 _BAD_SHAPE = re.compile(
     r"(machine type|accelerator|tpu).*(not available|does not exist|not supported|invalid"
@@ -110,7 +114,8 @@ def api_error(exc: BaseException, *, what: str, project: str, region: str, api: 
 
 def quota_error(msg: str, *, what: str, region: str) -> CloudError:
     found = _QUOTA_NAME.search(msg)
-    quota = found.group(1) if found else "the quota named in the message"
+    names = [g for g in found.groups() if g] if found else []
+    quota = names[0] if names else "the quota named in the message"
     return CloudError(
         f"{what}: quota exceeded for {quota} in {region}",
         hint=f"request more {quota} quota for {region} (IAM & Admin > Quotas), or use "
