@@ -160,7 +160,7 @@ def test_create_interrupted_after_the_cluster_step_resumes_on_rerun() -> None:
 def test_delete_of_a_missing_cluster_is_success_with_a_message() -> None:
     ref = ClusterRef("ghost", PROJECT, ZONE, "gke")
     with live() as env:
-        plan = env.provider.plan_delete(ref, env.provider.observe(ref))
+        plan = env.provider.plan_delete(ref, env.provider.observe(ref, "delete"))
         recorder = Recorder()
         result = env.run(plan, ref, recorder)
     assert result.ok
@@ -173,7 +173,7 @@ def test_delete_removes_the_cluster_and_its_workload_policies() -> None:
     with live() as env:
         assert env.run(env.plan(spec), ref).ok
         assert list(env.fake.policies) == ["demo-wp-4x4x4"]
-        plan = env.provider.plan_delete(ref, env.provider.observe(ref))
+        plan = env.provider.plan_delete(ref, env.provider.observe(ref, "delete"))
         assert [s.id for s in plan.steps] == ["cluster", "policy-demo-wp-4x4x4"]
         assert env.run(plan, ref).ok
         assert env.fake.clusters == {} and env.fake.policies == {}
@@ -200,3 +200,17 @@ def test_409_on_a_pool_of_another_shape_is_refused() -> None:
     assert isinstance(error, CloudError)
     assert "already exists with another configuration" in error.message
     assert "16 nodes" not in error.message and "64 nodes" in error.message
+
+
+def test_delete_after_the_cluster_is_gone_still_finds_leftover_workload_policies() -> None:
+    fake = FakeGke()
+    fake.policies["demo-wp-4x4x4"] = {"name": "demo-wp-4x4x4"}
+    fake.policies["other-wp-2x2x2"] = {"name": "other-wp-2x2x2"}
+    ref = ClusterRef("demo", PROJECT, ZONE, "gke")
+    with live(fake) as env:
+        plan = env.provider.plan_delete(ref, env.provider.observe(ref, "delete"))
+        assert [s.id for s in plan.steps] == ["cluster", "policy-demo-wp-4x4x4"]
+        assert env.run(plan, ref).ok
+    assert list(fake.policies) == ["other-wp-2x2x2"]
+    listed = fake.calls("GET", "/resourcePolicies")[0][1]
+    assert "filter=name+eq+%22demo-wp-.%2A%22" in listed

@@ -100,7 +100,7 @@ def test_progress_is_reported_per_pool_while_operations_run() -> None:
     assert "pool-0: create node pool: running" in recorder.lines
     assert "cluster: create cluster: running" in recorder.lines
     # polls back off (never a tight loop): growing delays until the first operation finished
-    assert env.sleeps[:3] == [1.0, 1.5, 2.25]
+    assert env.sleeps[:3] == [1.0, 1.25, 1.5625]
     # the pool is first polled near what the cluster operation took, not from 1 s again
     cluster_polls = len(fake.calls("GET", "operations/operation-1"))
     assert 20 < env.sleeps[cluster_polls] < 30

@@ -97,6 +97,10 @@ class FakeGke:
             "targetLink": op.target,
             "selfLink": f"https://container.googleapis.com/v1/{loc}/operations/{op.name}",
         }
+        start = op.ready_at - self.op_seconds
+        out["startTime"] = _stamp(start)
+        if op.finished:
+            out["endTime"] = _stamp(op.ready_at)
         if op.finished and op.error:
             out["error"] = {"code": 8, "message": op.error}
             out["statusMessage"] = op.error
@@ -221,6 +225,14 @@ def _error(status: int, message: str) -> dict[str, Any]:
     names = {400: "FAILED_PRECONDITION", 403: "PERMISSION_DENIED", 404: "NOT_FOUND",
              409: "ALREADY_EXISTS", 429: "RESOURCE_EXHAUSTED"}  # fmt: skip
     return {"error": {"code": status, "message": message, "status": names.get(status, "UNKNOWN")}}
+
+
+def _stamp(seconds: float) -> str:
+    """RFC 3339 time, as GKE writes operation start and end times (only differences matter)."""
+    from datetime import datetime, timedelta, timezone
+
+    base = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    return (base + timedelta(seconds=seconds)).isoformat().replace("+00:00", "Z")
 
 
 def as_json(body: bytes | str | None) -> Any:

@@ -46,8 +46,10 @@ class RetryPolicy:
 
 @dataclass
 class PollPolicy:
+    # 1 s, then +25 % of the time waited so far: a poll comes at most ~25 % late, and a
+    # five-minute operation costs about twenty polls (api_core polls x1.5 up to 20 s).
     initial: float = 1.0
-    multiplier: float = 1.5
+    multiplier: float = 1.25
     maximum: float = 30.0
     estimates: dict[str, float] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -67,7 +69,8 @@ class PollPolicy:
             step = max(self.initial, known * 0.05)
         elif other is not None:  # another kind finished: a hint, not a promise
             yield other * 0.8
-            step = max(self.initial, other * 0.15)
+            yield other * 0.22  # by then it has run as long as the other kind took
+            step = other * 0.1
         else:
             step = self.initial
         while True:

@@ -85,4 +85,6 @@ class Observer(Protocol):
     `observed=`; a dry-run passes nothing and the provider plans against "nothing exists".
     """
 
-    def observe(self, ref: ClusterRef) -> object: ...
+    def observe(self, ref: ClusterRef, purpose: str) -> object:
+        """`purpose` is "create" or "delete": what the observation is for."""
+        ...

@@ -91,14 +91,17 @@ class GkeProvider:
 
     # --- live --------------------------------------------------------------------------------
 
-    def observe(self, ref: ClusterRef) -> GkeObserved:
+    def observe(self, ref: ClusterRef, purpose: str = "create") -> GkeObserved:
         """What exists now: the cluster and its pools; the workload policies xcli made for it
-        (from the pools, or when the cluster is gone, by listing the region's policies)."""
+        (from the pools; for a delete of a cluster already gone, by listing the region's
+        policies, so leftovers of an interrupted delete are found too). A create needs no
+        listing: it creates the policy and adopts one that exists with the same settings."""
         prefix = f"{ref.name}-wp-"
         cluster = self.container.get_cluster(ref.project, ref.region, ref.name)
         if cluster is None:
-            policies = self.compute.policies(ref.project, ref.region, prefix)
-            return GkeObserved(policies=policies)
+            if purpose != "delete":
+                return GkeObserved()
+            return GkeObserved(policies=self.compute.policies(ref.project, ref.region, prefix))
         pools = {p.name: observed_pool(p) for p in cluster.node_pools}
         used = {p.placement_policy.policy_name for p in cluster.node_pools}
         return GkeObserved(
