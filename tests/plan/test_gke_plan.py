@@ -12,7 +12,8 @@ from tests.support.discovery import check_request
 from xcli.catalog import lookup
 from xcli.errors import UserError
 from xcli.plan import gke
-from xcli.plan.gke_plan import GkeObserved, ObservedPool, plan_create, plan_delete
+from xcli.plan.gke_delete import plan_delete
+from xcli.plan.gke_plan import GkeObserved, ObservedPool, plan_create
 from xcli.plan.operations import OperationCall, destructive_steps
 from xcli.plan.steps import ApiCall, Wait
 from xcli.spec import Capacity, ClusterSpec

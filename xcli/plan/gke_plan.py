@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from xcli.errors import UserError
 from xcli.plan import gke
@@ -62,7 +63,8 @@ def cluster_resource(project: str, region: str, name: str) -> str:
     return f"projects/{project}/locations/{region}/clusters/{name}"
 
 
-def _op_call(step_id: str, summary: str, api: str, method: str, url: str, **kw: object) -> Step:
+def op_call(step_id: str, summary: str, api: str, method: str, url: str, **kw: Any) -> Step:
+    """An OperationCall whose poll line names the operations URL of the same API."""
     container = url.startswith(gke.CONTAINER)
     base = url.split("/clusters")[0] if container else url.split("/resourcePolicies")[0]
     poll = f"GET {base}/operations/{{name of the returned operation}}"
@@ -73,7 +75,7 @@ def _op_call(step_id: str, summary: str, api: str, method: str, url: str, **kw: 
         method=method,
         url=url,
         poll=poll,
-        **kw,  # type: ignore[arg-type]
+        **kw,
     )
 
 
@@ -83,7 +85,7 @@ def _cluster_steps(spec: ClusterSpec, seen: GkeObserved, notes: list[str]) -> li
     if status is None:
         summary = f"create cluster {spec.name} in {spec.region}, nodes in {spec.zone}"
         return [
-            _op_call("cluster", summary, CREATE_CLUSTER, "POST", url, body=gke.cluster_body(spec))
+            op_call("cluster", summary, CREATE_CLUSTER, "POST", url, body=gke.cluster_body(spec))
         ]
     if seen.locations and spec.zone not in seen.locations:
         raise UserError(
@@ -133,7 +135,7 @@ def _create_pool(spec: ClusterSpec, index: int, after: tuple[str, ...]) -> Step:
     what = spec.accelerator.name
     if spec.accelerator.kind == "gpu":
         what = f"{spec.num_nodes} x {what}"
-    return _op_call(
+    return op_call(
         f"pool-{index}",
         f"create node pool {name} ({what}, {spec.capacity.kind})",
         CREATE_POOL,
@@ -147,7 +149,7 @@ def _create_pool(spec: ClusterSpec, index: int, after: tuple[str, ...]) -> Step:
 
 def _delete_pool(spec: ClusterSpec, name: str, step_id: str, why: str, destructive: bool) -> Step:
     url = gke.cluster_url(spec.project, spec.region, spec.name) + f"/nodePools/{name}"
-    return _op_call(
+    return op_call(
         step_id,
         f"delete node pool {name} ({why})",
         DELETE_POOL,
@@ -231,7 +233,7 @@ def _policy_steps(spec: ClusterSpec, seen: GkeObserved) -> list[Step]:
     if gke.policy_name(spec) in seen.policies:
         return []
     return [
-        _op_call(
+        op_call(
             "policy",
             f"create workload policy {gke.policy_name(spec)} ({accel.topology})",
             INSERT_POLICY,
@@ -277,37 +279,3 @@ def plan_create(
         max_parallel=max(8, limit + 2),
         lane_limits={gke.POOL_LANE: limit},
     )
-
-
-def plan_delete(project: str, zone: str, name: str, observed: GkeObserved | None = None) -> Plan:
-    """Delete the cluster (already gone counts as done), then the workload policies xcli made."""
-    region = zone.rsplit("-", 1)[0]
-    notes: list[str] = []
-    if observed is None:
-        observed = GkeObserved()
-        notes.append(f"dry-run: a live run also deletes the workload policies {name}-wp-* it finds")
-    url = gke.cluster_url(project, region, name)
-    steps: list[Step] = [
-        _op_call(
-            "cluster",
-            f"delete cluster {name} in {region}",
-            DELETE_CLUSTER,
-            "DELETE",
-            url,
-            accept=("NOT_FOUND",),
-            destructive=True,
-        )
-    ]
-    for policy in observed.policies:
-        steps.append(
-            _op_call(
-                f"policy-{policy}",
-                f"delete workload policy {policy}",
-                DELETE_POLICY,
-                "DELETE",
-                gke.policy_url(project, region, policy),
-                accept=("NOT_FOUND",),
-                after=("cluster",),
-            )
-        )
-    return Plan(f"delete GKE cluster {name}", tuple(steps), tuple(notes))
