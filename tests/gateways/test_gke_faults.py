@@ -214,3 +214,12 @@ def test_delete_after_the_cluster_is_gone_still_finds_leftover_workload_policies
     assert list(fake.policies) == ["other-wp-2x2x2"]
     listed = fake.calls("GET", "/resourcePolicies")[0][1]
     assert "filter=name+eq+%22demo-wp-.%2A%22" in listed
+
+
+def test_throttled_operation_polls_are_retried() -> None:
+    fake = FakeGke()
+    fake.fail("GET", "/operations/", 503, "backend unavailable")
+    fake.fail("GET", "/operations/", 429, "Quota exceeded for quota metric 'Read requests'")
+    _, spec = CASES["v5p-128-reservation"]
+    with live(fake) as env:
+        assert env.run(env.plan(spec), ref_of(spec)).ok

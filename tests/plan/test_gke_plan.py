@@ -189,3 +189,11 @@ def test_delete_plan_treats_a_missing_cluster_as_done() -> None:
     assert isinstance(step, OperationCall) and step.accept == ("NOT_FOUND",) and step.destructive
     check_request(step.api, step.method, str(step.url), None)
     assert "demo-wp-*" in plan.notes[0]
+
+
+def test_cluster_names_too_long_for_their_pool_names_are_refused() -> None:
+    spec = replace(SPOT2, name="a" * 35)  # a...a-np-9 is 40 characters, a...a-np-10 is 41
+    plan_create(replace(spec, num_slices=10))
+    with pytest.raises(UserError) as caught:
+        plan_create(replace(spec, num_slices=11))
+    assert "40 characters" in caught.value.message and "34" in caught.value.hint

@@ -139,7 +139,7 @@ class ContainerGateway:
             if self.timing.clock() - start > step.timeout_seconds:
                 raise timed_out(step.summary, step.timeout_seconds)
             self.timing.sleep(delay, ctx.cancelled)
-            op = self.client.get_operation(name=name)
+            op = self._poll(name, step.summary, region, ctx)
             if op.status.name == "DONE":
                 break
             ctx.report(f"{kind.lower().replace('_', ' ')}: {op.status.name.lower()}")
@@ -151,6 +151,29 @@ class ContainerGateway:
             raise errs.operation_error(
                 message or op.status_message, what=step.summary, zone=zone, region=region
             )
+
+    def _poll(self, name: str, what: str, region: str, ctx: StepContext) -> Any:
+        """operations.get, riding out throttling and server errors like the requests do."""
+        try:
+            return retry_busy(
+                lambda: self.client.get_operation(name=name, timeout=60),
+                errs.is_busy,
+                self.timing,
+                self.retry,
+                ctx.cancelled,
+                ctx.report,
+            )
+        except Exception as exc:
+            if errs.http_code(exc) is None:
+                raise
+            project = name.split("/")[1]
+            raise errs.api_error(
+                exc,
+                what=f"{what} (reading its operation)",
+                project=project,
+                region=region,
+                api="container",
+            ) from None
 
     def _adopt(self, step: ApiCall, request: Any, ctx: StepContext) -> Mapping[str, Any]:
         """409 on create: keep the existing resource when it matches what the step asks for."""

@@ -23,6 +23,7 @@ DEFAULT_CPU_MACHINE = "e2-standard-8"
 SYSTEM_POOL = "system"
 POOL_LANE = "node-pools"
 DEFAULT_POOL_PARALLELISM = 4
+POOL_NAME_LIMIT = 40  # GKE node pool names: at most 40 characters
 
 
 def cluster_url(project: str, region: str, name: str | None = None) -> str:
@@ -59,6 +60,13 @@ def check_gke_spec(spec: ClusterSpec) -> None:
         raise UserError(
             "--reservation - (any reservation) is not supported on GKE",
             hint="name the reservation: --reservation NAME or projects/P/reservations/R",
+        )
+    last = pool_name(spec.name, pool_count(spec) - 1)
+    if len(last) > POOL_NAME_LIMIT:
+        keep = POOL_NAME_LIMIT - len(last) + len(spec.name)
+        raise UserError(
+            f"node pool name {last!r} would be longer than GKE's {POOL_NAME_LIMIT} characters",
+            hint=f"use a cluster name of at most {keep} characters",
         )
     channel = str(spec.options.get("release_channel") or "REGULAR").upper()
     if channel not in RELEASE_CHANNELS:
