@@ -36,3 +36,24 @@ def test_dry_run_loads_no_google_library(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert "GOOGLE-MODULES: []" in proc.stderr
     assert "demo-np-1" in proc.stdout
+
+
+def test_create_asks_before_a_plan_that_removes_pools() -> None:
+    import pytest
+
+    from tests.plan.gke_cases import CASES
+    from xcli.cli.cluster import _confirm_removals
+    from xcli.cli.common import Common
+    from xcli.errors import UserError
+    from xcli.plan.gke_plan import GkeObserved, ObservedPool, plan_create
+
+    spec = CASES["v6e-256-x2-spot"][1]
+    extra = ObservedPool("demo-np-2", "RUNNING", "v6e-256", "ct6e-standard-4t", 64, "spot")
+    plan = plan_create(spec, GkeObserved("RUNNING", ("us-east5-b",), {"demo-np-2": extra}))
+    live = Common(None, None, "text", False, False, None)
+    with pytest.raises(UserError) as caught:  # stdin is not a terminal under pytest
+        _confirm_removals(live, plan)
+    assert "delete node pool demo-np-2" in caught.value.message
+    assert caught.value.hint == "pass --yes to confirm"
+    _confirm_removals(Common(None, None, "text", False, True, None), plan)  # --yes
+    _confirm_removals(live, plan_create(spec))  # nothing removed: nothing asked

@@ -223,3 +223,15 @@ def test_throttled_operation_polls_are_retried() -> None:
     _, spec = CASES["v5p-128-reservation"]
     with live(fake) as env:
         assert env.run(env.plan(spec), ref_of(spec)).ok
+
+
+def test_409_on_a_cluster_elsewhere_is_refused_and_nothing_else_runs() -> None:
+    _, spec = CASES["v6e-256-x2-spot"]
+    with live() as env:
+        elsewhere = replace(spec, zone="us-east5-a")
+        assert env.run(env.provider.plan_create(elsewhere, None), ref_of(elsewhere)).ok
+        result = env.run(env.provider.plan_create(spec, None), ref_of(spec))  # a stale plan
+    error = result.results["cluster"].error
+    assert isinstance(error, CloudError)
+    assert "already exists with another configuration (node locations us-east5-a)" in str(error)
+    assert [r.status for r in result.results.values()] == ["failed", "skipped", "skipped"]
