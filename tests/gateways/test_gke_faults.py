@@ -235,3 +235,13 @@ def test_409_on_a_cluster_elsewhere_is_refused_and_nothing_else_runs() -> None:
     assert isinstance(error, CloudError)
     assert "already exists with another configuration (node locations us-east5-a)" in str(error)
     assert [r.status for r in result.results.values()] == ["failed", "skipped", "skipped"]
+
+
+def test_workload_policy_operation_is_waited_on_with_operations_wait() -> None:
+    _, spec = CASES["tpu7x-128-x2-spot"]
+    with live() as env:
+        assert env.run(env.plan(spec), ref_of(spec)).ok
+        waits = env.fake.calls("POST", "/wait")
+    assert [w[1] for w in waits] == [
+        "/compute/v1/projects/my-project/regions/us-east5/operations/operation-1/wait"
+    ]

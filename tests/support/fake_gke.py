@@ -217,8 +217,10 @@ class FakeGke:
         else:
             del self.policies[parts[1]]
         op = self._new_op("compute", loc, lambda: None)
-        op.finished = True
-        return 200, {"name": op.name, "status": "DONE", "selfLink": f"{base}/operations/{op.name}"}
+        op.ready_at = float("inf")  # done once someone waits on it (operations.wait)
+        # Compute writes selfLinks on the www.googleapis.com host
+        link = f"https://www.googleapis.com/compute/v1/{loc}/operations/{op.name}"
+        return 200, {"name": op.name, "status": "RUNNING", "selfLink": link}
 
 
 def _error(status: int, message: str) -> dict[str, Any]:

@@ -86,25 +86,30 @@ class ComputeGateway:
                 raise
             where = {"what": step.summary, "project": project, "region": region}
             raise errs.api_error(exc, api="compute", **where) from None
-        self._wait(op, step.summary, ctx, region)
+        # wait on the operation under the step's own base URL (selfLink may name another host)
+        self._wait(op, str(step.url).split("/resourcePolicies")[0], step.summary, ctx, region)
         return {"operation": op.get("name", ""), "result": "done"}
 
     def _adopt(
         self, url: str, body: dict[str, Any], what: str, ctx: StepContext
     ) -> Mapping[str, Any]:
         have = self._send("GET", f"{url}/{body['name']}", ctx)
-        if have.get("workloadPolicy", {}) != body.get("workloadPolicy"):
-            raise errs.conflict_error(what, f"workloadPolicy {have.get('workloadPolicy')}")
+        got = have.get("workloadPolicy") or {}
+        want = body.get("workloadPolicy") or {}
+        if any(got.get(k) != v for k, v in want.items()):  # the server may add defaults
+            raise errs.conflict_error(what, f"workloadPolicy {got}")
         ctx.report("already exists with this configuration; adopting it")
         return {"result": "adopted"}
 
-    def _wait(self, op: Mapping[str, Any], what: str, ctx: StepContext, region: str) -> None:
+    def _wait(
+        self, op: Mapping[str, Any], base: str, what: str, ctx: StepContext, region: str
+    ) -> None:
         start = self.timing.clock()
         while op.get("status") != "DONE":
             if self.timing.clock() - start > 1800:
                 raise timed_out(what, 1800)
             ctx.report(f"operation {str(op.get('status', '')).lower()}")
-            op = self._send("POST", f"{op['selfLink']}/wait", ctx)
+            op = self._send("POST", f"{base}/operations/{op['name']}/wait", ctx)
         errors = op.get("error", {}).get("errors") or []
         if errors:
             message = "; ".join(str(e.get("message", e.get("code"))) for e in errors)

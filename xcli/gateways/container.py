@@ -145,12 +145,10 @@ class ContainerGateway:
             ctx.report(f"{kind.lower().replace('_', ' ')}: {op.status.name.lower()}")
         spent = _seconds(op.start_time, op.end_time) or self.timing.clock() - start
         self.poll.record(kind, spent)
-        message = op.error.message if op.error.code or op.error.message else ""
-        if message or (op.status_message and op.error.code):
+        if op.error.code or op.error.message:  # statusMessage alone is informational
+            message = op.error.message or op.status_message or f"error code {op.error.code}"
             zone = _zone(step)
-            raise errs.operation_error(
-                message or op.status_message, what=step.summary, zone=zone, region=region
-            )
+            raise errs.operation_error(message, what=step.summary, zone=zone, region=region)
 
     def _poll(self, name: str, what: str, region: str, ctx: StepContext) -> Any:
         """operations.get, riding out throttling and server errors like the requests do."""
