@@ -66,7 +66,7 @@ def serve(fake: FakeGke) -> ThreadingHTTPServer:
     return server
 
 
-def one_run(slices: int, op_seconds: float, limit: int) -> tuple[float, int, int]:
+def one_run(slices: int, op_seconds: float, limit: int, parallel: int) -> tuple[float, int, int]:
     from google.auth.credentials import AnonymousCredentials
     from google.auth.transport.requests import AuthorizedSession
     from google.cloud import container_v1
@@ -86,7 +86,7 @@ def one_run(slices: int, op_seconds: float, limit: int) -> tuple[float, int, int
         provider = GkeProvider(ContainerGateway(client), compute)
         spec = ClusterSpec(
             "bench", "my-project", "us-east5-b", "gke", lookup("v6e-256"), Capacity("spot"),
-            num_slices=slices, options={"pool_parallelism": limit},
+            num_slices=slices, options={"pool_parallelism": parallel},
         )  # fmt: skip
         ref = ClusterRef(spec.name, spec.project, spec.zone, "gke")
         start = time.monotonic()
@@ -106,13 +106,18 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=DEFAULT_POOL_PARALLELISM)
     parser.add_argument("--slices", type=int, nargs="+", default=[1, 8, 32])
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument(
+        "--parallelism", type=int, help="xcli's --pool-parallelism (default: --limit); set it "
+        "above --limit to see the cost of 429 answers and backoff",
+    )  # fmt: skip
     args = parser.parse_args()
     print(f"fake GKE: every operation {args.op_seconds:g}s, at most {args.limit} node-pool "
           f"operations at once (429 beyond); median of {args.runs} runs")  # fmt: skip
     head = f"{'N':>4} {'wall s':>8} {'ideal s':>8} {'ratio':>6} {'requests':>9} {'req/op':>7}"
     print(head + f" {'429s':>5}")
     for n in args.slices:
-        runs = [one_run(n, args.op_seconds, args.limit) for _ in range(args.runs)]
+        parallel = args.parallelism or args.limit
+        runs = [one_run(n, args.op_seconds, args.limit, parallel) for _ in range(args.runs)]
         wall = statistics.median(r[0] for r in runs)
         requests = statistics.median(r[1] for r in runs)
         refused = statistics.median(r[2] for r in runs)
