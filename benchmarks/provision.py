@@ -1,6 +1,7 @@
 """Provisioning speed of `cluster create` on GKE against a local fake GKE endpoint.
 
     python benchmarks/provision.py [--op-seconds 2] [--limit 4] [--slices 1 8 32] [--runs 3]
+        [--parallelism P]
 
 A fake GKE API (tests/support/fake_gke.py) is served over HTTP on 127.0.0.1. Every operation
 takes --op-seconds; at most --limit node-pool operations run at once, and a create beyond that

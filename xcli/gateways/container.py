@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 from xcli.errors import CloudError
@@ -177,19 +178,14 @@ class ContainerGateway:
         """409 on create: keep the existing resource when it matches what the step asks for."""
         if "nodePools" in step.api:
             pool = request.node_pool
-            existing = self.client.get_node_pool(name=f"{request.parent}/nodePools/{pool.name}")
-            diff = _pool_diff(pool, existing)
-            get: Callable[[], Any] = lambda: self.client.get_node_pool(  # noqa: E731
-                name=f"{request.parent}/nodePools/{pool.name}"
-            )
+            get = partial(self.client.get_node_pool, name=f"{request.parent}/nodePools/{pool.name}")
+            diff = _pool_diff(pool, get())
         else:
             cluster = request.cluster
-            existing = self.client.get_cluster(name=f"{request.parent}/clusters/{cluster.name}")
-            missing = set(cluster.locations) - set(existing.locations)
-            diff = f"node locations {', '.join(existing.locations)}" if missing else ""
-            get = lambda: self.client.get_cluster(  # noqa: E731
-                name=f"{request.parent}/clusters/{cluster.name}"
-            )
+            get = partial(self.client.get_cluster, name=f"{request.parent}/clusters/{cluster.name}")
+            have = get()
+            missing = set(cluster.locations) - set(have.locations)
+            diff = f"node locations {', '.join(have.locations)}" if missing else ""
         if diff:
             raise errs.conflict_error(step.summary, diff)
         ctx.report("already exists with this configuration; adopting it")
@@ -198,10 +194,8 @@ class ContainerGateway:
 
     def wait(self, step: Wait, ctx: StepContext) -> Mapping[str, Any]:
         name = resource_path(str(step.url))
-        if "nodePools" in step.api:
-            get: Callable[[], Any] = lambda: self.client.get_node_pool(name=name)  # noqa: E731
-        else:
-            get = lambda: self.client.get_cluster(name=name)  # noqa: E731
+        read = self.client.get_node_pool if "nodePools" in step.api else self.client.get_cluster
+        get = partial(read, name=name)
         self._until_running(get, step.summary, ctx, step.timeout_seconds)
         return {"result": "running"}
 
