@@ -245,3 +245,27 @@ def test_workload_policy_operation_is_waited_on_with_operations_wait() -> None:
     assert [w[1] for w in waits] == [
         "/compute/v1/projects/my-project/regions/us-east5/operations/operation-1/wait"
     ]
+
+
+def test_rerun_while_the_cluster_is_still_provisioning_waits_for_it() -> None:
+    clock = [0.0]
+    fake = FakeGke(op_seconds=40.0, clock=lambda: clock[0])
+    _, spec = CASES["v5p-128-reservation"]
+    with live(fake) as env:
+        # a first run that was stopped right after GKE accepted the cluster create
+        fake.handle("POST", "/v1/projects/my-project/locations/us-east5/clusters",
+                    {"cluster": {"name": "demo", "locations": [ZONE]}})  # fmt: skip
+
+        def sleep(seconds: float, _event: object) -> None:
+            env.sleeps.append(seconds)
+            clock[0] += seconds
+
+        env.provider.container.timing.sleep = sleep
+        env.provider.container.timing.clock = lambda: clock[0]
+        plan = env.plan(spec)
+        assert [(s.id, s.kind) for s in plan.steps] == [("cluster", "wait"), ("pool-0", "api_call")]
+        recorder = Recorder()
+        assert env.run(plan, ref_of(spec), recorder).ok
+    assert "cluster: provisioning" in recorder.lines
+    assert len(fake.calls("POST", "/clusters?")) == 0  # not created a second time
+    assert clock[0] >= 40.0

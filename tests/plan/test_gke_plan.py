@@ -197,3 +197,24 @@ def test_cluster_names_too_long_for_their_pool_names_are_refused() -> None:
     with pytest.raises(UserError) as caught:
         plan_create(replace(spec, num_slices=11))
     assert "40 characters" in caught.value.message and "34" in caught.value.hint
+
+
+def test_every_kind_of_reconcile_step_fits_the_discovery_document() -> None:
+    seen = GkeObserved(
+        "RECONCILING",
+        ("us-east5-b",),
+        {
+            "demo-np-0": pool("demo-np-0", status="ERROR"),
+            "demo-np-1": pool("demo-np-1", status="PROVISIONING"),
+            "demo-np-5": pool("demo-np-5"),
+        },
+    )
+    plan = plan_create(replace(SPOT2, num_slices=3), seen)
+    kinds = {(type(s).__name__, getattr(s, "method", "GET")) for s in plan.steps}
+    assert kinds == {("Wait", "GET"), ("OperationCall", "DELETE"), ("OperationCall", "POST")}
+    for step in plan.steps:
+        if isinstance(step, Wait):
+            check_request(step.api, "GET", str(step.url))
+        else:
+            assert isinstance(step, ApiCall)
+            check_request(step.api, step.method, str(step.url), step.body)
