@@ -133,9 +133,27 @@ def create(
         num_nodes=num_nodes,
         options=extra,
     )
-    plan = backend.plan_create(spec)
     ref = _ref(name, provider, common)
+    plan = backend.plan_create(spec, **_observed(backend, ref, common, "create"))
+    _confirm_removals(common, plan)
     run_plan(common, plan, lambda: backend.handlers(ref))
+
+
+def _observed(backend: Any, ref: Any, common: Common, purpose: str) -> dict[str, Any]:
+    """A live run plans against what exists (read by the provider's gateways); the dry-run
+    plans against nothing, needs no credentials, and its plan says so."""
+    observe = getattr(backend, "observe", None)
+    if common.dry_run or observe is None:
+        return {}
+    return {"observed": observe(ref, purpose)}
+
+
+def _confirm_removals(common: Common, plan: Any) -> None:
+    from xcli.plan.operations import destructive_steps
+
+    doomed = destructive_steps(plan)
+    if doomed:
+        confirm(common, "This will " + "; ".join(doomed) + ". Continue?")
 
 
 def _ref(name: str, provider: str, common: Common) -> Any:
@@ -161,7 +179,7 @@ def delete(name: str, provider: str, common: Common) -> None:
 
     backend = get_provider(provider)
     ref = _ref(name, provider, common)
-    plan = backend.plan_delete(ref)
+    plan = backend.plan_delete(ref, **_observed(backend, ref, common, "delete"))
     confirm(common, f"Delete cluster {name} ({provider}) and everything xcli created for it?")
     run_plan(common, plan, lambda: backend.handlers(ref))
 
