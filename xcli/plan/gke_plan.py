@@ -67,7 +67,8 @@ def op_call(step_id: str, summary: str, api: str, method: str, url: str, **kw: A
     """An OperationCall whose poll line names the operations URL of the same API."""
     container = url.startswith(gke.CONTAINER)
     base = url.split("/clusters")[0] if container else url.split("/resourcePolicies")[0]
-    poll = f"GET {base}/operations/{{name of the returned operation}}"
+    # the operation's name is this step's own output, printed as a reference like any other
+    poll = f"GET {base}/operations/${{{step_id}.operation}}"
     return OperationCall(
         id=step_id,
         summary=summary,
