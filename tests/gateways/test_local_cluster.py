@@ -197,6 +197,21 @@ def test_scp_both_protocols_and_sftp(demo: Demo, tmp_path: Path) -> None:
 
     assert asyncio.run(via_sftp()) == src.read_bytes()
 
+    async def other_subsystem() -> None:
+        async with asyncssh.connect(
+            w.host,
+            w.port,
+            username=demo.access.user,
+            client_keys=[str(demo.access.key_file)],
+            known_hosts=str(demo.access.known_hosts),
+            agent_path=None,
+            config=[],
+        ) as conn:
+            await conn.run(subsystem="netconf")
+
+    with pytest.raises(asyncssh.ChannelOpenError):
+        asyncio.run(other_subsystem())
+
 
 def test_pty_and_interactive_shell(demo: Demo) -> None:
     w = demo.workers[2]

@@ -88,6 +88,9 @@ class _Session(asyncssh.SSHServerProcess[bytes]):
         self._master: int | None = None
         self._done = False
 
+    def subsystem_requested(self, subsystem: str) -> bool:
+        return subsystem == "sftp"  # like sshd with only `Subsystem sftp` configured
+
     # --- what the client sends while the command runs -----------------------------------
     def signal_received(self, signal_name: str) -> None:
         sig = getattr(signal, f"SIG{signal_name}", None)
