@@ -7,13 +7,14 @@ remove_state (delete). Each is idempotent, so re-running a create or a delete fi
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import pwd
 import secrets
 import shutil
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from xcli.errors import InternalError, NotFoundError, UserError
@@ -93,8 +94,26 @@ def _outputs(state: StateRecord) -> dict[str, Any]:
     }
 
 
+@contextlib.contextmanager
+def _locked(files: ClusterFiles) -> Iterator[None]:
+    """One start at a time per cluster (two `create`s at once must not start two supervisors)."""
+    import fcntl
+
+    files.root.mkdir(parents=True, exist_ok=True)
+    with open(files.root / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
 def start_supervisor(args: Mapping[str, Any], ctx: StepContext) -> Mapping[str, Any]:
     files, spec = _files(args), _spec(args)
+    with _locked(files):
+        return _start(files, spec, float(args.get("timeout_seconds", 30)), ctx)
+
+
+def _start(
+    files: ClusterFiles, spec: ClusterSpecRecord, timeout: float, ctx: StepContext
+) -> Mapping[str, Any]:
     state = read_state(files)
     if state is not None and state.status == "running" and supervisor_alive(state):
         running = read_spec(files)
@@ -115,7 +134,7 @@ def start_supervisor(args: Mapping[str, Any], ctx: StepContext) -> Mapping[str, 
         killed = clean_stale(files, state)
         ctx.report(f"cleaned a stale supervisor ({len(killed)} leftover processes)")
     write_spec(files, spec)
-    return _launch(files, float(args.get("timeout_seconds", 30)), ctx)
+    return _launch(files, timeout, ctx)
 
 
 def _launch(files: ClusterFiles, timeout: float, ctx: StepContext) -> Mapping[str, Any]:

@@ -31,6 +31,7 @@ from xcli.providers.local_layout import (
     StateRecord,
     ports_from_base,
     read_spec,
+    read_state,
     worker_env,
     write_state,
 )
@@ -54,18 +55,30 @@ def login_env(user: str, shell: str) -> dict[str, str]:
     return env
 
 
-def _free_ports(count: int) -> list[int]:
-    """Ports nobody listens on now, all distinct (held open together while chosen)."""
-    socks = []
+def _free_ports(count: int, avoid: set[int]) -> list[int]:
+    """Ports nobody listens on now, all distinct (held open together while chosen), none of
+    them promised to another local cluster."""
+    socks: list[socket.socket] = []
     try:
-        for _ in range(count):
+        while len(socks) < count:
             sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
             sock.bind((HOST, 0))
             socks.append(sock)
-        return [s.getsockname()[1] for s in socks]
+        chosen = [s.getsockname()[1] for s in socks]
+        return chosen if not avoid.intersection(chosen) else _free_ports(count, avoid)
     finally:
         for sock in socks:
             sock.close()
+
+
+def promised_elsewhere(files: ClusterFiles) -> set[int]:
+    """Ports other local clusters use without listening on them (multislice, JAX)."""
+    taken: set[int] = set()
+    for folder in files.root.parent.iterdir() if files.root.parent.is_dir() else []:
+        other = read_state(ClusterFiles(folder))
+        if folder != files.root and other is not None and other.ports is not None:
+            taken.update(other.ports.all())
+    return taken
 
 
 class Supervisor:
@@ -75,6 +88,16 @@ class Supervisor:
         self.instance = instance
         self.sites: list[WorkerSite] = []
         self.servers: list[Any] = []
+        self.avoid = promised_elsewhere(files)
+
+    async def _listen(self, site: WorkerSite, port: int, host_key: Any) -> Any:
+        """Bind one worker's server; with port 0, never on a port another cluster promised."""
+        server = await serve(site, HOST, port, host_key)
+        while not port and server.get_port() in self.avoid:
+            retry = await serve(site, HOST, 0, host_key)  # bind the next one before closing
+            server.close()
+            server = retry
+        return server
 
     async def start(self) -> Ports:
         import asyncssh
@@ -92,7 +115,7 @@ class Supervisor:
                 f"s{s}/w{w}", directory, {}, self.spec.user, shell, client_key, self.files.procs
             )
             host_key = asyncssh.read_private_key(self.files.host_key(s, w))
-            server = await serve(site, HOST, fixed.ssh[n] if fixed else 0, host_key)
+            server = await self._listen(site, fixed.ssh[n] if fixed else 0, host_key)
             self.servers.append(server)
             self.sites.append(site)
             ssh_ports.append(server.get_port())
@@ -100,7 +123,7 @@ class Supervisor:
             ports = fixed
             _check_free([*fixed.megascale, fixed.jax])
         else:
-            extra = _free_ports(layout.total + 1)
+            extra = _free_ports(layout.total + 1, self.avoid | set(ssh_ports))
             ports = Ports(tuple(ssh_ports), tuple(extra[:-1]), extra[-1])
         for site, (s, w) in zip(self.sites, layout.workers(), strict=True):
             site.env = {
