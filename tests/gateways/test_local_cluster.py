@@ -8,6 +8,7 @@ import asyncio
 import json
 import os
 import subprocess
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -281,3 +282,39 @@ def test_list_describe_and_idempotent_create(demo: Demo) -> None:
     assert other.returncode == 1
     assert "already runs as v5litepod-16 x2" in other.stdout + other.stderr
     assert state(demo.home, "demo") == before
+
+
+def _expect(fd: int, marker: bytes, seconds: float = 10.0) -> bytes:
+    """Read a terminal until `marker` shows up (or EOF); return what was read."""
+    import select
+
+    seen, deadline = b"", time.monotonic() + seconds
+    while marker not in seen and time.monotonic() < deadline:
+        ready, _, _ = select.select([fd], [], [], 0.1)
+        if ready:
+            try:
+                chunk = os.read(fd, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            seen += chunk
+    return seen
+
+
+def test_interactive_login_shell_on_a_terminal(demo: Demo) -> None:
+    pty = pytest.importorskip("pty")
+    w = demo.workers[6]
+    argv = ssh_argv(demo.access, w, "", "-tt")[:-1]  # no command: a login shell
+    pid, fd = pty.fork()
+    if pid == 0:  # the child becomes ssh, on the new terminal
+        os.execvp(argv[0], argv)
+    os.write(fd, b"echo worker-$TPU_WORKER_ID-$MEGASCALE_SLICE_ID; sleep 30\n")
+    assert b"worker-2-1" in _expect(fd, b"worker-2-1")
+    os.write(fd, b"\x03")  # Ctrl-C: the terminal interrupts sleep, the shell goes on
+    os.write(fd, b"echo after-$((6*7)); exit 5\n")
+    assert b"after-42" in _expect(fd, b"after-42")
+    _expect(fd, b"closed")
+    _, status = os.waitpid(pid, 0)
+    os.close(fd)
+    assert os.waitstatus_to_exitcode(status) == 5
