@@ -8,13 +8,13 @@ xcli/gateways/local_actions.py; the supervisor they start in xcli/gateways/local
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from xcli.errors import NotFoundError, UserError
 from xcli.execute.result import Handler
 from xcli.plan.model import Plan, Ref
 from xcli.plan.steps import LocalAction
-from xcli.providers.base import ClusterRef, ClusterSummary, SshAccess, Worker
+from xcli.providers.base import ClusterRef, ClusterSummary, Provider, SshAccess, Worker
 from xcli.providers.local_layout import (
     HOST,
     MAX_WORKERS,
@@ -240,3 +240,7 @@ class LocalProvider:
                 for n, (s, w) in enumerate(spec.layout.workers())
             ]
         return info
+
+
+if TYPE_CHECKING:  # mypy checks that LocalProvider has the Provider shape
+    _shape: Provider = LocalProvider()
