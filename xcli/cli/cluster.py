@@ -113,7 +113,7 @@ def create(
         )
     accel = lookup(tpu_type or device_type or "")
     capacity = capacity_from_flags(
-        on_demand=on_demand,
+        on_demand=on_demand or (_cloudless(provider) and not (spot or reservation or flex_start)),
         spot=spot,
         reservation=reservation,
         flex_start=flex_start,
@@ -122,10 +122,11 @@ def create(
         min_duration=min_duration,
     )
     backend = get_provider(provider)
+    project, zone = _location(provider, common)
     spec = ClusterSpec(
         name=name,
-        project=common.project,
-        zone=common.zone,
+        project=project,
+        zone=zone,
         provider=provider,
         accelerator=accel,
         capacity=capacity,
@@ -161,7 +162,19 @@ def _ref(name: str, provider: str, common: Common) -> Any:
     from xcli.spec import check_name
 
     check_name(name, "cluster", CLUSTER_NAME_LIMIT)
-    return ClusterRef(name=name, project=common.project, zone=common.zone, provider=provider)
+    project, zone = _location(provider, common)
+    return ClusterRef(name=name, project=project, zone=zone, provider=provider)
+
+
+def _cloudless(provider: str) -> bool:
+    """A provider without a cloud (local) needs no project, zone or capacity choice."""
+    return provider == "local"
+
+
+def _location(provider: str, common: Common) -> tuple[str, str]:
+    if _cloudless(provider):
+        return common.project_flag or "", common.zone_flag or ""
+    return common.project, common.zone
 
 
 @cluster.command("delete")
@@ -195,7 +208,7 @@ def list_(provider: str, common: Common) -> None:
     from xcli.providers import get_provider
 
     zone = common.zone_flag  # the region is a filter here, not a requirement
-    rows = get_provider(provider).list_clusters(common.project, zone)
+    rows = get_provider(provider).list_clusters(_location(provider, common)[0], zone)
     if common.output == "json":
         emit_json([asdict(r) for r in rows])
         return

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from xcli.errors import NotFoundError
+from xcli.errors import NotFoundError, UserError
 from xcli.execute.result import Handler, StepContext
 from xcli.gateways.compute import ComputeGateway
 from xcli.gateways.container import ContainerGateway
@@ -26,7 +26,7 @@ from xcli.plan.gke_delete import plan_delete
 from xcli.plan.gke_plan import GkeObserved, ObservedPool, SetupBuilder, plan_create
 from xcli.plan.model import Plan
 from xcli.plan.steps import ApiCall
-from xcli.providers.base import ClusterRef, ClusterSummary
+from xcli.providers.base import ClusterRef, ClusterSummary, SshAccess, Worker
 from xcli.spec import ClusterSpec
 
 NEEDS_K8S = "unknown here (needs the Kubernetes API)"
@@ -175,3 +175,16 @@ class GkeProvider:
             # cluster: the lead wires `kueue_status` to the Kubernetes gateway.
             "kueue": dict(self.kueue_status(ref)) if self.kueue_status else NEEDS_K8S,
         }
+
+    # --- VM access: not how GKE nodes are used ------------------------------------------------
+
+    def workers(self, ref: ClusterRef) -> list[Worker]:
+        raise UserError(
+            f"cluster {ref.name} is a GKE cluster: its TPU VMs run pods, not SSH sessions",
+            hint="xcli ssh works on --provider queued-resource and --provider local; "
+            "on GKE, run commands as a workload (xcli workload create)",
+        )
+
+    def ssh_access(self, ref: ClusterRef) -> SshAccess:
+        self.workers(ref)
+        raise AssertionError("unreachable")
