@@ -96,9 +96,16 @@ class FakeKube:
             if pod in self.logs:
                 return httpx2.Response(200, text=self.logs[pod])
             return status(404, "NotFound", f'pods "{pod}" not found')
-        items = [o for p, o in sorted(self.objects.items()) if p.rsplit("/", 1)[0] == path]
-        if items:
+        if _is_collection(path):
+            items = [o for p, o in sorted(self.objects.items()) if p.rsplit("/", 1)[0] == path]
             return httpx2.Response(200, json={"kind": "List", "metadata": {}, "items": items})
-        if path.rsplit("/", 1)[-1].endswith("s") and path.count("/") in (3, 4, 5):
-            return httpx2.Response(200, json={"kind": "List", "metadata": {}, "items": []})
         return status(404, "NotFound", f"{path} not found")
+
+
+def _is_collection(path: str) -> bool:
+    """/api/v1/PLURAL, /apis/G/V/PLURAL, and the same under namespaces/NS/."""
+    parts = path.strip("/").split("/")
+    rest = parts[2:] if parts[0] == "api" else parts[3:]
+    if rest and rest[0] == "namespaces" and len(rest) >= 3:
+        return len(rest) == 3
+    return len(rest) == 1

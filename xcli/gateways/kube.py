@@ -125,9 +125,9 @@ def build_client(
     if transport is None:
         verify: ssl.SSLContext | bool = _ssl_context(ca_cert) if ca_cert else True
         transport = httpx2.HTTPTransport(verify=verify)
-    config = KubeConfig.from_one(
-        cluster=Cluster(server=server, certificate_auth_data=ca_cert), user=User()
-    )
+    # TLS verification and auth live in the transport (lightkube's own settings would apply
+    # only to a transport it builds itself).
+    config = KubeConfig.from_one(cluster=Cluster(server=server), user=User())
     return Client(
         config,
         namespace="default",
@@ -172,8 +172,6 @@ class KubeApi:
         self, obj: Mapping[str, Any], *, force: bool = True, dry_run: bool = False
     ) -> dict[str, Any]:
         """Server-side apply `obj`; return the object as the server stored it."""
-        from lightkube.types import PatchType
-
         res = resource_for(obj["apiVersion"], obj["kind"])
         meta = obj.get("metadata") or {}
         namespace = meta.get("namespace") or ("default" if _namespaced(res) else None)
@@ -183,21 +181,16 @@ class KubeApi:
             "fieldValidation": "Strict",
             "dryRun": "All" if dry_run else None,
         }
-        # Client.patch cannot pass fieldValidation, so this goes one level down, to the same
-        # request builder Client.apply uses.
-        out = self._call(
+        return self._send(
             f"apply {obj['kind']} {meta.get('name')}",
-            lambda: self.client._client.request(
-                "patch",
-                res=res,
-                name=meta["name"],
-                namespace=namespace,
-                obj=dict(obj),
-                headers={"Content-Type": PatchType.APPLY.value},
-                params=params,
-            ),
+            "patch",
+            res,
+            name=meta["name"],
+            namespace=namespace,
+            obj=dict(obj),
+            params=params,
+            headers={"Content-Type": "application/apply-patch+yaml"},
         )
-        return _as_dict(out)
 
     def get(
         self, api_version: str, kind: str, name: str, namespace: str | None = None
@@ -205,14 +198,11 @@ class KubeApi:
         """The object, or None if it does not exist."""
         res = resource_for(api_version, kind)
         try:
-            out = self._call(
-                f"get {kind} {name}", lambda: self.client.get(res, name, namespace=namespace)
-            )
+            return self._send(f"get {kind} {name}", "get", res, name=name, namespace=namespace)
         except CloudError as exc:
             if exc.status == "NotFound":
                 return None
             raise
-        return _as_dict(out)
 
     def list(
         self,
@@ -221,30 +211,31 @@ class KubeApi:
         namespace: str | None = None,
         labels: Mapping[str, str] | None = None,
     ) -> list[dict[str, Any]]:
-        """Objects of a kind; namespace "*" means all namespaces."""
+        """Objects of a kind (all namespaces if `namespace` is "*"), following pagination."""
         res = resource_for(api_version, kind)
-        found: list[dict[str, Any]] = self._call(
-            f"list {kind}",
-            lambda: [
-                _as_dict(o)
-                for o in self.client.list(
-                    res, namespace=namespace, labels=dict(labels) if labels else None
-                )
-            ],
-        )
-        return found
+        selector = ",".join(f"{k}={v}" for k, v in (labels or {}).items()) or None
+        method = "global_list" if namespace == "*" else "list"
+        found: list[dict[str, Any]] = []
+        params: dict[str, Any] = {"labelSelector": selector, "limit": 500}
+        while True:
+            page = self._send(f"list {kind}", method, res, namespace=namespace, params=params)
+            found += page.get("items") or []
+            params["continue"] = (page.get("metadata") or {}).get("continue")
+            if not params["continue"]:
+                return found
 
     def delete(self, api_version: str, kind: str, name: str, namespace: str | None = None) -> bool:
-        """Delete in the foreground; False if it was already gone."""
-        from lightkube.types import CascadeType
-
+        """Delete in the foreground (dependents first); False if it was already gone."""
         res = resource_for(api_version, kind)
+        params = {"propagationPolicy": "Foreground"}
         try:
-            self._call(
+            self._send(
                 f"delete {kind} {name}",
-                lambda: self.client.delete(
-                    res, name, namespace=namespace, cascade=CascadeType.FOREGROUND
-                ),
+                "delete",
+                res,
+                name=name,
+                namespace=namespace,
+                params=params,
             )
         except CloudError as exc:
             if exc.status == "NotFound":
@@ -276,6 +267,39 @@ class KubeApi:
             ),
         )
         return iter(lines)
+
+    def _send(
+        self,
+        what: str,
+        method: str,
+        res: Any,
+        *,
+        name: str | None = None,
+        namespace: str | None = None,
+        obj: Any = None,
+        params: dict[str, Any] | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> dict[str, Any]:
+        """One request built by lightkube (URL, auth, dry-run rules), answered as a plain dict.
+
+        The answer is not decoded into lightkube's models: objects go back to the caller as
+        the server sent them, whatever fields its version has.
+        """
+        generic = self.client._client  # the request builder behind Client's own methods
+        if method == "global_list":
+            method, namespace = "list", "*"
+
+        def call() -> dict[str, Any]:
+            request = generic.prepare_request(
+                method, res, obj, name, namespace, params=params, headers=headers
+            )
+            response = generic.send(generic.build_adapter_request(request))
+            generic.raise_for_status(response)  # type: ignore[no-untyped-call]
+            body = response.json() if response.content else {}
+            return body if isinstance(body, dict) else {}
+
+        out: dict[str, Any] = self._call(what, call)
+        return out
 
     def _call(self, what: str, fn: Callable[[], Any]) -> Any:
         import httpx2
@@ -354,11 +378,3 @@ def _namespaced(res: Any) -> bool:
     from lightkube.core import resource as r
 
     return issubclass(res, (r.NamespacedResource, r.NamespacedSubResource))
-
-
-def _as_dict(obj: Any) -> dict[str, Any]:
-    if obj is None:
-        return {}
-    if isinstance(obj, dict):
-        return dict(obj)
-    return dict(obj.to_dict())
