@@ -11,8 +11,9 @@ import pytest
 from tests.plan.test_incluster import CASES
 from tests.support.fakekube import FakeKube, status, webhook_down
 from xcli.errors import CloudError
-from xcli.gateways.kube import KubeApi, build_client
-from xcli.plan import incluster
+from xcli.gateways.kube import KubeApi
+from xcli.gateways.kube_auth import build_client
+from xcli.plan import incluster, kueue_objects
 
 
 def api_for(fake: FakeKube, token: str = "tok") -> KubeApi:
@@ -21,7 +22,7 @@ def api_for(fake: FakeKube, token: str = "tok") -> KubeApi:
 
 def test_server_side_apply_request() -> None:
     fake = FakeKube()
-    queue = incluster.cluster_queue(CASES["v6e-256 x2 spot"])
+    queue = kueue_objects.cluster_queue(CASES["v6e-256 x2 spot"])
     stored = api_for(fake).apply(queue)
     (request,) = fake.requests
     assert request.method == "PATCH"
@@ -44,14 +45,17 @@ def test_server_side_apply_request() -> None:
     ("obj", "path"),
     [
         (incluster.metadata_configmap(CASES["tpu7x-8"]), "/api/v1/namespaces/default/configmaps/"),
-        (incluster.priority_classes()[2], "/apis/scheduling.k8s.io/v1/priorityclasses/"),
-        (incluster.local_queue(), "/apis/kueue.x-k8s.io/v1beta2/namespaces/default/localqueues/"),
+        (kueue_objects.priority_classes()[2], "/apis/scheduling.k8s.io/v1/priorityclasses/"),
+        (
+            kueue_objects.local_queue(),
+            "/apis/kueue.x-k8s.io/v1beta2/namespaces/default/localqueues/",
+        ),
         (
             incluster.webhook_probes()[0],
             "/apis/jobset.x-k8s.io/v1alpha2/namespaces/default/jobsets/",
         ),
         (
-            incluster.resource_flavor(CASES["tpu7x-8"]),
+            kueue_objects.resource_flavor(CASES["tpu7x-8"]),
             "/apis/kueue.x-k8s.io/v1beta2/resourceflavors/",
         ),
     ],
@@ -67,7 +71,7 @@ def test_urls_per_kind(obj: dict[str, object], path: str) -> None:
 def test_dry_run_apply_and_update_status_codes() -> None:
     fake = FakeKube()
     api = api_for(fake)
-    flavor = incluster.resource_flavor(CASES["tpu7x-8"])
+    flavor = kueue_objects.resource_flavor(CASES["tpu7x-8"])
     api.apply(flavor, dry_run=True)
     assert fake.requests[-1].url.params["dryRun"] == "All"
     assert fake.objects == {}
@@ -81,7 +85,7 @@ def test_token_is_asked_for_every_request() -> None:
     fake = FakeKube()
     tokens = (f"t{n}" for n in count())
     api = KubeApi("203.0.113.9", None, lambda: next(tokens), transport=fake.transport())
-    api.apply(incluster.local_queue())
+    api.apply(kueue_objects.local_queue())
     api.get("kueue.x-k8s.io/v1beta2", "LocalQueue", "xcli-queue", "default")
     assert [r.headers["Authorization"] for r in fake.requests] == ["Bearer t0", "Bearer t1"]
 
@@ -96,7 +100,7 @@ def test_get_list_delete_and_logs() -> None:
     assert got is not None and got["data"]["slices"] == "2"
     listed = api.list("kueue.x-k8s.io/v1beta2", "LocalQueue", "default")
     assert listed == []
-    api.apply(incluster.local_queue())
+    api.apply(kueue_objects.local_queue())
     listed = api.list("kueue.x-k8s.io/v1beta2", "LocalQueue", "default")
     assert [o["metadata"]["name"] for o in listed] == ["xcli-queue"]
     assert api.delete("v1", "ConfigMap", "xcli-cluster-metadata", "default") is True
@@ -125,7 +129,7 @@ def test_errors_become_cloud_errors(answer: httpx2.Response, retryable: bool, hi
     path = "/apis/kueue.x-k8s.io/v1beta2/resourceflavors/tpu7x-8"
     fake.script("PATCH", path, answer)
     with pytest.raises(CloudError) as err:
-        api_for(fake).apply(incluster.resource_flavor(CASES["tpu7x-8"]))
+        api_for(fake).apply(kueue_objects.resource_flavor(CASES["tpu7x-8"]))
     assert err.value.retryable is retryable
     assert "apply ResourceFlavor tpu7x-8" in err.value.message
     assert hint in err.value.hint

@@ -17,7 +17,7 @@ from xcli.execute.live import LiveExecutor
 from xcli.execute.result import RunResult, StepContext
 from xcli.gateways.kube import KubeApi
 from xcli.gateways.kube_handlers import KubeHandlers, fetch_manifest, parse_manifest
-from xcli.plan import incluster
+from xcli.plan import incluster, kueue_objects
 from xcli.plan.kube_steps import K8sInstall, K8sWait
 from xcli.plan.model import Plan, Step
 from xcli.plan.steps import K8sApply, LocalAction
@@ -81,7 +81,7 @@ def test_apply_fails_at_once_on_an_error_waiting_cannot_fix() -> None:
     fake, clock = FakeKube(), Clock()
     path = "/apis/kueue.x-k8s.io/v1beta2/clusterqueues/xcli-cluster-queue"
     fake.script("PATCH", path, status(422, "Invalid", 'ClusterQueue "x" is invalid'))
-    queue = incluster.cluster_queue(CASES["tpu7x-8"])
+    queue = kueue_objects.cluster_queue(CASES["tpu7x-8"])
     result = run(handlers(fake, clock), apply_step(queue), apply_step(queue, "b"))
     assert result.results["a"].status == "failed"
     assert "422" in str(result.results["a"].error)
@@ -94,7 +94,7 @@ def test_apply_gives_up_at_its_deadline() -> None:
     path = "/apis/kueue.x-k8s.io/v1beta2/resourceflavors/tpu7x-8"
     fake.script("PATCH", path, *[webhook_down("mresourceflavor.kb.io")] * 50)
     kube = handlers(fake, clock, apply_timeout=60)
-    result = run(kube, apply_step(incluster.resource_flavor(CASES["tpu7x-8"])))
+    result = run(kube, apply_step(kueue_objects.resource_flavor(CASES["tpu7x-8"])))
     error = result.results["a"].error
     assert isinstance(error, CloudError) and "failed calling webhook" in error.message
     assert 0 < clock.now <= 60
