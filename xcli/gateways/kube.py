@@ -77,14 +77,19 @@ class KubeApi:
             return self._client
 
     def apply(
-        self, obj: Mapping[str, Any], *, force: bool = True, dry_run: bool = False
+        self,
+        obj: Mapping[str, Any],
+        *,
+        force: bool = True,
+        dry_run: bool = False,
+        field_manager: str | None = None,
     ) -> dict[str, Any]:
         """Server-side apply `obj`; return the object as the server stored it."""
         res = resource_for(obj["apiVersion"], obj["kind"])
         meta = obj.get("metadata") or {}
         namespace = meta.get("namespace") or ("default" if _namespaced(res) else None)
         params = {
-            "fieldManager": self.field_manager,
+            "fieldManager": field_manager or self.field_manager,
             "force": "true" if force else None,
             "fieldValidation": "Strict",
             "dryRun": "All" if dry_run else None,
@@ -249,8 +254,18 @@ def api_error(what: str, code: int, reason: str, message: str) -> CloudError:
     )
 
 
+# lightkube's resource registry is process-wide; creating a generic resource twice at once
+# (two steps applying the same custom kind) would make the second registration fail.
+_REGISTRY_LOCK = threading.Lock()
+
+
 def resource_for(api_version: str, kind: str) -> Any:
     """The lightkube resource class that builds URLs for (apiVersion, kind)."""
+    with _REGISTRY_LOCK:
+        return _resource_for(api_version, kind)
+
+
+def _resource_for(api_version: str, kind: str) -> Any:
     from lightkube.codecs import resource_registry
     from lightkube.core.exceptions import LoadResourceError
     from lightkube.generic_resource import create_global_resource, create_namespaced_resource
@@ -278,8 +293,9 @@ def register_crd(crd: Mapping[str, Any]) -> None:
 
     spec = crd["spec"]
     create = create_namespaced_resource if spec["scope"] == "Namespaced" else create_global_resource
-    for version in spec["versions"]:
-        create(spec["group"], version["name"], spec["names"]["kind"], spec["names"]["plural"])
+    with _REGISTRY_LOCK:
+        for version in spec["versions"]:
+            create(spec["group"], version["name"], spec["names"]["kind"], spec["names"]["plural"])
 
 
 def _namespaced(res: Any) -> bool:

@@ -104,7 +104,7 @@ class KubeHandlers:
 
     def apply(self, step: K8sApply, ctx: StepContext) -> Mapping[str, Any]:
         api = self.api(str(step.cluster))
-        stored = self.apply_with_retry(api, step.manifest, ctx)
+        stored = self.apply_with_retry(api, step.manifest, ctx, field_manager=step.field_manager)
         meta = stored.get("metadata") or {}
         return {"uid": meta.get("uid", ""), "resource_version": meta.get("resourceVersion", "")}
 
@@ -117,7 +117,7 @@ class KubeHandlers:
             register_crd(crd)
         for n, obj in enumerate(objects, 1):
             ctx.report(f"{n}/{len(objects)} {obj['kind']} {obj['metadata']['name']}")
-            self.apply_with_retry(api, obj, ctx)
+            self.apply_with_retry(api, obj, ctx, field_manager=step.field_manager)
         return {
             "objects": len(objects),
             "crds": [c["metadata"]["name"] for c in crds],
@@ -125,18 +125,26 @@ class KubeHandlers:
         }
 
     def apply_with_retry(
-        self, api: KubeApi, obj: Mapping[str, Any], ctx: StepContext, *, dry_run: bool = False
+        self,
+        api: KubeApi,
+        obj: Mapping[str, Any],
+        ctx: StepContext,
+        *,
+        dry_run: bool = False,
+        field_manager: str | None = None,
     ) -> dict[str, Any]:
+        """Apply, retrying while the refusal is one that waiting fixes (webhook not serving)."""
         deadline = self._clock() + self._apply_timeout
         delay = 1.0
         while True:
             try:
-                return api.apply(obj, dry_run=dry_run)
+                return api.apply(obj, dry_run=dry_run, field_manager=field_manager)
             except CloudError as exc:
-                if not exc.retryable or self._clock() + delay > deadline or ctx.cancelled.is_set():
+                pause = delay * random.uniform(0.8, 1.2)  # jitter: concurrent steps spread out
+                if not exc.retryable or self._clock() + pause > deadline or ctx.cancelled.is_set():
                     raise
                 ctx.report(f"{obj['kind']} {obj['metadata']['name']}: {exc.message}; retrying")
-                self._sleep(delay * random.uniform(0.8, 1.2))
+                self._sleep(pause)
                 delay = min(delay * 2, 15.0)
 
     def wait(self, step: K8sWait, ctx: StepContext) -> Mapping[str, Any]:
