@@ -103,6 +103,12 @@ def test_get_list_delete_and_logs() -> None:
     api.apply(kueue_objects.local_queue())
     listed = api.list("kueue.x-k8s.io/v1beta2", "LocalQueue", "default")
     assert [o["metadata"]["name"] for o in listed] == ["xcli-queue"]
+    api.list("v1", "Event", "default", fields={"involvedObject.name": "w-0"}, labels={"a": "b"})
+    assert fake.requests[-1].url.path == "/api/v1/namespaces/default/events"
+    assert fake.requests[-1].url.params["fieldSelector"] == "involvedObject.name=w-0"
+    assert fake.requests[-1].url.params["labelSelector"] == "a=b"
+    api.list("v1", "Pod", "*")
+    assert fake.requests[-1].url.path == "/api/v1/pods"
     assert api.delete("v1", "ConfigMap", "xcli-cluster-metadata", "default") is True
     assert api.delete("v1", "ConfigMap", "xcli-cluster-metadata", "default") is False
     assert fake.requests[-1].method == "DELETE"
@@ -162,3 +168,19 @@ def test_credentials_are_looked_up_only_when_a_request_is_sent() -> None:
     assert asked == [] and fake.requests == []
     api.get("v1", "ConfigMap", "x", "default")
     assert asked == [1]
+
+
+def test_list_follows_pagination() -> None:
+    fake = FakeKube()
+    path = "/apis/kueue.x-k8s.io/v1beta2/namespaces/default/workloads"
+
+    def page(name: str, cont: str) -> httpx2.Response:
+        item = {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Workload"}
+        item["metadata"] = {"name": name}  # type: ignore[assignment]
+        return httpx2.Response(200, json={"metadata": {"continue": cont}, "items": [item]})
+
+    fake.script("GET", path, page("w1", "next-page"), page("w2", ""))
+    found = api_for(fake).list("kueue.x-k8s.io/v1beta2", "Workload", "default")
+    assert [w["metadata"]["name"] for w in found] == ["w1", "w2"]
+    assert "continue" not in fake.requests[0].url.params
+    assert fake.requests[1].url.params["continue"] == "next-page"

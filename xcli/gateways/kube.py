@@ -123,13 +123,21 @@ class KubeApi:
         kind: str,
         namespace: str | None = None,
         labels: Mapping[str, str] | None = None,
+        fields: Mapping[str, str] | None = None,
     ) -> list[dict[str, Any]]:
-        """Objects of a kind (all namespaces if `namespace` is "*"), following pagination."""
+        """Objects of a kind (all namespaces if `namespace` is "*"), following pagination.
+
+        `labels` and `fields` are equality selectors: {"jobset.sigs.k8s.io/jobset-name": "w"},
+        {"involvedObject.name": "w-slice-0-0-abcde"}.
+        """
         res = resource_for(api_version, kind)
-        selector = ",".join(f"{k}={v}" for k, v in (labels or {}).items()) or None
         method = "global_list" if namespace == "*" else "list"
         found: list[dict[str, Any]] = []
-        params: dict[str, Any] = {"labelSelector": selector, "limit": 500}
+        params: dict[str, Any] = {
+            "labelSelector": _selector(labels),
+            "fieldSelector": _selector(fields),
+            "limit": 500,
+        }
         while True:
             page = self._send(f"list {kind}", method, res, namespace=namespace, params=params)
             found += page.get("items") or []
@@ -296,6 +304,10 @@ def register_crd(crd: Mapping[str, Any]) -> None:
     with _REGISTRY_LOCK:
         for version in spec["versions"]:
             create(spec["group"], version["name"], spec["names"]["kind"], spec["names"]["plural"])
+
+
+def _selector(pairs: Mapping[str, str] | None) -> str | None:
+    return ",".join(f"{k}={v}" for k, v in (pairs or {}).items()) or None
 
 
 def _namespaced(res: Any) -> bool:
