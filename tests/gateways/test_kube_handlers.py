@@ -120,6 +120,7 @@ def test_parse_manifest_orders_and_flattens() -> None:
 def test_install_downloads_and_applies_every_object_in_order() -> None:
     responses.get(URL, body=FIXTURE.read_text())
     fake, clock = FakeKube(), Clock()
+    limits = {"cpu": "3", "memory": "5000Mi"}
     step = K8sInstall(
         id="install",
         summary="install gadget",
@@ -128,6 +129,11 @@ def test_install_downloads_and_applies_every_object_in_order() -> None:
         component="gadget",
         version="v1.2.3",
         url=URL,
+        limits={
+            "deployment": "gadget-system/gadget-controller-manager",
+            "container": "manager",
+            "limits": limits,
+        },
     )
     result = run(handlers(fake, clock, fetch=fetch_manifest), step)
     assert result.ok, result.results["install"].error
@@ -139,7 +145,9 @@ def test_install_downloads_and_applies_every_object_in_order() -> None:
         "/api/v1/namespaces/gadget-system/serviceaccounts/gadget-controller",
         "/apis/example.xcli.dev/v1/gadgets/default-gadget",  # learnt from the CRD above
     ]
-    for request, obj in zip(fake.patches(), parse_manifest(FIXTURE.read_text(), "f"), strict=True):
+    expected = parse_manifest(FIXTURE.read_text(), "f")
+    expected[2]["spec"]["template"]["spec"]["containers"][0]["resources"] = {"limits": limits}
+    for request, obj in zip(fake.patches(), expected, strict=True):
         assert json.loads(request.content) == obj
         assert request.url.params["fieldManager"] == "xcli"
         assert request.url.params["force"] == "true"
@@ -238,9 +246,10 @@ def test_whole_setup_live_sends_what_the_dry_run_printed() -> None:
     text = FIXTURE.read_text()
     fetched: list[str] = []
 
-    def fetch(url: str) -> str:
+    def fetch(url: str) -> str:  # the fixture, renamed to look like each release
         fetched.append(url)
-        return text
+        component = url.split("/")[4]
+        return text.replace("gadget", component).replace("Gadget", component.capitalize())
 
     plan = plan_for(CASES["h100-80gb-8 flex-start"])
     table: dict[str, Any] = {
@@ -275,6 +284,11 @@ def test_whole_setup_live_sends_what_the_dry_run_printed() -> None:
     for obj in planned:
         assert obj in sent
     assert sent[-1]["kind"] == "ConfigMap"  # written last
+    kueue = fake.objects[
+        "/apis/apps/v1/namespaces/kueue-system/deployments/kueue-controller-manager"
+    ]
+    limits = kueue["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"]
+    assert limits == incluster.controller_limits("kueue", 4)["limits"]
 
 
 def test_handler_context_reports_progress() -> None:
@@ -298,3 +312,21 @@ def test_handler_context_reports_progress() -> None:
     ctx = StepContext(apply_step({}), Reporter(), threading.Event(), {})
     kube.apply_with_retry(kube.api(CLUSTER), incluster.webhook_probes()[0], ctx)
     assert any("retrying" in m for m in messages)
+
+
+def test_install_refuses_a_manifest_without_the_controller_to_resize() -> None:
+    fake = FakeKube()
+    step = K8sInstall(
+        id="i",
+        summary="i",
+        after=("cluster",),
+        cluster=CLUSTER,
+        component="g",
+        version="v1",
+        url=URL,
+        limits={"deployment": "g-system/missing", "container": "manager", "limits": {}},
+    )
+    result = run(handlers(fake, Clock(), fetch=lambda url: FIXTURE.read_text()), step)
+    error = result.results["i"].error
+    assert isinstance(error, CloudError) and "g-system/missing" in error.message
+    assert fake.patches() == []  # nothing half-installed

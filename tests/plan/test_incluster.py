@@ -237,6 +237,11 @@ def test_install_steps_print_what_is_fetched() -> None:
         "url": "https://github.com/kubernetes-sigs/kueue/releases/download/v0.19.2/manifests.yaml",
         "field_manager": "xcli",
         "force_conflicts": True,
+        "limits": {
+            "deployment": "kueue-system/kueue-controller-manager",
+            "container": "manager",
+            "limits": {"cpu": "2", "memory": "4096Mi"},
+        },
     }
     text = plan_text(plan_for(CASES["tpu7x-8"]))
     assert "jobset/releases/download/v0.12.0/manifests.yaml" in text
@@ -262,3 +267,17 @@ def test_crd_validator_takes_go_inline_flags() -> None:
     bad["spec"]["parameters"]["kind"] = "Provisioning Request Config"
     with pytest.raises(AssertionError, match=r"parameters\.kind"):
         crd.validate(bad)
+
+
+def test_controller_limits_grow_with_the_cluster() -> None:
+    small = incluster.controller_limits("kueue", 128)["limits"]
+    assert small == {"cpu": "2", "memory": "4096Mi"}
+    big = incluster.controller_limits("kueue", 2240)  # v5p-17920: 2,240 VMs
+    assert big["limits"] == {"cpu": "9", "memory": f"{32 * 2240}Mi"}
+    assert big["deployment"] == "kueue-system/kueue-controller-manager"
+    jobset = incluster.controller_limits("jobset", 8000)
+    assert jobset["limits"] == {"memory": "9600Mi"}
+    assert jobset["deployment"] == "jobset-system/jobset-controller-manager"
+    steps = incluster.setup_steps(spec("v5p-128", slices=4), CLUSTER, ("cluster",))
+    kueue = next(s for s in steps if isinstance(s, K8sInstall) and s.component == "kueue")
+    assert kueue.limits == incluster.controller_limits("kueue", 64)

@@ -77,9 +77,10 @@ class FakeKube:
         if request.url.params.get("dryRun") == "All":
             return httpx2.Response(200, json=obj)
         existed = path in self.objects
-        if not existed:
+        uid = (self.objects.get(path) or {}).get("metadata", {}).get("uid")
+        if uid is None:
             self._uid += 1
-        uid = self.objects[path]["metadata"]["uid"] if existed else f"uid-{self._uid}"
+            uid = f"uid-{self._uid}"
         stored = json.loads(json.dumps(obj))
         stored.setdefault("metadata", {})["uid"] = uid
         if self.auto_ready and obj["kind"] in ("CustomResourceDefinition", "Deployment"):

@@ -73,6 +73,26 @@ def parse_manifest(text: str, source: str) -> list[dict[str, Any]]:
     return sorted(objects, key=lambda o: rank.get(o["kind"], 2))
 
 
+def set_limits(objects: list[dict[str, Any]], spec: Mapping[str, Any], source: str) -> None:
+    """Set container resource limits in a Deployment of a parsed manifest, in place."""
+    namespace, _, name = str(spec["deployment"]).partition("/")
+    for obj in objects:
+        meta = obj["metadata"]
+        if obj["kind"] == "Deployment" and (meta.get("namespace"), meta["name"]) == (
+            namespace,
+            name,
+        ):
+            for container in obj["spec"]["template"]["spec"]["containers"]:
+                if container["name"] == spec["container"]:
+                    resources = container.setdefault("resources", {})
+                    resources.setdefault("limits", {}).update(spec["limits"])
+                    return
+    raise CloudError(
+        f"{source} has no container {spec['container']} in Deployment {spec['deployment']}",
+        hint="the release manifest changed shape; report this to xcli",
+    )
+
+
 class KubeHandlers:
     """Handlers for the Kubernetes step kinds, sharing one KubeApi per cluster."""
 
@@ -112,6 +132,8 @@ class KubeHandlers:
         api = self.api(str(step.cluster))
         ctx.report(f"downloading {step.component} {step.version}")
         objects = parse_manifest(self._fetch(step.url), step.url)
+        if step.limits:
+            set_limits(objects, step.limits, step.url)
         crds = [o for o in objects if o["kind"] == "CustomResourceDefinition"]
         for crd in crds:
             register_crd(crd)

@@ -17,6 +17,7 @@ volumes), and reading it needs no access to kube-system.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from xcli import __version__
@@ -58,6 +59,27 @@ def release_url(component: str, version: str) -> str:
     return RELEASES.format(component, version)
 
 
+def controller_limits(component: str, nodes: int) -> dict[str, Any]:
+    """Controller limits that grow with the cluster (the sizing XPK uses, k8s.md §3).
+
+    JobSet: memory max(4 GiB, 1.2 MiB per node). Kueue: memory max(4 GiB, 32 MiB per node),
+    CPU max(2, 0.004 per node). The release defaults are sized for small clusters; a Kueue
+    controller out of memory stops all admission.
+    """
+    if component == "jobset":
+        limits = {"memory": f"{max(4096, math.ceil(1.2 * nodes))}Mi"}
+    else:
+        limits = {
+            "cpu": str(max(2, math.ceil(0.004 * nodes))),
+            "memory": f"{max(4096, 32 * nodes)}Mi",
+        }
+    return {
+        "deployment": f"{component}-system/{component}-controller-manager",
+        "container": "manager",
+        "limits": limits,
+    }
+
+
 def setup_steps(spec: ClusterSpec, cluster: Text, after: tuple[str, ...]) -> list[Step]:
     """The in-cluster setup steps for `spec`, run against `cluster` once `after` have run."""
     installs = [
@@ -69,6 +91,7 @@ def setup_steps(spec: ClusterSpec, cluster: Text, after: tuple[str, ...]) -> lis
             component=name,
             version=version,
             url=release_url(name, version),
+            limits=controller_limits(name, vm_count(spec)),
         )
         for name, title, version in (
             ("jobset", "JobSet", JOBSET_VERSION),

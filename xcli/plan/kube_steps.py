@@ -1,7 +1,8 @@
 """Step kinds for setting up a Kubernetes cluster, beside the generic `k8s_apply` in steps.py.
 
 JSON form (every step also has id, kind, summary, after):
-- k8s_install: "cluster", "component", "version", "url", "field_manager", "force_conflicts"
+- k8s_install: "cluster", "component", "version", "url", "field_manager", "force_conflicts",
+  "limits" (container resource limits set on the release's controller before it is applied)
 - k8s_wait: "cluster", "crds", "deployments", "probes", "timeout_seconds"
 
 A release manifest is not in the plan itself: the machine planning a dry-run may have no
@@ -12,7 +13,7 @@ and version, so the dry-run says precisely what a live run fetches and applies.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from xcli.plan.model import Step, symbolic
@@ -26,6 +27,10 @@ class K8sInstall(Step):
     The live handler parses the multi-document YAML and applies Namespaces first, then
     CustomResourceDefinitions, then everything else, each with `force` so that fields another
     manager owns (an earlier manual install, an older xcli) are taken over.
+
+    `limits` resizes the controller for the cluster's size: {"deployment": "ns/name",
+    "container": "manager", "limits": {"memory": "4Gi"}} replaces those limits in that
+    Deployment of the manifest before it is applied.
     """
 
     kind: ClassVar[str] = "k8s_install"
@@ -35,6 +40,7 @@ class K8sInstall(Step):
     version: str  # "v0.12.0"
     url: str
     field_manager: str = "xcli"
+    limits: Mapping[str, Any] = field(default_factory=dict)
 
     def details(self) -> dict[str, Any]:
         return {
@@ -44,6 +50,7 @@ class K8sInstall(Step):
             "url": self.url,
             "field_manager": self.field_manager,
             "force_conflicts": True,
+            "limits": symbolic(self.limits),
         }
 
 
