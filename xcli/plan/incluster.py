@@ -108,17 +108,15 @@ def setup_steps(spec: ClusterSpec, cluster: Text, after: tuple[str, ...]) -> lis
         probes=webhook_probes(),
         timeout_seconds=900,
     )
-    priorities = [
-        _apply(
-            f"k8s-priority-{name}", f"priority class {name} ({obj['value']})", after, cluster, obj
-        )
-        for name, obj in ((o["metadata"]["name"], o) for o in priority_classes())
-    ]
-    queue = [
-        _apply(f"k8s-{key}", f"Kueue {obj['kind']} {name}", (wait.id,), cluster, obj)
-        for key, obj in kueue_objects(spec)
-        for name in [obj["metadata"]["name"]]
-    ]
+    priorities = []
+    for obj in priority_classes():
+        name = obj["metadata"]["name"]
+        summary = f"priority class {name} ({obj['value']})"
+        priorities.append(_apply(f"k8s-priority-{name}", summary, after, cluster, obj))
+    queue = []
+    for key, obj in kueue_objects(spec):
+        summary = f"Kueue {obj['kind']} {obj['metadata']['name']}"
+        queue.append(_apply(f"k8s-{key}", summary, (wait.id,), cluster, obj))
     done = tuple(s.id for s in [*priorities, *queue])
     metadata = _apply(
         "k8s-metadata",
