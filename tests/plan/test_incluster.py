@@ -17,6 +17,7 @@ from xcli.plan.model import Plan, Ref
 from xcli.plan.render import plan_json, plan_text
 from xcli.plan.steps import K8sApply, LocalAction
 from xcli.spec import Capacity, ClusterSpec
+from xcli.workload_spec import cluster_meta_from_dict
 
 CLUSTER = "projects/p/locations/us-east5/clusters/c"
 
@@ -194,7 +195,8 @@ def test_metadata_configmap() -> None:
     assert data["xcli_version"] == __version__
     assert data["local_queue"] == "xcli-queue"
     (gpu,) = by_kind(CASES["h100-80gb-8 flex-start"], "ConfigMap")
-    assert (gpu["data"]["slices"], gpu["data"]["nodes"]) == ("1", "4")
+    assert (gpu["data"]["slices"], gpu["data"]["num_nodes"], gpu["data"]["vms"]) == ("1", "4", "4")
+    assert (data["num_slices"], data["vms"], data["provider"]) == ("2", "128", "gke")
     (res,) = by_kind(CASES["v5p-128 reservation"], "ConfigMap")
     assert res["data"]["reservation"] == "projects/other-proj/reservations/r1"
 
@@ -281,3 +283,18 @@ def test_controller_limits_grow_with_the_cluster() -> None:
     steps = incluster.setup_steps(spec("v5p-128", slices=4), CLUSTER, ("cluster",))
     kueue = next(s for s in steps if isinstance(s, K8sInstall) and s.component == "kueue")
     assert kueue.limits == incluster.controller_limits("kueue", 64)
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_workloads_read_back_what_the_configmap_says(case: str) -> None:
+    """The workload side's reader of the ConfigMap sees the cluster that was planned."""
+    s = CASES[case]
+    (cm,) = by_kind(s, "ConfigMap")
+    meta = cluster_meta_from_dict(cm, "c")
+    assert meta.accelerator == s.accelerator
+    assert meta.capacity == s.capacity
+    assert meta.local_queue == "xcli-queue"
+    if s.accelerator.kind == "tpu":
+        assert meta.num_slices == s.num_slices
+    else:
+        assert meta.num_nodes == s.num_nodes

@@ -144,15 +144,15 @@ def metadata_configmap(spec: ClusterSpec) -> dict[str, Any]:
         "accelerator": acc.name,
         "accelerator_kind": acc.kind,
         "gke_accelerator": acc.gke_accelerator,
-        "topology": acc.topology or "",
+        "provider": spec.provider,
         "slices": str(spec.num_slices if acc.kind == "tpu" else 1),
-        "nodes": str(vm_count(spec)),
+        "num_slices": str(spec.num_slices if acc.kind == "tpu" else 1),
+        "num_nodes": str(spec.num_nodes if acc.kind == "gpu" else 1),
+        "vms": str(vm_count(spec)),
         "chips_per_vm": str(acc.chips_per_vm),
         "total_chips": str(spec.total_chips),
         "resource_name": acc.resource_name,
         "capacity_type": spec.capacity.kind,
-        "reservation": spec.capacity.reservation or "",
-        "max_run_duration_seconds": str(spec.capacity.max_run_duration or ""),
         "local_queue": LOCAL_QUEUE,
         "cluster_queue": CLUSTER_QUEUE,
         "resource_flavor": flavor_name(spec),
@@ -161,6 +161,12 @@ def metadata_configmap(spec: ClusterSpec) -> dict[str, Any]:
         "kueue_version": KUEUE_VERSION,
         "xcli_version": __version__,
     }
+    optional = {
+        "topology": acc.topology,
+        "reservation": spec.capacity.reservation,
+        "max_run_duration_seconds": spec.capacity.max_run_duration,
+    }
+    data.update({k: str(v) for k, v in optional.items() if v})  # absent, rather than empty
     return {
         "apiVersion": "v1",
         "kind": "ConfigMap",
