@@ -21,6 +21,7 @@ from xcli.plan import incluster, kueue_objects
 from xcli.plan.kube_steps import K8sInstall, K8sWait
 from xcli.plan.model import Plan, Step
 from xcli.plan.steps import K8sApply, LocalAction
+from xcli.plan.workload import K8sDelete
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "release-manifest.yaml"
 URL = "https://github.com/example/gadget/releases/download/v1.2.3/manifests.yaml"
@@ -330,3 +331,67 @@ def test_install_refuses_a_manifest_without_the_controller_to_resize() -> None:
     error = result.results["i"].error
     assert isinstance(error, CloudError) and "g-system/missing" in error.message
     assert fake.patches() == []  # nothing half-installed
+
+
+def delete_step(timeout: int = 600) -> K8sDelete:
+    return K8sDelete(
+        id="del",
+        summary="delete",
+        after=("cluster",),
+        cluster=CLUSTER,
+        api_version="jobset.x-k8s.io/v1alpha2",
+        resource="jobsets",
+        namespace="default",
+        name="xcli-webhook-probe",
+        timeout_seconds=timeout,
+    )
+
+
+def test_delete_in_the_foreground_and_wait_until_gone() -> None:
+    fake, clock = FakeKube(), Clock()
+    api = KubeApi("203.0.113.9", None, lambda: "t", transport=fake.transport())
+    api.apply(incluster.webhook_probes()[0])
+    stored = fake.objects[PROBE_PATH]
+    gets = {"n": 0}
+    original = fake.handle
+
+    def handle(request: Any) -> Any:  # the JobSet lingers for two polls after the DELETE
+        if request.method == "DELETE":
+            response = original(request)
+            fake.objects[PROBE_PATH] = stored
+            return response
+        if request.method == "GET":
+            gets["n"] += 1
+            if gets["n"] == 3:
+                fake.objects.pop(PROBE_PATH)
+        return original(request)
+
+    fake.handle = handle  # type: ignore[method-assign]
+    result = run(handlers(fake, clock), delete_step())
+    assert result.ok, result.results["del"].error
+    assert result.results["del"].outputs == {"existed": True}
+    (delete,) = [r for r in fake.requests if r.method == "DELETE"]
+    assert delete.url.path == PROBE_PATH
+    assert delete.url.params["propagationPolicy"] == "Foreground"
+    assert gets["n"] == 3 and len(clock.sleeps) == 2
+
+
+def test_delete_of_a_missing_object_is_success_and_a_stuck_one_times_out() -> None:
+    result = run(handlers(FakeKube(), Clock()), delete_step())
+    assert result.ok and result.results["del"].outputs == {"existed": False}
+    fake = FakeKube()
+    KubeApi("203.0.113.9", None, lambda: "t", transport=fake.transport()).apply(
+        incluster.webhook_probes()[0]
+    )
+    stored = fake.objects[PROBE_PATH]
+    original = fake.handle
+
+    def never_gone(request: Any) -> Any:
+        response = original(request)
+        fake.objects[PROBE_PATH] = stored
+        return response
+
+    fake.handle = never_gone  # type: ignore[method-assign]
+    result = run(handlers(fake, Clock()), delete_step(timeout=30))
+    error = result.results["del"].error
+    assert isinstance(error, CloudError) and "still exists" in error.message

@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from xcli.errors import CloudError
+from xcli.errors import CloudError, InternalError
 from xcli.gateways.kube_auth import TokenProvider, build_client, google_token_provider
 
 if TYPE_CHECKING:
@@ -145,10 +145,17 @@ class KubeApi:
             if not params["continue"]:
                 return found
 
-    def delete(self, api_version: str, kind: str, name: str, namespace: str | None = None) -> bool:
-        """Delete in the foreground (dependents first); False if it was already gone."""
+    def delete(
+        self,
+        api_version: str,
+        kind: str,
+        name: str,
+        namespace: str | None = None,
+        propagation: str = "Foreground",
+    ) -> bool:
+        """Delete (Foreground: dependents first); False if it was already gone."""
         res = resource_for(api_version, kind)
-        params = {"propagationPolicy": "Foreground"}
+        params = {"propagationPolicy": propagation}
         try:
             self._send(
                 f"delete {kind} {name}",
@@ -293,6 +300,14 @@ def _resource_for(api_version: str, kind: str) -> Any:
             f"xcli does not know the Kubernetes kind {api_version} {kind}",
             hint="this is a bug in xcli, please report it",
         ) from None
+
+
+def kind_for_plural(api_version: str, plural: str) -> str:
+    """The kind of a custom resource xcli knows, from its plural (jobsets -> JobSet)."""
+    for (version, kind), (name, _) in CUSTOM_KINDS.items():
+        if (version, name) == (api_version, plural):
+            return kind
+    raise InternalError(f"xcli does not know the Kubernetes resource {api_version} {plural}")
 
 
 def register_crd(crd: Mapping[str, Any]) -> None:

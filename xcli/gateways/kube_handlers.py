@@ -1,4 +1,4 @@
-"""Live handlers for the Kubernetes step kinds: k8s_apply, k8s_install and k8s_wait.
+"""Live handlers for the Kubernetes step kinds: k8s_apply, k8s_install, k8s_wait, k8s_delete.
 
 `KubeHandlers(connect)` takes a function from a step's `cluster` (the GKE cluster's resource
 name) to a KubeApi; the GKE provider builds it from clusters.get (endpoint and CA). One KubeApi
@@ -21,9 +21,10 @@ import yaml
 
 from xcli.errors import CloudError
 from xcli.execute.result import Handler, StepContext
-from xcli.gateways.kube import KubeApi, register_crd
+from xcli.gateways.kube import KubeApi, kind_for_plural, register_crd
 from xcli.plan.kube_steps import K8sInstall, K8sWait
 from xcli.plan.steps import K8sApply
+from xcli.plan.workload import K8sDelete
 
 Fetch = Callable[[str], str]
 
@@ -114,7 +115,12 @@ class KubeHandlers:
         self._lock = threading.Lock()
 
     def handlers(self) -> dict[str, Handler]:
-        return {"k8s_apply": self.apply, "k8s_install": self.install, "k8s_wait": self.wait}
+        return {
+            "k8s_apply": self.apply,
+            "k8s_install": self.install,
+            "k8s_wait": self.wait,
+            "k8s_delete": self.delete,
+        }
 
     def api(self, cluster: str) -> KubeApi:
         with self._lock:
@@ -127,6 +133,26 @@ class KubeHandlers:
         stored = self.apply_with_retry(api, step.manifest, ctx, field_manager=step.field_manager)
         meta = stored.get("metadata") or {}
         return {"uid": meta.get("uid", ""), "resource_version": meta.get("resourceVersion", "")}
+
+    def delete(self, step: K8sDelete, ctx: StepContext) -> Mapping[str, Any]:
+        """Delete the object, then poll until it is gone (foreground deletion takes a while)."""
+        api = self.api(str(step.cluster))
+        kind = kind_for_plural(step.api_version, step.resource)
+        args = (step.api_version, kind, step.name, step.namespace)
+        existed = api.delete(*args, propagation=step.propagation)
+        start, delay = self._clock(), 1.0
+        while existed and api.get(*args) is not None:
+            elapsed = self._clock() - start
+            if elapsed + delay > step.timeout_seconds or ctx.cancelled.is_set():
+                raise CloudError(
+                    f"{kind} {step.namespace}/{step.name} still exists after {round(elapsed)}s",
+                    hint="its pods may be stuck terminating; look at them, then run again",
+                    status="DeadlineExceeded",
+                )
+            ctx.report(f"waiting for {kind} {step.name} to go ({round(elapsed)}s)")
+            self._sleep(delay)
+            delay = min(delay * 1.5, 10.0)
+        return {"existed": existed}
 
     def install(self, step: K8sInstall, ctx: StepContext) -> Mapping[str, Any]:
         api = self.api(str(step.cluster))
