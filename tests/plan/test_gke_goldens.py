@@ -16,6 +16,7 @@ from tests.plan.gke_cases import CASES, PROJECT, ZONE
 from tests.support.discovery import check_request
 from xcli.cli.main import cli
 from xcli.plan.gke_plan import plan_create
+from xcli.plan.incluster import setup_steps
 from xcli.plan.render import plan_json
 
 GOLDENS = REPO / "tests" / "goldens" / "gke"
@@ -48,7 +49,7 @@ def test_golden_dry_run(case: str, fmt: str, update_goldens: bool) -> None:
 def test_golden_is_the_plan_of_the_spec(case: str) -> None:
     """The CLI turned the flags into the spec the live tests use (same plan, same bytes)."""
     flags, spec = CASES[case]
-    assert dry_run(flags, "json") == plan_json(plan_create(spec))
+    assert dry_run(flags, "json") == plan_json(plan_create(spec, None, setup_steps))
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
