@@ -18,6 +18,7 @@ from tests.support.tfschema import parse
 _VAR = re.compile(r"^\$\{var\.([a-z_]+)(?:\.([a-z_]+))?\}$")
 _UNKNOWN = object()
 
+RESERVATION_VALUES = "${local.specific_reservation ? [var.reservation] : null}"
 # (path inside the google_container_node_pool resource) -> the expression it must have
 TPU_WIRING = {
     "count": "${var.num_slices}",
@@ -27,7 +28,7 @@ TPU_WIRING = {
     "node_config.spot": "${var.spot}",
     "node_config.flex_start": "${var.flex_start ? true : null}",
     "node_config.max_run_duration": "${var.max_run_duration}",
-    "node_config.reservation_affinity.values": "${local.specific_reservation ? [var.reservation] : null}",
+    "node_config.reservation_affinity.values": RESERVATION_VALUES,
     "dynamic.placement_policy.content.tpu_topology": "${var.tpu_topology}",
     "dynamic.autoscaling.content.max_node_count": "${autoscaling.value.max_node_count}",
 }
@@ -40,7 +41,7 @@ GPU_WIRING = {
     "node_config.max_run_duration": "${var.max_run_duration}",
     "node_config.guest_accelerator.type": "${var.accelerator_type}",
     "node_config.guest_accelerator.count": "${var.accelerator_count}",
-    "node_config.reservation_affinity.values": "${local.specific_reservation ? [var.reservation] : null}",
+    "node_config.reservation_affinity.values": RESERVATION_VALUES,
     "dynamic.autoscaling.content.total_max_node_count": "${autoscaling.value.max_node_count}",
 }
 
@@ -104,9 +105,7 @@ def folder_pools(folder: Path) -> list[dict[str, Any]]:
     """The node pools the folder creates, in the shape of tf_node_pool_settings()."""
     calls = module_calls(folder)
     if "tpu_node_pool" in calls:
-        errors = pool_wiring_errors(
-            folder / "modules/tpu-node-pool/main.tf", "slice", TPU_WIRING
-        )
+        errors = pool_wiring_errors(folder / "modules/tpu-node-pool/main.tf", "slice", TPU_WIRING)
         assert not errors, errors
         m = module_inputs(folder, "tpu_node_pool")
         count = m["autoscaling"]["max_node_count"] if m["autoscaling"] else m["node_count"]

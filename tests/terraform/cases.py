@@ -1,4 +1,4 @@
-"""The golden Terraform cases: the flags given to `cluster create`, and the same spec built by hand."""
+"""The golden Terraform cases: flags given to `cluster create`, and the same spec built by hand."""
 
 from __future__ import annotations
 
@@ -71,13 +71,22 @@ CASES: dict[str, Case] = {
         num_nodes=2,
     ),
     "v6e-256-x2-queued-resource": Case(
-        ("--provider", "queued-resource", "--tpu-type", "v6e-256", "--num-slices", "2", "--on-demand"),
+        (
+            "--provider",
+            "queued-resource",
+            "--tpu-type",
+            "v6e-256",
+            "--num-slices",
+            "2",
+            "--on-demand",
+        ),
         "queued-resource",
         "v6e-256",
         {"on_demand": True},
         num_slices=2,
     ),
 }
+
 
 def create_argv(case: Case, *extra: str) -> list[str]:
     place = ["--project", PROJECT, "--zone", ZONE]
@@ -92,5 +101,6 @@ def folder_files(folder: Path, *, with_modules: bool = False) -> dict[str, str]:
     return {
         p.relative_to(folder).as_posix(): p.read_text(encoding="utf-8")
         for p in sorted(folder.rglob("*"))
-        if p.is_file() and (with_modules or not p.relative_to(folder).as_posix().startswith("modules/"))
+        if p.is_file()
+        and (with_modules or not p.relative_to(folder).as_posix().startswith("modules/"))
     }

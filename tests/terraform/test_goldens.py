@@ -112,3 +112,12 @@ def test_folder_node_pools_equal_the_settings(
         }
         return
     assert folder_pools(folder) == tf_node_pool_settings(spec)
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_generated_folder_is_formatted(
+    case: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.terraform.test_modules import fmt_check
+
+    fmt_check(render_case(case, tmp_path, monkeypatch))
