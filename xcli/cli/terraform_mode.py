@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import shlex
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +56,22 @@ def _check_folder(folder: Path, spec: ClusterSpec) -> None:
         )
 
 
+def _after_apply(spec: ClusterSpec) -> tuple[Any, Mapping[str, Any]]:
+    """The seam for what runs once terraform apply has created the infrastructure.
+
+    TODO(lead), after merging gke/qr: return (post_apply, handlers) where post_apply(spec,
+    after) gives the provider's steps, each running after step id `after` ("tf-output", whose
+    outputs are the root module's non-sensitive outputs: cluster_name, cluster_location,
+    node_pools for gke; queued_resources, nodes for queued resources), and handlers are the
+    provider's live handlers for those steps' kinds (`provider.handlers(ref)`). For gke: the
+    JobSet/Kueue install, the Kueue objects and the metadata ConfigMap, the same steps as the
+    API path. For queued resources: the SSH key on the nodes and the pinned host keys (the
+    provider's queued resource cannot carry node metadata). Until then --apply stops after
+    `terraform output`.
+    """
+    return None, {}
+
+
 def create(spec: ClusterSpec, common: Common) -> None:
     from xcli.gateways.terraform import TerraformHandlers, find_binary
     from xcli.terraform import plan_create
@@ -68,8 +85,10 @@ def create(spec: ClusterSpec, common: Common) -> None:
         _check_folder(Path(folder), spec)
         if apply and binary and not common.yes and not sys.stdin.isatty():
             raise UserError("terraform apply needs confirmation", hint="pass --yes to confirm")
-    plan = plan_create(spec, folder, binary=binary, confirm=not common.yes)
-    run_plan(common, plan, lambda: TerraformHandlers(_echo, _ask).as_mapping())
+    post_apply, provider_handlers = _after_apply(spec)
+    plan = plan_create(spec, folder, binary=binary, confirm=not common.yes, post_apply=post_apply)
+    handlers = TerraformHandlers(_echo, _ask, fallback=provider_handlers)
+    run_plan(common, plan, handlers.as_mapping)
     if not common.dry_run and (not apply or binary is None):
         for note in plan.notes[1:]:
             click.echo(note)

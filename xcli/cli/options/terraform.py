@@ -14,7 +14,9 @@ OPTIONS: list[Callable[[Any], Any]] = [
         metavar="DIR",
         type=click.Path(file_okay=False),
         help="Write a Terraform deployment folder to DIR instead of calling the APIs "
-        "(review it, keep it in git); --apply runs it.",
+        "(review it, keep it in git); --apply runs it. Queued resources: --on-demand only, "
+        "one per slice (the provider has no spot, reservation or multislice); see "
+        "docs/terraform.md.",
     ),
     click.option(
         "--state-bucket",
