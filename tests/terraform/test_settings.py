@@ -145,3 +145,29 @@ def test_folder_of_another_cluster_is_refused(
     capsys.readouterr()
     assert xcli(other) == 1
     assert "holds the deployment of cluster demo" in capsys.readouterr().err
+
+
+def test_provider_flags_terraform_cannot_write_are_refused() -> None:
+    import click
+
+    from xcli.cli.terraform_mode import unsupported_flags
+
+    decorators = [
+        click.option("--runtime-version"),
+        click.option("--service-account"),
+        click.option("--network", default="default"),
+        click.option("--internal-ips", is_flag=True),
+    ]
+    supported = {"runtime_version", "network"}
+    values = {
+        "runtime_version": "v2",
+        "service_account": None,
+        "network": "n",
+        "internal_ips": False,
+    }
+    assert unsupported_flags(values, decorators, supported) == []
+    values = {**values, "service_account": "sa@p.iam", "internal_ips": True}
+    assert unsupported_flags(values, decorators, supported) == [
+        "--service-account",
+        "--internal-ips",
+    ]

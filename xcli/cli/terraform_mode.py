@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import shlex
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,11 +19,53 @@ from xcli.cli.common import Common, confirm, run_plan
 from xcli.errors import UserError
 from xcli.spec import ClusterSpec
 
+# Provider flags the Terraform modules express; any other provider flag given (a value other
+# than its default) is refused rather than silently dropped. Extend with the modules.
+SUPPORTED = {
+    "gke": {"release_channel", "gke_version"},
+    "queued-resource": {"runtime_version", "network", "subnetwork", "internal_ips"},
+}
+
+
+def unsupported_flags(
+    values: Mapping[str, Any], decorators: Sequence[Callable[[Any], Any]], supported: set[str]
+) -> list[str]:
+    """The flags among `decorators` set to a non-default value that Terraform mode cannot write."""
+    params: list[click.Parameter] = []
+    for decorator in decorators:
+
+        def probe() -> None:
+            pass
+
+        params.append(decorator(probe).__click_params__[-1])
+    # The values the command line gives when none of these flags is passed.
+    defaults = click.Command("probe", params=params).make_context("probe", []).params
+    return [
+        str(p.opts[0])
+        for p in params
+        if p.name not in supported and p.name in values and values[p.name] != defaults[p.name]
+    ]
+
+
+def _check_flags(spec: ClusterSpec) -> None:
+    import importlib
+
+    from xcli.cli.options import MODULES
+
+    decorators = importlib.import_module(MODULES[spec.provider]).OPTIONS
+    flags = unsupported_flags(spec.options, decorators, SUPPORTED.get(spec.provider, set()))
+    if flags:
+        raise UserError(
+            f"{', '.join(flags)} cannot be written to a Terraform folder yet",
+            hint="drop it, or drop --terraform to create the cluster through the API",
+        )
+
 
 def requested(spec: ClusterSpec) -> bool:
     """True when --terraform DIR was given; --apply/--state-bucket alone are refused."""
     options = spec.options
     if options.get("terraform"):
+        _check_flags(spec)
         return True
     for flag, key in (("--apply", "apply"), ("--state-bucket", "state_bucket")):
         if options.get(key):
