@@ -7,6 +7,7 @@ which must equal the shipped terraform/ modules byte for byte).
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -121,3 +122,36 @@ def test_generated_folder_is_formatted(
     from tests.terraform.test_modules import fmt_check
 
     fmt_check(render_case(case, tmp_path, monkeypatch))
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_root_references_only_module_outputs_that_exist(
+    case: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = render_case(case, tmp_path, monkeypatch)
+    sources = {name: call["source"] for name, call in module_calls(folder).items()}
+    refs = set()
+    for path in folder.glob("*.tf"):
+        refs |= set(re.findall(r"module\.([a-z_]+)\.([a-z_]+)", path.read_text()))
+    assert refs, "the root reads no module output"
+    for module, output in refs:
+        declared = set()
+        for entry in parse(folder / sources[module] / "outputs.tf")["output"]:
+            declared |= set(entry)
+        assert output in declared, (module, output)
+
+
+def test_dry_run_prints_the_same_bytes_twice(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    outputs = []
+    for fmt in ("json", "json", "text", "text"):
+        capsys.readouterr()
+        argv = create_argv(CASES["v5p-128-reservation"], "--terraform", "deploy", "--dry-run")
+        assert xcli([*argv, "-o", fmt]) == 0
+        outputs.append(capsys.readouterr().out)
+    assert outputs[0] == outputs[1] and outputs[2] == outputs[3]
+    plan = json.loads(outputs[0])
+    assert {s["kind"] for s in plan["plan"]} == {"local"} and len(plan["plan"]) >= 15
+    assert "terraform -chdir=deploy init -input=false" in outputs[2]

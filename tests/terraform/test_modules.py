@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -150,3 +151,19 @@ def test_checker_catches_a_broken_module(
     broken.write_text(text.replace(old, new, 1))
     errors = check_file(broken)
     assert len(errors) == 1 and expected in errors[0], errors
+
+
+@pytest.mark.parametrize("module", MODULES)
+def test_every_variable_and_local_used_is_declared(module: str) -> None:
+    folder = resource_dir("terraform") / module
+    code = "".join((folder / name).read_text() for name in ("main.tf", "outputs.tf"))
+    declared = set()
+    for entry in parse(folder / "variables.tf")["variable"]:
+        declared |= set(entry)
+    used = set(re.findall(r"\bvar\.([a-z_]+)", code))
+    assert used and used <= declared, used - declared
+    assert declared <= used, declared - used  # no input is silently ignored
+    locals_ = set()
+    for entry in parse(folder / "main.tf").get("locals", []):
+        locals_ |= {k for k in entry if not k.startswith("__")}
+    assert set(re.findall(r"\blocal\.([a-z_]+)", code)) <= locals_
