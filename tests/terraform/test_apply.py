@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import shlex
 import sys
 from pathlib import Path
 
@@ -160,7 +161,8 @@ def test_dry_run_with_apply_lists_the_commands_as_steps(
         "tf-apply",
         "tf-output",
     ]
-    assert [s["argv"][1:] for s in runs if s["kind"] == "terraform"] == APPLY_SEQUENCE
+    commands = [shlex.split(s["command"]) for s in runs if s["kind"] == "terraform"]
+    assert [c[1:] for c in commands] == APPLY_SEQUENCE and {c[0] for c in commands} == {"terraform"}
     assert runs[0]["after"] == [s["id"] for s in plan["plan"] if s.get("action") == "write_file"]
     assert calls(fake_terraform) == [] and not Path("deploy").exists()
 

@@ -32,7 +32,8 @@ class TerraformRun(Step):
     capture: str | None = None
 
     def details(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"command": shlex.join(self.argv), "argv": list(self.argv)}
+        # One shell-quoted line (shlex.split gives argv back exactly): readable in the text form.
+        out: dict[str, Any] = {"command": shlex.join(self.argv)}
         if self.capture:
             out["capture"] = self.capture
         return out
