@@ -28,6 +28,7 @@ def check_terraform_spec(spec: ClusterSpec) -> None:
     """Refuse, before anything is written, what the Terraform modules cannot express."""
     capacity = spec.capacity.kind
     if spec.provider == "queued-resource":
+        # room for the "-<slice>" suffix of multislice names (up to -1023)
         check_name(spec.name, "cluster", _MAX_QR_NAME - 5)
         if spec.accelerator.kind != "tpu" or spec.accelerator.tpu_accelerator_type is None:
             raise UserError(
