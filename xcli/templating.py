@@ -1,8 +1,8 @@
-"""The one Jinja environment: strict (StrictUndefined), created once, templates from templates/.
+"""The one Jinja environment (STYLE section 8): strict, created once, over templates/.
 
-Templates never print a bare value into a file whose syntax could break: Terraform templates
-pass every value through the `hcl` filter, which writes a JSON literal (valid HCL) with `${` and
-`%{` escaped so Terraform never reads a user value as an interpolation or a directive.
+Terraform templates never print a bare value into HCL: they pass it through the `hcl` filter,
+which writes a JSON literal (valid HCL) with `${` and `%{` escaped, so Terraform never reads a
+value as an interpolation or a directive.
 """
 
 from __future__ import annotations
@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 from functools import cache
 from typing import Any
+
+import jinja2
 
 from xcli.resources import resource_dir
 
@@ -31,22 +33,17 @@ def hcl(value: Any) -> str:
 
 
 @cache
-def environment() -> Any:
-    import jinja2
-
+def environment() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(resource_dir("templates"))),
         undefined=jinja2.StrictUndefined,
-        autoescape=False,
         keep_trailing_newline=True,
-        trim_blocks=True,
-        lstrip_blocks=True,
+        autoescape=False,  # shell scripts, YAML and HCL, never HTML
     )
     env.filters["hcl"] = hcl
     return env
 
 
-def render(name: str, **context: Any) -> str:
-    """Render templates/<name> with `context`; a missing variable is an error, never blank."""
-    text: str = environment().get_template(name).render(**context)
-    return text
+def render(name: str, **values: Any) -> str:
+    """Render templates/<name>; a missing variable is an error, never an empty string."""
+    return environment().get_template(name).render(**values)

@@ -20,6 +20,7 @@ COMMANDS = {
     "catalog": "xcli.cli.catalog:catalog",
     "cluster": "xcli.cli.cluster:cluster",
     "config": "xcli.cli.config:config",
+    "workload": "xcli.cli.workload:workload",
 }
 
 
@@ -51,6 +52,7 @@ HELP = {
     "catalog": "Look up TPU and GPU shapes: chips, VMs, machine types.",
     "cluster": "Create, list, describe and delete clusters (GKE, queued resources, local).",
     "config": "Set defaults (project, zone) in xcli's config file.",
+    "workload": "Run training workloads: JobSets queued by Kueue on GKE.",
 }
 
 
