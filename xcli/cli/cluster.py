@@ -121,7 +121,6 @@ def create(
         guaranteed=guaranteed,
         min_duration=min_duration,
     )
-    backend = get_provider(provider)
     project, zone = _location(provider, common)
     spec = ClusterSpec(
         name=name,
@@ -134,6 +133,12 @@ def create(
         num_nodes=num_nodes,
         options=extra,
     )
+    from xcli.cli import terraform_mode
+
+    if terraform_mode.requested(spec):  # provider-independent: writes a Terraform folder
+        terraform_mode.create(spec, common)
+        return
+    backend = get_provider(provider)
     ref = _ref(name, provider, common)
     plan = backend.plan_create(spec, **_observed(backend, ref, common, "create"))
     _confirm_removals(common, plan)
@@ -180,8 +185,15 @@ def _location(provider: str, common: Common) -> tuple[str, str]:
 @cluster.command("delete")
 @click.option("--cluster", "name", required=True, help="Cluster name.")
 @click.option("--provider", type=PROVIDER_CHOICE, default="gke", show_default=True)
+@click.option(
+    "--terraform",
+    "terraform_dir",
+    metavar="DIR",
+    type=click.Path(file_okay=False),
+    help="For a cluster made with --terraform DIR: terraform destroy in that folder.",
+)
 @common_options
-def delete(name: str, provider: str, common: Common) -> None:
+def delete(name: str, provider: str, terraform_dir: str | None, common: Common) -> None:
     """Delete a cluster and everything xcli created for it.
 
     \b
@@ -190,6 +202,11 @@ def delete(name: str, provider: str, common: Common) -> None:
     """
     from xcli.providers import get_provider
 
+    if terraform_dir is not None:
+        from xcli.cli import terraform_mode
+
+        terraform_mode.delete(name, terraform_dir, common)
+        return
     backend = get_provider(provider)
     ref = _ref(name, provider, common)
     plan = backend.plan_delete(ref, **_observed(backend, ref, common, "delete"))
