@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+import responses
 
 from xcli.cli.errors import run_guarded
 from xcli.cli.main import cli
@@ -112,3 +113,49 @@ def test_wait_and_delete_dry_runs(capsys: pytest.CaptureFixture[str]) -> None:
     )
     assert code == 0
     assert "queuedResources/q?force=true" in out
+
+
+@responses.activate
+def test_list_shows_age_and_quota_holders(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # real google.auth.default() with an authorized-user file; the token refresh is mocked too
+    creds = tmp_path / "adc.json"
+    creds.write_text(
+        json.dumps(
+            {
+                "type": "authorized_user",
+                "client_id": "c",
+                "client_secret": "s",
+                "refresh_token": "r",
+            }
+        )
+    )
+    monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(creds))
+    responses.post(
+        "https://oauth2.googleapis.com/token",
+        json={"access_token": "t", "expires_in": 3600, "token_type": "Bearer"},
+    )
+    parent = "projects/my-proj/locations/us-east5-b"
+    responses.get(
+        f"https://tpu.googleapis.com/v2/{parent}/queuedResources",
+        json={
+            "queuedResources": [
+                {
+                    "name": f"{parent}/queuedResources/old",
+                    "spot": {},
+                    "createTime": "2020-01-01T00:00:00Z",
+                    "tpu": {
+                        "nodeSpec": [{"nodeId": "old", "node": {"acceleratorType": "v5litepod-16"}}]
+                    },
+                    "state": {"state": "FAILED"},
+                }
+            ]
+        },
+    )
+    code, out, err = _run(["cluster", "list", "--provider", "queued-resource", *COMMON], capsys)
+    assert code == 0, err
+    header, row = out.splitlines()[:2]
+    assert header.split()[-3:] == ["AGE", "FLEX", "REMAINING"]
+    assert row.split()[:6] == ["old", "us-east5-b", "v5litepod-16", "1", "spot", "FAILED"]
+    assert "holds quota" in row

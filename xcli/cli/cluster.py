@@ -179,9 +179,15 @@ def list_(provider: str, common: Common) -> None:
     if common.output == "json":
         emit_json([asdict(r) for r in rows])
         return
+    extra = sorted({k for r in rows for k in r.extra})  # provider columns, e.g. age
     print_table(
-        ["NAME", "LOCATION", "ACCELERATOR", "SLICES", "CAPACITY", "STATUS"],
-        [[r.name, r.location, r.accelerator, str(r.slices), r.capacity, r.status] for r in rows],
+        ["NAME", "LOCATION", "ACCELERATOR", "SLICES", "CAPACITY", "STATUS"]
+        + [k.upper().replace("_", " ") for k in extra],
+        [
+            [r.name, r.location, r.accelerator, str(r.slices), r.capacity, r.status]
+            + [str(r.extra.get(k, "")) for k in extra]
+            for r in rows
+        ],
     )
 
 
