@@ -351,3 +351,38 @@ def test_describe_and_workers(isolated_home: Path) -> None:
         ("s0/w0", "34.0.0.2", "alice"),
         ("s0/w1", "34.0.0.3", "alice"),
     ]
+
+
+@responses.activate
+def test_wait_plan_sets_up_every_slice_it_finds(isolated_home: Path) -> None:
+    fake = FakeTime()
+    key = isolated_home / "my_key"
+    tpu_access.ensure_key(key, create=True)
+    multi = qr("ACTIVE")
+    multi["tpu"]["nodeSpec"][0].pop("nodeId")
+    multi["tpu"]["nodeSpec"][0]["multisliceParams"] = {"nodeCount": 2, "nodeIdPrefix": "boot"}
+    responses.get(f"{BASE}/queuedResources/boot", json=multi)
+    for i in range(2):
+        body = node({}, workers=1)
+        body["networkEndpoints"][0]["ipAddress"] = f"10.1.{i}.2"
+        responses.get(f"{BASE}/nodes/boot-{i}", json=body)
+        responses.patch(f"{BASE}/nodes/boot-{i}", json={"name": f"{PARENT}/operations/p{i}"})
+        responses.post(f"{BASE}/nodes/boot-{i}:getGuestAttributes", json=GUEST)
+    plan = provider(fake).plan_wait(REF, 3600, {"ssh_user": "carol", "ssh_key": str(key)})
+    results = run(plan, fake)
+    assert results["ssh-access"].status == "ok", results["ssh-access"].error
+    assert results["wait-active"].outputs["nodes"] == ["boot-0", "boot-1"]
+    lines = (isolated_home / "state" / "known_hosts").read_text().splitlines()
+    assert sorted(line.split()[0] for line in lines) == ["10.1.0.2,34.0.0.2", "10.1.1.2,34.0.0.2"]
+    # workers() finds the user through the key this cluster was set up with
+    patched = {
+        c.request.url.split("/nodes/")[1].split("?")[0]: json.loads(c.request.body)["metadata"]
+        for c in responses.calls
+        if c.request.method == "PATCH"
+    }
+    assert set(patched) == {"boot-0", "boot-1"}
+    for i in range(2):
+        body = node(patched[f"boot-{i}"], workers=1)
+        responses.replace(responses.GET, f"{BASE}/nodes/boot-{i}", json=body)
+    workers = provider(fake).workers(REF)
+    assert [(w.label, w.user) for w in workers] == [("s0/w0", "carol"), ("s1/w0", "carol")]

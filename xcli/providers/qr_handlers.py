@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from xcli.errors import CloudError, InternalError, Interrupted, UserError
@@ -204,19 +205,36 @@ class QrHandlers:
     def ssh_access(self, step: TpuSshAccess, ctx: StepContext) -> dict[str, Any]:
         base = resource_name(step.api_base)
         entry = f"{step.user}:{step.public_key}"
-        pins: list[tuple[str, list[str], list[str]]] = []
-        for node in list(step.nodes):  # type: ignore[arg-type]
-            full = f"{base}/nodes/{node}"
-            self.add_key(full, entry, ctx)
-            info, workers = self.host_keys(full, ctx)
-            for index, endpoint in enumerate(info.get("networkEndpoints", [])):
-                hosts = [endpoint.get("ipAddress", ""), _external(endpoint)]
-                keys = workers[index]["keys"].splitlines() if index < len(workers) else []
-                pins.append((f"{node}/w{index}", hosts, keys))
-        owner = f"xcli:{base.split('/')[1]}/{base.split('/')[3]}/{step.queued_resource}/"
+        nodes = list(step.nodes)  # type: ignore[arg-type]
+        # Nodes are independent: a 4-slice request sets up its slices side by side.
+        with ThreadPoolExecutor(max_workers=min(8, max(1, len(nodes)))) as pool:
+            found = list(
+                pool.map(lambda n: self._node_access(f"{base}/nodes/{n}", entry, ctx), nodes)
+            )
+        pins = [
+            (f"{node}/w{index}", hosts, keys)
+            for node, workers in zip(nodes, found, strict=True)
+            for index, (hosts, keys) in enumerate(workers)
+        ]
+        project, zone = base.split("/")[1], base.split("/")[3]
+        owner = f"xcli:{project}/{zone}/{step.queued_resource}/"
         count = tpu_access.pin(tpu_access.known_hosts_file(step.known_hosts), owner, pins)
+        tpu_access.remember_access(project, zone, step.queued_resource, step.user, step.key_file)
         ctx.report(f"pinned {count} host keys")
         return {"workers": len(pins), "host_keys": count}
+
+    def _node_access(
+        self, node: str, entry: str, ctx: StepContext
+    ) -> list[tuple[list[str], list[str]]]:
+        """Add our key to one node; return (hosts, host key lines) per worker."""
+        self.add_key(node, entry, ctx)
+        info, workers = self.host_keys(node, ctx)
+        out = []
+        for index, endpoint in enumerate(info.get("networkEndpoints", [])):
+            hosts = [endpoint.get("ipAddress", ""), _external(endpoint)]
+            keys = workers[index]["keys"].splitlines() if index < len(workers) else []
+            out.append((hosts, keys))
+        return out
 
     def add_key(self, node: str, entry: str, ctx: StepContext, attempts: int = 6) -> bool:
         """Append our key to the node's ssh-keys (never dropping others); retry on 409."""

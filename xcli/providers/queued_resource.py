@@ -152,11 +152,13 @@ class QueuedResourceProvider:
         """Every worker of every slice, with the SSH user xcli registered for its key."""
         gw = self._gateway(ref.zone)
         qr = self._get(gw, ref)
-        public = tpu_access.ensure_key(tpu_access.key_path(DEFAULT_KEY), create=False)
+        access = tpu_access.recall_access(ref.project, ref.zone, ref.name)
+        key_file = tpu_access.key_path(access.get("key_file", DEFAULT_KEY))
+        public = tpu_access.ensure_key(key_file, create=False)
         out = []
         for index, node in enumerate(nodes_of(qr)):
             data = gw.get_node(f"{qr_plan.parent(ref.project, ref.zone)}/nodes/{node}")
-            user = tpu_access.user_for_key(data.get("metadata", {}), public)
+            user = tpu_access.user_for_key(data.get("metadata", {}), public) or access.get("user")
             for w, endpoint in enumerate(data.get("networkEndpoints", [])):
                 internal = endpoint.get("ipAddress") or None
                 external = endpoint.get("accessConfig", {}).get("externalIp") or None

@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 from collections.abc import Iterable, Mapping
@@ -155,3 +156,22 @@ def _write(file: Path, lines: list[str]) -> None:
     tmp = file.with_name(file.name + ".tmp")
     tmp.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
     tmp.replace(file)
+
+
+def _access_file(project: str, zone: str, name: str) -> Path:
+    return paths.state_dir() / "queued-resources" / project / zone / f"{name}.json"
+
+
+def remember_access(project: str, zone: str, name: str, user: str, key_file: str) -> None:
+    """Record which key and user SSH access was set up with, for `workers()` and `xcli ssh`."""
+    file = _access_file(project, zone, name)
+    file.parent.mkdir(parents=True, exist_ok=True)
+    file.write_text(json.dumps({"user": user, "key_file": key_file}) + "\n", encoding="utf-8")
+
+
+def recall_access(project: str, zone: str, name: str) -> dict[str, str]:
+    file = _access_file(project, zone, name)
+    if not file.exists():
+        return {}
+    data: dict[str, str] = json.loads(file.read_text(encoding="utf-8"))
+    return data
