@@ -161,12 +161,20 @@ def test_waiting_then_failed_shows_the_reason() -> None:
 
 @responses.activate
 def test_active_then_suspended_is_explained() -> None:
+    from xcli.execute.result import StepContext
+
     fake = FakeTime()
-    _states("SUSPENDED")
-    results = run(provider(fake).plan_wait(REF, 3600, {"ssh_user": "alice"}), fake)
-    error = results["wait-active"].error
-    assert isinstance(error, CloudError) and "SUSPENDED" in error.message
-    assert "flex-start run time" in error.message
+    _states("ACTIVE")
+    step = provider(fake).plan_wait(REF, 3600, {"ssh_user": "alice"}).by_id()["wait-active"]
+    wait = provider(fake).handlers(REF)["wait"]
+    ctx = StepContext(step, Recorder(), threading.Event(), {})
+    assert wait(step, ctx) == {"state": "ACTIVE", "nodes": ["boot"]}
+    # the flex-start run time runs out: the same queued resource is now SUSPENDED
+    responses.replace(responses.GET, f"{BASE}/queuedResources/boot", json=qr("SUSPENDED"))
+    with pytest.raises(CloudError) as err:
+        wait(step, ctx)
+    assert "SUSPENDED" in err.value.message and "flex-start run time" in err.value.message
+    assert "delete it" in err.value.hint
 
 
 @responses.activate
