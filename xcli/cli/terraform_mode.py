@@ -131,9 +131,10 @@ def create(spec: ClusterSpec, common: Common) -> None:
     plan = plan_create(spec, folder, binary=binary, confirm=not common.yes, post_apply=post_apply)
     handlers = TerraformHandlers(_echo, _ask, fallback=provider_handlers)
     run_plan(common, plan, handlers.as_mapping)
-    if not common.dry_run and (not apply or binary is None):
+    if not common.dry_run:
         for note in plan.notes[1:]:
-            click.echo(note)
+            if not apply or binary is None or note.startswith("after terraform apply"):
+                click.echo(note, err=common.output == "json")  # keep stdout one JSON doc
 
 
 def delete(name: str, folder: str, common: Common) -> None:
