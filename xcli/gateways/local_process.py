@@ -152,7 +152,7 @@ def sweep(instance: str, groups: Iterable[int], rounds: int = 20) -> list[int]:
     carrying its token. Returns the PIDs that were killed."""
     killed: list[int] = []
     for pgid in groups:
-        if carries(pgid, instance) is not False and _group_exists(pgid):
+        if carries(pgid, instance) is not False and group_exists(pgid):
             signal_group(pgid, signal.SIGKILL)
             killed.append(pgid)
     for _ in range(rounds):  # a dying parent may still fork: repeat until nothing is left
@@ -166,7 +166,8 @@ def sweep(instance: str, groups: Iterable[int], rounds: int = 20) -> list[int]:
     return sorted(set(killed))
 
 
-def _group_exists(pgid: int) -> bool:
+def group_exists(pgid: int) -> bool:
+    """Whether process group `pgid` still has a member (one we may not signal counts)."""
     try:
         os.killpg(pgid, 0)
     except ProcessLookupError:

@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from xcli.gateways.local_process import signal_group
+from xcli.gateways.local_process import group_exists, signal_group
 from xcli.gateways.local_sshd import WorkerSite, serve
 from xcli.providers.local_layout import (
     HOST,
@@ -144,7 +144,7 @@ class Supervisor:
         deadline = asyncio.get_running_loop().time() + GRACE
         while groups and asyncio.get_running_loop().time() < deadline:
             await asyncio.sleep(0.05)
-            groups = {g for g in groups if _group_alive(g)}
+            groups = {g for g in groups if group_exists(g)}
         for pgid in groups:
             signal_group(pgid, signal.SIGKILL)
 
@@ -153,16 +153,6 @@ def _check_free(ports: list[int]) -> None:
     for port in ports:
         with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
             sock.bind((HOST, port))  # OSError (address in use) goes to state.json
-
-
-def _group_alive(pgid: int) -> bool:
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 async def run(files: ClusterFiles) -> int:
