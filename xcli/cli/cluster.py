@@ -140,7 +140,9 @@ def create(
 
 def _ref(name: str, provider: str, common: Common) -> Any:
     from xcli.providers.base import ClusterRef
+    from xcli.spec import check_name
 
+    check_name(name, "cluster", CLUSTER_NAME_LIMIT)
     return ClusterRef(name=name, project=common.project, zone=common.zone, provider=provider)
 
 

@@ -7,12 +7,9 @@ Tracebacks only with XCLI_DEBUG=1; for a bug the traceback goes to a log file th
 from __future__ import annotations
 
 import sys
-import time
-import traceback
 
 import click
 
-from xcli import paths
 from xcli.errors import InternalError, Interrupted, XcliError
 
 
@@ -48,6 +45,8 @@ def run_guarded(command: click.Command, argv: list[str] | None, *, debug: bool) 
         return _bug(exc, debug)
     except XcliError as exc:
         if debug:
+            import traceback
+
             traceback.print_exc()
         say_error(exc.message, exc.hint)
         return exc.exit_code
@@ -58,6 +57,11 @@ def run_guarded(command: click.Command, argv: list[str] | None, *, debug: bool) 
 
 
 def _bug(exc: BaseException, debug: bool) -> int:
+    import time
+    import traceback
+
+    from xcli import paths
+
     text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
     if debug:
         sys.stderr.write(text)
