@@ -1,17 +1,19 @@
-"""A real OpenSSH sshd on loopback for tests, serving many "workers" on distinct ports.
+"""Real OpenSSH sshd on loopback for tests, serving many "workers" on distinct ports.
 
-One sshd process listens on N ports of 127.0.0.1; each port is one worker, so known_hosts
+Each sshd process listens on up to 16 ports of 127.0.0.1 (sshd's MAX_LISTEN_SOCKS), as many
+processes as the ports need; each port is one worker, so known_hosts
 entries (`[127.0.0.1]:port`) and connection-reuse sockets are per worker, as on a real slice.
 A remote command can tell which worker it runs on from $SSH_CONNECTION (field 4: the port).
 The server runs as the current user with its own config, host key and authorized_keys, and
-`UsePAM no`. `stop()` ends exactly the listener it started and the per-connection children
-that listener forked (found by parent PID), nothing else.
+`UsePAM no`. `stop()` ends exactly the listeners it started and the per-connection children
+those listeners forked (found by parent PID), nothing else.
 """
 
 from __future__ import annotations
 
 import contextlib
 import getpass
+import json
 import os
 import shutil
 import signal
@@ -21,8 +23,13 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
+
+from xcli.providers.base import ClusterRef, SshAccess, Worker
+
+PORTS_PER_SSHD = 16  # sshd refuses more listen sockets (MAX_LISTEN_SOCKS)
 
 
 def sshd_binary() -> str | None:
@@ -67,8 +74,7 @@ class Sshd:
     client_key: Path
     wrong_key: Path
     user: str
-    proc: subprocess.Popen[bytes] | None = None
-    extra: list[subprocess.Popen[bytes]] = field(default_factory=list)
+    procs: list[subprocess.Popen[bytes]] = field(default_factory=list)
 
     def known_hosts_lines(self, ports: list[int] | None = None) -> str:
         key = " ".join(self.host_key.split()[:2])
@@ -85,23 +91,25 @@ class Sshd:
         if os.geteuid() == 0:
             # sshd run as root wants its privilege-separation folder (the service unit makes it).
             Path("/run/sshd").mkdir(mode=0o755, exist_ok=True)
-        config = self.folder / "sshd_config"
-        config.write_text(self._config())
-        log = (self.folder / "sshd.log").open("wb")
-        self.proc = subprocess.Popen(
-            [binary, "-D", "-e", "-f", str(config)],
-            stdin=subprocess.DEVNULL,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-        self._wait_listening()
+        for n in range(0, len(self.ports), PORTS_PER_SSHD):
+            config = self.folder / f"sshd_config.{n}"
+            config.write_text(self._config(self.ports[n : n + PORTS_PER_SSHD], n))
+            log = (self.folder / f"sshd.{n}.log").open("wb")
+            proc = subprocess.Popen(
+                [binary, "-D", "-e", "-f", str(config)],
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+            self.procs.append(proc)
+            self._wait_listening(proc, self.ports[n : n + PORTS_PER_SSHD], log.name)
 
-    def _config(self) -> str:
-        lines = [f"ListenAddress 127.0.0.1:{port}" for port in self.ports]
+    def _config(self, ports: list[int], n: int) -> str:
+        lines = [f"ListenAddress 127.0.0.1:{port}" for port in ports]
         lines += [
             f"HostKey {self.folder / 'host_key'}",
             f"AuthorizedKeysFile {self.folder / 'authorized_keys'}",
-            f"PidFile {self.folder / 'sshd.pid'}",
+            f"PidFile {self.folder / f'sshd.{n}.pid'}",
             "UsePAM no",
             "StrictModes no",
             "PermitRootLogin prohibit-password",
@@ -112,17 +120,19 @@ class Sshd:
             "MaxSessions 1000",
             "LogLevel ERROR",
             "Subsystem sftp internal-sftp",
+            # bash skips ~/.bashrc when SHLVL says it is nested: keeps a heavy login
+            # profile on the test machine (pyenv init ...) out of every remote command.
+            "SetEnv SHLVL=1",
         ]
         return "\n".join(lines) + "\n"
 
-    def _wait_listening(self) -> None:
+    @staticmethod
+    def _wait_listening(proc: subprocess.Popen[bytes], ports: list[int], log: str) -> None:
         deadline = time.monotonic() + 10
-        for port in (self.ports[0], self.ports[-1]):
+        for port in (ports[0], ports[-1]):
             while True:
-                assert self.proc is not None
-                if self.proc.poll() is not None:
-                    log = (self.folder / "sshd.log").read_text(errors="replace")
-                    raise RuntimeError(f"sshd exited: {log}")
+                if proc.poll() is not None:
+                    raise RuntimeError(f"sshd exited: {Path(log).read_text(errors='replace')}")
                 try:
                     socket.create_connection(("127.0.0.1", port), timeout=1).close()
                     break
@@ -132,10 +142,8 @@ class Sshd:
                     time.sleep(0.05)
 
     def children(self) -> list[int]:
-        """PIDs of the processes the listener forked (one per open connection), recursively."""
-        if self.proc is None:
-            return []
-        parents = {self.proc.pid}
+        """PIDs of the processes the listeners forked (one per open connection), recursively."""
+        parents = {p.pid for p in self.procs}
         found: list[int] = []
         changed = True
         while changed:
@@ -155,15 +163,15 @@ class Sshd:
         return found
 
     def stop(self) -> None:
-        if self.proc is None:
-            return
         children = self.children()
-        self.proc.terminate()
-        self.proc.wait(timeout=10)
+        for proc in self.procs:
+            proc.terminate()
+        for proc in self.procs:
+            proc.wait(timeout=10)
         for pid in children:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGTERM)
-        self.proc = None
+        self.procs = []
 
 
 def make_sshd(folder: Path, workers: int) -> Sshd:
@@ -207,3 +215,47 @@ def blackhole() -> Iterator[int]:
         yield s.getsockname()[1]
     finally:
         s.close()
+
+
+class SshdProvider:
+    """A VM-style provider whose workers are the ports of a test sshd (for CLI tests).
+
+    It reads the JSON file named by $XCLI_TEST_SSHD: {"ports": [...], "slices": N, "user": ...,
+    "key": path, "known_hosts": path}. Tests register it in xcli.providers.PROVIDERS.
+    """
+
+    name = "local"
+
+    def _info(self) -> dict[str, Any]:
+        data: dict[str, Any] = json.loads(Path(os.environ["XCLI_TEST_SSHD"]).read_text())
+        return data
+
+    def workers(self, ref: ClusterRef) -> list[Worker]:
+        info = self._info()
+        ports, slices = info["ports"], info.get("slices", 1)
+        per = len(ports) // slices
+        return [
+            Worker(slice=n // per, index=n % per, host="127.0.0.1", port=p)
+            for n, p in enumerate(ports)
+        ]
+
+    def ssh_access(self, ref: ClusterRef) -> SshAccess:
+        info = self._info()
+        return SshAccess(
+            key_file=Path(info["key"]), known_hosts=Path(info["known_hosts"]), user=info["user"]
+        )
+
+
+def provider_file(folder: Path, server: Sshd, ports: list[int], slices: int = 1) -> Path:
+    """Write the $XCLI_TEST_SSHD file for SshdProvider; pins the ports' host key."""
+    known = server.pin(folder / "known_hosts", [p for p in ports if p in server.ports])
+    info = {
+        "ports": ports,
+        "slices": slices,
+        "user": server.user,
+        "key": str(server.client_key),
+        "known_hosts": str(known),
+    }
+    path = folder / "sshd.json"
+    path.write_text(json.dumps(info))
+    return path

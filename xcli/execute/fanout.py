@@ -19,7 +19,7 @@ from xcli import paths
 Status = Literal["ok", "exit", "unreachable", "auth", "host key", "timed out", "interrupted"]
 UNREACHABLE: tuple[Status, ...] = ("unreachable", "auth", "host key")
 KEEP_RUNS = 20
-MAX_LINE = 1 << 16  # a longer line without a newline is written in pieces of this size
+MAX_LINE = 1 << 20  # a longer line without a newline is written in pieces of this size
 
 
 @dataclass

@@ -47,7 +47,20 @@ def run_broadcast(
 ) -> FanoutResult:
     """Run the step on every worker (in a fresh event loop); never raises for a worker's
     failure: each one is an outcome in the result."""
-    return asyncio.run(run_pool(step, engine or make_engine(step.engine), sink, cancelled))
+    if step.engine == "openssh" and step.settings and step.settings.control_dir:
+        from xcli.gateways.ssh_openssh import ensure_control_dir
+
+        ensure_control_dir(step.settings.control_dir)
+    return asyncio.run(_once(step, engine or make_engine(step.engine), sink, cancelled))
+
+
+async def _once(
+    step: Broadcast, engine: SshEngine, sink: OutputSink, cancelled: threading.Event | None
+) -> FanoutResult:
+    try:
+        return await run_pool(step, engine, sink, cancelled)
+    finally:
+        await engine.aclose()
 
 
 def handler(step: Any, ctx: StepContext) -> Mapping[str, Any]:

@@ -10,6 +10,7 @@ retries of one run) reuse them. asyncssh reads only part of ~/.ssh/config (no Co
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from pathlib import Path
 from typing import Any
 
@@ -61,7 +62,11 @@ class AsyncSshEngine:
         except asyncssh.HostKeyNotVerifiable as exc:
             return _host_key_failure(target, step.settings, str(exc))
         except asyncssh.PermissionDenied as exc:
-            return Attempt("auth", detail=f"Permission denied ({exc.reason})", retryable=True)
+            offered = f"key {s.identity}" if (s := step.settings).identity else "default keys"
+            stream.note(f"authentication refused: {exc.reason}")
+            return Attempt(
+                "auth", detail=f"Permission denied (publickey, {offered})", retryable=True
+            )
         except (OSError, asyncssh.Error) as exc:
             stream.note(f"cannot connect: {exc}")
             return Attempt("unreachable", detail=_short(exc), retryable=True)
@@ -108,7 +113,7 @@ class AsyncSshEngine:
                 done = await proc.wait()
             finally:
                 if proc.exit_status is None:
-                    proc.close()
+                    _stop(proc)
             code = done.exit_status if done.exit_status is not None else -1
             if code == 0:
                 return Attempt("ok", 0, reached=True)
@@ -132,6 +137,14 @@ class AsyncSshEngine:
         for conn in conns:
             conn.close()
         await asyncio.gather(*(c.wait_closed() for c in conns), return_exceptions=True)
+
+
+def _stop(proc: Any) -> None:
+    """Ask sshd to signal the remote command (a "signal" channel request, RFC 4254 6.9), then
+    close the channel."""
+    with contextlib.suppress(OSError, ValueError):  # the channel may be closing already
+        proc.send_signal("TERM")
+    proc.close()
 
 
 async def _pump(reader: Any, stream: WorkerStream, err: bool) -> None:

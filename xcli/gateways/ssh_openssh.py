@@ -10,13 +10,20 @@ its own as exit status 255 plus a message on stderr; `classify` turns that into 
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
+import tempfile
+from pathlib import Path
 
+from xcli import paths
 from xcli.execute.fanout import WorkerStream
 from xcli.gateways import process
 from xcli.gateways.ssh_pool import Attempt
 from xcli.plan.fanout import Broadcast, SshSettings, Target
 
+# A ControlPath must fit a Unix socket address (108 bytes); OpenSSH adds "/" + a 40-character
+# %C hash, and ".XXXXXXXXXXXXXXXX" while it creates the socket.
+MAX_CONTROL_DIR = 48
 TAIL = 4096  # bytes of stderr kept to classify a failure
 GRACE = 2.0  # seconds a stopped ssh gets to close its channel before it is killed
 
@@ -110,6 +117,28 @@ def classify(code: int, saw_stdout: bool, stderr: bytes, target: Target, s: SshS
 def _last_line(text: str) -> str:
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     return lines[-1][:160] if lines else ""
+
+
+def control_dir() -> Path:
+    """Where reusable connections' sockets live: under the xcli state dir when that path is
+    short enough for a socket address, else in a per-user folder in the temp dir."""
+    preferred = paths.state_dir() / "cm"
+    if len(str(preferred)) <= MAX_CONTROL_DIR:
+        return preferred
+    return Path(tempfile.gettempdir()) / f"xcli-cm-{os.getuid()}"
+
+
+def ensure_control_dir(folder: Path) -> None:
+    """Create it private to this user; refuse one that someone else owns or can write."""
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    info = folder.stat()
+    if info.st_uid != os.getuid() or info.st_mode & 0o077:
+        from xcli.errors import UserError
+
+        raise UserError(
+            f"{folder} is not private to you, so xcli will not keep SSH sockets in it",
+            hint="remove it, or run with --no-reuse",
+        )
 
 
 def close_masters(step: Broadcast) -> None:

@@ -6,6 +6,7 @@ sliding window: a slot frees as soon as any worker finishes, unlike fixed batche
 failures are retried with backoff until `retry_for` seconds after the start; a remote exit code
 never is. `timeout` bounds the whole run; Ctrl-C (or the `cancelled` event) stops it. Either
 way the processes and channels still open are stopped and every worker gets an outcome.
+The engine stays open (its connections reusable) until its owner calls `aclose()`.
 """
 
 from __future__ import annotations
@@ -80,7 +81,6 @@ async def run_pool(
     for task in tasks:
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
-    await engine.aclose()
     result = FanoutResult([], interrupted=interrupted, log_dir=sink.log_dir)
     for i, target in enumerate(step.targets):
         outcome = outcomes.get(i)

@@ -203,11 +203,32 @@ def interactive_argv(target: Target, settings: SshSettings) -> tuple[str, ...]:
     return (*argv, "--", target.host)
 
 
-def targets_for(workers: Sequence[Worker], internal_ip: bool = False) -> tuple[Target, ...]:
-    several = len({w.slice for w in workers}) > 1
+def targets_for(
+    workers: Sequence[Worker],
+    internal_ip: bool = False,
+    *,
+    several_slices: bool | None = None,
+    user: str | None = None,
+) -> tuple[Target, ...]:
+    """Targets for the chosen workers. Labels carry the slice when the cluster has several
+    (pass several_slices, since a selection may hold one slice of many); `user` is the login
+    for workers that do not name their own."""
+    several = len({w.slice for w in workers}) > 1 if several_slices is None else several_slices
     return tuple(
-        Target(label(w, several), address(w, internal_ip), w.port, w.user) for w in workers
+        Target(label(w, several), address(w, internal_ip), w.port, w.user or user) for w in workers
     )
+
+
+def plan_interactive(cluster: str, target: Target, settings: SshSettings) -> Plan:
+    """A terminal session on one worker (the CLI replaces itself with this ssh)."""
+    step = SshFanout(
+        id="ssh",
+        summary=f"open a shell on {target.label} of {cluster}",
+        workers=(WorkerCommand(target.label, target.host, interactive_argv(target, settings)),),
+        batch_size=1,
+        connect_timeout=settings.connect_timeout,
+    )
+    return Plan(title=f"ssh {cluster}", steps=(step,), max_parallel=1)
 
 
 def plan_broadcast(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
 from xcli.execute.result import Handler
@@ -62,6 +63,21 @@ class Worker:
         return f"s{self.slice}/w{self.index}"
 
 
+@dataclass(frozen=True)
+class SshAccess:
+    """How the SSH engine authenticates to a cluster's workers and checks their host keys.
+
+    key_file: private key to offer (`ssh -i key_file -o IdentitiesOnly=yes`); None leaves the
+    choice to the user's ssh config and agent. known_hosts: the file the workers' host keys are
+    pinned in (`-o UserKnownHostsFile=... -o StrictHostKeyChecking=yes`); None means xcli's
+    default known_hosts. user: login name (`user@host`); None means the ssh default.
+    """
+
+    key_file: Path | None
+    known_hosts: Path | None
+    user: str | None
+
+
 class Provider(Protocol):
     name: str
 
@@ -76,3 +92,11 @@ class Provider(Protocol):
     def list_clusters(self, project: str, zone: str | None) -> list[ClusterSummary]: ...
 
     def describe(self, ref: ClusterRef) -> Mapping[str, Any]: ...
+
+    def workers(self, ref: ClusterRef) -> list[Worker]:
+        """Every VM of every slice, slice by slice, worker 0 first (VM-style providers)."""
+        ...
+
+    def ssh_access(self, ref: ClusterRef) -> SshAccess:
+        """Which key, known_hosts file and user reach this cluster's workers."""
+        ...
