@@ -91,15 +91,17 @@ def test_selection_and_json_summary(tmp_path: Path, env: dict[str, str]) -> None
         "--slice",
         "0",
         "--command",
-        "true",
+        "echo hello",
         "-o",
         "json",
         *flags(tmp_path),
         env=env,
     )
     assert run.returncode == 0, run.stderr
-    summary = json.loads(run.stdout)
+    summary = json.loads(run.stdout)  # stdout is only the JSON; worker output is on stderr
     assert [w["worker"] for w in summary["workers"]] == ["s0/w1"] and summary["ok"]
+    assert summary["exit_code"] == 0 and summary["workers"][0]["status"] == "ok"
+    assert "[s0/w1] hello" in run.stderr.splitlines()
 
 
 @pytest.mark.parametrize(

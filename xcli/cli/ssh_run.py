@@ -139,7 +139,9 @@ def broadcast(common: Common, req: Request, action: Action) -> int:
         return run_plan(common, plan, dict)
     step = plan.steps[0]
     assert isinstance(step, Broadcast)
-    sink = OutputSink(sys.stdout.buffer, sys.stderr.buffer, req.output_dir or default_log_dir())
+    # With --output json, stdout carries only the JSON summary; worker output goes to stderr.
+    out = sys.stderr.buffer if common.output == "json" else sys.stdout.buffer
+    sink = OutputSink(out, sys.stderr.buffer, req.output_dir or default_log_dir())
     result = run_broadcast(step, sink)
     print_summary(result, common)
     if result.interrupted:
