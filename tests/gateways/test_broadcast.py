@@ -6,9 +6,12 @@ server port), so a line printed under the wrong prefix is caught.
 
 from __future__ import annotations
 
+import asyncio
 import io
 import re
 import shlex
+import shutil
+import tempfile
 import threading
 import time
 import uuid
@@ -269,3 +272,67 @@ def test_cancel_stops_remote_commands_and_keeps_a_partial_summary(
     while remote_pids(marker) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert remote_pids(marker) == [], "the remote commands kept running"
+
+
+CLIENT_PORT = "echo $SSH_CONNECTION | cut -d' ' -f2"
+
+
+def _client_ports(out: str) -> dict[str, str]:
+    return dict(line[1:].split("] ", 1) for line in out.splitlines())
+
+
+def test_openssh_reuses_connections_on_the_next_run(sshd: Sshd, tmp_path: Path) -> None:
+    """With ControlMaster, the second run's commands arrive over the first run's connections
+    (same client port seen by sshd), and close_masters ends them."""
+    from xcli.gateways.ssh_openssh import close_masters, ensure_control_dir
+
+    control = Path(tempfile.mkdtemp(prefix="xcm-"))  # short: socket paths are limited
+    try:
+        ensure_control_dir(control)
+        s = settings(tmp_path, sshd, control_dir=control)
+        tgts = targets(sshd, sshd.ports[:6])
+        first, out1, _ = run("openssh", tgts, Exec(CLIENT_PORT), s, tmp_path)
+        assert first.exit_code == 0 and len(list(control.iterdir())) == 6
+        second, out2, _ = run("openssh", tgts, Exec(CLIENT_PORT), s, tmp_path)
+        assert second.exit_code == 0
+        assert _client_ports(out1) == _client_ports(out2)
+        plan = plan_broadcast("t", tgts, Exec("true"), s)
+        step = plan.steps[0]
+        assert isinstance(step, Broadcast)
+        close_masters(step)
+        deadline = time.monotonic() + 5
+        while list(control.iterdir()) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert list(control.iterdir()) == []
+    finally:
+        shutil.rmtree(control, ignore_errors=True)
+
+
+def test_asyncssh_reuses_connections_within_one_engine(sshd: Sshd, tmp_path: Path) -> None:
+    from xcli.gateways.ssh_asyncssh import AsyncSshEngine
+    from xcli.gateways.ssh_pool import run_pool
+
+    plan = plan_broadcast(
+        "t",
+        targets(sshd, sshd.ports[:6]),
+        Exec(CLIENT_PORT),
+        settings(tmp_path, sshd),
+        engine="asyncssh",
+    )
+    step = plan.steps[0]
+    assert isinstance(step, Broadcast)
+
+    async def twice() -> tuple[str, str]:
+        engine = AsyncSshEngine()
+        outs = []
+        for _ in range(2):
+            out = io.BytesIO()
+            result = await run_pool(step, engine, OutputSink(out, io.BytesIO(), None))
+            assert result.exit_code == 0
+            outs.append(out.getvalue().decode())
+        await engine.aclose()
+        return outs[0], outs[1]
+
+    out1, out2 = asyncio.run(twice())
+    assert len(_client_ports(out1)) == 6
+    assert _client_ports(out1) == _client_ports(out2)

@@ -78,6 +78,7 @@ def resolve(
     several = len({w.slice for w in everyone}) > 1
     user = access.user if access else None
     targets = targets_for(chosen, internal_ip, several_slices=several, user=user)
+    size = size or len(targets)  # --batch-size all
     return Request(name, targets, settings, engine, size, run_for, retry, output_dir)
 
 
