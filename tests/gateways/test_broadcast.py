@@ -336,3 +336,21 @@ def test_asyncssh_reuses_connections_within_one_engine(sshd: Sshd, tmp_path: Pat
     out1, out2 = asyncio.run(twice())
     assert len(_client_ports(out1)) == 6
     assert _client_ports(out1) == _client_ports(out2)
+
+
+def test_the_live_executor_runs_broadcast_steps(sshd: Sshd, tmp_path: Path) -> None:
+    """Other plans (workloads on TPU VMs) embed the same step; the handler runs it."""
+    from xcli.execute.live import LiveExecutor
+    from xcli.gateways.broadcast import handler
+
+    tgts = targets(sshd, sshd.ports[:3])
+    good = plan_broadcast("t", tgts, Exec("echo fine"), settings(tmp_path, sshd))
+    result = LiveExecutor({"ssh": handler}).run(good)
+    assert result.ok and result.results["ssh"].outputs["workers"] == 3
+    log_dir = Path(result.results["ssh"].outputs["log_dir"])
+    assert (log_dir / "w2.log").read_text() == "fine\n"
+    bad = plan_broadcast("t", tgts, Exec("exit 4"), settings(tmp_path, sshd))
+    result = LiveExecutor({"ssh": handler}).run(bad)
+    error = result.results["ssh"].error
+    assert not result.ok and error is not None
+    assert str(error).startswith("0 of 3 workers succeeded") and "[w0] exit code 4" in str(error)

@@ -85,6 +85,7 @@ def resolve(
 def interactive(common: Common, req: Request) -> int:
     from xcli.gateways import process
     from xcli.plan.fanout import plan_interactive
+    from xcli.plan.steps import SshFanout
 
     if len(req.targets) != 1:
         raise UserError(
@@ -94,7 +95,9 @@ def interactive(common: Common, req: Request) -> int:
     plan = plan_interactive(req.cluster, req.targets[0], req.settings)
     if common.dry_run:
         return run_plan(common, plan, dict)
-    process.replace(plan.steps[0].workers[0].argv)  # type: ignore[attr-defined]
+    step = plan.steps[0]
+    assert isinstance(step, SshFanout)
+    process.replace(step.workers[0].argv)
     return 0
 
 

@@ -11,17 +11,37 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, Protocol
 
 from xcli.errors import UserError
 from xcli.plan.model import Plan
 from xcli.plan.steps import SshFanout, WorkerCommand
-from xcli.providers.base import Worker
 
 Engine = Literal["openssh", "asyncssh"]
 HostKeys = Literal["yes", "accept-new"]
 KEEPALIVE_INTERVAL = 10
 KEEPALIVE_COUNT = 3
+
+
+class Worker(Protocol):
+    """The shape of providers.base.Worker this module needs (plan/ does not import providers/)."""
+
+    @property
+    def slice(self) -> int: ...
+    @property
+    def index(self) -> int: ...
+    @property
+    def host(self) -> str: ...
+    @property
+    def port(self) -> int: ...
+    @property
+    def user(self) -> str | None: ...
+    @property
+    def internal_ip(self) -> str | None: ...
+    @property
+    def external_ip(self) -> str | None: ...
+    @property
+    def label(self) -> str: ...
 
 
 def parse_selection(text: str, count: int, what: str = "worker") -> tuple[int, ...]:
