@@ -10,6 +10,7 @@ its own as exit status 255 plus a message on stderr; `classify` turns that into 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import os
 import signal
 import tempfile
@@ -121,11 +122,13 @@ def _last_line(text: str) -> str:
 
 def control_dir() -> Path:
     """Where reusable connections' sockets live: under the xcli state dir when that path is
-    short enough for a socket address, else in a per-user folder in the temp dir."""
+    short enough for a socket address, else in a folder of the temp dir named after this user
+    and that state dir (two state dirs never share connections)."""
     preferred = paths.state_dir() / "cm"
     if len(str(preferred)) <= MAX_CONTROL_DIR:
         return preferred
-    return Path(tempfile.gettempdir()) / f"xcli-cm-{os.getuid()}"
+    tag = hashlib.sha256(str(paths.state_dir().resolve()).encode()).hexdigest()[:10]
+    return Path(tempfile.gettempdir()) / f"xcli-cm-{os.getuid()}-{tag}"
 
 
 def ensure_control_dir(folder: Path) -> None:
