@@ -198,3 +198,27 @@ def test_scp_to_every_worker_and_back_from_one(tmp_path: Path, env: dict[str, st
     assert run.returncode == 1 and "needs one worker, not 4" in run.stderr
     run = xcli("scp", *BASE, "--worker=all", str(tmp_path / "missing"), ":x", env=env)
     assert run.returncode == 1 and "missing does not exist" in run.stderr
+
+
+def test_one_worker_without_command_is_a_shell(tmp_path: Path, env: dict[str, str]) -> None:
+    """xcli replaces itself with `ssh -t`; here stdin is a pipe rather than a terminal."""
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tests.support.xcli_sshd_main",
+            "ssh",
+            *BASE,
+            "--worker=1",
+            "--slice=1",
+            *flags(tmp_path),
+        ],
+        cwd=REPO,
+        env=env,
+        input="echo shell-$((40+2)) $SSH_CONNECTION\nexit 3\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode == 3, run.stderr
+    assert "shell-42" in run.stdout

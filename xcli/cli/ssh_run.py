@@ -97,6 +97,10 @@ def interactive(common: Common, req: Request) -> int:
         return run_plan(common, plan, dict)
     step = plan.steps[0]
     assert isinstance(step, SshFanout)
+    if req.settings.control_dir is not None:
+        from xcli.gateways.ssh_openssh import ensure_control_dir
+
+        ensure_control_dir(req.settings.control_dir)
     process.replace(step.workers[0].argv)
     return 0
 
