@@ -294,18 +294,21 @@ def main() -> None:
     parser.add_argument("--sizes", default="16,64,256")
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--kex", choices=["default", "curve25519"], default="default")
+    parser.add_argument("--only", help="comma-separated contenders (default: all)")
     parser.add_argument("--driver", help=argparse.SUPPRESS)
     parser.add_argument("--info", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.driver:
         driver(args.driver, args.info)
         return
-    modes = list(CONTENDERS)
+    modes = args.only.split(",") if args.only else list(CONTENDERS)
+    if unknown := set(modes) - set(CONTENDERS):
+        sys.exit(f"unknown contenders {sorted(unknown)}; choose from {CONTENDERS}")
     try:
         import pssh  # noqa: F401
     except ImportError:
         print("parallel-ssh is not installed (pip install parallel-ssh): pssh skipped")
-        modes.remove("pssh")
+        modes = [m for m in modes if m != "pssh"]
     _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     with tempfile.TemporaryDirectory(prefix="xcli-bench-") as tmp:

@@ -46,6 +46,9 @@ class AsyncSshEngine:
 
     def __init__(self) -> None:
         self._conns: dict[tuple[str, int, str | None], Any] = {}
+        # Parsed known_hosts by file, with the mtime it was read at: parsing it once per
+        # connection would cost O(workers^2) on a large slice.
+        self._known: dict[Path, tuple[int, Any]] = {}
 
     async def attempt(self, step: Broadcast, index: int, stream: WorkerStream) -> Attempt:
         import asyncssh
@@ -85,7 +88,7 @@ class AsyncSshEngine:
             return self._conns[key]
         options: dict[str, Any] = {
             "port": target.port,
-            "known_hosts": _known_hosts(s),
+            "known_hosts": self._known_hosts(s.known_hosts),
             "connect_timeout": s.connect_timeout,
             "login_timeout": s.connect_timeout,
             "keepalive_interval": KEEPALIVE_INTERVAL,
@@ -100,6 +103,17 @@ class AsyncSshEngine:
         conn, _ = await asyncssh.create_connection(factory, target.host, **options)
         self._conns[key] = conn
         return conn
+
+    def _known_hosts(self, path: Path) -> Any:
+        import asyncssh
+
+        stamp = path.stat().st_mtime_ns if path.is_file() else -1
+        cached = self._known.get(path)
+        if cached is None or cached[0] != stamp:
+            text = path.read_text(encoding="utf-8") if stamp != -1 else ""
+            cached = (stamp, asyncssh.import_known_hosts(text))
+            self._known[path] = cached
+        return cached[1]
 
     async def _act(self, conn: Any, action: Any, stream: WorkerStream) -> Attempt:
         import asyncssh
@@ -150,13 +164,6 @@ def _stop(proc: Any) -> None:
 async def _pump(reader: Any, stream: WorkerStream, err: bool) -> None:
     while chunk := await reader.read(65536):
         stream.feed(chunk, err)
-
-
-def _known_hosts(s: SshSettings) -> Any:
-    import asyncssh
-
-    text = s.known_hosts.read_text(encoding="utf-8") if s.known_hosts.is_file() else ""
-    return asyncssh.import_known_hosts(text)
 
 
 def _client_factory(s: SshSettings, name: str) -> Any:
