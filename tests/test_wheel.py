@@ -113,3 +113,16 @@ def test_dry_run_from_the_wheel_needs_no_credentials(installed: Path, tmp_path: 
     assert first == second
     steps = json.loads(first)["plan"]
     assert any(s.get("request", {}).get("url", "").endswith("/nodePools") for s in steps)
+
+
+def test_terraform_folder_from_the_wheel(installed: Path, tmp_path: Path) -> None:
+    """--terraform renders the root templates and copies the modules shipped in the wheel."""
+    xcli = str(installed / "bin" / "xcli")
+    argv = [xcli, "cluster", "create", "--cluster", "demo", "--tpu-type", "v6e-256", "--spot"]
+    argv += ["--project", "my-project", "--zone", "us-east5-b", "--terraform", "deploy"]
+    sh([*argv, "--dry-run", "--out", "out"], cwd=tmp_path, env=clean_env(tmp_path))
+    assert not (tmp_path / "deploy").exists()
+    shipped = REPO / "terraform" / "tpu-node-pool" / "main.tf"
+    copied = tmp_path / "out" / "terraform" / "modules" / "tpu-node-pool" / "main.tf"
+    assert copied.read_text() == shipped.read_text()
+    assert 'source = "./modules/tpu-node-pool"' in (tmp_path / "out/terraform/main.tf").read_text()

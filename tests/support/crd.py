@@ -35,6 +35,10 @@ def _crds() -> dict[tuple[str, str, str], dict[str, Any]]:
 
 
 def _strict(schema: dict[str, Any]) -> dict[str, Any]:
+    pattern = schema.get("pattern")
+    if isinstance(pattern, str) and pattern.startswith("^(?i)"):
+        # Go's RE2 takes inline flags anywhere; Python's re only at the very start.
+        schema["pattern"] = "(?i)^" + pattern[len("^(?i)") :]
     if schema.get("x-kubernetes-int-or-string"):
         schema.pop("type", None)
         schema["anyOf"] = [{"type": "integer"}, {"type": "string"}]

@@ -113,7 +113,7 @@ def create(
         )
     accel = lookup(tpu_type or device_type or "")
     capacity = capacity_from_flags(
-        on_demand=on_demand,
+        on_demand=on_demand or (_cloudless(provider) and not (spot or reservation or flex_start)),
         spot=spot,
         reservation=reservation,
         flex_start=flex_start,
@@ -121,11 +121,11 @@ def create(
         guaranteed=guaranteed,
         min_duration=min_duration,
     )
-    backend = get_provider(provider)
+    project, zone = _location(provider, common)
     spec = ClusterSpec(
         name=name,
-        project=common.project,
-        zone=common.zone,
+        project=project,
+        zone=zone,
         provider=provider,
         accelerator=accel,
         capacity=capacity,
@@ -133,9 +133,33 @@ def create(
         num_nodes=num_nodes,
         options=extra,
     )
-    plan = backend.plan_create(spec)
+    from xcli.cli import terraform_mode
+
+    if terraform_mode.requested(spec):  # provider-independent: writes a Terraform folder
+        terraform_mode.create(spec, common)
+        return
+    backend = get_provider(provider)
     ref = _ref(name, provider, common)
+    plan = backend.plan_create(spec, **_observed(backend, ref, common, "create"))
+    _confirm_removals(common, plan)
     run_plan(common, plan, lambda: backend.handlers(ref))
+
+
+def _observed(backend: Any, ref: Any, common: Common, purpose: str) -> dict[str, Any]:
+    """A live run plans against what exists (read by the provider's gateways); the dry-run
+    plans against nothing, needs no credentials, and its plan says so."""
+    observe = getattr(backend, "observe", None)
+    if common.dry_run or observe is None:
+        return {}
+    return {"observed": observe(ref, purpose)}
+
+
+def _confirm_removals(common: Common, plan: Any) -> None:
+    from xcli.plan.operations import destructive_steps
+
+    doomed = destructive_steps(plan)
+    if doomed:
+        confirm(common, "This will " + "; ".join(doomed) + ". Continue?")
 
 
 def _ref(name: str, provider: str, common: Common) -> Any:
@@ -143,14 +167,33 @@ def _ref(name: str, provider: str, common: Common) -> Any:
     from xcli.spec import check_name
 
     check_name(name, "cluster", CLUSTER_NAME_LIMIT)
-    return ClusterRef(name=name, project=common.project, zone=common.zone, provider=provider)
+    project, zone = _location(provider, common)
+    return ClusterRef(name=name, project=project, zone=zone, provider=provider)
+
+
+def _cloudless(provider: str) -> bool:
+    """A provider without a cloud (local) needs no project, zone or capacity choice."""
+    return provider == "local"
+
+
+def _location(provider: str, common: Common) -> tuple[str, str]:
+    if _cloudless(provider):
+        return common.project_flag or "", common.zone_flag or ""
+    return common.project, common.zone
 
 
 @cluster.command("delete")
 @click.option("--cluster", "name", required=True, help="Cluster name.")
 @click.option("--provider", type=PROVIDER_CHOICE, default="gke", show_default=True)
+@click.option(
+    "--terraform",
+    "terraform_dir",
+    metavar="DIR",
+    type=click.Path(file_okay=False),
+    help="For a cluster made with --terraform DIR: terraform destroy in that folder.",
+)
 @common_options
-def delete(name: str, provider: str, common: Common) -> None:
+def delete(name: str, provider: str, terraform_dir: str | None, common: Common) -> None:
     """Delete a cluster and everything xcli created for it.
 
     \b
@@ -159,9 +202,14 @@ def delete(name: str, provider: str, common: Common) -> None:
     """
     from xcli.providers import get_provider
 
+    if terraform_dir is not None:
+        from xcli.cli import terraform_mode
+
+        terraform_mode.delete(name, terraform_dir, common)
+        return
     backend = get_provider(provider)
     ref = _ref(name, provider, common)
-    plan = backend.plan_delete(ref)
+    plan = backend.plan_delete(ref, **_observed(backend, ref, common, "delete"))
     confirm(common, f"Delete cluster {name} ({provider}) and everything xcli created for it?")
     run_plan(common, plan, lambda: backend.handlers(ref))
 
@@ -177,7 +225,7 @@ def list_(provider: str, common: Common) -> None:
     from xcli.providers import get_provider
 
     zone = common.zone_flag  # the region is a filter here, not a requirement
-    rows = get_provider(provider).list_clusters(common.project, zone)
+    rows = get_provider(provider).list_clusters(_location(provider, common)[0], zone)
     if common.output == "json":
         emit_json([asdict(r) for r in rows])
         return

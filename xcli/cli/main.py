@@ -22,6 +22,7 @@ COMMANDS = {
     "config": "xcli.cli.config:config",
     "ssh": "xcli.cli.ssh:ssh",
     "scp": "xcli.cli.ssh:scp",
+    "workload": "xcli.cli.workload:workload",
 }
 
 
@@ -55,6 +56,7 @@ HELP = {
     "config": "Set defaults (project, zone) in xcli's config file.",
     "ssh": "Run a command on every worker (streamed, prefixed, with a failure summary).",
     "scp": "Copy files to every worker, or from one.",
+    "workload": "Run training workloads: JobSets queued by Kueue on GKE.",
 }
 
 

@@ -1,0 +1,1 @@
+"""The only modules that touch the outside world (cloud APIs, Kubernetes, SSH, subprocesses)."""

@@ -9,7 +9,7 @@ from xcli.errors import UserError
 from xcli.providers.base import Provider
 
 PROVIDERS: dict[str, str] = {
-    "gke": "xcli.providers.gke:GkeProvider",
+    "gke": "xcli.providers.gke_standard:standard",
     "queued-resource": "xcli.providers.queued_resource:QueuedResourceProvider",
     "local": "xcli.providers.local:LocalProvider",
 }

@@ -100,3 +100,14 @@ class Provider(Protocol):
     def ssh_access(self, ref: ClusterRef) -> SshAccess:
         """Which key, known_hosts file and user reach this cluster's workers."""
         ...
+
+
+class Observer(Protocol):
+    """Optional, for providers that reconcile: read what exists before a live plan is made.
+
+    The CLI calls it only for live runs and passes the result to plan_create / plan_delete as
+    `observed=`; a dry-run passes nothing and the provider plans against "nothing exists".
+    """
+
+    def observe(self, ref: ClusterRef, purpose: str) -> object:
+        """`purpose` is "create" or "delete": what the observation is for."""

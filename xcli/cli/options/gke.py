@@ -5,4 +5,32 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-OPTIONS: list[Callable[[Any], Any]] = []
+import click
+
+# Defaults are None so that a flag left alone never counts as "given" for another provider;
+# the GKE planner fills in the documented defaults.
+OPTIONS: list[Callable[[Any], Any]] = [
+    click.option(
+        "--release-channel",
+        type=click.Choice(["rapid", "regular", "stable", "extended"], case_sensitive=False),
+        help="GKE release channel (gke; default regular).",
+    ),
+    click.option("--gke-version", metavar="V", help="GKE version, e.g. 1.34.1-gke.1829001 (gke)."),
+    click.option(
+        "--cpu-machine-type",
+        metavar="TYPE",
+        help="Machine type of the system node pool that runs the controllers "
+        "(gke; default e2-standard-8).",
+    ),
+    click.option(
+        "--pool-parallelism",
+        type=click.IntRange(1, 32),
+        help="Node pools created at once (gke; default 4; GKE limits concurrent operations).",
+    ),
+    click.option(
+        "--force",
+        is_flag=True,
+        default=False,
+        help="Replace node pools of another shape (gke; asks first unless --yes).",
+    ),
+]

@@ -1,0 +1,66 @@
+variable "project_id" {
+  description = "Project of the cluster."
+  type        = string
+}
+
+variable "name" {
+  description = "Cluster name."
+  type        = string
+}
+
+variable "region" {
+  description = "Region of the cluster's control plane."
+  type        = string
+}
+
+variable "zones" {
+  description = "Zones the cluster's nodes may use."
+  type        = list(string)
+}
+
+variable "release_channel" {
+  description = "GKE release channel: RAPID, REGULAR or STABLE."
+  type        = string
+  default     = "REGULAR"
+
+  validation {
+    condition     = contains(["RAPID", "REGULAR", "STABLE"], var.release_channel)
+    error_message = "release_channel must be RAPID, REGULAR or STABLE."
+  }
+}
+
+variable "gke_version" {
+  description = "Minimum control-plane version; null for the channel's default."
+  type        = string
+  default     = null
+}
+
+variable "network" {
+  description = "VPC network."
+  type        = string
+  default     = "default"
+}
+
+variable "subnetwork" {
+  description = "Subnetwork; null for the network's subnetwork in the region."
+  type        = string
+  default     = null
+}
+
+variable "system_pool_machine_type" {
+  description = "Machine type of the CPU pool that runs the controllers."
+  type        = string
+  default     = "e2-standard-4"
+}
+
+variable "system_pool_node_count" {
+  description = "VMs per zone in the CPU pool."
+  type        = number
+  default     = 1
+}
+
+variable "labels" {
+  description = "Labels of the cluster resource."
+  type        = map(string)
+  default     = {}
+}

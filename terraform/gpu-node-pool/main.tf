@@ -1,0 +1,108 @@
+# One GKE node pool of GPU VMs, with the accelerators attached and the driver installed by GKE.
+# Flex-start GPU pools use queued provisioning: nodes come only through a ProvisioningRequest
+# (Kueue's AdmissionCheck), which is how GKE offers flex-start for GPUs.
+
+locals {
+  reservation_type = (
+    var.reservation == null ? "NO_RESERVATION" :
+    var.reservation == "-" ? "ANY_RESERVATION" : "SPECIFIC_RESERVATION"
+  )
+  specific_reservation = local.reservation_type == "SPECIFIC_RESERVATION"
+}
+
+resource "google_container_node_pool" "gpu" {
+  name           = var.name
+  project        = var.project_id
+  cluster        = var.cluster
+  location       = var.location
+  node_locations = var.zones
+
+  node_count         = var.autoscaling == null ? var.node_count : null
+  initial_node_count = var.autoscaling == null ? null : var.autoscaling.min_node_count
+
+  dynamic "autoscaling" {
+    for_each = var.autoscaling == null ? [] : [var.autoscaling]
+    content {
+      total_min_node_count = autoscaling.value.min_node_count
+      total_max_node_count = autoscaling.value.max_node_count
+      location_policy      = autoscaling.value.location_policy
+    }
+  }
+
+  dynamic "queued_provisioning" {
+    for_each = var.queued_provisioning ? [true] : []
+    content {
+      enabled = true
+    }
+  }
+
+  management {
+    auto_repair  = var.auto_repair
+    auto_upgrade = true
+  }
+
+  node_config {
+    machine_type     = var.machine_type
+    spot             = var.spot
+    flex_start       = var.flex_start ? true : null
+    max_run_duration = var.max_run_duration
+    labels           = var.labels
+    oauth_scopes     = ["https://www.googleapis.com/auth/cloud-platform"]
+
+    guest_accelerator {
+      type  = var.accelerator_type
+      count = var.accelerator_count
+
+      gpu_driver_installation_config {
+        gpu_driver_version = var.gpu_driver_version
+      }
+    }
+
+    gvnic {
+      enabled = true
+    }
+
+    reservation_affinity {
+      consume_reservation_type = local.reservation_type
+      key                      = local.specific_reservation ? "compute.googleapis.com/reservation-name" : null
+      values                   = local.specific_reservation ? [var.reservation] : null
+    }
+
+    workload_metadata_config {
+      mode = "GKE_METADATA"
+    }
+  }
+
+  lifecycle {
+    ignore_changes = [initial_node_count]
+
+    precondition {
+      condition     = !var.flex_start || var.reservation == null
+      error_message = "A flex-start pool cannot consume a reservation: set reservation = null."
+    }
+    precondition {
+      condition     = !var.flex_start || !var.spot
+      error_message = "A flex-start pool cannot be spot: choose one of flex_start and spot."
+    }
+    precondition {
+      condition     = !var.flex_start || try(var.autoscaling.min_node_count, -1) == 0
+      error_message = "A flex-start pool autoscales from 0: set autoscaling.min_node_count = 0."
+    }
+    precondition {
+      condition     = !var.flex_start || !var.auto_repair
+      error_message = "A flex-start pool needs auto_repair = false."
+    }
+    precondition {
+      condition     = var.max_run_duration == null || var.flex_start
+      error_message = "max_run_duration applies only to flex-start pools."
+    }
+    precondition {
+      condition     = !var.spot || var.reservation == null
+      error_message = "A spot pool cannot consume a reservation: set reservation = null."
+    }
+    precondition {
+      condition     = !var.queued_provisioning || (var.reservation == null && !var.spot && try(var.autoscaling.min_node_count, -1) == 0)
+      error_message = "Queued provisioning needs no reservation, no spot and autoscaling from 0."
+    }
+  }
+}

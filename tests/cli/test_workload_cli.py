@@ -1,0 +1,185 @@
+"""`xcli workload create --dry-run`: golden plans (text and JSON), manifests, and bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.conftest import REPO
+from tests.support.crd import validate
+from xcli.cli.errors import run_guarded
+from xcli.cli.main import cli
+
+GOLDENS = REPO / "tests" / "goldens" / "workload"
+BASE = [
+    "workload",
+    "create",
+    "--project",
+    "my-proj",
+    "--zone",
+    "us-east5-b",
+    "--cluster",
+    "demo",
+    "--workload",
+    "train-1",
+    "--docker-image",
+    "us-docker.pkg.dev/my-proj/repo/trainer:1",
+    "--command",
+    "python3 train.py --steps 100",
+    "--dry-run",
+]
+METADATA = {
+    "spot.yaml": {"accelerator": "v5p-128", "num_slices": "4", "capacity": "spot"},
+    "reserved.yaml": {
+        "accelerator": "tpu7x-8",
+        "slices": "1",
+        "capacity_type": "reservation",
+        "reservation": "projects/shared-proj/reservations/ironwood",
+    },
+}
+SCENARIOS = {
+    "v6e-256-x2": ["--tpu-type", "v6e-256", "--num-slices", "2", "--env", "A=1"],
+    "v5litepod-16-x1": ["--tpu-type", "v5litepod-16", "--num-slices", "1", "--priority", "low"],
+    "v5p-128-x4-spot": [
+        "--cluster-metadata",
+        "spot.yaml",
+        "--max-restarts",
+        "3",
+        "--restart-on-exit-codes",
+        "1,3",
+    ],
+    "tpu7x-8": ["--cluster-metadata", "reserved.yaml", "--replace", "--ttl-after-finished", "1h"],
+    "h100-80gb-8-x2": ["--device-type", "h100-80gb-8", "--num-nodes", "2"],
+}
+
+
+@pytest.fixture
+def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Metadata files under relative names, so the printed plan does not depend on tmp_path."""
+    for name, data in METADATA.items():
+        (tmp_path / name).write_text(yaml.safe_dump(data))
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def _run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = run_guarded(cli, args, debug=False)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _check_golden(path: Path, text: str, update: bool) -> None:
+    if update:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    assert path.exists(), f"no golden {path.name}; run pytest --update-goldens"
+    assert text == path.read_text(encoding="utf-8"), f"{path.name} changed"
+
+
+@pytest.mark.parametrize("scenario", sorted(SCENARIOS))
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_golden_dry_run(
+    scenario: str,
+    fmt: str,
+    workdir: Path,
+    capsys: pytest.CaptureFixture[str],
+    update_goldens: bool,
+) -> None:
+    args = [*BASE, *SCENARIOS[scenario], "--output", fmt]
+    code, out, err = _run(args, capsys)
+    assert code == 0, err
+    again = _run(args, capsys)[1]
+    assert out == again  # byte-for-byte deterministic
+    suffix = "json" if fmt == "json" else "txt"
+    _check_golden(GOLDENS / f"{scenario}.{suffix}", out, update_goldens)
+    if fmt == "json":
+        for step in json.loads(out)["plan"]:
+            if step["kind"] == "k8s_apply":
+                validate(step["manifest"])
+
+
+def test_output_manifest_file_holds_the_applied_jobset(
+    workdir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = [
+        *BASE,
+        *SCENARIOS["v6e-256-x2"],
+        "--output",
+        "json",
+        "--output-manifest-file",
+        "js.yaml",
+    ]
+    code, out, err = _run(args, capsys)
+    assert code == 0, err
+    (doc,) = list(yaml.safe_load_all((workdir / "js.yaml").read_text()))
+    validate(doc)
+    assert doc == json.loads(out)["plan"][0]["manifest"]
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        ([], "needs the accelerator"),
+        (["--tpu-type", "v6e-256"], "needs --num-slices"),
+        (["--device-type", "h100-80gb-8"], "needs --num-nodes"),
+        (["--tpu-type", "v6e-256", "--device-type", "h100-80gb-8"], "at most one of"),
+        (["--tpu-type", "v6e-257", "--num-slices", "1"], "did you mean v6e-256"),
+        (["--cluster-metadata", "spot.yaml", "--num-slices", "5"], "5 slices requested"),
+        (["--cluster-metadata", "spot.yaml", "--tpu-type", "v6e-256"], "has v5p-128, not v6e-256"),
+        (["--cluster-metadata", "missing.yaml"], "cannot read --cluster-metadata"),
+        (["--tpu-type", "v6e-256", "--num-slices", "2", "--env", "X"], "is not NAME=VALUE"),
+        (
+            ["--tpu-type", "v6e-256", "--num-slices", "2", "--restart-on-exit-codes", "x"],
+            "not an exit code",
+        ),
+        (
+            ["--tpu-type", "v6e-256", "--num-slices", "2", "--ttl-after-finished", "5"],
+            "has no unit",
+        ),
+    ],
+)
+def test_bad_input_exits_1_with_a_hint_line(
+    extra: list[str], message: str, workdir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = _run([*BASE, *extra], capsys)
+    assert code == 1
+    assert message in err and "Traceback" not in err
+    assert out == ""
+
+
+def test_too_long_name_explains_the_limit(
+    workdir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = [*BASE, "--tpu-type", "v6e-256", "--num-slices", "2", "--workload", "a" * 50]
+    code, _, err = _run(args, capsys)
+    assert code == 1
+    assert "is 50 characters; with 2 slice(s) of 64 VMs the limit is 46" in err
+    assert "must fit 63 characters" in err
+
+
+def test_live_run_says_what_it_needs(workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    args = [a for a in BASE if a != "--dry-run"]
+    code, _, err = _run([*args, "--tpu-type", "v6e-256", "--num-slices", "2"], capsys)
+    assert code == 1
+    assert "needs the Kubernetes gateway" in err and "--dry-run" in err
+    code, _, err = _run([*args, "--cluster-metadata", "spot.yaml"], capsys)
+    assert code == 2 and "--cluster-metadata is for --dry-run" in err
+
+
+def test_workload_is_listed_in_help(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(["--help"], capsys)
+    assert code == 0 and "workload" in out
+
+
+def test_deployment_folder_holds_the_jobset(
+    workdir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = [*BASE, *SCENARIOS["h100-80gb-8-x2"], "--out", "deploy"]
+    code, _, err = _run(args, capsys)
+    assert code == 0, err
+    doc = yaml.safe_load((workdir / "deploy" / "manifests" / "jobset.yaml").read_text())
+    validate(doc)
+    assert json.loads((workdir / "deploy" / "plan.json").read_text())["plan"][0]["manifest"] == doc

@@ -1,0 +1,193 @@
+"""Local clusters over their whole life, with real processes: delete leaves nothing running,
+a dead supervisor is seen as stale and cleaned, fixed ports and a port in use, and a CPU JAX
+program joining jax.distributed across the emulated hosts (when JAX is installed)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.gateways.local_support import (
+    create,
+    delete,
+    needs_openssh,
+    pid_alive,
+    run_all,
+    ssh_argv,
+    state,
+    xcli,
+)
+from xcli.errors import UserError
+from xcli.providers.base import ClusterRef
+from xcli.providers.local import LocalProvider
+
+
+@pytest.fixture(autouse=True)
+def _openssh() -> None:
+    needs_openssh()
+
+
+def _provider(home: Path, monkeypatch: pytest.MonkeyPatch) -> LocalProvider:
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XCLI_HOME", str(home / "state"))
+    return LocalProvider()
+
+
+def _wait_dead(pids: list[int], seconds: float = 5.0) -> list[int]:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        alive = [p for p in pids if pid_alive(p)]
+        if not alive:
+            return []
+        time.sleep(0.05)
+    return [p for p in pids if pid_alive(p)]
+
+
+def _start_leftovers(home: Path, monkeypatch: pytest.MonkeyPatch, name: str) -> list[int]:
+    """A detached background job (own session, like `setsid nohup`) and a command still
+    running in an open session: what delete must find and stop. Returns their PIDs."""
+    provider = _provider(home, monkeypatch)
+    ref = ClusterRef(name, "", "", "local")
+    access, workers = provider.ssh_access(ref), provider.workers(ref)
+    (bg,) = run_all(
+        [ssh_argv(access, workers[0], "setsid sleep 300 >/dev/null 2>&1 </dev/null & echo $!")]
+    )
+    live = subprocess.Popen(
+        ssh_argv(access, workers[-1], "echo $$; exec sleep 301"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL,
+        text=True,
+    )
+    assert live.stdout is not None
+    pids = [int(bg.out.strip()), int(live.stdout.readline().strip())]
+    assert all(pid_alive(p) for p in pids)
+    return pids
+
+
+def test_delete_stops_every_process_and_removes_state(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    create(tmp_path, "gone", "v5litepod-8")
+    supervisor = state(tmp_path, "gone")["pid"]
+    pids = [supervisor, *_start_leftovers(tmp_path, monkeypatch, "gone")]
+    out = delete(tmp_path, "gone")
+    assert "2 of 2 steps done" in out.stdout
+    assert _wait_dead(pids) == []
+    assert not (tmp_path / "state" / "local" / "gone").exists()
+    listed = xcli(tmp_path, "cluster", "list", "--provider", "local", "-o", "json")
+    assert json.loads(listed.stdout) == []
+    again = delete(tmp_path, "gone", check=False)
+    assert again.returncode == 1 and "no local cluster gone" in again.stdout + again.stderr
+
+
+def test_stale_supervisor_is_detected_restarted_and_cleaned(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    create(tmp_path, "stale", "v5litepod-8")
+    first = state(tmp_path, "stale")
+    leftovers = _start_leftovers(tmp_path, monkeypatch, "stale")
+    os.kill(first["pid"], signal.SIGKILL)
+    assert _wait_dead([first["pid"]]) == []
+    rows = json.loads(xcli(tmp_path, "cluster", "list", "--provider", "local", "-o", "json").stdout)
+    assert [(r["name"], r["status"]) for r in rows] == [("stale", "stale")]
+    with pytest.raises(UserError, match="local cluster stale is stale"):
+        _provider(tmp_path, monkeypatch).workers(ClusterRef("stale", "", "", "local"))
+
+    restarted = create(tmp_path, "stale", "v5litepod-8")  # create again: cleaned, restarted
+    assert "cleaned a stale supervisor" in restarted.stderr
+    assert _wait_dead(leftovers) == []
+    second = state(tmp_path, "stale")
+    assert second["pid"] != first["pid"] and second["status"] == "running"
+    pids = [second["pid"], *_start_leftovers(tmp_path, monkeypatch, "stale")]
+
+    os.kill(second["pid"], signal.SIGKILL)  # stale again: delete cleans up what is left
+    out = delete(tmp_path, "stale")
+    assert "was not running" in out.stderr
+    assert _wait_dead(pids) == []
+    assert not (tmp_path / "state" / "local" / "stale").exists()
+
+
+def _free_base(span: int) -> int:
+    for base in range(20000, 60000, 97):
+        try:
+            for port in range(base, base + span):
+                with socket.socket() as sock:
+                    sock.bind(("127.0.0.1", port))
+        except OSError:
+            continue
+        return base
+    raise AssertionError("no free port range")
+
+
+def test_base_port_and_a_port_in_use(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    base = _free_base(5)
+    create(tmp_path, "fixed", "v5litepod-8", "--base-port", str(base))
+    ports, supervisor = state(tmp_path, "fixed")["ports"], state(tmp_path, "fixed")["pid"]
+    assert ports == {"ssh": [base, base + 1], "megascale": [base + 2, base + 3], "jax": base + 4}
+    provider = _provider(tmp_path, monkeypatch)
+    ref = ClusterRef("fixed", "", "", "local")
+    (hello,) = run_all([ssh_argv(provider.ssh_access(ref), provider.workers(ref)[1], "hostname")])
+    assert hello.rc == 0 and hello.out.strip()
+
+    clash = xcli(
+        tmp_path, "cluster", "create", "--provider", "local", "--cluster", "clash",
+        "--tpu-type", "v5litepod-8", "--base-port", str(base), check=False,
+    )  # fmt: skip
+    assert clash.returncode == 1
+    assert "could not start" in clash.stdout + clash.stderr
+    failed = state(tmp_path, "clash")
+    assert failed["status"] == "failed" and _wait_dead([failed["pid"]]) == []
+    rows = json.loads(xcli(tmp_path, "cluster", "list", "--provider", "local", "-o", "json").stdout)
+    assert {r["name"]: r["status"] for r in rows} == {"clash": "failed", "fixed": "running"}
+    delete(tmp_path, "clash")
+    delete(tmp_path, "fixed")
+    assert _wait_dead([supervisor]) == []
+
+
+def _jax_python() -> str | None:
+    chosen = os.environ.get("XCLI_TEST_JAX_PYTHON")
+    if chosen:
+        return chosen
+    probe = subprocess.run([sys.executable, "-c", "import jax"], capture_output=True, check=False)
+    return sys.executable if probe.returncode == 0 else None
+
+
+JAX_PROGRAM = """
+import os, jax
+jax.distributed.initialize(
+    num_processes=int(os.environ["JAX_NUM_PROCESSES"]),
+    process_id=int(os.environ["JAX_PROCESS_ID"]),
+)
+print(jax.process_index(), jax.process_count(), flush=True)
+jax.distributed.shutdown()
+"""
+
+
+def test_cpu_jax_joins_across_emulated_hosts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    python = _jax_python()
+    if python is None:
+        pytest.skip("JAX is not installed (set XCLI_TEST_JAX_PYTHON to a python that has it)")
+    create(tmp_path, "jax", "v5litepod-8", "--num-slices", "2")
+    try:
+        provider = _provider(tmp_path, monkeypatch)
+        ref = ClusterRef("jax", "", "", "local")
+        script = tmp_path / "prog.py"
+        script.write_text(JAX_PROGRAM)
+        command = f"JAX_PLATFORMS=cpu {shutil.which(python) or python} {script}"
+        access = provider.ssh_access(ref)
+        results = run_all([ssh_argv(access, w, command) for w in provider.workers(ref)])
+        assert [r.out.split()[-2:] for r in results] == [[str(n), "4"] for n in range(4)]
+    finally:
+        delete(tmp_path, "jax")

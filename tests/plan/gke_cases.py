@@ -1,0 +1,45 @@
+"""The golden GKE scenarios: CLI flags, and the spec those flags make."""
+
+from __future__ import annotations
+
+from xcli.catalog import lookup
+from xcli.spec import Capacity, ClusterSpec
+
+PROJECT, ZONE = "my-project", "us-east5-b"
+
+# name -> (extra CLI flags, spec)
+CASES: dict[str, tuple[list[str], ClusterSpec]] = {
+    "v6e-256-x2-spot": (
+        ["--tpu-type", "v6e-256", "--num-slices", "2", "--spot"],
+        ClusterSpec("demo", PROJECT, ZONE, "gke", lookup("v6e-256"), Capacity("spot"), 2),
+    ),
+    "v5p-128-reservation": (
+        ["--tpu-type", "v5p-128", "--reservation", "my-reservation"],
+        ClusterSpec(
+            "demo", PROJECT, ZONE, "gke", lookup("v5p-128"),
+            Capacity("reservation", reservation="my-reservation"),
+        ),
+    ),
+    "tpu7x-8-single-host": (
+        ["--tpu-type", "tpu7x-8", "--on-demand"],
+        ClusterSpec("demo", PROJECT, ZONE, "gke", lookup("tpu7x-8"), Capacity("on-demand")),
+    ),
+    "tpu7x-128-x2-spot": (
+        ["--tpu-type", "tpu7x-128", "--num-slices", "2", "--spot"],
+        ClusterSpec("demo", PROJECT, ZONE, "gke", lookup("tpu7x-128"), Capacity("spot"), 2),
+    ),
+    "v5litepod-16-flex-start": (
+        ["--tpu-type", "v5litepod-16", "--flex-start", "--max-run-duration", "6h"],
+        ClusterSpec(
+            "demo", PROJECT, ZONE, "gke", lookup("v5litepod-16"),
+            Capacity("flex-start", max_run_duration=6 * 3600),
+        ),
+    ),
+    "h100-80gb-8-x2-on-demand": (
+        ["--device-type", "h100-80gb-8", "--num-nodes", "2", "--on-demand"],
+        ClusterSpec(
+            "demo", PROJECT, ZONE, "gke", lookup("h100-80gb-8"), Capacity("on-demand"),
+            num_nodes=2,
+        ),
+    ),
+}  # fmt: skip

@@ -1,0 +1,112 @@
+"""An in-memory Kubernetes API server behind httpx2.MockTransport (no socket, no thread).
+
+It does what the gateway needs from a real one, at the HTTP level: server-side apply creates
+(201) or updates (200) the object at the PATCH URL and echoes it with a uid, dryRun=All echoes
+without storing, GET answers the object or a 404 Status, collection GETs list, DELETE removes,
+pods/<name>/log answers text. Tests queue scripted answers for a (method, path) with `script`,
+e.g. webhook failures, and read back every request from `requests`.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from typing import Any
+
+import httpx2
+
+
+def status(code: int, reason: str, message: str) -> httpx2.Response:
+    body = {"kind": "Status", "apiVersion": "v1", "status": "Failure", "message": message}
+    body.update({"reason": reason, "code": code})
+    return httpx2.Response(code, json=body, headers={"Content-Type": "application/json"})
+
+
+def webhook_down(name: str = "vjobset.kb.io") -> httpx2.Response:
+    return status(
+        500,
+        "InternalError",
+        f'Internal error occurred: failed calling webhook "{name}": failed to call webhook: '
+        'Post "https://jobset-webhook-service.jobset-system.svc:443/validate": '
+        "dial tcp 10.0.0.7:443: connect: connection refused",
+    )
+
+
+class FakeKube:
+    def __init__(self, *, auto_ready: bool = False) -> None:
+        self.auto_ready = auto_ready
+        self.requests: list[httpx2.Request] = []
+        self.objects: dict[str, dict[str, Any]] = {}
+        self.logs: dict[str, str] = {}
+        self._script: dict[tuple[str, str], list[httpx2.Response]] = {}
+        self._lock = threading.Lock()
+        self._uid = 0
+
+    def transport(self) -> httpx2.MockTransport:
+        return httpx2.MockTransport(self.handle)
+
+    def script(self, method: str, path: str, *answers: httpx2.Response) -> None:
+        self._script.setdefault((method, path), []).extend(answers)
+
+    def patches(self, *, dry_run: bool | None = None) -> list[httpx2.Request]:
+        found = [r for r in self.requests if r.method == "PATCH"]
+        if dry_run is not None:
+            found = [r for r in found if (r.url.params.get("dryRun") == "All") == dry_run]
+        return found
+
+    def handle(self, request: httpx2.Request) -> httpx2.Response:
+        with self._lock:
+            self.requests.append(request)
+            path = request.url.path
+            queued = self._script.get((request.method, path))
+            if queued:
+                return queued.pop(0)
+            if request.method == "PATCH":
+                return self._apply(request, path)
+            if request.method == "GET":
+                return self._get(path)
+            if request.method == "DELETE":
+                if self.objects.pop(path, None) is None:
+                    return status(404, "NotFound", f"{path} not found")
+                return httpx2.Response(200, json={"kind": "Status", "status": "Success"})
+            return status(405, "MethodNotAllowed", request.method)
+
+    def _apply(self, request: httpx2.Request, path: str) -> httpx2.Response:
+        assert request.headers["Content-Type"] == "application/apply-patch+yaml"
+        obj = json.loads(request.content)
+        if request.url.params.get("dryRun") == "All":
+            return httpx2.Response(200, json=obj)
+        existed = path in self.objects
+        uid = (self.objects.get(path) or {}).get("metadata", {}).get("uid")
+        if uid is None:
+            self._uid += 1
+            uid = f"uid-{self._uid}"
+        stored = json.loads(json.dumps(obj))
+        stored.setdefault("metadata", {})["uid"] = uid
+        if self.auto_ready and obj["kind"] in ("CustomResourceDefinition", "Deployment"):
+            kind = "Established" if obj["kind"] == "CustomResourceDefinition" else "Available"
+            stored["status"] = {"conditions": [{"type": kind, "status": "True"}]}
+        self.objects[path] = stored
+        return httpx2.Response(200 if existed else 201, json=stored)
+
+    def _get(self, path: str) -> httpx2.Response:
+        if path in self.objects:
+            return httpx2.Response(200, json=self.objects[path])
+        if path.endswith("/log"):
+            pod = path.rsplit("/", 2)[-2]
+            if pod in self.logs:
+                return httpx2.Response(200, text=self.logs[pod])
+            return status(404, "NotFound", f'pods "{pod}" not found')
+        if _is_collection(path):
+            items = [o for p, o in sorted(self.objects.items()) if p.rsplit("/", 1)[0] == path]
+            return httpx2.Response(200, json={"kind": "List", "metadata": {}, "items": items})
+        return status(404, "NotFound", f"{path} not found")
+
+
+def _is_collection(path: str) -> bool:
+    """/api/v1/PLURAL, /apis/G/V/PLURAL, and the same under namespaces/NS/."""
+    parts = path.strip("/").split("/")
+    rest = parts[2:] if parts[0] == "api" else parts[3:]
+    if rest and rest[0] == "namespaces" and len(rest) >= 3:
+        return len(rest) == 3
+    return len(rest) == 1

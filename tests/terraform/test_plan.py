@@ -1,0 +1,51 @@
+"""The Terraform-mode plan: which steps, in which order, and the seam for after apply."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from tests.terraform.cases import CASES
+from xcli.plan.model import Ref, Step
+from xcli.plan.steps import K8sApply
+from xcli.spec import ClusterSpec
+from xcli.terraform import TerraformRun, deployment_files, plan_create
+
+SPEC = CASES["v6e-256-x2-spot"].spec()
+
+
+def applying(spec: ClusterSpec) -> ClusterSpec:
+    return replace(spec, options={**spec.options, "apply": True})
+
+
+def test_without_apply_only_files_are_written() -> None:
+    plan = plan_create(applying(SPEC), "d", binary=None)
+    assert {s.kind for s in plan.steps} == {"local"}
+    written = {s.args["path"] for s in plan.steps}  # type: ignore[attr-defined]
+    assert written == {f"terraform/{rel}" for rel in deployment_files(SPEC, "d")}
+    assert any("terraform -chdir=d apply -input=false tfplan" in n for n in plan.notes)
+
+
+def test_yes_skips_the_question() -> None:
+    plan = plan_create(applying(SPEC), "d", binary="tofu", confirm=False)
+    runs = [s for s in plan.steps if isinstance(s, TerraformRun)]
+    assert [s.id for s in runs] == ["tf-init", "tf-plan", "tf-show", "tf-apply", "tf-output"]
+    assert runs[3].after == ("tf-show",) and all(s.argv[0] == "tofu" for s in runs)
+    assert runs[0].details()["command"] == "tofu -chdir=d init -input=false"
+
+
+def test_post_apply_steps_run_after_the_outputs() -> None:
+    def post_apply(spec: ClusterSpec, after: str) -> list[Step]:
+        manifest = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": spec.name}}
+        return [
+            K8sApply(
+                id="ns",
+                summary="namespace",
+                after=(after,),
+                cluster=Ref(after, "cluster_name"),
+                manifest=manifest,
+            )
+        ]
+
+    plan = plan_create(applying(SPEC), "d", binary="terraform", post_apply=post_apply)
+    assert plan.steps[-1].id == "ns" and plan.steps[-1].after == ("tf-output",)
+    assert plan.steps[-2].id == "tf-output"

@@ -1,0 +1,161 @@
+"""`cluster create|delete --terraform DIR`: the CLI side of Terraform mode.
+
+cluster.py routes here when --terraform is given; the planning is in xcli/terraform/ and the
+subprocesses in xcli/gateways/terraform.py.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import click
+
+from xcli.cli.common import Common, confirm, run_plan
+from xcli.errors import UserError
+from xcli.spec import ClusterSpec
+
+# Provider flags the Terraform modules express; any other provider flag given (a value other
+# than its default) is refused rather than silently dropped. Extend with the modules.
+SUPPORTED = {
+    "gke": {"release_channel", "gke_version"},
+    "queued-resource": {"runtime_version", "network", "subnetwork", "internal_ips"},
+}
+
+
+def unsupported_flags(
+    values: Mapping[str, Any], decorators: Sequence[Callable[[Any], Any]], supported: set[str]
+) -> list[str]:
+    """The flags among `decorators` set to a non-default value that Terraform mode cannot write."""
+    params: list[click.Parameter] = []
+    for decorator in decorators:
+
+        def probe() -> None:
+            pass
+
+        params.append(decorator(probe).__click_params__[-1])
+    # The values the command line gives when none of these flags is passed.
+    defaults = click.Command("probe", params=params).make_context("probe", []).params
+    return [
+        str(p.opts[0])
+        for p in params
+        if p.name not in supported and p.name in values and values[p.name] != defaults[p.name]
+    ]
+
+
+def _check_flags(spec: ClusterSpec) -> None:
+    import importlib
+
+    from xcli.cli.options import MODULES
+
+    decorators = importlib.import_module(MODULES[spec.provider]).OPTIONS
+    flags = unsupported_flags(spec.options, decorators, SUPPORTED.get(spec.provider, set()))
+    if flags:
+        raise UserError(
+            f"{', '.join(flags)} cannot be written to a Terraform folder yet",
+            hint="drop it, or drop --terraform to create the cluster through the API",
+        )
+
+
+def requested(spec: ClusterSpec) -> bool:
+    """True when --terraform DIR was given; --apply/--state-bucket alone are refused."""
+    options = spec.options
+    if options.get("terraform"):
+        _check_flags(spec)
+        return True
+    for flag, key in (("--apply", "apply"), ("--state-bucket", "state_bucket")):
+        if options.get(key):
+            raise UserError(f"{flag} applies only with --terraform DIR", hint="add --terraform DIR")
+    return False
+
+
+def _ask(question: str) -> bool:
+    # A full line, then the answer: the live progress display prints whole lines only.
+    click.echo(f"{question} [y/N]", err=True)
+    return sys.stdin.readline().strip().lower() in ("y", "yes")
+
+
+def _echo(line: str) -> None:
+    click.echo(line, err=True)
+
+
+def _check_folder(folder: Path, spec: ClusterSpec) -> None:
+    from xcli.terraform import RECORD
+
+    path = folder / RECORD
+    if not path.is_file():
+        return
+    old = json.loads(path.read_text(encoding="utf-8"))
+    if (old.get("cluster"), old.get("project")) != (spec.name, spec.project):
+        raise UserError(
+            f"{folder} holds the deployment of cluster {old.get('cluster')} "
+            f"in project {old.get('project')}",
+            hint="choose another --terraform folder for this cluster",
+        )
+
+
+def _after_apply(spec: ClusterSpec) -> tuple[Any, Mapping[str, Any]]:
+    """The seam for what runs once terraform apply has created the infrastructure.
+
+    TODO(lead), after merging gke/qr: return (post_apply, handlers) where post_apply(spec,
+    after) gives the provider's steps, each running after step id `after` ("tf-output", whose
+    outputs are the root module's non-sensitive outputs: cluster_name, cluster_location,
+    node_pools for gke; queued_resources, nodes for queued resources), and handlers are the
+    provider's live handlers for those steps' kinds (`provider.handlers(ref)`). For gke: the
+    JobSet/Kueue install, the Kueue objects and the metadata ConfigMap, the same steps as the
+    API path. For queued resources: the SSH key on the nodes and the pinned host keys (the
+    provider's queued resource cannot carry node metadata). Until then --apply stops after
+    `terraform output`.
+    """
+    return None, {}
+
+
+def create(spec: ClusterSpec, common: Common) -> None:
+    from xcli.gateways.terraform import TerraformHandlers, find_binary
+    from xcli.terraform import plan_create
+
+    folder = str(spec.options["terraform"])
+    apply = bool(spec.options.get("apply"))
+    binary = find_binary() if apply else None
+    if common.dry_run and apply and binary is None:
+        binary = "terraform"  # show the commands a run would use
+    if not common.dry_run:
+        _check_folder(Path(folder), spec)
+        if apply and binary and not common.yes and not sys.stdin.isatty():
+            raise UserError("terraform apply needs confirmation", hint="pass --yes to confirm")
+    post_apply, provider_handlers = _after_apply(spec)
+    plan = plan_create(spec, folder, binary=binary, confirm=not common.yes, post_apply=post_apply)
+    handlers = TerraformHandlers(_echo, _ask, fallback=provider_handlers)
+    run_plan(common, plan, handlers.as_mapping)
+    if not common.dry_run and (not apply or binary is None):
+        for note in plan.notes[1:]:
+            click.echo(note)
+
+
+def delete(name: str, folder: str, common: Common) -> None:
+    from xcli.gateways.terraform import TerraformHandlers, find_binary
+    from xcli.terraform import RECORD, commands, plan_destroy
+
+    path = Path(folder) / RECORD
+    if not path.is_file():
+        raise UserError(
+            f"{folder} is not an xcli Terraform folder (no {RECORD})",
+            hint="give the folder `cluster create --terraform` wrote",
+        )
+    record: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    if record.get("cluster") != name:
+        raise UserError(
+            f"{folder} holds cluster {record.get('cluster')}, not {name}",
+            hint=f"use --cluster {record.get('cluster')} or the right folder",
+        )
+    binary = find_binary() or ("terraform" if common.dry_run else None)
+    if binary is None:
+        command = shlex.join(commands("terraform", folder, destroy=True)[1])
+        raise UserError("no terraform or tofu on PATH", hint=f"install one, or run: {command}")
+    plan = plan_destroy(record, folder, binary=binary)
+    confirm(common, f"Destroy cluster {name} and everything in {folder}'s Terraform state?")
+    run_plan(common, plan, lambda: TerraformHandlers(_echo, _ask).as_mapping())

@@ -1,0 +1,109 @@
+"""`xcli workload create`: a JobSet queued by Kueue on a GKE cluster."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from xcli.cli.common import Common, common_options, run_plan
+
+PRIORITY_CHOICE = click.Choice(["very-low", "low", "medium", "high", "very-high"])
+
+
+@click.group()
+def workload() -> None:
+    """Run training workloads on a cluster's TPUs or GPUs."""
+
+
+def _workload_options(func: Any) -> Any:
+    options = [
+        click.option("--cluster", required=True, help="Cluster to run on."),
+        click.option("--workload", "name", required=True, help="Workload name."),
+        click.option("--docker-image", "image", required=True, help="Container image."),
+        click.option("--command", required=True, help="Command run in every worker (sh -c)."),
+        click.option("--tpu-type", metavar="T", help="TPU shape (default: the cluster's)."),
+        click.option("--device-type", metavar="T", help="TPU or GPU shape (default: cluster's)."),
+        click.option("--num-slices", type=click.IntRange(1, 1024), help="Default: cluster's."),
+        click.option("--num-nodes", type=click.IntRange(1, 4096), help="GPU nodes."),
+        click.option("--priority", type=PRIORITY_CHOICE, default="medium", show_default=True),
+        click.option(
+            "--max-restarts",
+            type=click.IntRange(0, 10_000),
+            default=0,
+            show_default=True,
+            help="Restart all workers this many times after an infrastructure failure.",
+        ),
+        click.option(
+            "--restart-on-exit-codes",
+            metavar="N,M",
+            default="",
+            help="More exit codes that restart instead of failing (42 and 128-255 always do).",
+        ),
+        click.option("--env", "env_pairs", multiple=True, metavar="K=V", help="Repeatable."),
+        click.option("--env-file", type=click.Path(path_type=Path), help="NAME=VALUE lines."),
+        click.option(
+            "--ttl-after-finished",
+            default="12h",
+            show_default=True,
+            metavar="D",
+            help="Delete the finished workload after D.",
+        ),
+        click.option(
+            "--termination-grace-period",
+            default="30s",
+            show_default=True,
+            metavar="D",
+            help="Time between SIGTERM and SIGKILL (to save a checkpoint).",
+        ),
+        click.option(
+            "--output-manifest-file",
+            type=click.Path(path_type=Path),
+            metavar="F",
+            help="Also write the JobSet to F as YAML.",
+        ),
+        click.option("--replace", is_flag=True, help="Delete a workload of that name first."),
+        click.option(
+            "--cluster-metadata",
+            type=click.Path(path_type=Path),
+            metavar="FILE",
+            help="With --dry-run: the cluster's metadata (its ConfigMap data, YAML or JSON) "
+            "instead of reading the cluster.",
+        ),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+@workload.command("create")
+@_workload_options
+@common_options
+def create(common: Common, **flags: Any) -> None:
+    """Submit a workload: one pod per TPU VM of every slice (or per GPU node).
+
+    \b
+    Examples:
+      xcli workload create --cluster demo --workload train-1 \\
+          --docker-image us-docker.pkg.dev/p/r/img:1 --command 'python3 train.py'
+      xcli workload create --cluster demo --workload t --docker-image img \\
+          --command 'python3 train.py' --tpu-type v6e-256 --num-slices 2 --dry-run
+
+    \b
+    Every worker gets MEGASCALE_COORDINATOR_ADDRESS, MEGASCALE_NUM_SLICES, MEGASCALE_SLICE_ID,
+    MEGASCALE_PORT (TPU multislice; GKE injects TPU_WORKER_ID and TPU_WORKER_HOSTNAMES), or
+    NNODES, NODE_RANK, MASTER_ADDR, MASTER_PORT, JAX_COORDINATOR_ADDRESS, JAX_NUM_PROCESSES,
+    JAX_PROCESS_ID (GPU).
+    """
+    from xcli.cli.workload_flags import build_request, write_manifests
+    from xcli.plan.workload import gke_cluster_path, plan_workload_create
+
+    spec, meta, existing, ref = build_request(common, flags)
+    cluster = gke_cluster_path(common.project, common.zone, spec.cluster)
+    plan = plan_workload_create(spec, meta, existing, cluster)
+    if flags["output_manifest_file"] is not None:
+        write_manifests(plan, flags["output_manifest_file"])
+    from xcli import workload_live
+
+    run_plan(common, plan, lambda: workload_live.handlers(ref))

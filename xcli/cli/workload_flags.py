@@ -1,0 +1,131 @@
+"""Flags of `xcli workload create` -> (WorkloadSpec, ClusterMeta, existing names, ClusterRef)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from xcli.cli.common import Common
+from xcli.errors import UserError
+from xcli.plan.model import Plan
+from xcli.providers.base import ClusterRef
+from xcli.spec import Capacity, check_duration
+from xcli.workload_spec import ClusterMeta, WorkloadSpec, cluster_meta_from_dict, parse_env
+
+
+def build_request(
+    common: Common, flags: dict[str, Any]
+) -> tuple[WorkloadSpec, ClusterMeta, list[str], ClusterRef]:
+    from xcli.workload_spec import workload_spec
+
+    tpu_type, device_type = flags["tpu_type"], flags["device_type"]
+    if tpu_type and device_type:
+        raise UserError("pass at most one of --tpu-type and --device-type")
+    accelerator = tpu_type or device_type
+    codes = _exit_codes(flags["restart_on_exit_codes"])
+    env = parse_env(flags["env_pairs"], flags["env_file"])
+    ttl = check_duration(flags["ttl_after_finished"], "--ttl-after-finished", 60, 365 * 86400)
+    grace = check_duration(
+        flags["termination_grace_period"], "--termination-grace-period", 1, 86400
+    )
+    ref = ClusterRef(flags["cluster"], common.project, common.zone, "gke")
+    meta, existing = _cluster_facts(common, flags, ref, accelerator)
+    spec = workload_spec(
+        cluster=flags["cluster"],
+        name=flags["name"],
+        image=flags["image"],
+        command=flags["command"],
+        meta=meta,
+        accelerator=accelerator,
+        num_slices=flags["num_slices"],
+        num_nodes=flags["num_nodes"],
+        priority=flags["priority"],
+        max_restarts=flags["max_restarts"],
+        restart_on_exit_codes=codes,
+        env=env,
+        ttl_after_finished=ttl,
+        termination_grace_period=grace,
+        replace=flags["replace"],
+    )
+    return spec, meta, existing, ref
+
+
+def _exit_codes(text: str) -> tuple[int, ...]:
+    codes: list[int] = []
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        if not part.isdigit():
+            raise UserError(
+                f"--restart-on-exit-codes: {part!r} is not an exit code", hint="e.g. 1,3"
+            )
+        codes.append(int(part))
+    return tuple(codes)
+
+
+def _cluster_facts(
+    common: Common, flags: dict[str, Any], ref: ClusterRef, accelerator: str | None
+) -> tuple[ClusterMeta, list[str]]:
+    """Live: read the cluster. Dry-run: a metadata file, or the flags describe the cluster."""
+    path: Path | None = flags["cluster_metadata"]
+    if path is not None:
+        if not common.dry_run:
+            raise click.UsageError("--cluster-metadata is for --dry-run; a live run reads it")
+        return cluster_meta_from_dict(
+            _load(path), ref.name, source=f"--cluster-metadata {path}"
+        ), []
+    if not common.dry_run:
+        from xcli import workload_live
+
+        return workload_live.read_cluster(ref)
+    if not accelerator:
+        raise UserError(
+            "a dry-run without a cluster needs the accelerator",
+            hint="pass --tpu-type/--device-type and --num-slices (or --num-nodes), "
+            "or --cluster-metadata FILE",
+        )
+    from xcli.catalog import lookup
+
+    accel = lookup(accelerator)
+    count_flag = "num_slices" if accel.kind == "tpu" else "num_nodes"
+    if flags[count_flag] is None:
+        dashed = "--" + count_flag.replace("_", "-")
+        raise UserError(f"a dry-run without a cluster needs {dashed}", hint=f"e.g. {dashed} 2")
+    meta = ClusterMeta(
+        name=ref.name,
+        provider="gke",
+        accelerator=accel,
+        capacity=Capacity("on-demand"),
+        num_slices=flags["num_slices"] or 1,
+        num_nodes=flags["num_nodes"] or 1,
+        source="flags",
+    )
+    return meta, []
+
+
+def _load(path: Path) -> dict[str, Any]:
+    import yaml
+
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise UserError(f"cannot read --cluster-metadata {path}: {exc.strerror}") from None
+    except yaml.YAMLError as exc:
+        raise UserError(f"--cluster-metadata {path} is not YAML or JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise UserError(f"--cluster-metadata {path} holds no mapping", hint="accelerator: v6e-256")
+    return data
+
+
+def write_manifests(plan: Plan, path: Path) -> None:
+    """--output-manifest-file: the objects the plan applies, as multi-document YAML."""
+    import yaml
+
+    from xcli.plan.model import symbolic
+    from xcli.plan.workload import manifest_documents
+
+    docs = [symbolic(m) for m in manifest_documents(plan)]
+    try:
+        path.write_text(yaml.safe_dump_all(docs, sort_keys=False), encoding="utf-8")
+    except OSError as exc:
+        raise UserError(f"cannot write --output-manifest-file {path}: {exc.strerror}") from None

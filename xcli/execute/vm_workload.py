@@ -1,0 +1,65 @@
+"""The live handler of `vm_workload` steps: the restart loop around a broadcast engine.
+
+The engine (xcli ssh's, once merged) is anything with the `WorkerRunner` shape: start the
+commands on their workers and report each exit as it happens; stop what still runs. The rule
+itself (which failure restarts, who is named) is xcli.plan.vm_workload.decide.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, Protocol
+
+from xcli.errors import Interrupted, XcliError
+from xcli.execute.result import Handler, StepContext
+from xcli.plan.steps import WorkerCommand
+from xcli.plan.vm_workload import VmWorkloadRun, WorkerExit, run_with_restarts
+
+
+class WorkloadFailed(XcliError):
+    """The workload's command failed on a worker and no restarts were left."""
+
+
+class WorkerRunner(Protocol):
+    def run(self, commands: Sequence[WorkerCommand]) -> Iterator[WorkerExit]:
+        """Start every command at once; yield each worker's exit as it happens."""
+        ...
+
+    def stop(self, commands: Sequence[WorkerCommand]) -> None:
+        """End whatever `run` still has running, then run these stop commands."""
+        ...
+
+
+def make_handler(runner: WorkerRunner) -> Handler:
+    def handle(step: VmWorkloadRun, ctx: StepContext) -> Mapping[str, Any]:
+        def attempt(n: int) -> Iterator[WorkerExit]:
+            if n:
+                ctx.report(f"restart {n} of {step.max_restarts}: starting all workers again")
+            for event in runner.run(step.workers):
+                if ctx.cancelled.is_set():
+                    raise Interrupted("stopped while the workload ran")
+                yield event
+
+        outcome = run_with_restarts(
+            attempt, lambda: runner.stop(step.stop), len(step.workers), step.max_restarts
+        )
+        for decision in outcome.attempts[:-1]:
+            ctx.report(decision.describe())
+        if not outcome.ok:
+            raise WorkloadFailed(_failure_message(outcome.failure, outcome.restarts), hint=_HINT)
+        return {"restarts": outcome.restarts}
+
+    return handle
+
+
+_HINT = "see that worker's output above; --max-restarts N restarts every worker after a failure"
+
+
+def _failure_message(failure: WorkerExit | None, restarts: int) -> str:
+    if failure is None:
+        what = "failed"
+    elif failure.code is not None:
+        what = f"failed: worker {failure.worker} exited with code {failure.code}"
+    else:
+        what = f"failed: worker {failure.worker}: {failure.reason or 'lost'}"
+    return f"workload {what}" + (f" (after {restarts} restart(s))" if restarts else "")

@@ -1,0 +1,137 @@
+"""Compute Engine resource policies (tpu7x workload policies) over REST with google-auth.
+
+google-cloud-compute is a large dependency for two calls, so this sends the REST requests
+through google-auth's AuthorizedSession (a requests.Session) and waits on the region operation
+with operations.wait, which answers when the operation is done (or after about two minutes).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from xcli.errors import CloudError
+from xcli.execute.result import StepContext
+from xcli.gateways import gke_errors as errs
+from xcli.gateways.backoff import RetryPolicy, Timing, retry_busy, timed_out
+from xcli.plan.gke import COMPUTE
+from xcli.plan.steps import ApiCall
+
+
+class ComputeGateway:
+    def __init__(
+        self,
+        session: Any = None,
+        *,
+        credentials: Any = None,
+        endpoint: str | None = None,
+        timing: Timing | None = None,
+        retry: RetryPolicy | None = None,
+    ) -> None:
+        self._session = session
+        self._credentials = credentials
+        self._endpoint = endpoint
+        self.timing = timing or Timing()
+        self.retry = retry or RetryPolicy()
+
+    @property
+    def session(self) -> Any:
+        if self._session is None:
+            import google.auth
+            from google.auth.exceptions import DefaultCredentialsError
+            from google.auth.transport.requests import AuthorizedSession
+
+            creds = self._credentials
+            if creds is None:
+                try:
+                    creds, _ = google.auth.default(
+                        scopes=["https://www.googleapis.com/auth/cloud-platform"]
+                    )
+                except DefaultCredentialsError:
+                    raise CloudError(
+                        "no Google credentials found",
+                        hint="run: gcloud auth application-default login (or use --dry-run)",
+                    ) from None
+            self._session = AuthorizedSession(creds)  # type: ignore[no-untyped-call]
+        return self._session
+
+    def _url(self, url: str) -> str:
+        return url.replace(COMPUTE, self._endpoint, 1) if self._endpoint else url
+
+    def _send(self, method: str, url: str, ctx: StepContext, **kw: Any) -> Any:
+        def once() -> Any:
+            from google.api_core import exceptions
+
+            resp = self.session.request(method, self._url(url), timeout=120, **kw)
+            if resp.status_code >= 400:
+                raise exceptions.from_http_response(resp)  # type: ignore[no-untyped-call]
+            return resp.json() if resp.content else {}
+
+        return retry_busy(once, errs.is_busy, self.timing, self.retry, ctx.cancelled, ctx.report)
+
+    def run(self, step: ApiCall, ctx: StepContext) -> Mapping[str, Any]:
+        parts = str(step.url).split("/")
+        project, region = parts[parts.index("projects") + 1], parts[parts.index("regions") + 1]
+        body = dict(step.body) if step.body is not None else None
+        try:
+            op = self._send(step.method, str(step.url), ctx, json=body)
+        except Exception as exc:
+            code = errs.http_code(exc)
+            if code == 409 and "ALREADY_EXISTS" in step.accept and body:
+                return self._adopt(str(step.url), body, step.summary, ctx)
+            if code == 404 and "NOT_FOUND" in step.accept:
+                ctx.report("already gone")
+                return {"result": "already gone"}
+            if code is None:
+                raise
+            where = {"what": step.summary, "project": project, "region": region}
+            raise errs.api_error(exc, api="compute", **where) from None
+        # wait on the operation under the step's own base URL (selfLink may name another host)
+        self._wait(op, str(step.url).split("/resourcePolicies")[0], step.summary, ctx, region)
+        return {"operation": op.get("name", ""), "result": "done"}
+
+    def _adopt(
+        self, url: str, body: dict[str, Any], what: str, ctx: StepContext
+    ) -> Mapping[str, Any]:
+        have = self._send("GET", f"{url}/{body['name']}", ctx)
+        got = have.get("workloadPolicy") or {}
+        want = body.get("workloadPolicy") or {}
+        if any(got.get(k) != v for k, v in want.items()):  # the server may add defaults
+            raise errs.conflict_error(what, f"workloadPolicy {got}")
+        ctx.report("already exists with this configuration; adopting it")
+        return {"result": "adopted"}
+
+    def _wait(
+        self, op: Mapping[str, Any], base: str, what: str, ctx: StepContext, region: str
+    ) -> None:
+        start = self.timing.clock()
+        while op.get("status") != "DONE":
+            if self.timing.clock() - start > 1800:
+                raise timed_out(what, 1800)
+            ctx.report(f"operation {str(op.get('status', '')).lower()}")
+            op = self._send("POST", f"{base}/operations/{op['name']}/wait", ctx)
+        errors = op.get("error", {}).get("errors") or []
+        if errors:
+            message = "; ".join(str(e.get("message", e.get("code"))) for e in errors)
+            raise errs.operation_error(message, what=what, zone="its zone", region=region)
+
+    def policies(self, project: str, region: str, prefix: str) -> tuple[str, ...]:
+        """Names of the region's resource policies that start with `prefix`."""
+        from xcli.plan.gke import policy_url
+
+        url = self._url(policy_url(project, region))
+        names: list[str] = []
+        params = {"filter": f'name eq "{prefix}.*"'}
+        while True:
+            resp = self.session.get(url, params=params, timeout=60)
+            if resp.status_code >= 400:
+                from google.api_core import exceptions
+
+                exc = exceptions.from_http_response(resp)  # type: ignore[no-untyped-call]
+                what = "list workload policies"
+                raise errs.api_error(exc, what=what, project=project, region=region, api="compute")
+            data = resp.json()
+            names += [i["name"] for i in data.get("items", []) if i["name"].startswith(prefix)]
+            if not data.get("nextPageToken"):
+                return tuple(sorted(names))
+            params["pageToken"] = data["nextPageToken"]

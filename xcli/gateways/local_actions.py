@@ -1,0 +1,232 @@
+"""Live handlers of the local provider's steps (LocalAction, dispatched on `action`).
+
+generate_keys, start_supervisor, pin_host_keys, wait_workers (create); stop_supervisor,
+remove_state (delete). Each is idempotent, so re-running a create or a delete finishes the job.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import pwd
+import secrets
+import shutil
+import sys
+import time
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+from xcli.errors import InternalError, NotFoundError, UserError
+from xcli.execute.result import StepContext
+from xcli.gateways import local_keys, local_process
+from xcli.providers.local_layout import (
+    HOST,
+    INSTANCE_VAR,
+    ClusterFiles,
+    ClusterSpecRecord,
+    StateRecord,
+    cluster_root,
+    read_spec,
+    read_state,
+    write_spec,
+)
+
+Action = Callable[[Mapping[str, Any], StepContext], Mapping[str, Any]]
+
+
+def local_user() -> str:
+    return pwd.getpwuid(os.getuid()).pw_name
+
+
+def _files(args: Mapping[str, Any]) -> ClusterFiles:
+    files = ClusterFiles.at(str(args["dir"]))
+    if files.root.resolve().parent != cluster_root().resolve():
+        raise InternalError(f"{args['dir']!r} is not a local cluster folder")
+    return files
+
+
+def supervisor_alive(state: StateRecord) -> bool:
+    return (
+        local_process.alive(state.pid)
+        and local_process.carries(state.pid, state.instance) is not False
+    )
+
+
+def _recorded_groups(files: ClusterFiles) -> list[int]:
+    if not files.procs.is_dir():
+        return []
+    return [int(p.name) for p in files.procs.iterdir() if p.name.isdigit()]
+
+
+def clean_stale(files: ClusterFiles, state: StateRecord) -> list[int]:
+    """Kill what a dead supervisor left behind and forget its state (keys and dirs stay)."""
+    killed = local_process.sweep(state.instance, _recorded_groups(files))
+    shutil.rmtree(files.procs, ignore_errors=True)
+    files.state.unlink(missing_ok=True)
+    return killed
+
+
+def generate_keys(args: Mapping[str, Any], ctx: StepContext) -> Mapping[str, Any]:
+    spec = _spec(args)
+    return local_keys.generate_keys(_files(args), spec.layout)
+
+
+def _spec(args: Mapping[str, Any]) -> ClusterSpecRecord:
+    base = args.get("base_port")
+    return ClusterSpecRecord(
+        cluster=str(args["cluster"]),
+        accelerator=str(args["accelerator"]),
+        slices=int(args["slices"]),
+        workers_per_slice=int(args["workers_per_slice"]),
+        base_port=int(base) if base else None,
+        user=local_user(),
+    )
+
+
+def _outputs(state: StateRecord) -> dict[str, Any]:
+    assert state.ports is not None
+    return {
+        "pid": state.pid,
+        "ports": list(state.ports.ssh),
+        "megascale_ports": list(state.ports.megascale),
+        "jax_port": state.ports.jax,
+    }
+
+
+@contextlib.contextmanager
+def _locked(files: ClusterFiles) -> Iterator[None]:
+    """One start at a time per cluster (two `create`s at once must not start two supervisors)."""
+    import fcntl
+
+    files.root.mkdir(parents=True, exist_ok=True)
+    with open(files.root / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+def start_supervisor(args: Mapping[str, Any], ctx: StepContext) -> Mapping[str, Any]:
+    files, spec = _files(args), _spec(args)
+    with _locked(files):
+        return _start(files, spec, float(args.get("timeout_seconds", 30)), ctx)
+
+
+def _start(
+    files: ClusterFiles, spec: ClusterSpecRecord, timeout: float, ctx: StepContext
+) -> Mapping[str, Any]:
+    state = read_state(files)
+    if state is not None and state.status == "running" and supervisor_alive(state):
+        running = read_spec(files)
+        if (
+            running is None
+            or running.layout != spec.layout
+            or (spec.base_port and spec.base_port != running.base_port)
+        ):
+            shape = f"{running.accelerator} x{running.slices}" if running else "another shape"
+            raise UserError(
+                f"local cluster {spec.cluster} already runs as {shape}",
+                hint=f"delete it first: xcli cluster delete --provider local "
+                f"--cluster {spec.cluster} --yes",
+            )
+        ctx.report(f"already running (supervisor {state.pid})")
+        return _outputs(state)
+    if state is not None:
+        killed = clean_stale(files, state)
+        ctx.report(f"cleaned a stale supervisor ({len(killed)} leftover processes)")
+    write_spec(files, spec)
+    return _launch(files, timeout, ctx)
+
+
+def _launch(files: ClusterFiles, timeout: float, ctx: StepContext) -> Mapping[str, Any]:
+    instance = secrets.token_hex(8)
+    env = {**os.environ, INSTANCE_VAR: instance}
+    argv = [sys.executable, "-m", "xcli.gateways.local_supervisor", str(files.root)]
+    proc = local_process.spawn_detached(argv, cwd=files.root, env=env, log=files.log)
+    ctx.report(f"supervisor {proc.pid} starting")
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        state = read_state(files)
+        if state is not None and state.pid == proc.pid and state.instance == instance:
+            if state.status == "running":
+                return _outputs(state)
+            local_process.stop_supervisor(proc.pid, instance)
+            raise UserError(
+                f"the local cluster could not start: {state.error}",
+                hint="if a port is in use, choose another --base-port (or drop it)",
+            )
+        if proc.poll() is not None:
+            raise UserError(
+                f"the supervisor exited with status {proc.returncode} before it was ready",
+                hint=f"its log: {files.log}\n{_tail(files.log)}",
+            )
+        time.sleep(0.05)
+    local_process.stop_supervisor(proc.pid, instance)
+    raise UserError(
+        f"the supervisor was not ready after {timeout:.0f}s", hint=f"its log: {files.log}"
+    )
+
+
+def _tail(path: Any, lines: int = 5) -> str:
+    try:
+        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+    except OSError:
+        return ""
+
+
+def pin_host_keys(args: Mapping[str, Any], ctx: StepContext) -> Mapping[str, Any]:
+    files = _files(args)
+    count = local_keys.pin_host_keys(files.known_hosts, args["ports"], args["host_keys"])
+    return {"known_hosts": str(files.known_hosts), "pinned": count}
+
+
+def wait_workers(args: Mapping[str, Any], ctx: StepContext) -> Mapping[str, Any]:
+    from xcli.gateways.local_probe import probe_all
+
+    files = _files(args)
+    ports = [int(p) for p in args["ports"]]
+    timeout = float(args.get("timeout_seconds", 30))
+    answered = asyncio.run(
+        probe_all(HOST, ports, local_user(), files.client_key, files.known_hosts, timeout, ctx)
+    )
+    return {"workers": answered}
+
+
+def stop_supervisor(args: Mapping[str, Any], ctx: StepContext) -> Mapping[str, Any]:
+    files = _files(args)
+    if not files.root.is_dir():
+        raise NotFoundError(
+            f"no local cluster {args['cluster']}", hint="xcli cluster list --provider local"
+        )
+    state = read_state(files)
+    if state is None:
+        return {"supervisor": None, "killed": []}
+    was_running = local_process.stop_supervisor(state.pid, state.instance)
+    ctx.report(f"supervisor {state.pid} " + ("stopped" if was_running else "was not running"))
+    killed = clean_stale(files, state)
+    return {"supervisor": state.pid, "was_running": was_running, "killed": killed}
+
+
+def remove_state(args: Mapping[str, Any], ctx: StepContext) -> Mapping[str, Any]:
+    files = _files(args)
+    shutil.rmtree(files.root, ignore_errors=True)
+    if files.root.exists():
+        raise UserError(f"could not remove {files.root}", hint="remove it by hand")
+    return {"removed": str(files.root)}
+
+
+ACTIONS: dict[str, Action] = {
+    "generate_keys": generate_keys,
+    "start_supervisor": start_supervisor,
+    "pin_host_keys": pin_host_keys,
+    "wait_workers": wait_workers,
+    "stop_supervisor": stop_supervisor,
+    "remove_state": remove_state,
+}
+
+
+def handle(step: Any, ctx: StepContext) -> Mapping[str, Any]:
+    """The handler of kind "local" for the local provider's plans."""
+    action = ACTIONS.get(step.action)
+    if action is None:
+        raise InternalError(f"no local action {step.action!r}")
+    return action(step.args, ctx)

@@ -1,0 +1,70 @@
+"""Keys of a local cluster: one client key, one host key per worker, and their pinning.
+
+Keys are generated once and kept across restarts (like a VM's host keys across reboots); the
+known_hosts file is rewritten whenever ports are (re)assigned.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from xcli.providers.local_layout import HOST, ClusterFiles, Layout
+
+KEY_TYPE = "ssh-ed25519"
+
+
+def _write_private(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    tmp = path.with_name(path.name + ".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as out:
+        out.write(data)
+    os.replace(tmp, path)
+
+
+def ensure_key(path: Path, comment: str) -> str:
+    """The OpenSSH public key line of the private key at `path`, generated if missing."""
+    import asyncssh
+
+    if path.is_file():
+        key = asyncssh.read_private_key(path)
+    else:
+        key = asyncssh.generate_private_key(KEY_TYPE, comment=comment)
+        _write_private(path, key.export_private_key("openssh"))
+        pub = key.export_public_key("openssh")
+        path.with_name(path.name + ".pub").write_bytes(pub)
+    line: str = key.export_public_key("openssh").decode().strip()
+    return line
+
+
+def generate_keys(files: ClusterFiles, layout: Layout) -> dict[str, object]:
+    """The client key and every worker's host key, each created only if missing."""
+    client = ensure_key(files.client_key, f"xcli-local-{layout.cluster}")
+    hosts = [
+        ensure_key(files.host_key(s, w), f"xcli-local-{layout.cluster}-s{s}-w{w}")
+        for s, w in layout.workers()
+    ]
+    return {"client_key": str(files.client_key), "public_key": client, "host_keys": hosts}
+
+
+def known_hosts_lines(ports: Sequence[int], host_keys: Sequence[str]) -> list[str]:
+    """`[127.0.0.1]:PORT ssh-ed25519 AAAA...`, as OpenSSH writes entries for non-22 ports."""
+    if len(ports) != len(host_keys):
+        raise ValueError(f"{len(ports)} ports but {len(host_keys)} host keys")
+    lines = []
+    for port, key in zip(ports, host_keys, strict=True):
+        kind, blob = key.split()[:2]
+        lines.append(f"[{HOST}]:{port} {kind} {blob}")
+    return lines
+
+
+def pin_host_keys(path: Path, ports: Sequence[int], host_keys: Sequence[str]) -> int:
+    """Replace the cluster's known_hosts file; returns how many keys it pins."""
+    lines = known_hosts_lines(ports, host_keys)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+    return len(lines)

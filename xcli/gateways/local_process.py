@@ -1,0 +1,176 @@
+"""Processes of the local provider: the detached supervisor, worker commands, and cleanup.
+
+Every process an emulated cluster starts carries XCLI_LOCAL_INSTANCE=<random token> in its
+environment and lives in a process group the supervisor records under procs/. Cleanup uses
+both: the recorded groups (any POSIX system) and, where /proc exists, every process of this
+user whose environment carries the token (this also finds commands that left their group,
+e.g. `setsid nohup ... &`). A PID is only signalled while it still carries the token (or, with
+no /proc, while its recorded group still exists), so a reused PID is never hit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+
+from xcli.providers.local_layout import INSTANCE_VAR
+
+PROC = Path("/proc")
+
+
+def spawn_detached(
+    argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], log: Path
+) -> subprocess.Popen[bytes]:
+    """Start a daemon: its own session, no terminal, stdin closed, output appended to `log`.
+
+    It outlives the caller; the caller may poll() it while waiting for it to come up.
+    """
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with open(log, "ab") as out:
+        return subprocess.Popen(
+            list(argv),
+            cwd=cwd,
+            env=dict(env),
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            close_fds=True,
+        )
+
+
+async def start_command(
+    argv: Sequence[str],
+    *,
+    cwd: Path,
+    env: Mapping[str, str],
+    tty: int | None = None,
+) -> asyncio.subprocess.Process:
+    """Start a worker's command as sshd does: a new session (so its process group can be
+    signalled as one); with `tty` (a pty's slave side) as its stdio and controlling terminal."""
+    if tty is None:
+        return await asyncio.create_subprocess_exec(
+            *argv,
+            cwd=cwd,
+            env=dict(env),
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            start_new_session=True,
+        )
+    return await asyncio.create_subprocess_exec(
+        *argv,
+        cwd=cwd,
+        env=dict(env),
+        stdin=tty,
+        stdout=tty,
+        stderr=tty,
+        start_new_session=True,
+        preexec_fn=_take_terminal,
+    )
+
+
+def _take_terminal() -> None:
+    """In the child, after setsid: make stdin (the pty) the controlling terminal."""
+    import fcntl
+    import termios
+
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+
+def alive(pid: int) -> bool:
+    """True while `pid` exists and is not a zombie."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    stat = PROC / str(pid) / "stat"
+    try:
+        state = stat.read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return True
+    return state != "Z"
+
+
+def carries(pid: int, instance: str) -> bool | None:
+    """Whether `pid`'s environment has our instance token; None where that cannot be known."""
+    if not PROC.is_dir():
+        return None
+    try:
+        environ = (PROC / str(pid) / "environ").read_bytes()
+    except OSError:
+        return False
+    return f"{INSTANCE_VAR}={instance}".encode() in environ.split(b"\0")
+
+
+def tagged(instance: str) -> list[int]:
+    """Every live process of ours that carries the instance token (empty without /proc)."""
+    if not PROC.is_dir():
+        return []
+    me = os.getpid()
+    found = []
+    for entry in PROC.iterdir():
+        if entry.name.isdigit() and int(entry.name) != me and carries(int(entry.name), instance):
+            found.append(int(entry.name))
+    return found
+
+
+def signal_group(pgid: int, sig: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)
+
+
+def signal_pid(pid: int, sig: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.kill(pid, sig)
+
+
+def stop_supervisor(pid: int, instance: str, grace: float = 5.0) -> bool:
+    """SIGTERM the supervisor (it stops its workers' commands), SIGKILL after `grace` seconds.
+    Returns whether a live supervisor was found."""
+    if not alive(pid) or carries(pid, instance) is False:
+        return False
+    signal_pid(pid, signal.SIGTERM)
+    deadline = time.monotonic() + grace
+    while alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if alive(pid):
+        signal_group(pid, signal.SIGKILL)
+    return True
+
+
+def sweep(instance: str, groups: Iterable[int], rounds: int = 20) -> list[int]:
+    """SIGKILL whatever is left of a cluster: its recorded process groups and every process
+    carrying its token. Returns the PIDs that were killed."""
+    killed: list[int] = []
+    for pgid in groups:
+        if carries(pgid, instance) is not False and _group_exists(pgid):
+            signal_group(pgid, signal.SIGKILL)
+            killed.append(pgid)
+    for _ in range(rounds):  # a dying parent may still fork: repeat until nothing is left
+        left = [pid for pid in tagged(instance) if alive(pid)]
+        if not left:
+            break
+        for pid in left:
+            signal_pid(pid, signal.SIGKILL)
+        killed.extend(left)
+        time.sleep(0.05)
+    return sorted(set(killed))
+
+
+def _group_exists(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

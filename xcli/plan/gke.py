@@ -1,0 +1,225 @@
+"""Request bodies for a GKE cluster with TPU or GPU node pools (pure: no network, no credentials).
+
+Every body is REST JSON as the discovery document names it (camelCase, enums by name); the live
+gateway parses the same dict into the request message, so the dry-run shows what is sent.
+Field facts: container.v1 discovery document (NodeConfig.flexStart, NodeConfig.maxRunDuration,
+NodePool.queuedProvisioning, PlacementPolicy.policyName); Ironwood (tpu7x) multi-host slices use
+a workload-policy resource policy in place of tpuTopology (GKE "About Ironwood (TPU7x)" page).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from xcli.errors import UserError
+from xcli.spec import ClusterSpec
+
+CONTAINER = "https://container.googleapis.com/v1"
+COMPUTE = "https://compute.googleapis.com/compute/v1"
+SCOPES = ["https://www.googleapis.com/auth/cloud-platform"]
+RESERVATION_KEY = "compute.googleapis.com/reservation-name"
+RELEASE_CHANNELS = ("RAPID", "REGULAR", "STABLE", "EXTENDED")
+DEFAULT_CPU_MACHINE = "e2-standard-8"
+SYSTEM_POOL = "system"
+POOL_LANE = "node-pools"
+DEFAULT_POOL_PARALLELISM = 4
+POOL_NAME_LIMIT = 40  # GKE node pool names: at most 40 characters
+
+
+def cluster_url(project: str, region: str, name: str | None = None) -> str:
+    base = f"{CONTAINER}/projects/{project}/locations/{region}/clusters"
+    return f"{base}/{name}" if name else base
+
+
+def operations_url(project: str, region: str) -> str:
+    return f"{CONTAINER}/projects/{project}/locations/{region}/operations"
+
+
+def policy_url(project: str, region: str, name: str | None = None) -> str:
+    base = f"{COMPUTE}/projects/{project}/regions/{region}/resourcePolicies"
+    return f"{base}/{name}" if name else base
+
+
+def pool_name(cluster: str, index: int) -> str:
+    return f"{cluster}-np-{index}"
+
+
+def policy_name(spec: ClusterSpec) -> str:
+    """One workload policy per cluster and topology; deleted with the cluster."""
+    return f"{spec.name}-wp-{spec.accelerator.topology}"
+
+
+def check_gke_spec(spec: ClusterSpec) -> None:
+    """What GKE cannot do, refused before any call."""
+    if spec.capacity.kind == "guaranteed":
+        raise UserError(
+            "--guaranteed is a queued-resource option; GKE node pools cannot request it",
+            hint="use --provider queued-resource, or --reservation / --flex-start on GKE",
+        )
+    if spec.capacity.kind == "reservation" and spec.capacity.reservation == "-":
+        raise UserError(
+            "--reservation - (any reservation) is not supported on GKE",
+            hint="name the reservation: --reservation NAME or projects/P/reservations/R",
+        )
+    last = pool_name(spec.name, pool_count(spec) - 1)
+    if len(last) > POOL_NAME_LIMIT:
+        keep = POOL_NAME_LIMIT - len(last) + len(spec.name)
+        raise UserError(
+            f"node pool name {last!r} would be longer than GKE's {POOL_NAME_LIMIT} characters",
+            hint=f"use a cluster name of at most {keep} characters",
+        )
+    channel = str(spec.options.get("release_channel") or "REGULAR").upper()
+    if channel not in RELEASE_CHANNELS:
+        raise UserError(
+            f"release channel {channel.lower()!r} does not exist",
+            hint="use one of " + ", ".join(c.lower() for c in RELEASE_CHANNELS),
+        )
+
+
+def system_pool_size(spec: ClusterSpec) -> int:
+    """CPU nodes for the controllers (Kueue, JobSet, kube-system): one per 256 accelerator VMs."""
+    vms = (
+        spec.num_nodes
+        if spec.accelerator.kind == "gpu"
+        else (spec.accelerator.vms_per_slice * spec.num_slices)
+    )
+    return min(3, 1 + vms // 256)
+
+
+def cluster_body(spec: ClusterSpec) -> dict[str, Any]:
+    channel = str(spec.options.get("release_channel") or "REGULAR").upper()
+    machine = str(spec.options.get("cpu_machine_type") or DEFAULT_CPU_MACHINE)
+    size = system_pool_size(spec)
+    cluster: dict[str, Any] = {
+        "name": spec.name,
+        "locations": [spec.zone],
+        "releaseChannel": {"channel": channel},
+        "ipAllocationPolicy": {"useIpAliases": True},
+        "networkConfig": {"datapathProvider": "ADVANCED_DATAPATH"},
+        "workloadIdentityConfig": {"workloadPool": f"{spec.project}.svc.id.goog"},
+        "resourceLabels": {"created-by": "xcli"},
+        "nodePools": [
+            {
+                "name": SYSTEM_POOL,
+                "initialNodeCount": size,
+                "config": {
+                    "machineType": machine,
+                    "workloadMetadataConfig": {"mode": "GKE_METADATA"},
+                    "oauthScopes": SCOPES,
+                },
+                "autoscaling": {"enabled": True, "minNodeCount": size, "maxNodeCount": 4 * size},
+                "management": {"autoRepair": True, "autoUpgrade": True},
+            }
+        ],
+    }
+    version = spec.options.get("gke_version")
+    if version:
+        cluster["initialClusterVersion"] = str(version)
+    return {"cluster": cluster}
+
+
+def _capacity(spec: ClusterSpec) -> dict[str, Any]:
+    """NodeConfig fields for the capacity choice."""
+    cap = spec.capacity
+    if cap.kind == "spot":
+        return {"spot": True, "reservationAffinity": {"consumeReservationType": "NO_RESERVATION"}}
+    if cap.kind == "reservation":
+        return {
+            "reservationAffinity": {
+                "consumeReservationType": "SPECIFIC_RESERVATION",
+                "key": RESERVATION_KEY,
+                "values": [str(cap.reservation)],
+            }
+        }
+    if cap.kind == "flex-start":
+        out: dict[str, Any] = {
+            "flexStart": True,
+            "reservationAffinity": {"consumeReservationType": "NO_RESERVATION"},
+        }
+        if cap.max_run_duration:
+            out["maxRunDuration"] = f"{cap.max_run_duration}s"
+        return out
+    # on-demand: never silently consume an open reservation meant for something else
+    return {"reservationAffinity": {"consumeReservationType": "NO_RESERVATION"}}
+
+
+def _node_config(spec: ClusterSpec, labels: dict[str, str]) -> dict[str, Any]:
+    return {
+        "machineType": spec.accelerator.machine_type,
+        "workloadMetadataConfig": {"mode": "GKE_METADATA"},
+        "oauthScopes": SCOPES,
+        "resourceLabels": labels,
+        **_capacity(spec),
+    }
+
+
+def _sizing(spec: ClusterSpec, pool: dict[str, Any], nodes: int) -> None:
+    """Fixed size, or for flex-start autoscaling from zero (what GKE's flex-start docs pair)."""
+    if spec.capacity.kind != "flex-start":
+        pool["initialNodeCount"] = nodes
+        pool["management"] = {"autoRepair": True, "autoUpgrade": True}
+        return
+    pool["initialNodeCount"] = 0
+    pool["autoscaling"] = {
+        "enabled": True,
+        "totalMinNodeCount": 0,
+        "totalMaxNodeCount": nodes,
+        "locationPolicy": "ANY",
+    }
+    pool["management"] = {"autoRepair": False, "autoUpgrade": True}
+
+
+def tpu_pool_body(spec: ClusterSpec, index: int) -> dict[str, Any]:
+    accel = spec.accelerator
+    labels = {"xcli-accelerator": accel.name, "xcli-slice": str(index)}
+    pool: dict[str, Any] = {
+        "name": pool_name(spec.name, index),
+        "locations": [spec.zone],
+        "config": _node_config(spec, labels),
+    }
+    if accel.multi_host and accel.placement == "workload-policy":
+        pool["placementPolicy"] = {"policyName": policy_name(spec)}
+    elif accel.multi_host:
+        pool["placementPolicy"] = {"type": "COMPACT", "tpuTopology": accel.topology}
+    _sizing(spec, pool, accel.vms_per_slice)
+    return {"nodePool": pool}
+
+
+def gpu_pool_body(spec: ClusterSpec) -> dict[str, Any]:
+    accel = spec.accelerator
+    config = _node_config(spec, {"xcli-accelerator": accel.name, "xcli-slice": "0"})
+    config["accelerators"] = [
+        {
+            "acceleratorCount": str(accel.chips_per_vm),
+            "acceleratorType": accel.gke_accelerator,
+            "gpuDriverInstallationConfig": {"gpuDriverVersion": "LATEST"},
+        }
+    ]
+    config["gvnic"] = {"enabled": True}
+    pool: dict[str, Any] = {"name": pool_name(spec.name, 0), "locations": [spec.zone]}
+    pool["config"] = config
+    _sizing(spec, pool, spec.num_nodes)
+    if spec.capacity.kind == "flex-start":
+        # GKE supports queued provisioning with flex-start for GPU pools only (xpk PR #900)
+        pool["queuedProvisioning"] = {"enabled": True}
+    return {"nodePool": pool}
+
+
+def pool_body(spec: ClusterSpec, index: int) -> dict[str, Any]:
+    return gpu_pool_body(spec) if spec.accelerator.kind == "gpu" else tpu_pool_body(spec, index)
+
+
+def policy_body(spec: ClusterSpec) -> dict[str, Any]:
+    """compute.resourcePolicies.insert body: a HIGH_THROUGHPUT workload policy (tpu7x)."""
+    return {
+        "name": policy_name(spec),
+        "description": f"created by xcli for GKE cluster {spec.name}",
+        "workloadPolicy": {
+            "type": "HIGH_THROUGHPUT",
+            "acceleratorTopology": spec.accelerator.topology,
+        },
+    }
+
+
+def pool_count(spec: ClusterSpec) -> int:
+    return 1 if spec.accelerator.kind == "gpu" else spec.num_slices

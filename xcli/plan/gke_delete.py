@@ -1,0 +1,41 @@
+"""The delete plan of a GKE cluster (pure): the cluster, then the workload policies xcli made."""
+
+from __future__ import annotations
+
+from xcli.plan import gke
+from xcli.plan.gke_plan import DELETE_CLUSTER, DELETE_POLICY, GkeObserved, op_call
+from xcli.plan.model import Plan, Step
+
+
+def plan_delete(project: str, zone: str, name: str, observed: GkeObserved | None = None) -> Plan:
+    """Delete the cluster (already gone counts as done), then the workload policies xcli made."""
+    region = zone.rsplit("-", 1)[0]
+    notes: list[str] = []
+    if observed is None:
+        observed = GkeObserved()
+        notes.append(f"dry-run: a live run also deletes the workload policies {name}-wp-* it finds")
+    url = gke.cluster_url(project, region, name)
+    steps: list[Step] = [
+        op_call(
+            "cluster",
+            f"delete cluster {name} in {region}",
+            DELETE_CLUSTER,
+            "DELETE",
+            url,
+            accept=("NOT_FOUND",),
+            destructive=True,
+        )
+    ]
+    for policy in observed.policies:
+        steps.append(
+            op_call(
+                f"policy-{policy}",
+                f"delete workload policy {policy}",
+                DELETE_POLICY,
+                "DELETE",
+                gke.policy_url(project, region, policy),
+                accept=("NOT_FOUND",),
+                after=("cluster",),
+            )
+        )
+    return Plan(f"delete GKE cluster {name}", tuple(steps), tuple(notes))

@@ -1,0 +1,282 @@
+"""The create and delete plans of a GKE cluster, from a spec and what already exists (pure).
+
+How the plan learns what exists, without `if dry_run` below the CLI: a live run first reads an
+observed-state snapshot (`GkeObserved`: the cluster's status and node pools, and the workload
+policies named after the cluster) through the container/compute gateways, then hands it to
+these pure functions. The dry-run passes no snapshot; the plan is then made against "nothing
+exists yet" and says so in Plan.notes. The same function makes both plans, so a dry-run is
+exactly what a live run against an empty project sends.
+
+Re-running create on an existing cluster plans only what is missing: pools that already match
+are kept, pools still provisioning are waited for, pools in ERROR (a stockout leaves them so)
+are deleted and created again, surplus pools `<cluster>-np-<k>` are removed, and a pool of
+another shape is refused unless --force, which replaces it (the CLI asks first, unless --yes).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from xcli.errors import UserError
+from xcli.plan import gke
+from xcli.plan.model import Plan, Step
+from xcli.plan.operations import OperationCall
+from xcli.plan.steps import Wait
+from xcli.spec import ClusterSpec
+
+# The seam for the in-cluster setup (JobSet, Kueue, priority classes, metadata ConfigMap):
+# called with the spec, the cluster's resource name and the step ids to run after.
+SetupBuilder = Callable[[ClusterSpec, str, tuple[str, ...]], Sequence[Step]]
+
+CREATE_CLUSTER = "container.projects.locations.clusters.create"
+DELETE_CLUSTER = "container.projects.locations.clusters.delete"
+CREATE_POOL = "container.projects.locations.clusters.nodePools.create"
+DELETE_POOL = "container.projects.locations.clusters.nodePools.delete"
+INSERT_POLICY = "compute.resourcePolicies.insert"
+DELETE_POLICY = "compute.resourcePolicies.delete"
+BUSY = ("PROVISIONING", "RECONCILING")
+
+
+@dataclass(frozen=True)
+class ObservedPool:
+    name: str
+    status: str
+    accelerator: str | None  # the xcli-accelerator label, when xcli made the pool
+    machine_type: str
+    nodes: int  # initialNodeCount, or the autoscaling maximum for flex-start pools
+    capacity: str  # on-demand, spot, reservation, flex-start
+
+
+@dataclass(frozen=True)
+class GkeObserved:
+    """What exists: cluster_status None means there is no cluster of that name."""
+
+    cluster_status: str | None = None
+    locations: tuple[str, ...] = ()
+    pools: Mapping[str, ObservedPool] = field(default_factory=dict)
+    policies: tuple[str, ...] = ()
+
+
+def cluster_resource(project: str, region: str, name: str) -> str:
+    return f"projects/{project}/locations/{region}/clusters/{name}"
+
+
+def op_call(step_id: str, summary: str, api: str, method: str, url: str, **kw: Any) -> Step:
+    """An OperationCall whose poll line names the operations URL of the same API."""
+    container = url.startswith(gke.CONTAINER)
+    base = url.split("/clusters")[0] if container else url.split("/resourcePolicies")[0]
+    # the operation's name is this step's own output, printed as a reference like any other
+    poll = f"GET {base}/operations/${{{step_id}.operation}}"
+    return OperationCall(
+        id=step_id,
+        summary=summary,
+        api=api,
+        method=method,
+        url=url,
+        poll=poll,
+        **kw,
+    )
+
+
+def _cluster_steps(spec: ClusterSpec, seen: GkeObserved, notes: list[str]) -> list[Step]:
+    url = gke.cluster_url(spec.project, spec.region)
+    status = seen.cluster_status
+    if status is None:
+        summary = f"create cluster {spec.name} in {spec.region}, nodes in {spec.zone}"
+        return [
+            op_call("cluster", summary, CREATE_CLUSTER, "POST", url, body=gke.cluster_body(spec))
+        ]
+    if seen.locations and spec.zone not in seen.locations:
+        raise UserError(
+            f"cluster {spec.name} already exists with another configuration: "
+            f"its nodes are in {', '.join(seen.locations)}, not {spec.zone}",
+            hint=f"pass --zone {seen.locations[0]}, or choose another --cluster name",
+        )
+    if status in ("STOPPING", "ERROR"):
+        raise UserError(
+            f"cluster {spec.name} is in state {status}",
+            hint="delete it (xcli cluster delete) and create it again, or choose another name",
+        )
+    if status in BUSY:
+        get = gke.cluster_url(spec.project, spec.region, spec.name)
+        return [
+            Wait(
+                id="cluster",
+                summary=f"wait for cluster {spec.name} ({status.lower()}) to be running",
+                api="container.projects.locations.clusters.get",
+                url=get,
+                until="status RUNNING",
+                timeout_seconds=3600,
+            )
+        ]
+    notes.append(f"cluster {spec.name} exists ({status}); kept as it is")
+    return []
+
+
+def _mismatch(spec: ClusterSpec, pool: ObservedPool) -> str:
+    want = spec.num_nodes if spec.accelerator.kind == "gpu" else spec.accelerator.vms_per_slice
+    diffs = []
+    if (
+        pool.accelerator != spec.accelerator.name
+        or pool.machine_type != spec.accelerator.machine_type
+    ):
+        diffs.append(f"{pool.accelerator or pool.machine_type}, not {spec.accelerator.name}")
+    if pool.nodes != want:
+        diffs.append(f"{pool.nodes} nodes, not {want}")
+    if pool.capacity != spec.capacity.kind:
+        diffs.append(f"{pool.capacity} capacity, not {spec.capacity.kind}")
+    return "; ".join(diffs)
+
+
+def _create_pool(spec: ClusterSpec, index: int, after: tuple[str, ...]) -> Step:
+    url = gke.cluster_url(spec.project, spec.region, spec.name) + "/nodePools"
+    name = gke.pool_name(spec.name, index)
+    what = spec.accelerator.name
+    if spec.accelerator.kind == "gpu":
+        what = f"{spec.num_nodes} x {what}"
+    return op_call(
+        f"pool-{index}",
+        f"create node pool {name} ({what}, {spec.capacity.kind})",
+        CREATE_POOL,
+        "POST",
+        url,
+        body=gke.pool_body(spec, index),
+        after=after,
+        lane=gke.POOL_LANE,
+    )
+
+
+def _delete_pool(spec: ClusterSpec, name: str, step_id: str, why: str, destructive: bool) -> Step:
+    url = gke.cluster_url(spec.project, spec.region, spec.name) + f"/nodePools/{name}"
+    return op_call(
+        step_id,
+        f"delete node pool {name} ({why})",
+        DELETE_POOL,
+        "DELETE",
+        url,
+        accept=("NOT_FOUND",),
+        lane=gke.POOL_LANE,
+        destructive=destructive,
+    )
+
+
+def _pool_steps(
+    spec: ClusterSpec, seen: GkeObserved, after: tuple[str, ...], notes: list[str]
+) -> list[Step]:
+    force = bool(spec.options.get("force"))
+    steps: list[Step] = []
+    for index in range(gke.pool_count(spec)):
+        name = gke.pool_name(spec.name, index)
+        pool = seen.pools.get(name)
+        if pool is None:
+            steps.append(_create_pool(spec, index, after))
+            continue
+        diff = _mismatch(spec, pool)
+        if diff and not force:
+            raise UserError(
+                f"node pool {name} already exists with another configuration: {diff}",
+                hint="pass --force to replace it (asks first unless --yes), "
+                "or choose another --cluster name",
+            )
+        if diff or pool.status == "ERROR":
+            why = f"replace: {diff}" if diff else "in ERROR state, created again"
+            steps.append(_delete_pool(spec, name, f"remove-pool-{index}", why, bool(diff)))
+            steps.append(_create_pool(spec, index, (*after, f"remove-pool-{index}")))
+        elif pool.status in BUSY:
+            steps.append(_wait_pool(spec, name, index, after, pool.status))
+        else:
+            notes.append(f"node pool {name} exists ({pool.status}); kept as it is")
+    steps += _surplus(spec, seen, force, notes)
+    return steps
+
+
+def _wait_pool(
+    spec: ClusterSpec, name: str, index: int, after: tuple[str, ...], status: str
+) -> Step:
+    url = gke.cluster_url(spec.project, spec.region, spec.name) + f"/nodePools/{name}"
+    return Wait(
+        id=f"pool-{index}",
+        summary=f"wait for node pool {name} ({status.lower()}) to be running",
+        api="container.projects.locations.clusters.nodePools.get",
+        url=url,
+        until="status RUNNING",
+        timeout_seconds=3600,
+        after=after,
+        lane=gke.POOL_LANE,
+    )
+
+
+def _surplus(spec: ClusterSpec, seen: GkeObserved, force: bool, notes: list[str]) -> list[Step]:
+    wanted = {gke.pool_name(spec.name, i) for i in range(gke.pool_count(spec))}
+    prefix = f"{spec.name}-np-"
+    steps: list[Step] = []
+    for name in sorted(seen.pools):
+        if name in wanted or not name.startswith(prefix) or not name[len(prefix) :].isdigit():
+            continue
+        pool = seen.pools[name]
+        if pool.accelerator != spec.accelerator.name and not force:
+            notes.append(
+                f"node pool {name} ({pool.accelerator or pool.machine_type}) is not "
+                "part of this shape; left alone (pass --force to remove it)"
+            )
+            continue
+        why = f"--num-slices {spec.num_slices} no longer includes it"
+        steps.append(_delete_pool(spec, name, f"remove-{name}", why, True))
+    return steps
+
+
+def _policy_steps(spec: ClusterSpec, seen: GkeObserved) -> list[Step]:
+    accel = spec.accelerator
+    if not (accel.multi_host and accel.placement == "workload-policy"):
+        return []
+    if gke.policy_name(spec) in seen.policies:
+        return []
+    return [
+        op_call(
+            "policy",
+            f"create workload policy {gke.policy_name(spec)} ({accel.topology})",
+            INSERT_POLICY,
+            "POST",
+            gke.policy_url(spec.project, spec.region),
+            body=gke.policy_body(spec),
+            accept=("ALREADY_EXISTS",),
+        )
+    ]
+
+
+def plan_create(
+    spec: ClusterSpec,
+    observed: GkeObserved | None = None,
+    setup: SetupBuilder | None = None,
+) -> Plan:
+    """The create plan; `setup` adds the in-cluster steps once the cluster answers."""
+    gke.check_gke_spec(spec)
+    notes: list[str] = []
+    if observed is None:
+        observed = GkeObserved()
+        notes.append(
+            "dry-run: planned as if nothing exists yet; a live run reads the cluster first "
+            "and creates only what is missing"
+        )
+    steps = _policy_steps(spec, observed) + _cluster_steps(spec, observed, notes)
+    after = tuple(s.id for s in steps)
+    steps += _pool_steps(spec, observed, after, notes)
+    if setup is not None:
+        cluster_ids = tuple(s.id for s in steps if s.id == "cluster")
+        steps += setup(spec, cluster_resource(spec.project, spec.region, spec.name), cluster_ids)
+    count = f"{spec.num_nodes} x " if spec.accelerator.kind == "gpu" else ""
+    slices = f" x{spec.num_slices}" if spec.accelerator.kind == "tpu" else ""
+    title = (
+        f"create GKE cluster {spec.name} ({count}{spec.accelerator.name}{slices}, "
+        f"{spec.capacity.kind})"
+    )
+    limit = int(str(spec.options.get("pool_parallelism") or gke.DEFAULT_POOL_PARALLELISM))
+    return Plan(
+        title,
+        tuple(steps),
+        tuple(notes),
+        max_parallel=max(8, limit + 2),
+        lane_limits={gke.POOL_LANE: limit},
+    )

@@ -1,0 +1,214 @@
+"""In-cluster setup of a GKE cluster: JobSet, Kueue, the queue objects and the metadata ConfigMap.
+
+Pure: `setup_steps` turns a ClusterSpec into steps; nothing here talks to a cluster.
+
+The Kueue objects and priority classes themselves are built in kueue_objects.py.
+Order (each line runs after the one above it; items on one line run concurrently):
+  1. install JobSet and Kueue from their pinned release manifests; PriorityClasses
+  2. wait until their CRDs are Established, their controllers Available and webhooks answer
+  3. ResourceFlavor, ClusterQueue, LocalQueue (and for GPU flex-start the
+     ProvisioningRequestConfig and AdmissionCheck)
+  4. the metadata ConfigMap, last, so that its presence means the setup finished
+
+The metadata ConfigMap lives in the `default` namespace, beside the LocalQueue, because that is
+where workloads run: a pod can only reference a ConfigMap of its own namespace (envFrom,
+volumes), and reading it needs no access to kube-system.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from xcli import __version__
+from xcli.plan.kube_steps import K8sInstall, K8sWait
+from xcli.plan.kueue_objects import (
+    CLUSTER_QUEUE,
+    KUEUE_API,
+    LOCAL_QUEUE,
+    NAMESPACE,
+    PRIORITIES,
+    flavor_name,
+    kueue_objects,
+    meta,
+    priority_classes,
+    vm_count,
+)
+from xcli.plan.model import Step
+from xcli.plan.steps import K8sApply, Text
+from xcli.spec import ClusterSpec
+
+JOBSET_VERSION = "v0.12.0"
+KUEUE_VERSION = "v0.19.2"
+METADATA_CONFIGMAP = "xcli-cluster-metadata"
+RELEASES = "https://github.com/kubernetes-sigs/{0}/releases/download/{1}/manifests.yaml"
+
+CONTROLLERS = ("jobset-system/jobset-controller-manager", "kueue-system/kueue-controller-manager")
+CRDS = (
+    "jobsets.jobset.x-k8s.io",
+    "resourceflavors.kueue.x-k8s.io",
+    "clusterqueues.kueue.x-k8s.io",
+    "localqueues.kueue.x-k8s.io",
+    "admissionchecks.kueue.x-k8s.io",
+    "provisioningrequestconfigs.kueue.x-k8s.io",
+    "workloads.kueue.x-k8s.io",
+)
+
+
+def release_url(component: str, version: str) -> str:
+    return RELEASES.format(component, version)
+
+
+def controller_limits(component: str, nodes: int) -> dict[str, Any]:
+    """Controller limits that grow with the cluster (the sizing XPK uses, k8s.md §3).
+
+    JobSet: memory max(4 GiB, 1.2 MiB per node). Kueue: memory max(4 GiB, 32 MiB per node),
+    CPU max(2, 0.004 per node). The release defaults are sized for small clusters; a Kueue
+    controller out of memory stops all admission.
+    """
+    if component == "jobset":
+        limits = {"memory": f"{max(4096, math.ceil(1.2 * nodes))}Mi"}
+    else:
+        limits = {
+            "cpu": str(max(2, math.ceil(0.004 * nodes))),
+            "memory": f"{max(4096, 32 * nodes)}Mi",
+        }
+    return {
+        "deployment": f"{component}-system/{component}-controller-manager",
+        "container": "manager",
+        "limits": limits,
+    }
+
+
+def setup_steps(spec: ClusterSpec, cluster: Text, after: tuple[str, ...]) -> list[Step]:
+    """The in-cluster setup steps for `spec`, run against `cluster` once `after` have run."""
+    installs = [
+        K8sInstall(
+            id=f"k8s-install-{name}",
+            summary=f"install {title} {version} (server-side apply of its release manifest)",
+            after=after,
+            cluster=cluster,
+            component=name,
+            version=version,
+            url=release_url(name, version),
+            limits=controller_limits(name, vm_count(spec)),
+        )
+        for name, title, version in (
+            ("jobset", "JobSet", JOBSET_VERSION),
+            ("kueue", "Kueue", KUEUE_VERSION),
+        )
+    ]
+    wait = K8sWait(
+        id="k8s-wait-controllers",
+        summary="wait for the JobSet and Kueue CRDs, controllers and webhooks",
+        after=tuple(s.id for s in installs),
+        cluster=cluster,
+        crds=CRDS,
+        deployments=CONTROLLERS,
+        probes=webhook_probes(),
+        timeout_seconds=900,
+    )
+    priorities = []
+    for obj in priority_classes():
+        name = obj["metadata"]["name"]
+        summary = f"priority class {name} ({obj['value']})"
+        priorities.append(_apply(f"k8s-priority-{name}", summary, after, cluster, obj))
+    queue = []
+    for key, obj in kueue_objects(spec):
+        summary = f"Kueue {obj['kind']} {obj['metadata']['name']}"
+        queue.append(_apply(f"k8s-{key}", summary, (wait.id,), cluster, obj))
+    done = tuple(s.id for s in [*priorities, *queue])
+    metadata = _apply(
+        "k8s-metadata",
+        f"ConfigMap {NAMESPACE}/{METADATA_CONFIGMAP} describing the cluster for workloads",
+        done,
+        cluster,
+        metadata_configmap(spec),
+    )
+    return [*installs, *priorities, wait, *queue, metadata]
+
+
+def _apply(
+    sid: str, summary: str, after: tuple[str, ...], cluster: Text, obj: dict[str, Any]
+) -> K8sApply:
+    return K8sApply(id=sid, summary=f"apply {summary}", after=after, cluster=cluster, manifest=obj)
+
+
+def metadata_configmap(spec: ClusterSpec) -> dict[str, Any]:
+    """What workloads need to know about the cluster, as strings (ConfigMap data is strings)."""
+    acc = spec.accelerator
+    data = {
+        "cluster": spec.name,
+        "project": spec.project,
+        "zone": spec.zone,
+        "accelerator": acc.name,
+        "accelerator_kind": acc.kind,
+        "gke_accelerator": acc.gke_accelerator,
+        "provider": spec.provider,
+        "slices": str(spec.num_slices if acc.kind == "tpu" else 1),
+        "num_slices": str(spec.num_slices if acc.kind == "tpu" else 1),
+        "num_nodes": str(spec.num_nodes if acc.kind == "gpu" else 1),
+        "vms": str(vm_count(spec)),
+        "chips_per_vm": str(acc.chips_per_vm),
+        "total_chips": str(spec.total_chips),
+        "resource_name": acc.resource_name,
+        "capacity_type": spec.capacity.kind,
+        "local_queue": LOCAL_QUEUE,
+        "cluster_queue": CLUSTER_QUEUE,
+        "resource_flavor": flavor_name(spec),
+        "priority_classes": ",".join(name for name, _ in PRIORITIES),
+        "jobset_version": JOBSET_VERSION,
+        "kueue_version": KUEUE_VERSION,
+        "xcli_version": __version__,
+    }
+    optional = {
+        "topology": acc.topology,
+        "reservation": spec.capacity.reservation,
+        "max_run_duration_seconds": spec.capacity.max_run_duration,
+    }
+    data.update({k: str(v) for k, v in optional.items() if v})  # absent, rather than empty
+    return {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": meta(METADATA_CONFIGMAP, NAMESPACE),
+        "data": data,
+    }
+
+
+def webhook_probes() -> tuple[dict[str, Any], ...]:
+    """Objects applied with dryRun=All: accepted only once both controllers' webhooks answer.
+
+    The JobSet passes JobSet's own webhooks and Kueue's JobSet webhook; the ResourceFlavor
+    passes Kueue's. The image is never pulled: a dry run stores and schedules nothing.
+    """
+    jobset: dict[str, Any] = {
+        "apiVersion": "jobset.x-k8s.io/v1alpha2",
+        "kind": "JobSet",
+        "metadata": {"name": "xcli-webhook-probe", "namespace": NAMESPACE},
+        "spec": {
+            "suspend": True,
+            "replicatedJobs": [
+                {
+                    "name": "probe",
+                    "replicas": 1,
+                    "template": {
+                        "spec": {
+                            "template": {
+                                "spec": {
+                                    "restartPolicy": "Never",
+                                    "containers": [{"name": "probe", "image": "pause"}],
+                                }
+                            }
+                        }
+                    },
+                }
+            ],
+        },
+    }
+    flavor: dict[str, Any] = {
+        "apiVersion": KUEUE_API,
+        "kind": "ResourceFlavor",
+        "metadata": {"name": "xcli-webhook-probe"},
+        "spec": {},
+    }
+    return (jobset, flavor)

@@ -1,0 +1,263 @@
+"""The JobSet (jobset.x-k8s.io/v1alpha2) for a workload, right for its hardware. Pure.
+
+Facts behind each field: ../shared/reference/k8s.md section 2 (JobSet v0.12.0 on GKE).
+TPU: one replicated job `slice` with one Job per slice (replicas = slices), each Job Indexed with
+one pod per TPU VM. GPU: one replicated job `workers`, one Job, one pod per node.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from xcli.workload_spec import (
+    GPU_REPLICATED_JOB,
+    TPU_REPLICATED_JOB,
+    ClusterMeta,
+    WorkloadSpec,
+)
+
+API_VERSION = "jobset.x-k8s.io/v1alpha2"
+CONTAINER = "main"
+
+QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
+EXCLUSIVE_TOPOLOGY = "alpha.jobset.sigs.k8s.io/exclusive-topology"
+NODE_POOL_LABEL = "cloud.google.com/gke-nodepool"
+TOPOLOGY_LABEL = "cloud.google.com/gke-tpu-topology"
+MANAGED_BY = "app.kubernetes.io/managed-by"
+WORKLOAD_LABEL = "xcli/workload"
+
+# Ports (containerPorts are informational under hostNetwork, but document what is used):
+# 8471 TPU runtime slice builder, 8080 megascale (multislice DCN coordinator),
+# 8431 TPU runtime metrics; 6002 JAX coordinator and 29500 torch rendezvous on GPUs.
+MEGASCALE_PORT = 8080
+TPU_PORTS = (("tpu-slice", 8471), ("megascale", MEGASCALE_PORT), ("tpu-metrics", 8431))
+JAX_PORT = 6002
+TORCH_PORT = 29500
+
+# Exit codes that mean "restart me" rather than "my code is wrong": 42 (the conventional
+# restart-request code XPK-run jobs use) and 128+N (killed by signal N: SIGTERM on preemption or
+# maintenance, SIGKILL on node loss). 127 (command not found) is deliberately a user error.
+RETRYABLE_EXIT_CODES = (42, *range(128, 256))
+
+# Downward-API fields JobSet and the Job controller put on every pod (k8s.md section 2.2).
+_ANNOTATION = "metadata.annotations['{}']"
+JOB_INDEX = _ANNOTATION.format("jobset.sigs.k8s.io/job-index")
+REPLICAS = _ANNOTATION.format("jobset.sigs.k8s.io/replicatedjob-replicas")
+JOBSET_NAME = _ANNOTATION.format("jobset.sigs.k8s.io/jobset-name")
+RJOB_NAME = _ANNOTATION.format("jobset.sigs.k8s.io/replicatedjob-name")
+COMPLETION_INDEX = _ANNOTATION.format("batch.kubernetes.io/job-completion-index")
+
+
+def coordinator_host(spec: WorkloadSpec) -> str:
+    """Pod 0 of Job 0, through the JobSet's headless service (subdomain = JobSet name)."""
+    rjob = TPU_REPLICATED_JOB if spec.accelerator.kind == "tpu" else GPU_REPLICATED_JOB
+    return f"{spec.name}-{rjob}-0-0.{spec.name}"
+
+
+def retryable_exit_codes(spec: WorkloadSpec) -> list[int]:
+    return sorted({*RETRYABLE_EXIT_CODES, *spec.restart_on_exit_codes})
+
+
+def build_jobset(spec: WorkloadSpec, meta: ClusterMeta) -> dict[str, Any]:
+    """The whole JobSet object as a dict, ready for server-side apply."""
+    tpu = spec.accelerator.kind == "tpu"
+    rjob = TPU_REPLICATED_JOB if tpu else GPU_REPLICATED_JOB
+    labels = {
+        MANAGED_BY: "xcli",
+        WORKLOAD_LABEL: spec.name,
+        QUEUE_LABEL: meta.local_queue,
+        "xcli/accelerator": spec.accelerator.name,
+        "xcli/priority": spec.priority,
+    }
+    metadata: dict[str, Any] = {"name": spec.name, "namespace": spec.namespace, "labels": labels}
+    if tpu:
+        # One Job per node pool, so each slice lands on a node pool of its own.
+        metadata["annotations"] = {EXCLUSIVE_TOPOLOGY: NODE_POOL_LABEL}
+    return {
+        "apiVersion": API_VERSION,
+        "kind": "JobSet",
+        "metadata": metadata,
+        "spec": {
+            "ttlSecondsAfterFinished": spec.ttl_after_finished,
+            "network": {"enableDNSHostnames": True, "publishNotReadyAddresses": True},
+            "successPolicy": {"operator": "All"},
+            "failurePolicy": failure_policy(spec),
+            "replicatedJobs": [
+                {
+                    "name": rjob,
+                    "replicas": spec.num_slices if tpu else 1,
+                    "template": _job(spec, meta, {WORKLOAD_LABEL: spec.name}),
+                }
+            ],
+        },
+    }
+
+
+def failure_policy(spec: WorkloadSpec) -> dict[str, Any]:
+    """User errors fail the JobSet at once; anything else restarts it, up to --max-restarts.
+
+    A pod-failure-policy FailJob (below) ends its Job with reason PodFailurePolicy; every other
+    pod failure exceeds backoffLimit 0 (reason BackoffLimitExceeded), which matches no rule here,
+    and the JobSet default for an unmatched failure is RestartJobSet.
+    """
+    return {
+        "maxRestarts": spec.max_restarts,
+        "restartStrategy": "Recreate",
+        "rules": [
+            {
+                "name": "FailOnUserError",
+                "action": "FailJobSet",
+                "onJobFailureReasons": ["PodFailurePolicy"],
+            }
+        ],
+    }
+
+
+def pod_failure_policy(spec: WorkloadSpec) -> dict[str, Any]:
+    """Rules are tried in order; the first match decides (Kubernetes Job podFailurePolicy)."""
+    return {
+        "rules": [
+            # Preemption, eviction, node shutdown: infrastructure, whatever the exit code was.
+            {
+                "action": "Count",
+                "onPodConditions": [{"type": "DisruptionTarget", "status": "True"}],
+            },
+            # Any other exit code outside the retryable set is the program's own failure.
+            {
+                "action": "FailJob",
+                "onExitCodes": {
+                    "containerName": CONTAINER,
+                    "operator": "NotIn",
+                    "values": retryable_exit_codes(spec),
+                },
+            },
+        ]
+    }
+
+
+def _job(spec: WorkloadSpec, meta: ClusterMeta, labels: dict[str, str]) -> dict[str, Any]:
+    per_slice = spec.workers_per_slice
+    return {
+        "spec": {
+            "parallelism": per_slice,
+            "completions": per_slice,
+            "completionMode": "Indexed",
+            "backoffLimit": 0,
+            "podFailurePolicy": pod_failure_policy(spec),
+            "template": {
+                "metadata": {"labels": labels},
+                "spec": _pod(spec, meta),
+            },
+        }
+    }
+
+
+def _pod(spec: WorkloadSpec, meta: ClusterMeta) -> dict[str, Any]:
+    accel = spec.accelerator
+    tpu = accel.kind == "tpu"
+    selector = {accel.gke_label: accel.gke_accelerator}
+    if tpu and accel.topology:
+        selector[TOPOLOGY_LABEL] = accel.topology
+    selector.update(capacity_selectors(meta))
+    tolerations = [{"key": accel.resource_name, "operator": "Exists"}]
+    # Harmless where the node pool has no such taint; needed where it does (auto-provisioned
+    # spot pools, queued-provisioning pools).
+    if meta.capacity.kind == "spot":
+        tolerations.append(
+            {
+                "key": "cloud.google.com/gke-spot",
+                "operator": "Equal",
+                "value": "true",
+                "effect": "NoSchedule",
+            }
+        )
+    if meta.capacity.kind == "flex-start":
+        tolerations.append(
+            {"key": "cloud.google.com/gke-queued", "operator": "Exists", "effect": "NoSchedule"}
+        )
+    quantity = str(accel.chips_per_vm)
+    container: dict[str, Any] = {
+        "name": CONTAINER,
+        "image": spec.image,
+        "command": ["/bin/sh", "-c", spec.command],
+        "env": environment(spec),
+        "ports": [{"containerPort": p, "name": n} for n, p in _ports(spec)],
+        "resources": {
+            "requests": {accel.resource_name: quantity},
+            "limits": {accel.resource_name: quantity},
+        },
+    }
+    if tpu:
+        container["securityContext"] = {"privileged": True}
+    return {
+        "restartPolicy": "Never",
+        "hostNetwork": True,
+        # Without it a host-network pod uses the node's resolv.conf and the JobSet's
+        # headless-service names (the coordinator) do not resolve.
+        "dnsPolicy": "ClusterFirstWithHostNet",
+        "priorityClassName": spec.priority,
+        "terminationGracePeriodSeconds": spec.termination_grace_period,
+        "nodeSelector": selector,
+        "tolerations": tolerations,
+        "containers": [container],
+    }
+
+
+def capacity_selectors(meta: ClusterMeta) -> dict[str, str]:
+    """Node labels that keep pods on the capacity the cluster was built with (as XPK does)."""
+    capacity = meta.capacity
+    if capacity.kind == "spot":
+        return {"cloud.google.com/gke-spot": "true"}
+    if capacity.kind == "flex-start":
+        return {"cloud.google.com/gke-queued": "true"}
+    if capacity.kind == "reservation" and capacity.reservation not in (None, "-"):
+        path = str(capacity.reservation)
+        # Label values cannot hold '/': the label carries the reservation's own name.
+        name = path.split("/reservations/")[-1].split("/")[0]
+        return {"cloud.google.com/reservation-name": name}
+    return {}
+
+
+def _ports(spec: WorkloadSpec) -> tuple[tuple[str, int], ...]:
+    if spec.accelerator.kind == "tpu":
+        return TPU_PORTS
+    return (("jax-coord", JAX_PORT), ("torch-rdzv", TORCH_PORT))
+
+
+def _field(name: str, path: str) -> dict[str, Any]:
+    return {"name": name, "valueFrom": {"fieldRef": {"fieldPath": path}}}
+
+
+def environment(spec: WorkloadSpec) -> list[dict[str, Any]]:
+    """The worker environment contract, then the user's variables.
+
+    TPU: GKE's TPU webhook injects TPU_WORKER_ID and TPU_WORKER_HOSTNAMES for Indexed Jobs with
+    a subdomain; whether it injects MEGASCALE_* is unconfirmed (k8s.md 2.3), so for multislice
+    they are set here from the JobSet's own pod annotations (the jobset issue #787 recipe).
+    GPU: the JAX and torch process-group variables, the coordinator being pod 0.
+    """
+    coordinator = coordinator_host(spec)
+    env: list[dict[str, Any]] = []
+    if spec.accelerator.kind == "tpu":
+        if spec.num_slices > 1:
+            env += [
+                {"name": "MEGASCALE_COORDINATOR_ADDRESS", "value": coordinator},
+                _field("MEGASCALE_NUM_SLICES", REPLICAS),
+                _field("MEGASCALE_SLICE_ID", JOB_INDEX),
+                {"name": "MEGASCALE_PORT", "value": str(MEGASCALE_PORT)},
+            ]
+    else:
+        nodes = str(spec.num_nodes)
+        env += [
+            _field("JOBSET_NAME", JOBSET_NAME),
+            _field("REPLICATED_JOB_NAME", RJOB_NAME),
+            _field("NODE_RANK", COMPLETION_INDEX),
+            {"name": "NNODES", "value": nodes},
+            {"name": "MASTER_ADDR", "value": coordinator},
+            {"name": "MASTER_PORT", "value": str(TORCH_PORT)},
+            {"name": "JAX_COORDINATOR_ADDRESS", "value": f"{coordinator}:{JAX_PORT}"},
+            {"name": "JAX_NUM_PROCESSES", "value": nodes},
+            _field("JAX_PROCESS_ID", COMPLETION_INDEX),
+        ]
+    env += [{"name": k, "value": v} for k, v in spec.env]
+    return env

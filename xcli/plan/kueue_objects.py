@@ -1,0 +1,197 @@
+"""Kueue objects and priority classes for a cluster (pure: dicts built from a ClusterSpec).
+
+All Kueue objects use the storage version kueue.x-k8s.io/v1beta2 (k8s.md §0).
+
+Priority classes are scheduling.k8s.io/v1 PriorityClass objects, not Kueue
+WorkloadPriorityClass. A JobSet whose pods name a PriorityClass gets that priority twice over:
+Kueue uses the pods' priorityClassName as the workload priority when no
+`kueue.x-k8s.io/priority-class` label is set (k8s.md §2.1), and kube-scheduler uses it to order
+and preempt pods on the nodes. A WorkloadPriorityClass would only reach Kueue, and the pods
+would still run at priority 0. XPK's users already know these five names and values.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from xcli.spec import ClusterSpec
+
+KUEUE_API = "kueue.x-k8s.io/v1beta2"
+NAMESPACE = "default"
+LOCAL_QUEUE = "xcli-queue"
+CLUSTER_QUEUE = "xcli-cluster-queue"
+ADMISSION_CHECK = "xcli-dws-prov"
+PROVISIONING_CONFIG = "xcli-dws-config"
+MANAGED_BY = {"app.kubernetes.io/managed-by": "xcli"}
+
+# (name, value): XPK's five classes; workloads default to "medium".
+PRIORITIES = (
+    ("very-low", 100),
+    ("low", 250),
+    ("medium", 500),
+    ("high", 750),
+    ("very-high", 1000),
+)
+
+# ClusterQueue quota for cpu and memory, per VM: above every accelerator machine type xcli
+# creates (the largest, a3-ultragpu-8g, has 224 vCPUs and under 3 TiB), so chips stay the only
+# quota that binds, while workloads that do declare cpu or memory requests are still admitted
+# (Kueue refuses a workload requesting a resource its ClusterQueue does not cover).
+CPU_PER_VM = 256
+MEMORY_TIB_PER_VM = 4
+
+TPU_TOPOLOGY_LABEL = "cloud.google.com/gke-tpu-topology"
+SPOT_LABEL = "cloud.google.com/gke-spot"
+QUEUED_LABEL = "cloud.google.com/gke-queued"
+
+
+def meta(name: str, namespace: str | None = None) -> dict[str, Any]:
+    meta: dict[str, Any] = {"name": name}
+    if namespace:
+        meta["namespace"] = namespace
+    meta["labels"] = dict(MANAGED_BY)
+    return meta
+
+
+def priority_classes() -> list[dict[str, Any]]:
+    return [
+        {
+            "apiVersion": "scheduling.k8s.io/v1",
+            "kind": "PriorityClass",
+            "metadata": meta(name),
+            "value": value,
+            "globalDefault": False,
+            "preemptionPolicy": "PreemptLowerPriority",
+            "description": f"xcli workload priority {name}; select it with --priority {name}",
+        }
+        for name, value in PRIORITIES
+    ]
+
+
+def flavor_name(spec: ClusterSpec) -> str:
+    """One ResourceFlavor per accelerator shape, named after it: v6e-256, h100-80gb-8."""
+    return spec.accelerator.name
+
+
+def resource_flavor(spec: ClusterSpec) -> dict[str, Any]:
+    """Node labels Kueue copies into admitted pods' nodeSelectors, and the taint tolerations.
+
+    Capacity labels: GKE labels Spot nodes cloud.google.com/gke-spot=true and flex-start nodes
+    cloud.google.com/gke-queued=true (the selectors XPK's users run with). No reservation label:
+    its value would have to be the reservation's name while xcli accepts paths and blocks of
+    shared reservations, and the accelerator labels already select only this cluster's pools.
+    """
+    acc = spec.accelerator
+    labels = {acc.gke_label: acc.gke_accelerator}
+    if acc.kind == "tpu" and acc.topology:
+        labels[TPU_TOPOLOGY_LABEL] = acc.topology
+    tolerations = [{"key": acc.resource_name, "operator": "Exists", "effect": "NoSchedule"}]
+    if spec.capacity.kind == "spot":
+        labels[SPOT_LABEL] = "true"
+    elif spec.capacity.kind == "flex-start":
+        labels[QUEUED_LABEL] = "true"
+        tolerations.append({"key": QUEUED_LABEL, "operator": "Exists", "effect": "NoSchedule"})
+    return {
+        "apiVersion": KUEUE_API,
+        "kind": "ResourceFlavor",
+        "metadata": meta(flavor_name(spec)),
+        "spec": {"nodeLabels": labels, "tolerations": tolerations},
+    }
+
+
+def queued_provisioning(spec: ClusterSpec) -> bool:
+    """GPU flex-start pools use queued provisioning, which Kueue drives through an AdmissionCheck.
+
+    TPU flex-start pools are plain autoscaled flex-start pools: GKE refuses queued provisioning
+    for TPUs, so they get no check (xpk PR #900).
+    """
+    return spec.accelerator.kind == "gpu" and spec.capacity.kind == "flex-start"
+
+
+def vm_count(spec: ClusterSpec) -> int:
+    if spec.accelerator.kind == "gpu":
+        return spec.num_nodes
+    return spec.num_slices * spec.accelerator.vms_per_slice
+
+
+def cluster_queue(spec: ClusterSpec) -> dict[str, Any]:
+    resource = spec.accelerator.resource_name
+    vms = vm_count(spec)
+    quota: list[dict[str, Any]] = [
+        {"name": resource, "nominalQuota": spec.total_chips},
+        {"name": "cpu", "nominalQuota": vms * CPU_PER_VM},
+        {"name": "memory", "nominalQuota": f"{vms * MEMORY_TIB_PER_VM}Ti"},
+    ]
+    body: dict[str, Any] = {
+        "namespaceSelector": {},
+        "queueingStrategy": "BestEffortFIFO",
+        "preemption": {"withinClusterQueue": "LowerPriority", "reclaimWithinCohort": "Never"},
+        "resourceGroups": [
+            {
+                "coveredResources": [q["name"] for q in quota],
+                "flavors": [{"name": flavor_name(spec), "resources": quota}],
+            }
+        ],
+    }
+    if queued_provisioning(spec):
+        body["admissionChecksStrategy"] = {"admissionChecks": [{"name": ADMISSION_CHECK}]}
+    return {
+        "apiVersion": KUEUE_API,
+        "kind": "ClusterQueue",
+        "metadata": meta(CLUSTER_QUEUE),
+        "spec": body,
+    }
+
+
+def local_queue() -> dict[str, Any]:
+    return {
+        "apiVersion": KUEUE_API,
+        "kind": "LocalQueue",
+        "metadata": meta(LOCAL_QUEUE, NAMESPACE),
+        "spec": {"clusterQueue": CLUSTER_QUEUE},
+    }
+
+
+def provisioning_objects(spec: ClusterSpec) -> list[dict[str, Any]]:
+    """ProvisioningRequestConfig + AdmissionCheck for GKE queued provisioning (k8s.md §2.6)."""
+    config: dict[str, Any] = {
+        "apiVersion": KUEUE_API,
+        "kind": "ProvisioningRequestConfig",
+        "metadata": meta(PROVISIONING_CONFIG),
+        "spec": {
+            "provisioningClassName": "queued-provisioning.gke.io",
+            "managedResources": [spec.accelerator.resource_name],
+            "podSetUpdates": {
+                "nodeSelector": [
+                    {
+                        "key": "autoscaling.gke.io/provisioning-request",
+                        "valueFromProvisioningClassDetail": "ResizeRequestName",
+                    }
+                ]
+            },
+        },
+    }
+    check: dict[str, Any] = {
+        "apiVersion": KUEUE_API,
+        "kind": "AdmissionCheck",
+        "metadata": meta(ADMISSION_CHECK),
+        "spec": {
+            "controllerName": "kueue.x-k8s.io/provisioning-request",
+            "parameters": {
+                "apiGroup": "kueue.x-k8s.io",
+                "kind": "ProvisioningRequestConfig",
+                "name": PROVISIONING_CONFIG,
+            },
+        },
+    }
+    return [config, check]
+
+
+def kueue_objects(spec: ClusterSpec) -> list[tuple[str, dict[str, Any]]]:
+    """(step key, object) for every Kueue object of the cluster, in apply order."""
+    found = [("flavor", resource_flavor(spec))]
+    if queued_provisioning(spec):
+        config, check = provisioning_objects(spec)
+        found += [("provisioning-config", config), ("admission-check", check)]
+    found += [("cluster-queue", cluster_queue(spec)), ("local-queue", local_queue())]
+    return found

@@ -1,0 +1,243 @@
+"""`workload create` on VM-style clusters (queued-resource, local). Pure.
+
+The same command runs on every worker of every slice through the broadcast engine, with the
+environment contract a GKE pod gets (worker id, hostnames, multislice and JAX coordinators).
+On Cloud TPU VMs it runs in a container with the options the TPU runtime needs; on the local
+provider it runs in a container when Docker is installed, otherwise as a plain process.
+
+Restarts follow the JobSet rule: one worker failing stops and restarts all of them, up to
+--max-restarts times (`decide` is the rule; `run_with_restarts` the loop around the engine).
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal
+
+from xcli.plan.model import Plan
+from xcli.plan.steps import SshFanout, WorkerCommand
+from xcli.providers.base import Worker
+from xcli.templating import render
+from xcli.workload_spec import CONTRACT_ENV, WorkloadSpec
+
+Runtime = Literal["docker", "process", "auto"]
+
+MEGASCALE_PORT = 8080
+JAX_COORDINATOR_PORT = 8476  # JAX's default coordinator port on Cloud TPU
+
+# Registries whose images a TPU VM pulls with its own service account's token. Any other
+# registry never sees that token (it would be a credential leak).
+GOOGLE_REGISTRY_SUFFIXES = ("-docker.pkg.dev", "gcr.io")
+
+
+def _address(worker: Worker) -> str:
+    return worker.internal_ip or worker.hostname or worker.host
+
+
+def worker_env(workers: Sequence[Worker], worker: Worker) -> dict[str, str]:
+    """The environment contract, computed from the cluster's workers (Cloud TPU VMs).
+
+    Worker ids count within a slice; JAX process ids count across slices, slice by slice.
+    Slice 0 worker 0 coordinates both the multislice runtime and jax.distributed.
+    """
+    ordered = sorted(workers, key=lambda w: (w.slice, w.index))
+    per_slice = [w for w in ordered if w.slice == worker.slice]
+    slices = sorted({w.slice for w in ordered})
+    leader = _address(ordered[0])
+    return {
+        "TPU_WORKER_ID": str(worker.index),
+        "TPU_WORKER_HOSTNAMES": ",".join(_address(w) for w in per_slice),
+        "MEGASCALE_COORDINATOR_ADDRESS": leader,
+        "MEGASCALE_NUM_SLICES": str(len(slices)),
+        "MEGASCALE_SLICE_ID": str(slices.index(worker.slice)),
+        "MEGASCALE_PORT": str(MEGASCALE_PORT),
+        "JAX_COORDINATOR_ADDRESS": f"{leader}:{JAX_COORDINATOR_PORT}",
+        "JAX_NUM_PROCESSES": str(len(ordered)),
+        "JAX_PROCESS_ID": str(ordered.index(worker)),
+    }
+
+
+def registry_host(image: str) -> str | None:
+    """The registry host of an image reference, or None for Docker Hub short names."""
+    first, sep, _ = image.partition("/")
+    if sep and ("." in first or ":" in first or first == "localhost"):
+        return first
+    return None
+
+
+def worker_script(
+    spec: WorkloadSpec,
+    runtime: Runtime,
+    env_values: Mapping[str, str],
+    passthrough: Sequence[str] = (),
+    on_tpu_vm: bool = True,
+) -> str:
+    """The shell script one worker runs (templates/workload/vm-run.sh.j2).
+
+    On a Cloud TPU VM docker needs sudo and pulls from Google registries with the VM's own
+    credentials; on the local provider neither applies.
+    """
+    host = registry_host(spec.image)
+    google = on_tpu_vm and host is not None and host.endswith(GOOGLE_REGISTRY_SUFFIXES)
+    values = {**env_values, **dict(spec.env)}
+    return render(
+        "workload/vm-run.sh.j2",
+        container=shlex.quote(f"xcli-{spec.name}"),
+        image=shlex.quote(spec.image),
+        command=shlex.quote(spec.command),
+        env_values=[shlex.quote(f"{k}={v}") for k, v in values.items()],
+        env_passthrough=[shlex.quote(name) for name in passthrough],
+        runtime=runtime,
+        sudo="sudo " if on_tpu_vm else "",
+        registry=shlex.quote(host) if google and host else "",
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class VmWorkloadRun(SshFanout):
+    """Run the workload's command on every worker; when one fails, stop all and start again,
+    up to `max_restarts` times. `stop` is what stops one worker's run (the container)."""
+
+    kind: ClassVar[str] = "vm_workload"
+
+    max_restarts: int = 0
+    stop: tuple[WorkerCommand, ...] = field(default=())
+
+    def details(self) -> dict[str, Any]:
+        out = super().details()
+        out["max_restarts"] = self.max_restarts
+        out["stop"] = [{"worker": w.worker, "argv": list(w.argv)} for w in self.stop]
+        return out
+
+
+def plan_vm_workload(
+    spec: WorkloadSpec,
+    workers: Sequence[Worker],
+    *,
+    provider: Literal["queued-resource", "local"],
+    runtime: Runtime | None = None,
+) -> Plan:
+    """One step that runs the workload on `workers` (every worker of the chosen slices).
+
+    Cloud TPU VMs get the contract computed from the worker list and run a container (docker).
+    Local workers already hold the contract in their own environment (the local provider sets
+    it), so it is passed through, and the runtime is chosen on the worker: docker if installed,
+    else a plain process.
+    """
+    on_tpu_vm = provider == "queued-resource"
+    chosen: Runtime = runtime or ("docker" if on_tpu_vm else "auto")
+    sudo = "sudo " if on_tpu_vm else ""
+    stop = f"{sudo}docker rm -f xcli-{spec.name} >/dev/null 2>&1 || true"
+    commands, stops = [], []
+    for w in sorted(workers, key=lambda w: (w.slice, w.index)):
+        if on_tpu_vm:
+            script = worker_script(spec, chosen, worker_env(workers, w), on_tpu_vm=True)
+        else:
+            script = worker_script(
+                spec, chosen, {}, passthrough=CONTRACT_ENV["tpu"], on_tpu_vm=False
+            )
+        commands.append(WorkerCommand(worker=w.label, host=w.host, argv=("/bin/sh", "-c", script)))
+        stops.append(WorkerCommand(worker=w.label, host=w.host, argv=("/bin/sh", "-c", stop)))
+    step = VmWorkloadRun(
+        id="run",
+        summary=f"run {spec.name} on {len(commands)} worker(s), restarting all on a failure "
+        f"up to {spec.max_restarts} time(s)",
+        workers=tuple(commands),
+        stop=tuple(stops),
+        max_restarts=spec.max_restarts,
+    )
+    return Plan(title=f"run workload {spec.name}", steps=(step,), max_parallel=1)
+
+
+# ---- the restart rule -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class WorkerExit:
+    """One worker's run ended: exit code, or None when it could not be reached or was lost."""
+
+    worker: str
+    code: int | None
+    reason: str = ""
+
+    @property
+    def failed(self) -> bool:
+        return self.code != 0
+
+
+@dataclass(frozen=True)
+class Decision:
+    action: Literal["wait", "succeed", "restart", "fail"]
+    first_failure: WorkerExit | None = None
+
+    def describe(self) -> str:
+        f = self.first_failure
+        if f is None:
+            return self.action
+        what = f"exit code {f.code}" if f.code is not None else (f.reason or "lost")
+        return f"{self.action}: worker {f.worker} failed ({what})"
+
+
+def decide(
+    finished: Sequence[WorkerExit], total: int, restarts_done: int, max_restarts: int
+) -> Decision:
+    """JobSet's rule over the workers that have finished so far, in the order they finished.
+
+    Any failure ends the attempt for every worker: restart while restarts remain, else fail.
+    The first worker to fail is the one named. All `total` succeeded: success. Else wait.
+    """
+    failures = [e for e in finished if e.failed]
+    if failures:
+        action: Literal["restart", "fail"] = "restart" if restarts_done < max_restarts else "fail"
+        return Decision(action, failures[0])
+    if len({e.worker for e in finished}) >= total:
+        return Decision("succeed")
+    return Decision("wait")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    ok: bool
+    restarts: int
+    attempts: tuple[Decision, ...]
+
+    @property
+    def failure(self) -> WorkerExit | None:
+        return self.attempts[-1].first_failure if self.attempts else None
+
+
+def run_with_restarts(
+    attempt: Callable[[int], Iterable[WorkerExit]],
+    stop_all: Callable[[], None],
+    total: int,
+    max_restarts: int,
+) -> Outcome:
+    """Drive attempts until success, or a failure with no restarts left.
+
+    `attempt(n)` starts every worker (attempt n, from 0) and yields each exit as it happens;
+    `stop_all()` stops whatever still runs. The broadcast engine provides both.
+    """
+    decisions: list[Decision] = []
+    restarts = 0
+    while True:
+        finished: list[WorkerExit] = []
+        decision = Decision("wait")
+        for event in attempt(restarts):
+            finished.append(event)
+            decision = decide(finished, total, restarts, max_restarts)
+            if decision.action != "wait":
+                break
+        if decision.action == "wait":  # the engine ended without every worker reporting
+            decision = Decision(
+                "restart" if restarts < max_restarts else "fail",
+                WorkerExit("?", None, f"{total - len(finished)} worker(s) never reported"),
+            )
+        decisions.append(decision)
+        if decision.action == "succeed":
+            return Outcome(True, restarts, tuple(decisions))
+        stop_all()
+        if decision.action == "fail":
+            return Outcome(False, restarts, tuple(decisions))
+        restarts += 1

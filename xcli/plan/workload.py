@@ -1,0 +1,168 @@
+"""`workload create` on GKE: the pre-submit checks and the plan. Pure: the cluster's facts and
+the names of existing workloads are arguments, read by the caller from the cluster (live) or
+from flags and files (dry-run).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from xcli.errors import UserError
+from xcli.plan.jobset import (
+    API_VERSION,
+    build_jobset,
+    capacity_selectors,
+    coordinator_host,
+    retryable_exit_codes,
+)
+from xcli.plan.model import Plan, Step
+from xcli.plan.steps import K8sApply, Text
+from xcli.spec import format_duration
+from xcli.workload_spec import ClusterMeta, WorkloadSpec
+
+
+@dataclass(frozen=True, kw_only=True)
+class K8sDelete(Step):
+    """Delete one Kubernetes object (foreground: its Jobs and pods go first) and wait until it
+    is gone. An object that does not exist counts as deleted."""
+
+    kind: ClassVar[str] = "k8s_delete"
+
+    cluster: Text
+    api_version: str
+    resource: str  # plural, e.g. jobsets
+    namespace: str
+    name: str
+    propagation: str = "Foreground"
+    timeout_seconds: int = 600
+
+
+def gke_cluster_path(project: str, zone: str, cluster: str) -> str:
+    """GKE clusters xcli makes are regional (node locations limited to the zone)."""
+    return f"projects/{project}/locations/{zone.rsplit('-', 1)[0]}/clusters/{cluster}"
+
+
+def check_fits(spec: WorkloadSpec, meta: ClusterMeta, existing: Collection[str]) -> None:
+    """Refuse what the cluster cannot run, before anything is sent."""
+    want, have = spec.accelerator, meta.accelerator
+    if want.name != have.name:
+        raise UserError(
+            f"cluster {meta.name} has {have.name}, not {want.name}",
+            hint=f"drop --tpu-type/--device-type to use {have.name}, or pick a cluster with "
+            f"{want.name} (`xcli cluster list`)",
+        )
+    if want.kind == "tpu" and spec.num_slices > meta.num_slices:
+        raise UserError(
+            f"{spec.num_slices} slices requested but cluster {meta.name} has {meta.num_slices}",
+            hint=f"use --num-slices {meta.num_slices} or fewer, or grow the cluster with "
+            f"`xcli cluster create --cluster {meta.name} --num-slices {spec.num_slices} ...`",
+        )
+    if want.kind == "gpu" and spec.num_nodes > meta.num_nodes:
+        raise UserError(
+            f"{spec.num_nodes} nodes requested but cluster {meta.name} has {meta.num_nodes}",
+            hint=f"use --num-nodes {meta.num_nodes} or fewer",
+        )
+    if spec.name in existing and not spec.replace:
+        raise UserError(
+            f"workload {spec.name} already exists on cluster {meta.name}",
+            hint="pick another --workload name, or pass --replace to delete it and run again",
+        )
+
+
+def plan_workload_create(
+    spec: WorkloadSpec, meta: ClusterMeta, existing: Collection[str], cluster: Text | None = None
+) -> Plan:
+    """Check, then: (delete the old JobSet if --replace) -> server-side apply the new one.
+
+    `cluster` names the cluster for the Kubernetes steps (the CLI passes gke_cluster_path;
+    default: the cluster's name).
+    A JobSet's replicated jobs are immutable, so --replace deletes and recreates rather than
+    re-applying (k8s.md 2.2).
+    """
+    check_fits(spec, meta, existing)
+    cluster = spec.cluster if cluster is None else cluster
+    manifest = build_jobset(spec, meta)
+    steps: list[Step] = []
+    if spec.replace:
+        steps.append(
+            K8sDelete(
+                id="delete-old",
+                summary=f"delete JobSet {spec.name} if it exists and wait until it is gone",
+                cluster=cluster,
+                api_version=API_VERSION,
+                resource="jobsets",
+                namespace=spec.namespace,
+                name=spec.name,
+            )
+        )
+    steps.append(
+        K8sApply(
+            id="jobset",
+            summary=f"apply JobSet {spec.name}: {_shape(spec)}",
+            after=tuple(s.id for s in steps),
+            cluster=cluster,
+            manifest=manifest,
+        )
+    )
+    return Plan(
+        title=f"create workload {spec.name} on cluster {meta.name}",
+        steps=tuple(steps),
+        notes=plan_notes(spec, meta, existing_known=meta.source == "configmap"),
+        max_parallel=1,
+    )
+
+
+def _shape(spec: WorkloadSpec) -> str:
+    accel = spec.accelerator
+    if accel.kind == "tpu":
+        return (
+            f"{spec.num_slices} x {accel.name} ({accel.vms_per_slice} pod(s) of "
+            f"{accel.chips_per_vm} chips per slice)"
+        )
+    return f"{spec.num_nodes} x {accel.name} ({accel.chips_per_vm} GPUs per pod)"
+
+
+def plan_notes(spec: WorkloadSpec, meta: ClusterMeta, *, existing_known: bool) -> tuple[str, ...]:
+    codes = retryable_exit_codes(spec)
+    extra = [c for c in codes if c != 42 and c < 128]
+    notes = [
+        f"queued by Kueue in LocalQueue {meta.local_queue}, priority {spec.priority}",
+        f"restarts: up to {spec.max_restarts}; exit codes 42, 128-255"
+        + (f", {', '.join(map(str, extra))}" if extra else "")
+        + " and preemption/node loss restart the whole JobSet; any other non-zero exit fails "
+        "it at once",
+        f"finished JobSets are deleted after {format_duration(spec.ttl_after_finished)}",
+    ]
+    if spec.accelerator.kind == "tpu" and spec.num_slices > 1:
+        notes.append(
+            f"multislice coordinator: {coordinator_host(spec)} (MEGASCALE_* set from the "
+            "JobSet's pod annotations)"
+        )
+    reservation = meta.capacity.reservation or ""
+    if "/reservations/" in reservation:
+        notes.append(
+            f"reservation {reservation}: pods select nodes by the reservation's name only "
+            "(node label values cannot hold '/')"
+        )
+    if meta.source == "flags":
+        notes.append(
+            f"cluster facts from flags (no cluster read): {meta.accelerator.name}, "
+            f"{meta.num_slices} slice(s), capacity {meta.capacity.kind}"
+            + ("" if capacity_selectors(meta) else ", so no capacity node selector")
+            + "; pass --cluster-metadata FILE to render for the cluster's real metadata"
+        )
+    elif meta.source != "configmap":
+        notes.append(f"cluster facts read from {meta.source}")
+    if not existing_known:
+        notes.append(
+            "existing workload names were not checked (no cluster read); a live run refuses "
+            "a name in use unless --replace"
+        )
+    return tuple(notes)
+
+
+def manifest_documents(plan: Plan) -> list[Mapping[str, Any]]:
+    """The Kubernetes objects a plan applies, in order (for --output-manifest-file)."""
+    return [s.manifest for s in plan.steps if isinstance(s, K8sApply)]

@@ -1,0 +1,190 @@
+"""The GKE provider: a GKE cluster with one TPU node pool per slice, or one GPU pool.
+
+Planning is pure (xcli.plan.gke_plan). A live run first calls `observe`, which reads what exists
+through the gateways, and plans against that; the dry-run plans against nothing (see the
+docstring of xcli.plan.gke_plan). Gateways are built on first use, so neither planning nor a
+dry-run needs credentials.
+
+Seams the lead wires in (this module does not build them):
+- `setup`: the in-cluster setup builder (xcli.plan.incluster.setup_steps), spliced after the
+  cluster step by plan_create;
+- `extra_handlers`: handlers for step kinds other than api_call and wait (k8s_apply);
+- `node_counts` / `kueue_status`: Kubernetes reads for describe (ready nodes per pool, Kueue
+  quota and usage). Without them describe says the value needs the Kubernetes API.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from xcli.errors import NotFoundError, UserError
+from xcli.execute.result import Handler, StepContext
+from xcli.gateways.compute import ComputeGateway
+from xcli.gateways.container import ContainerGateway
+from xcli.plan.gke_delete import plan_delete
+from xcli.plan.gke_plan import GkeObserved, ObservedPool, SetupBuilder, plan_create
+from xcli.plan.model import Plan
+from xcli.plan.steps import ApiCall
+from xcli.providers.base import ClusterRef, ClusterSummary, SshAccess, Worker
+from xcli.spec import ClusterSpec
+
+NEEDS_K8S = "unknown here (needs the Kubernetes API)"
+
+
+def pool_capacity(pool: Any) -> str:
+    config = pool.config
+    if config.flex_start:
+        return "flex-start"
+    if config.spot:
+        return "spot"
+    if config.reservation_affinity.consume_reservation_type.name == "SPECIFIC_RESERVATION":
+        return "reservation"
+    return "on-demand"
+
+
+def pool_nodes(pool: Any) -> int:
+    if pool.config.flex_start:
+        return int(pool.autoscaling.total_max_node_count)
+    return int(pool.initial_node_count)
+
+
+def observed_pool(pool: Any) -> ObservedPool:
+    return ObservedPool(
+        name=pool.name,
+        status=pool.status.name,
+        accelerator=pool.config.resource_labels.get("xcli-accelerator"),
+        machine_type=pool.config.machine_type,
+        nodes=pool_nodes(pool),
+        capacity=pool_capacity(pool),
+    )
+
+
+class GkeProvider:
+    name = "gke"
+
+    def __init__(
+        self,
+        container: ContainerGateway | None = None,
+        compute: ComputeGateway | None = None,
+        *,
+        setup: SetupBuilder | None = None,
+        extra_handlers: Mapping[str, Handler] | None = None,
+        node_counts: Callable[[ClusterRef], Mapping[str, int]] | None = None,
+        kueue_status: Callable[[ClusterRef], Mapping[str, Any]] | None = None,
+    ) -> None:
+        self.container = container or ContainerGateway()
+        self.compute = compute or ComputeGateway()
+        self.setup = setup
+        self.extra_handlers = dict(extra_handlers or {})
+        self.node_counts = node_counts
+        self.kueue_status = kueue_status
+
+    # --- planning (pure) ---------------------------------------------------------------------
+
+    def plan_create(self, spec: ClusterSpec, observed: object | None = None) -> Plan:
+        seen = observed if isinstance(observed, GkeObserved) else None
+        return plan_create(spec, seen, self.setup)
+
+    def plan_delete(self, ref: ClusterRef, observed: object | None = None) -> Plan:
+        seen = observed if isinstance(observed, GkeObserved) else None
+        return plan_delete(ref.project, ref.zone, ref.name, seen)
+
+    # --- live --------------------------------------------------------------------------------
+
+    def observe(self, ref: ClusterRef, purpose: str = "create") -> GkeObserved:
+        """What exists now: the cluster and its pools; the workload policies xcli made for it
+        (from the pools; for a delete of a cluster already gone, by listing the region's
+        policies, so leftovers of an interrupted delete are found too). A create needs no
+        listing: it creates the policy and adopts one that exists with the same settings."""
+        prefix = f"{ref.name}-wp-"
+        cluster = self.container.get_cluster(ref.project, ref.region, ref.name)
+        if cluster is None:
+            if purpose != "delete":
+                return GkeObserved()
+            return GkeObserved(policies=self.compute.policies(ref.project, ref.region, prefix))
+        pools = {p.name: observed_pool(p) for p in cluster.node_pools}
+        used = {p.placement_policy.policy_name for p in cluster.node_pools}
+        return GkeObserved(
+            cluster_status=cluster.status.name,
+            locations=tuple(cluster.locations),
+            pools=pools,
+            policies=tuple(sorted(n for n in used if n.startswith(prefix))),
+        )
+
+    def handlers(self, ref: ClusterRef) -> Mapping[str, Handler]:
+        def api_call(step: ApiCall, ctx: StepContext) -> Mapping[str, Any]:
+            if step.api.startswith("compute."):
+                return self.compute.run(step, ctx)
+            return self.container.run(step, ctx)
+
+        return {"api_call": api_call, "wait": self.container.wait, **self.extra_handlers}
+
+    def list_clusters(self, project: str, zone: str | None) -> list[ClusterSummary]:
+        location = zone.rsplit("-", 1)[0] if zone else "-"
+        rows = []
+        for cluster in self.container.list_clusters(project, location):
+            mine = [p for p in cluster.node_pools if "xcli-accelerator" in p.config.resource_labels]
+            accel = mine[0].config.resource_labels["xcli-accelerator"] if mine else "-"
+            gpu = bool(mine and mine[0].config.accelerators)
+            rows.append(
+                ClusterSummary(
+                    name=cluster.name,
+                    provider="gke",
+                    location=cluster.location,
+                    accelerator=accel,
+                    slices=pool_nodes(mine[0]) if gpu else len(mine),
+                    capacity=pool_capacity(mine[0]) if mine else "-",
+                    status=cluster.status.name,
+                    extra={"created_by": cluster.resource_labels.get("created-by", "")},
+                )
+            )
+        return sorted(rows, key=lambda r: (r.location, r.name))
+
+    def describe(self, ref: ClusterRef) -> Mapping[str, Any]:
+        cluster = self.container.get_cluster(ref.project, ref.region, ref.name)
+        if cluster is None:
+            raise NotFoundError(
+                f"cluster {ref.name} not found in {ref.project}/{ref.region}",
+                hint="list clusters with: xcli cluster list",
+            )
+        ready = self.node_counts(ref) if self.node_counts else None
+        pools = []
+        for pool in cluster.node_pools:
+            labels = pool.config.resource_labels
+            pools.append(
+                {
+                    "name": pool.name,
+                    "slice": int(labels["xcli-slice"]) if "xcli-slice" in labels else None,
+                    "accelerator": labels.get("xcli-accelerator", pool.config.machine_type),
+                    "machine_type": pool.config.machine_type,
+                    "capacity": pool_capacity(pool),
+                    "status": pool.status.name,
+                    "expected_nodes": pool_nodes(pool),
+                    "ready_nodes": ready.get(pool.name, 0) if ready is not None else NEEDS_K8S,
+                }
+            )
+        return {
+            "name": cluster.name,
+            "location": cluster.location,
+            "status": cluster.status.name,
+            "version": cluster.current_master_version,
+            "created_by": cluster.resource_labels.get("created-by", ""),
+            "node_pools": pools,
+            # Kueue quota and usage, and the xcli version (metadata ConfigMap), live in the
+            # cluster: the lead wires `kueue_status` to the Kubernetes gateway.
+            "kueue": dict(self.kueue_status(ref)) if self.kueue_status else NEEDS_K8S,
+        }
+
+    # --- VM access: not how GKE nodes are used ------------------------------------------------
+
+    def workers(self, ref: ClusterRef) -> list[Worker]:
+        raise UserError(
+            f"cluster {ref.name} is a GKE cluster: its TPU VMs run pods, not SSH sessions",
+            hint="xcli ssh works on --provider queued-resource and --provider local; "
+            "on GKE, run commands as a workload (xcli workload create)",
+        )
+
+    def ssh_access(self, ref: ClusterRef) -> SshAccess:
+        self.workers(ref)
+        raise AssertionError("unreachable")

@@ -1,0 +1,243 @@
+"""The local provider's data: cluster shape, ports, files, and the environment contract.
+
+Pure values and small JSON records, shared by the provider (planning, list, describe) and the
+gateways that run the emulated workers. Nothing here starts a process or opens a socket.
+
+The environment contract (docs/local-provider.md) follows what a real TPU VM worker gets:
+- TPU_WORKER_ID: the worker's index within its slice; TPU_WORKER_HOSTNAMES: the slice's workers,
+  comma-separated, in worker order (here all 127.0.0.1).
+- MEGASCALE_NUM_SLICES, MEGASCALE_SLICE_ID; MEGASCALE_COORDINATOR_ADDRESS: host:port of worker 0
+  of slice 0; MEGASCALE_PORT: the port this worker's runtime would listen on. On real VMs every
+  host uses the same port on its own address; here the hosts share 127.0.0.1, so each worker
+  gets its own port and the coordinator address carries slice 0 worker 0's.
+- JAX_COORDINATOR_ADDRESS (read by jax.distributed.initialize itself), JAX_NUM_PROCESSES,
+  JAX_PROCESS_ID (pass these two to initialize): process id = slice * workers_per_slice +
+  worker, the numbering JAX's own TPU cluster detection uses. JAX_COORDINATOR_BIND_ADDRESS keeps
+  the coordinator service on loopback (JAX binds every interface by default).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator, Mapping
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from xcli import paths
+from xcli.errors import InternalError
+
+HOST = "127.0.0.1"
+FORMAT = "xcli.local/v1"
+MAX_WORKERS = 256  # one process serves them all; beyond this a laptop is the wrong tool
+INSTANCE_VAR = "XCLI_LOCAL_INSTANCE"  # tags every process a cluster starts, for cleanup
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The shape of an emulated cluster: `slices` slices of `workers_per_slice` workers."""
+
+    cluster: str
+    accelerator: str
+    slices: int
+    workers_per_slice: int
+
+    @property
+    def total(self) -> int:
+        return self.slices * self.workers_per_slice
+
+    def workers(self) -> Iterator[tuple[int, int]]:
+        """(slice, worker) pairs in process-id order."""
+        for s in range(self.slices):
+            for w in range(self.workers_per_slice):
+                yield s, w
+
+    def process_id(self, slice_: int, worker: int) -> int:
+        return slice_ * self.workers_per_slice + worker
+
+
+@dataclass(frozen=True)
+class Ports:
+    """Every port a cluster uses, by process id."""
+
+    ssh: tuple[int, ...]
+    megascale: tuple[int, ...]
+    jax: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"ssh": list(self.ssh), "megascale": list(self.megascale), "jax": self.jax}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Ports:
+        return cls(tuple(data["ssh"]), tuple(data["megascale"]), int(data["jax"]))
+
+    def all(self) -> list[int]:
+        return [*self.ssh, *self.megascale, self.jax]
+
+
+def ports_from_base(base: int, total: int) -> Ports:
+    """--base-port B: SSH on B.., multislice ports after them, then the JAX coordinator."""
+    last = base + 2 * total
+    if base < 1024 or last > 65535:
+        raise InternalError(f"port range {base}-{last} was not validated")
+    return Ports(
+        ssh=tuple(range(base, base + total)),
+        megascale=tuple(range(base + total, base + 2 * total)),
+        jax=last,
+    )
+
+
+def worker_env(layout: Layout, ports: Ports, slice_: int, worker: int) -> dict[str, str]:
+    """The variables a worker's commands see (on top of a login environment)."""
+    pid = layout.process_id(slice_, worker)
+    return {
+        "TPU_WORKER_ID": str(worker),
+        "TPU_WORKER_HOSTNAMES": ",".join([HOST] * layout.workers_per_slice),
+        "MEGASCALE_COORDINATOR_ADDRESS": f"{HOST}:{ports.megascale[0]}",
+        "MEGASCALE_NUM_SLICES": str(layout.slices),
+        "MEGASCALE_SLICE_ID": str(slice_),
+        "MEGASCALE_PORT": str(ports.megascale[pid]),
+        "JAX_COORDINATOR_ADDRESS": f"{HOST}:{ports.jax}",
+        "JAX_COORDINATOR_BIND_ADDRESS": f"{HOST}:{ports.jax}",
+        "JAX_NUM_PROCESSES": str(layout.total),
+        "JAX_PROCESS_ID": str(pid),
+        "XCLI_CLUSTER": layout.cluster,
+        "XCLI_WORKER": f"s{slice_}/w{worker}",
+    }
+
+
+def cluster_root() -> Path:
+    return paths.state_dir() / "local"
+
+
+def relative_dir(cluster: str) -> str:
+    """How plans name a cluster's folder: relative to $XCLI_HOME, so dry-runs are portable."""
+    return f"local/{cluster}"
+
+
+@dataclass(frozen=True)
+class ClusterFiles:
+    """Where one cluster's state lives: $XCLI_HOME/local/<cluster>/..."""
+
+    root: Path
+
+    @classmethod
+    def of(cls, cluster: str) -> ClusterFiles:
+        return cls(cluster_root() / cluster)
+
+    @classmethod
+    def at(cls, relative: str) -> ClusterFiles:
+        return cls(paths.state_dir() / relative)
+
+    @property
+    def spec(self) -> Path:
+        return self.root / "cluster.json"
+
+    @property
+    def state(self) -> Path:
+        return self.root / "state.json"
+
+    @property
+    def keys(self) -> Path:
+        return self.root / "keys"
+
+    @property
+    def client_key(self) -> Path:
+        return self.keys / "client_ed25519"
+
+    def host_key(self, slice_: int, worker: int) -> Path:
+        return self.keys / f"host_s{slice_}_w{worker}"
+
+    @property
+    def known_hosts(self) -> Path:
+        return self.root / "known_hosts"
+
+    def worker_dir(self, slice_: int, worker: int) -> Path:
+        return self.root / "workers" / f"s{slice_}-w{worker}"
+
+    @property
+    def log(self) -> Path:
+        return self.root / "supervisor.log"
+
+    @property
+    def procs(self) -> Path:
+        """One file per process group the supervisor started and has not yet reaped."""
+        return self.root / "procs"
+
+
+@dataclass(frozen=True)
+class ClusterSpecRecord:
+    """cluster.json: what was asked for (written before the supervisor starts)."""
+
+    cluster: str
+    accelerator: str
+    slices: int
+    workers_per_slice: int
+    base_port: int | None
+    user: str
+
+    @property
+    def layout(self) -> Layout:
+        return Layout(self.cluster, self.accelerator, self.slices, self.workers_per_slice)
+
+
+@dataclass(frozen=True)
+class StateRecord:
+    """state.json: written by the supervisor once every port is bound (or it failed to)."""
+
+    pid: int
+    instance: str
+    status: str  # "running" or "failed"
+    ports: Ports | None
+    error: str = ""
+
+
+def write_json(path: Path, data: Mapping[str, Any]) -> None:
+    """Atomically: a reader sees the old file or the new one, never half of one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
+    tmp.write_text(json.dumps({"format": FORMAT, **data}, indent=2) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _read(path: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) and data.get("format") == FORMAT else None
+
+
+def write_spec(files: ClusterFiles, record: ClusterSpecRecord) -> None:
+    write_json(files.spec, asdict(record))
+
+
+def read_spec(files: ClusterFiles) -> ClusterSpecRecord | None:
+    data = _read(files.spec)
+    if data is None:
+        return None
+    data.pop("format")
+    try:
+        return ClusterSpecRecord(**data)
+    except TypeError:
+        return None
+
+
+def write_state(files: ClusterFiles, record: StateRecord) -> None:
+    data = asdict(record)
+    data["ports"] = record.ports.to_json() if record.ports else None
+    write_json(files.state, data)
+
+
+def read_state(files: ClusterFiles) -> StateRecord | None:
+    data = _read(files.state)
+    if data is None:
+        return None
+    try:
+        ports = Ports.from_json(data["ports"]) if data.get("ports") else None
+        return StateRecord(
+            int(data["pid"]), str(data["instance"]), str(data["status"]), ports, data["error"]
+        )
+    except (KeyError, TypeError, ValueError):
+        return None

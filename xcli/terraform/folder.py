@@ -1,0 +1,151 @@
+"""The deployment folder: a thin root module, the modules it calls, the values, the record.
+
+`deployment_files(spec)` returns every file as text keyed by its path inside the folder, so the
+planner can show and write them as plan steps. Pure: it reads only xcli's own shipped files.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from dataclasses import asdict
+from typing import Any
+
+from xcli import __version__
+from xcli.errors import UserError
+from xcli.resources import resource_dir
+from xcli.spec import ClusterSpec
+from xcli.templating import render
+from xcli.terraform.settings import check_terraform_spec, module_inputs
+
+RECORD = "xcli.json"
+RECORD_FORMAT = "xcli.terraform/v1"
+PLAN_FILE = "tfplan"
+_ROOT_TEMPLATES = ("versions.tf", "providers.tf", "main.tf", "variables.tf", "outputs.tf")
+_BUCKET = re.compile(r"^[a-z0-9][a-z0-9._-]{1,61}[a-z0-9]$")
+_GITIGNORE = "\n".join([".terraform/", "tfplan", "terraform.tfstate", "*.tfstate.backup", ""])
+
+
+def check_state_bucket(value: str) -> str:
+    """A Cloud Storage bucket name (gs:// accepted), checked before anything is written."""
+    name = value.removeprefix("gs://").rstrip("/")
+    if not _BUCKET.match(name) or ".." in name:
+        raise UserError(
+            f"--state-bucket {value!r} is not a Cloud Storage bucket name",
+            hint="3-63 lowercase letters, digits, dashes, underscores and dots, e.g. my-tf-state",
+        )
+    return name
+
+
+def modules_for(spec: ClusterSpec) -> tuple[str, ...]:
+    if spec.provider == "queued-resource":
+        return ("tpu-queued-resource",)
+    pool = "gpu-node-pool" if spec.accelerator.kind == "gpu" else "tpu-node-pool"
+    return ("gke-cluster", pool)
+
+
+def state_backend(spec: ClusterSpec) -> dict[str, str] | None:
+    bucket = spec.options.get("state_bucket")
+    if not bucket:
+        return None
+    return {
+        "bucket": check_state_bucket(str(bucket)),
+        "prefix": f"xcli/{spec.project}/{spec.zone}/{spec.name}",
+    }
+
+
+def record(spec: ClusterSpec) -> dict[str, Any]:
+    """xcli.json: the spec the folder came from, so delete (and a re-render) need nothing else."""
+    kept = {k: v for k, v in sorted(spec.options.items()) if k not in ("terraform", "apply")}
+    return {
+        "format": RECORD_FORMAT,
+        "xcli_version": __version__,
+        "cluster": spec.name,
+        "project": spec.project,
+        "zone": spec.zone,
+        "provider": spec.provider,
+        "accelerator": spec.accelerator.name,
+        "capacity": {k: v for k, v in asdict(spec.capacity).items() if v is not None},
+        "num_slices": spec.num_slices,
+        "num_nodes": spec.num_nodes,
+        "options": {k: v for k, v in kept.items() if v not in (None, False, "", (), [])},
+        "modules": list(modules_for(spec)),
+        "state": state_backend(spec) or {"local": "terraform.tfstate"},
+    }
+
+
+def commands(
+    binary: str, folder: str, *, destroy: bool = False, auto_approve: bool = False
+) -> list[list[str]]:
+    """The exact terraform (or tofu) commands, as argv lists, in order."""
+    base = [binary, f"-chdir={folder}"]
+    if destroy:
+        approve = ["-auto-approve"] if auto_approve else []
+        return [[*base, "init", "-input=false"], [*base, "destroy", "-input=false", *approve]]
+    return [
+        [*base, "init", "-input=false"],
+        [*base, "plan", "-input=false", f"-out={PLAN_FILE}"],
+        [*base, "show", PLAN_FILE],
+        [*base, "apply", "-input=false", PLAN_FILE],
+        [*base, "output", "-json"],
+    ]
+
+
+def instructions(spec: ClusterSpec, folder: str) -> str:
+    lines = [
+        f"Terraform deployment of xcli cluster {spec.name} ({spec.provider}).",
+        "",
+        "Create it (terraform >= 1.5, or tofu in its place):",
+        *("  " + shlex.join(c) for c in commands("terraform", folder)[:4]),
+        "",
+        "Delete it:",
+        "  " + shlex.join(commands("terraform", folder, destroy=True)[1]),
+        f"  or: xcli cluster delete --cluster {spec.name} --terraform {shlex.quote(folder)}",
+        "",
+    ]
+    if spec.provider == "gke":
+        lines += [
+            "After apply, xcli installs JobSet and Kueue in the cluster; `xcli cluster create`",
+            "with --apply does it for you.",
+            "",
+        ]
+    return "\n".join(lines)
+
+
+def deployment_files(spec: ClusterSpec, folder: str) -> dict[str, str]:
+    """Every file of the deployment folder, path inside the folder -> text."""
+    check_terraform_spec(spec)
+    mode = spec.provider
+    inputs = module_inputs(spec)
+    pool = None
+    if mode == "gke":
+        pool = "gpu" if spec.accelerator.kind == "gpu" else "tpu"
+    variables = [(k, _module_of(k)) for k in inputs if k not in ("project_id", "region", "zone")]
+    context = {
+        "mode": mode,
+        "pool": pool,
+        "backend": state_backend(spec),
+        "inputs": variables,
+        "xcli_version": __version__,
+    }
+    files = {name: render(f"terraform/{name}.j2", **context) for name in _ROOT_TEMPLATES}
+    files["terraform.tfvars.json"] = json.dumps(inputs, indent=2, ensure_ascii=False) + "\n"
+    files[RECORD] = json.dumps(record(spec), indent=2, ensure_ascii=False) + "\n"
+    files["instructions.txt"] = instructions(spec, folder)
+    files[".gitignore"] = _GITIGNORE
+    for module in modules_for(spec):
+        source = resource_dir("terraform") / module
+        for path in sorted(source.iterdir()):
+            if path.is_file():
+                files[f"modules/{module}/{path.name}"] = path.read_text(encoding="utf-8")
+    return files
+
+
+def _module_of(variable: str) -> str:
+    return {
+        "cluster": "gke-cluster",
+        "tpu_node_pool": "tpu-node-pool",
+        "gpu_node_pool": "gpu-node-pool",
+        "queued_resource": "tpu-queued-resource",
+    }[variable]
