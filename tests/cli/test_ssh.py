@@ -166,7 +166,7 @@ def test_ctrl_c_stops_and_prints_the_partial_summary(tmp_path: Path, env: dict[s
     proc.send_signal(signal.SIGINT)
     start = time.monotonic()
     _, err = proc.communicate(timeout=15)
-    assert time.monotonic() - start < 6
+    assert time.monotonic() - start < 10  # a remote `while true` loop: it would never end
     assert proc.returncode == 130
     assert "0 of 4 workers succeeded" in err and "(interrupted)" in err
     assert "FAILED [s0/w0] interrupted" in err

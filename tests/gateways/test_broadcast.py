@@ -26,6 +26,7 @@ from xcli.gateways.broadcast import run_broadcast
 from xcli.plan.fanout import Action, Broadcast, Exec, SshSettings, Target, plan_broadcast
 
 ENGINES = ["openssh", "asyncssh"]
+SLACK = 8  # seconds a deadline may be overrun on a loaded machine; a hang is 120 s or more
 PORT = "P=$(echo $SSH_CONNECTION | cut -d' ' -f4); "
 
 
@@ -141,7 +142,9 @@ def test_unreachable_workers_are_named_and_do_not_hold_up_the_rest(
         tmp_path,
     )
     elapsed = time.monotonic() - start
-    assert elapsed < 2 + 5, f"took {elapsed:.1f}s with a 2s connect timeout"
+    # Without the timeouts this hangs (OpenSSH: forever; asyncssh: 120 s login timeout). The
+    # slack absorbs a busy 2-core machine that also runs the 30 healthy sessions and sshd.
+    assert elapsed < 2 + SLACK, f"took {elapsed:.1f}s with a 2s connect timeout"
     by_label = {o.label: o for o in result.outcomes}
     assert by_label["w15"].status == "unreachable" and "refused" in by_label["w15"].reason
     assert by_label["w16"].status == "timed out"
@@ -224,7 +227,7 @@ def test_timeout_stops_the_run(engine: str, sshd: Sshd, tmp_path: Path) -> None:
         tmp_path,
         timeout=2,
     )
-    assert time.monotonic() - start < 2 + 4
+    assert time.monotonic() - start < 2 + SLACK
     assert out.count("started") == 3
     assert {o.status for o in result.outcomes} == {"timed out"}
     assert result.exit_code == 124
@@ -263,7 +266,7 @@ def test_cancel_stops_remote_commands_and_keeps_a_partial_summary(
     timer.start()
     start = time.monotonic()
     result = run_broadcast(step, OutputSink(io.BytesIO(), io.BytesIO(), None), cancelled)
-    assert time.monotonic() - start < 1.5 + 4
+    assert time.monotonic() - start < 1.5 + SLACK
     assert result.interrupted
     assert [o.status for o in result.outcomes] == ["ok", "interrupted", "interrupted"]
     assert "1 of 3 workers succeeded" in result.summary_lines()[0]
