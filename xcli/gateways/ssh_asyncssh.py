@@ -74,7 +74,7 @@ class AsyncSshEngine:
             stream.note(f"cannot connect: {exc}")
             return Attempt("unreachable", detail=_short(exc), retryable=True)
         try:
-            return await self._act(conn, step.action, stream)
+            return await self._act(conn, step.action_for(index), stream)
         except (OSError, asyncssh.Error) as exc:
             self._conns.pop((target.host, target.port, target.user), None)
             stream.note(f"connection lost: {exc}")

@@ -59,7 +59,9 @@ async def run_pool(
     engine: SshEngine,
     sink: OutputSink,
     cancelled: threading.Event | None = None,
+    on_outcome: Callable[[WorkerOutcome], None] | None = None,
 ) -> FanoutResult:
+    """Run the step on every target; `on_outcome` hears of each worker as soon as it ends."""
     start = time.monotonic()
     raise_open_file_limit(min(step.batch_size, len(step.targets)))
     window = asyncio.Semaphore(step.batch_size)
@@ -74,6 +76,8 @@ async def run_pool(
                 outcomes[index] = await _with_retries(step, engine, index, stream, start)
             finally:
                 stream.close()
+            if on_outcome is not None:
+                on_outcome(outcomes[index])
 
     tasks = [asyncio.create_task(one(i)) for i in range(len(step.targets))]
     stop = _StopWatch()

@@ -147,10 +147,15 @@ class Broadcast(SshFanout):
 
     engine: Engine = "openssh"
     action: Action = field(default=Exec(""), metadata={"print": False})
+    # One action per target when they differ (a workload's per-worker scripts); else empty.
+    actions: tuple[Action, ...] = field(default=(), metadata={"print": False})
     targets: tuple[Target, ...] = field(default=(), metadata={"print": False})
     settings: SshSettings | None = field(default=None, metadata={"print": False})
     timeout: float | None = None
     retry_for: float = 10.0
+
+    def action_for(self, index: int) -> Action:
+        return self.actions[index] if self.actions else self.action
 
     def details(self) -> dict[str, Any]:
         out = {"engine": self.engine, **super().details()}
@@ -254,7 +259,7 @@ def plan_interactive(cluster: str, target: Target, settings: SshSettings) -> Pla
 def plan_broadcast(
     cluster: str,
     targets: Sequence[Target],
-    action: Action,
+    action: Action | Sequence[Action],
     settings: SshSettings,
     *,
     engine: Engine = "openssh",
@@ -262,22 +267,33 @@ def plan_broadcast(
     timeout: float | None = None,
     retry_for: float | None = None,
 ) -> Plan:
-    """One Broadcast step over `targets`; a pure function of its arguments."""
+    """One Broadcast step over `targets`; a pure function of its arguments. `action` is the
+    same for every target, or a sequence with one action per target."""
+    if isinstance(action, (Exec, Upload, Download)):
+        per_target: tuple[Action, ...] = ()
+        actions = tuple(action for _ in targets)
+    else:
+        per_target = actions = tuple(action)
+        if len(actions) != len(targets):
+            raise ValueError(f"{len(actions)} actions for {len(targets)} targets")
+    first = actions[0] if actions else Exec("")
     if batch_size < 1:
         raise UserError("--batch-size must be at least 1", hint="the default is 64")
-    if isinstance(action, Exec) and not action.command.strip():
+    if any(isinstance(a, Exec) and not a.command.strip() for a in actions):
         raise UserError("--command is empty", hint="give the command to run on every worker")
-    what = {Exec: "run", Upload: "copy to", Download: "copy from"}[type(action)]
+    what = {Exec: "run", Upload: "copy to", Download: "copy from"}[type(first)]
     step = Broadcast(
         id="ssh",
         summary=f"{what} {len(targets)} worker(s) of {cluster}",
         workers=tuple(
-            WorkerCommand(t.label, t.host, openssh_argv(t, action, settings)) for t in targets
+            WorkerCommand(t.label, t.host, openssh_argv(t, a, settings))
+            for t, a in zip(targets, actions, strict=True)
         ),
         batch_size=batch_size,
         connect_timeout=settings.connect_timeout,
         engine=engine,
-        action=action,
+        action=first,
+        actions=per_target,
         targets=tuple(targets),
         settings=settings,
         timeout=timeout,
