@@ -45,11 +45,11 @@ def resolve(
 ) -> Request:
     """Validate every flag, then ask the provider for its workers and how to reach them."""
     from xcli import paths
+    from xcli.cli.cluster import _ref
     from xcli.cli.ssh import _batch
     from xcli.gateways.ssh_openssh import control_dir
     from xcli.plan.fanout import select, targets_for
     from xcli.providers import get_provider
-    from xcli.providers.base import ClusterRef
     from xcli.spec import parse_duration
 
     size = _batch(batch_size)
@@ -63,7 +63,7 @@ def resolve(
             f"the {provider} provider has no SSH-reachable workers",
             hint="xcli ssh works with queued-resource and local clusters",
         )
-    ref = ClusterRef(name=name, project=common.project, zone=common.zone, provider=provider)
+    ref = _ref(name, provider, common)  # checks the name; a local cluster needs no project
     everyone = backend.workers(ref)
     chosen = select(everyone, worker, slice_)
     access = backend.ssh_access(ref) if hasattr(backend, "ssh_access") else None
