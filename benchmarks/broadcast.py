@@ -77,7 +77,11 @@ def _xcli_step(info: dict[str, Any], engine: str) -> Any:
         ssh_flags=tuple(info["ssh_flags"]),
     )
     targets = [Target(f"w{i}", "127.0.0.1", p, info["user"]) for i, p in enumerate(info["ports"])]
-    return plan_broadcast("bench", targets, Exec("hostname"), settings, engine=engine).steps[0]
+    batch = int(info.get("batch_size", 64))
+    plan = plan_broadcast(
+        "bench", targets, Exec("hostname"), settings, engine=engine, batch_size=batch
+    )
+    return plan.steps[0]
 
 
 def _xcli(info: dict[str, Any], engine: str, reuse: bool) -> tuple[float, float, int]:
@@ -218,7 +222,9 @@ def close_masters(info: dict[str, Any]) -> None:
         )
 
 
-def run_size(n: int, reps: int, kex: str, modes: list[str], work: Path) -> dict[str, list[Any]]:
+def run_size(
+    n: int, reps: int, kex: str, modes: list[str], work: Path, batch_size: int
+) -> dict[str, list[Any]]:
     from tests.support.sshd import make_sshd
 
     server = make_sshd(work / f"sshd-{n}", n)
@@ -234,6 +240,7 @@ def run_size(n: int, reps: int, kex: str, modes: list[str], work: Path) -> dict[
         "known_hosts": str(server.pin(work / f"known_hosts-{n}")),
         "control_dir": str(control),
         "ssh_flags": flags,
+        "batch_size": batch_size,
     }
     info_path = work / f"info-{n}.json"
     info_path.write_text(json.dumps(info))
@@ -294,6 +301,7 @@ def main() -> None:
     parser.add_argument("--sizes", default="16,64,256")
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--kex", choices=["default", "curve25519"], default="default")
+    parser.add_argument("--batch-size", type=int, default=64, help="xcli's window (default 64)")
     parser.add_argument("--only", help="comma-separated contenders (default: all)")
     parser.add_argument("--driver", help=argparse.SUPPRESS)
     parser.add_argument("--info", help=argparse.SUPPRESS)
@@ -316,9 +324,12 @@ def main() -> None:
         (work / "ssh_config").write_text("")
         results = {}
         for n in (int(x) for x in args.sizes.split(",")):
-            results[n] = run_size(n, args.reps, args.kex, modes, work)
+            results[n] = run_size(n, args.reps, args.kex, modes, work, args.batch_size)
         report(results, modes)
-    print(f"\nOpenSSH KEX: {args.kex}; {os.cpu_count()} CPUs; load now {os.getloadavg()[0]:.1f}")
+    print(
+        f"\nOpenSSH KEX: {args.kex}; xcli window {args.batch_size}; {os.cpu_count()} CPUs; "
+        f"load now {os.getloadavg()[0]:.1f}"
+    )
 
 
 if __name__ == "__main__":
