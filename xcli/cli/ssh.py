@@ -77,7 +77,11 @@ def transport_options(func: Any) -> Any:
             help="yes: only keys already pinned in xcli's known_hosts; accept-new: also pin a "
             "worker's key on first contact. A changed key is always refused.",
         ),
-        click.option("--ssh-key-file", type=click.Path(dir_okay=False, path_type=Path)),
+        click.option(
+            "--ssh-key-file",
+            type=click.Path(dir_okay=False, path_type=Path),
+            help="Private key to offer (default: the provider's, else your ssh config/agent).",
+        ),
         click.option("--reuse/--no-reuse", default=True, help="Keep connections open (openssh)."),
         click.option(
             "--output-dir",
@@ -103,7 +107,7 @@ def ssh(command_: str | None, common: Common, **flags: Any) -> int:
       xcli ssh --cluster demo --worker=0-3,7 --slice 1 --command hostname
       xcli ssh --provider local --cluster demo --worker=all --command 'echo $TPU_WORKER_ID'
       xcli ssh --cluster demo --worker=2          (an interactive shell on worker 2)
-      xcli ssh --cluster demo --worker=all --command 'nvidia-smi' --dry-run
+      xcli ssh --cluster demo --worker=all --command 'ls /dev/vfio' --dry-run
 
     Output streams as it arrives, each line prefixed by its worker ([w3], or [s1/w3] when the
     cluster has several slices); stderr stays on stderr. A summary follows on stderr.
