@@ -120,6 +120,7 @@ def test_exit_status_is_the_largest_remote_code(engine: str, sshd: Sshd, tmp_pat
         )
     failed = {o.label for o in result.failed}
     assert failed == {w for w, c in codes.items() if c}
+    assert {o.attempts for o in result.outcomes} == {1}  # a command's failure is not retried
     text = "\n".join(result.summary_lines())
     assert f"{12 - len(failed)} of 12 workers succeeded" in text
     for w in failed:
@@ -357,3 +358,29 @@ def test_the_live_executor_runs_broadcast_steps(sshd: Sshd, tmp_path: Path) -> N
     error = result.results["ssh"].error
     assert not result.ok and error is not None
     assert str(error).startswith("0 of 3 workers succeeded") and "[w0] exit code 4" in str(error)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_connection_failures_are_retried_until_the_worker_comes_up(
+    engine: str, tmp_path: Path
+) -> None:
+    """A worker whose sshd starts a moment late (a fresh VM) is retried and succeeds; a command
+    failing on the worker is never retried."""
+    from tests.support.sshd import make_sshd, sshd_binary
+
+    if sshd_binary() is None:
+        pytest.skip("OpenSSH server (sshd) is not installed")
+    late = make_sshd(tmp_path / "late", 1)
+    timer = threading.Timer(1.0, late.start)
+    timer.start()
+    try:
+        s = settings(tmp_path, late, host_keys="accept-new")
+        s.known_hosts.write_text("")  # first contact pins the new VM's key
+        tgts = targets(late)
+        result, out, err = run(engine, tgts, Exec("echo up; exit 5"), s, tmp_path, retry_for=15)
+        (o,) = result.outcomes
+        assert (o.status, o.exit_code) == ("exit", 5) and o.attempts > 1
+        assert out == "[w0] up\n" and "retrying in" in err
+    finally:
+        timer.join()
+        late.stop()
