@@ -159,7 +159,8 @@ class Broadcast(SshFanout):
 
     def details(self) -> dict[str, Any]:
         out = {"engine": self.engine, **super().details()}
-        out["timeout_seconds"] = self.timeout
+        if self.timeout is not None:
+            out["timeout_seconds"] = self.timeout
         out["retry_for_seconds"] = self.retry_for
         return out
 
