@@ -83,7 +83,10 @@ def test_apply_fails_at_once_on_an_error_waiting_cannot_fix() -> None:
     path = "/apis/kueue.x-k8s.io/v1beta2/clusterqueues/xcli-cluster-queue"
     fake.script("PATCH", path, status(422, "Invalid", 'ClusterQueue "x" is invalid'))
     queue = kueue_objects.cluster_queue(CASES["tpu7x-8"])
-    result = run(handlers(fake, clock), apply_step(queue), apply_step(queue, "b"))
+    # b applies another object, so which step meets the scripted 422 does not depend on
+    # which thread sends first
+    flavor = kueue_objects.resource_flavor(CASES["tpu7x-8"])
+    result = run(handlers(fake, clock), apply_step(queue), apply_step(flavor, "b"))
     assert result.results["a"].status == "failed"
     assert "422" in str(result.results["a"].error)
     assert result.results["b"].status == "ok"  # independent steps still run

@@ -312,8 +312,14 @@ def test_interactive_login_shell_on_a_terminal(demo: Demo) -> None:
     os.write(fd, b"echo worker-$TPU_WORKER_ID-$MEGASCALE_SLICE_ID; sleep 30\n")
     assert b"worker-2-1" in _expect(fd, b"worker-2-1")
     os.write(fd, b"\x03")  # Ctrl-C: the terminal interrupts sleep, the shell goes on
-    os.write(fd, b"echo after-$((6*7)); exit 5\n")
-    assert b"after-42" in _expect(fd, b"after-42")
+    # The terminal discards input typed before the shell is back at its prompt (ISIG flushes
+    # the queue), so type the next command until the shell answers it.
+    seen, deadline = b"", time.monotonic() + 15
+    while b"after-42" not in seen and time.monotonic() < deadline:
+        os.write(fd, b"echo after-$((6*7))\n")
+        seen += _expect(fd, b"after-42", 1.0)
+    assert b"after-42" in seen
+    os.write(fd, b"exit 5\n")
     _expect(fd, b"closed")
     _, status = os.waitpid(pid, 0)
     os.close(fd)

@@ -128,9 +128,11 @@ def test_without_a_binary_the_folder_is_written_and_the_commands_printed(
 ) -> None:
     monkeypatch.setenv("PATH", str(fake_terraform.parent / "empty"))
     assert xcli(create_argv(SPOT, "--terraform", "deploy", "--apply", "-o", "json")) == 0
-    out = capsys.readouterr().out
-    assert "no terraform or tofu on PATH; to create the cluster, run:" in out
-    assert "  terraform -chdir=deploy apply -input=false tfplan" in out
+    out, err = capsys.readouterr()
+    json.loads(out)  # stdout stays one JSON document; the advice goes to stderr
+    assert "no terraform or tofu on PATH; to create the cluster, run:" in err
+    assert "  terraform -chdir=deploy apply -input=false tfplan" in err
+    assert "without --terraform" in err
     assert Path("deploy/main.tf").is_file()
 
 

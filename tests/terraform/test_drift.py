@@ -1,7 +1,6 @@
 """The Terraform folder and the API path must create the same node pools for the same flags.
 
-TODO(lead): these tests skip until the gke and qr branches are merged (pytest.importorskip on
-xcli.plan.gke / xcli.plan.queued_resource); after the merge they run by themselves. They take
+They take
 the API path's request bodies from `xcli cluster create ... --dry-run -o json` (the public
 dry-run contract, so no internal function names are assumed), and compare them field by field
 with tf_node_pool_settings(spec) and with what the Terraform folder holds. If one fails after
@@ -96,7 +95,7 @@ def test_gke_node_pools_match_the_api_path(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    pytest.importorskip("xcli.plan.gke", reason="TODO(lead): runs once the gke branch is merged")
+    pytest.importorskip("xcli.plan.gke", reason="needs the GKE planner")
     case = CASES[name]
     spec = case.spec()
     plan = dry_run_plan(case, capsys)
@@ -138,9 +137,7 @@ def test_queued_resource_matches_the_api_path(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    pytest.importorskip(
-        "xcli.plan.queued_resource", reason="TODO(lead): runs once the qr branch is merged"
-    )
+    pytest.importorskip("xcli.plan.queued_resource", reason="needs the queued-resource planner")
     case = CASES[name]
     spec = case.spec()
     (create,) = api_calls(dry_run_plan(case, capsys), "queuedResources.create")

@@ -229,9 +229,15 @@ def list_(provider: str, common: Common) -> None:
     if common.output == "json":
         emit_json([asdict(r) for r in rows])
         return
+    extra = sorted({k for r in rows for k in r.extra})  # provider columns, e.g. age
     print_table(
-        ["NAME", "LOCATION", "ACCELERATOR", "SLICES", "CAPACITY", "STATUS"],
-        [[r.name, r.location, r.accelerator, str(r.slices), r.capacity, r.status] for r in rows],
+        ["NAME", "LOCATION", "ACCELERATOR", "SLICES", "CAPACITY", "STATUS"]
+        + [k.upper().replace("_", " ") for k in extra],
+        [
+            [r.name, r.location, r.accelerator, str(r.slices), r.capacity, r.status]
+            + [str(r.extra.get(k, "")) for k in extra]
+            for r in rows
+        ],
     )
 
 
@@ -250,3 +256,37 @@ def describe(name: str, provider: str, common: Common) -> None:
     import yaml
 
     click.echo(yaml.safe_dump(dict(info), sort_keys=False).rstrip())
+
+
+@cluster.command("wait")
+@click.option("--cluster", "name", required=True, help="Cluster name.")
+@click.option("--provider", type=PROVIDER_CHOICE, default="queued-resource", show_default=True)
+@click.option("--timeout", metavar="D", help="Give up waiting after D (default 24h).")
+@click.option("--ssh-key", metavar="FILE", help="Private SSH key to authorize on the VMs.")
+@click.option("--ssh-user", metavar="USER", help="Login user for that key.")
+@common_options
+def wait(
+    name: str,
+    provider: str,
+    timeout: str | None,
+    ssh_key: str | None,
+    ssh_user: str | None,
+    common: Common,
+) -> None:
+    """Wait until a cluster is ready (e.g. after `create --async`), then set up SSH access.
+
+    \b
+    Example:
+      xcli cluster wait --cluster q --timeout 12h
+    """
+    from xcli.errors import UserError
+    from xcli.providers import get_provider
+    from xcli.spec import parse_duration
+
+    backend: Any = get_provider(provider)
+    if not hasattr(backend, "plan_wait"):
+        raise UserError(f"--provider {provider} has nothing to wait for", hint="create waits")
+    seconds = parse_duration(timeout, "--timeout") if timeout else 24 * 3600
+    ref = _ref(name, provider, common)
+    plan = backend.plan_wait(ref, seconds, {"ssh_key": ssh_key, "ssh_user": ssh_user})
+    run_plan(common, plan, lambda: backend.handlers(ref))

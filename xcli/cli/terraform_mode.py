@@ -99,17 +99,12 @@ def _check_folder(folder: Path, spec: ClusterSpec) -> None:
 
 
 def _after_apply(spec: ClusterSpec) -> tuple[Any, Mapping[str, Any]]:
-    """The seam for what runs once terraform apply has created the infrastructure.
+    """What runs once terraform apply has created the infrastructure: nothing yet.
 
-    TODO(lead), after merging gke/qr: return (post_apply, handlers) where post_apply(spec,
-    after) gives the provider's steps, each running after step id `after` ("tf-output", whose
-    outputs are the root module's non-sensitive outputs: cluster_name, cluster_location,
-    node_pools for gke; queued_resources, nodes for queued resources), and handlers are the
-    provider's live handlers for those steps' kinds (`provider.handlers(ref)`). For gke: the
-    JobSet/Kueue install, the Kueue objects and the metadata ConfigMap, the same steps as the
-    API path. For queued resources: the SSH key on the nodes and the pinned host keys (the
-    provider's queued resource cannot carry node metadata). Until then --apply stops after
-    `terraform output`.
+    The in-cluster setup of a GKE cluster is finished by re-running `cluster create` without
+    --terraform (the plan's notes say so): the API path adopts the pools Terraform made and
+    adds only what is missing. Running those steps here, after "tf-output", is the next step;
+    this function is where they go (post_apply(spec, after) -> steps, plus their handlers).
     """
     return None, {}
 
@@ -131,9 +126,10 @@ def create(spec: ClusterSpec, common: Common) -> None:
     plan = plan_create(spec, folder, binary=binary, confirm=not common.yes, post_apply=post_apply)
     handlers = TerraformHandlers(_echo, _ask, fallback=provider_handlers)
     run_plan(common, plan, handlers.as_mapping)
-    if not common.dry_run and (not apply or binary is None):
+    if not common.dry_run:
         for note in plan.notes[1:]:
-            click.echo(note)
+            if not apply or binary is None or note.startswith("after terraform apply"):
+                click.echo(note, err=common.output == "json")  # keep stdout one JSON doc
 
 
 def delete(name: str, folder: str, common: Common) -> None:

@@ -75,6 +75,12 @@ def _notes(spec: ClusterSpec, folder: str, binary: str | None, apply: bool) -> l
             f"{spec.num_slices} queued resources, one per slice: the google-beta provider has "
             "no multislice parameters, so the slices are not scheduled all-or-nothing"
         )
+    if spec.provider == "gke":
+        notes.append(
+            "after terraform apply, install JobSet, Kueue, the queues and the metadata with the "
+            "same `xcli cluster create` command without --terraform, --state-bucket and "
+            "--apply: it adopts the node pools Terraform made and adds only the in-cluster setup"
+        )
     if binary is None:
         why = "no terraform or tofu on PATH; " if apply else ""
         notes.append(why + "to create the cluster, run:")

@@ -1,8 +1,80 @@
-"""Flags of `xcli cluster create` that only the queued-resource provider takes."""
+"""Flags of `xcli cluster create` that only the queued-resource provider takes.
+
+Files named on the command line (--metadata-from-file) are read here, so the core gets values;
+a missing file is a one-line UserError before anything is planned.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
-OPTIONS: list[Callable[[Any], Any]] = []
+import click
+
+from xcli.errors import UserError
+
+
+def _read_files(ctx: click.Context, param: click.Parameter, values: Any) -> tuple[Any, ...]:
+    out = []
+    for item in values or ():
+        key, sep, name = str(item).partition("=")
+        if not sep or not key or not name:
+            raise UserError(
+                f"--metadata-from-file {item!r} is not KEY=FILE",
+                hint="e.g. --metadata-from-file startup-script=setup.sh",
+            )
+        path = Path(name).expanduser()
+        try:
+            out.append((key, path.read_text(encoding="utf-8")))
+        except OSError as exc:
+            raise UserError(
+                f"--metadata-from-file {key}: cannot read {name}: {exc.strerror}",
+                hint="check the file name",
+            ) from None
+    return tuple(out)
+
+
+OPTIONS: list[Callable[[Any], Any]] = [
+    click.option(
+        "--runtime-version", metavar="V", help="TPU VM software version (default: the catalogue's)."
+    ),
+    click.option("--network", metavar="NET", help="VPC network of the TPU VMs."),
+    click.option("--subnetwork", metavar="SUBNET", help="Subnetwork of the TPU VMs."),
+    click.option("--internal-ips", is_flag=True, help="No external IPs on the TPU VMs."),
+    click.option("--service-account", metavar="EMAIL", help="Service account of the TPU VMs."),
+    click.option("--scopes", multiple=True, metavar="S[,S]", help="OAuth scopes of the account."),
+    click.option("--labels", multiple=True, metavar="K=V[,K=V]", help="Labels on the TPU VMs."),
+    click.option("--tags", multiple=True, metavar="T[,T]", help="Network tags of the TPU VMs."),
+    click.option("--metadata", multiple=True, metavar="K=V[,K=V]", help="VM metadata."),
+    click.option(
+        "--metadata-from-file",
+        multiple=True,
+        metavar="K=FILE",
+        callback=_read_files,
+        help="VM metadata from a file, e.g. startup-script=setup.sh.",
+    ),
+    click.option(
+        "--valid-until-duration",
+        metavar="D",
+        help="Give up if not provisioned within D (with --valid-after-time: D after it).",
+    ),
+    click.option("--valid-after-duration", metavar="D", help="Do not provision before D from now."),
+    click.option(
+        "--valid-after-time", metavar="TIME", help="Do not provision before TIME (RFC 3339)."
+    ),
+    click.option(
+        "--ssh-key",
+        metavar="FILE",
+        help="Private SSH key to authorize on the VMs (default: ~/.ssh/xcli_ed25519, created).",
+    ),
+    click.option(
+        "--ssh-user", metavar="USER", help="Login user for that key (default: your user name)."
+    ),
+    click.option(
+        "--async",
+        "async_",
+        is_flag=True,
+        help="Return once the request is accepted; wait later with `xcli cluster wait`.",
+    ),
+]

@@ -1,0 +1,161 @@
+"""`xcli cluster create|wait|delete --provider queued-resource` from the command line: dry-runs
+need no credentials, bad input exits 1 with a hint before anything is sent."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import responses
+
+from xcli.cli.errors import run_guarded
+from xcli.cli.main import cli
+
+COMMON = ["--project", "my-proj", "--zone", "us-east5-b"]
+
+
+def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = run_guarded(cli, argv, debug=False)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_create_dry_run_reads_the_startup_script(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("USER", "alice")
+    script = tmp_path / "setup.sh"
+    script.write_text("#!/bin/bash\necho ready\n")
+    argv = [
+        "cluster",
+        "create",
+        "--provider",
+        "queued-resource",
+        "--cluster",
+        "boot",
+        "--tpu-type",
+        "v4-8",
+        "--on-demand",
+        f"--metadata-from-file=startup-script={script}",
+        "--dry-run",
+        "-o",
+        "json",
+        *COMMON,
+    ]
+    code, out, _ = _run(argv, capsys)
+    assert code == 0
+    doc = json.loads(out)
+    body = doc["plan"][1]["request"]["body"]
+    assert body["tpu"]["nodeSpec"][0]["node"]["metadata"]["startup-script"] == (
+        "#!/bin/bash\necho ready\n"
+    )
+    assert doc["plan"][3]["user"] == "alice"
+    assert not (tmp_path / "home" / ".ssh").exists()  # dry-run writes no key
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--tpu-type", "tpu7x-8", "--guaranteed"], "does not offer tpu7x"),
+        (["--tpu-type", "v6e-8", "--flex-start"], "needs --max-run-duration"),
+        (["--tpu-type", "v6e-8", "--flex-start", "--max-run-duration", "8d"], "out of range"),
+        (
+            [
+                "--tpu-type",
+                "v6e-8",
+                "--spot",
+                "--metadata-from-file",
+                "startup-script=/nonexistent",
+            ],
+            "cannot read",
+        ),
+    ],
+)
+def test_bad_input_exits_1_with_a_hint(
+    extra: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = [
+        "cluster",
+        "create",
+        "--provider",
+        "queued-resource",
+        "--cluster",
+        "q",
+        *extra,
+        "--dry-run",
+        *COMMON,
+    ]
+    code, out, err = _run(argv, capsys)
+    assert code == 1, err
+    assert message in err and "hint:" in err
+    assert out == ""
+
+
+def test_wait_and_delete_dry_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(
+        ["cluster", "wait", "--cluster", "q", "--timeout", "2h", "--dry-run", *COMMON], capsys
+    )
+    assert code == 0
+    assert "timeout_seconds: 7200" in out and "${wait-active.nodes}" in out
+    code, out, _ = _run(
+        [
+            "cluster",
+            "delete",
+            "--provider",
+            "queued-resource",
+            "--cluster",
+            "q",
+            "--dry-run",
+            *COMMON,
+        ],
+        capsys,
+    )
+    assert code == 0
+    assert "queuedResources/q?force=true" in out
+
+
+@responses.activate
+def test_list_shows_age_and_quota_holders(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # real google.auth.default() with an authorized-user file; the token refresh is mocked too
+    creds = tmp_path / "adc.json"
+    creds.write_text(
+        json.dumps(
+            {
+                "type": "authorized_user",
+                "client_id": "c",
+                "client_secret": "s",
+                "refresh_token": "r",
+            }
+        )
+    )
+    monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(creds))
+    responses.post(
+        "https://oauth2.googleapis.com/token",
+        json={"access_token": "t", "expires_in": 3600, "token_type": "Bearer"},
+    )
+    parent = "projects/my-proj/locations/us-east5-b"
+    responses.get(
+        f"https://tpu.googleapis.com/v2/{parent}/queuedResources",
+        json={
+            "queuedResources": [
+                {
+                    "name": f"{parent}/queuedResources/old",
+                    "spot": {},
+                    "createTime": "2020-01-01T00:00:00Z",
+                    "tpu": {
+                        "nodeSpec": [{"nodeId": "old", "node": {"acceleratorType": "v5litepod-16"}}]
+                    },
+                    "state": {"state": "FAILED"},
+                }
+            ]
+        },
+    )
+    code, out, err = _run(["cluster", "list", "--provider", "queued-resource", *COMMON], capsys)
+    assert code == 0, err
+    header, row = out.splitlines()[:2]
+    assert header.split()[-3:] == ["AGE", "FLEX", "REMAINING"]
+    assert row.split()[:6] == ["old", "us-east5-b", "v5litepod-16", "1", "spot", "FAILED"]
+    assert "holds quota" in row

@@ -1,0 +1,196 @@
+"""The Cloud TPU API: tpu_v2 over REST, plus raw v2alpha1 REST for what tpu_v2 cannot say.
+
+Requests are built from the plan's REST bodies with json_format.ParseDict, so what runs is what
+the dry-run printed; answers come back as REST JSON dicts (camelCase, enums by name), so nothing
+above this module sees protobuf. The TPU client has no default timeout (gcp-api.md §4.2): every
+call passes one. Flex-start exists only in v2alpha1, which google-cloud-tpu cannot send over REST
+(gcp-api.md §2b), so those bodies go through google-auth's AuthorizedSession as they are.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from xcli.errors import CloudError
+from xcli.gateways.tpu_errors import translate
+
+SCOPES = ["https://www.googleapis.com/auth/cloud-platform"]
+DEFAULT_ROOT = "https://tpu.googleapis.com"
+
+
+def resource_name(url: str) -> str:
+    """https://tpu.googleapis.com/v2/projects/p/... -> projects/p/..."""
+    path = urlsplit(url).path.lstrip("/")
+    return path.split("/", 1)[1]
+
+
+class TpuGateway:
+    def __init__(
+        self,
+        zone: str,
+        *,
+        credentials: Any = None,
+        endpoint: str | None = None,
+        timeout: float = 60.0,
+    ) -> None:
+        self.zone = zone
+        self._credentials = credentials
+        self.endpoint = endpoint
+        self.timeout = timeout
+
+    # -- plumbing ---------------------------------------------------------------------------
+
+    @functools.cached_property
+    def credentials(self) -> Any:
+        if self._credentials is not None:
+            return self._credentials
+        import google.auth
+        from google.auth.exceptions import DefaultCredentialsError
+
+        try:
+            creds, _ = google.auth.default(scopes=SCOPES)
+        except DefaultCredentialsError as exc:
+            raise CloudError(
+                f"no Google credentials: {exc}",
+                hint="log in with application default credentials (or set "
+                "GOOGLE_APPLICATION_CREDENTIALS), or use --dry-run",
+                status="UNAUTHENTICATED",
+            ) from None
+        return creds
+
+    @functools.cached_property
+    def client(self) -> Any:
+        from google.cloud import tpu_v2
+
+        options = {"api_endpoint": self.endpoint} if self.endpoint else None
+        return tpu_v2.TpuClient(
+            credentials=self.credentials, transport="rest", client_options=options
+        )
+
+    @functools.cached_property
+    def session(self) -> Any:
+        from google.auth.transport.requests import AuthorizedSession
+
+        return AuthorizedSession(self.credentials)  # type: ignore[no-untyped-call]
+
+    @contextmanager
+    def _errors(self) -> Iterator[None]:
+        from google.api_core import exceptions
+
+        try:
+            yield
+        except exceptions.GoogleAPICallError as exc:
+            raise translate(exc, self.zone) from exc
+
+    def _url(self, url: str) -> str:
+        if not self.endpoint:
+            return url
+        parts = urlsplit(url)
+        return self.endpoint.rstrip("/") + parts.path + (f"?{parts.query}" if parts.query else "")
+
+    def raw(self, method: str, url: str, body: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """One REST call through AuthorizedSession; errors raised like the GAPIC client's."""
+        from google.api_core import exceptions
+
+        with self._errors():
+            response = self.session.request(method, self._url(url), json=body, timeout=self.timeout)
+            if response.status_code >= 400:
+                raise exceptions.from_http_response(response)  # type: ignore[no-untyped-call]
+            data: dict[str, Any] = response.json() if response.content else {}
+            return data
+
+    @staticmethod
+    def _dict(message: Any) -> dict[str, Any]:
+        from google.protobuf import json_format
+
+        data: dict[str, Any] = json_format.MessageToDict(type(message).pb(message))
+        return data
+
+    # -- queued resources -------------------------------------------------------------------
+
+    def create_queued_resource(self, url: str, body: Mapping[str, Any]) -> str:
+        """POST .../queuedResources?queuedResourceId=ID; returns the operation name."""
+        if "/v2alpha1/" in url:
+            return str(self.raw("POST", url, body).get("name", ""))
+        from google.cloud import tpu_v2
+        from google.protobuf import json_format
+
+        parts = urlsplit(url)
+        parent = resource_name(url).rsplit("/queuedResources", 1)[0]
+        query = parse_qs(parts.query)
+        resource = tpu_v2.QueuedResource()
+        json_format.ParseDict(dict(body), tpu_v2.QueuedResource.pb(resource))
+        with self._errors():
+            operation = self.client.create_queued_resource(
+                parent=parent,
+                queued_resource_id=query["queuedResourceId"][0],
+                queued_resource=resource,
+                timeout=self.timeout,
+            )
+        return str(operation.operation.name)
+
+    def get_queued_resource(self, name: str) -> dict[str, Any] | None:
+        """The queued resource, or None when it does not exist."""
+        from google.api_core import exceptions
+
+        try:
+            with self._errors():
+                return self._dict(self.client.get_queued_resource(name=name, timeout=self.timeout))
+        except CloudError as exc:
+            if isinstance(exc.__cause__, exceptions.NotFound):
+                return None
+            raise
+
+    def get_queued_resource_alpha(self, name: str) -> dict[str, Any]:
+        """v2alpha1 view of a queued resource: adds provisioningModel and runDuration."""
+        return self.raw("GET", f"{DEFAULT_ROOT}/v2alpha1/{name}")
+
+    def list_queued_resources(self, parent: str) -> list[dict[str, Any]]:
+        with self._errors():
+            pager = self.client.list_queued_resources(parent=parent, timeout=self.timeout)
+            return [self._dict(qr) for qr in pager]
+
+    def delete_queued_resource(self, name: str) -> bool:
+        """DELETE ?force=true (the nodes go too). False when it was already gone."""
+        from google.api_core import exceptions
+        from google.cloud import tpu_v2
+
+        request = tpu_v2.DeleteQueuedResourceRequest(name=name, force=True)
+        try:
+            with self._errors():
+                self.client.delete_queued_resource(request=request, timeout=self.timeout)
+        except CloudError as exc:
+            if isinstance(exc.__cause__, exceptions.NotFound):
+                return False
+            raise
+        return True
+
+    # -- nodes ------------------------------------------------------------------------------
+
+    def get_node(self, name: str) -> dict[str, Any]:
+        with self._errors():
+            return self._dict(self.client.get_node(name=name, timeout=self.timeout))
+
+    def set_node_metadata(self, name: str, metadata: Mapping[str, str]) -> str:
+        """PATCH ?updateMask=metadata: the whole map is replaced, so pass all of it."""
+        from google.cloud import tpu_v2
+        from google.protobuf import field_mask_pb2
+
+        node = tpu_v2.Node(name=name, metadata=dict(metadata))
+        with self._errors():
+            operation = self.client.update_node(
+                node=node,
+                update_mask=field_mask_pb2.FieldMask(paths=["metadata"]),
+                timeout=self.timeout,
+            )
+        return str(operation.operation.name)
+
+    def guest_attributes(self, name: str) -> list[dict[str, Any]]:
+        """Every worker's guest attributes, in worker order."""
+        with self._errors():
+            answer = self.client.get_guest_attributes(request={"name": name}, timeout=self.timeout)
+        return list(self._dict(answer).get("guestAttributes", []))

@@ -1,0 +1,202 @@
+"""Cloud TPU queued resources: TPU VMs without Kubernetes, same verbs as every provider."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from datetime import datetime, timezone
+from typing import Any
+
+from xcli.errors import NotFoundError
+from xcli.execute.result import Handler
+from xcli.gateways.tpu import TpuGateway
+from xcli.plan import queued_resource as qr_plan
+from xcli.plan.model import Plan
+from xcli.plan.qr_options import DEFAULT_KEY
+from xcli.providers import tpu_access
+from xcli.providers.base import ClusterRef, ClusterSummary, SshAccess, Worker
+from xcli.providers.qr_handlers import QrHandlers, Sleep, event_sleep, nodes_of
+from xcli.spec import ClusterSpec, format_duration, parse_duration
+
+# Failed or suspended requests keep holding quota until deleted (gcp-api.md §4.1).
+HOLDS_QUOTA = ("FAILED", "SUSPENDED", "SUSPENDING")
+
+
+class QueuedResourceProvider:
+    name = "queued-resource"
+
+    def __init__(
+        self,
+        gateway: Callable[[str], TpuGateway] | None = None,
+        *,
+        sleep: Sleep = event_sleep,
+        clock: Callable[[], float] = time.monotonic,
+        now: Callable[[], datetime] | None = None,
+    ) -> None:
+        self._gateway = gateway or (lambda zone: TpuGateway(zone))
+        self.sleep = sleep
+        self.clock = clock
+        self.now = now or (lambda: datetime.now(timezone.utc))
+
+    # -- plans (pure) ---------------------------------------------------------------------
+
+    def plan_create(self, spec: ClusterSpec) -> Plan:
+        return qr_plan.plan_create(spec)
+
+    def plan_delete(self, ref: ClusterRef) -> Plan:
+        return qr_plan.plan_delete(ref.project, ref.zone, ref.name)
+
+    def plan_wait(self, ref: ClusterRef, timeout_seconds: int, options: dict[str, object]) -> Plan:
+        return qr_plan.plan_wait(ref.project, ref.zone, ref.name, options, timeout_seconds)
+
+    def handlers(self, ref: ClusterRef) -> Mapping[str, Handler]:
+        handlers = QrHandlers(self._gateway(ref.zone), sleep=self.sleep, clock=self.clock)
+        return handlers.mapping()
+
+    # -- reads --------------------------------------------------------------------------------
+
+    def list_clusters(self, project: str, zone: str | None) -> list[ClusterSummary]:
+        location = zone or "-"
+        gw = self._gateway(location)
+        rows = []
+        for qr in gw.list_queued_resources(qr_plan.parent(project, location)):
+            rows.append(self._summary(gw, qr))
+        return sorted(rows, key=lambda r: (r.location, r.name))
+
+    def _summary(self, gw: TpuGateway, qr: Mapping[str, Any]) -> ClusterSummary:
+        parts = str(qr.get("name", "")).split("/")
+        name, location = parts[-1], parts[3] if len(parts) > 3 else ""
+        state = qr.get("state", {}).get("state", "STATE_UNSPECIFIED")
+        shape = qr_shape(qr)
+        capacity, remaining = shape["capacity"], ""
+        if capacity == "on-demand":  # v2 cannot show flex-start; ask v2alpha1
+            alpha = gw.get_queued_resource_alpha(str(qr["name"]))
+            if alpha.get("provisioningModel") == "FLEX_START":
+                capacity, remaining = "flex-start", self._remaining(alpha)
+        status = state + (" (holds quota: delete it)" if state in HOLDS_QUOTA else "")
+        return ClusterSummary(
+            name=name,
+            provider=self.name,
+            location=location,
+            accelerator=str(shape["accelerator"]),
+            slices=int(shape["slices"]),
+            capacity=capacity,
+            status=status,
+            extra={"age": self._age(qr), "flex_remaining": remaining},
+        )
+
+    def _age(self, qr: Mapping[str, Any]) -> str:
+        created = qr.get("createTime")
+        if not created:
+            return ""
+        when = datetime.fromisoformat(str(created).replace("Z", "+00:00"))
+        return format_duration(max(0, int((self.now() - when).total_seconds())))
+
+    def _remaining(self, alpha: Mapping[str, Any]) -> str:
+        run = alpha.get("runDuration", {})
+        if run.get("terminationTime"):
+            end = datetime.fromisoformat(str(run["terminationTime"]).replace("Z", "+00:00"))
+            return format_duration(max(0, int((end - self.now()).total_seconds())))
+        if run.get("maxRunDuration"):  # not started yet: the whole run is left
+            return format_duration(int(float(str(run["maxRunDuration"]).rstrip("s"))))
+        return ""
+
+    def _get(self, gw: TpuGateway, ref: ClusterRef) -> dict[str, Any]:
+        name = f"{qr_plan.parent(ref.project, ref.zone)}/queuedResources/{ref.name}"
+        qr = gw.get_queued_resource(name)
+        if qr is None:
+            raise NotFoundError(
+                f"queued resource {ref.name} not found in {ref.zone}",
+                hint="list them with xcli cluster list --provider queued-resource",
+            )
+        return qr
+
+    def describe(self, ref: ClusterRef) -> Mapping[str, Any]:
+        gw = self._gateway(ref.zone)
+        qr = self._get(gw, ref)
+        state = qr.get("state", {})
+        info: dict[str, Any] = {"name": ref.name, "zone": ref.zone, **qr_shape(qr)}
+        info["state"] = state.get("state", "STATE_UNSPECIFIED")
+        reason = state.get("failedData", {}).get("error", {}).get("message")
+        if reason:
+            info["reason"] = reason
+        info["slices"] = []
+        if info["state"] == "ACTIVE":
+            for index, node in enumerate(nodes_of(qr)):
+                info["slices"].append(self._describe_node(gw, ref, index, node))
+        return info
+
+    def _describe_node(self, gw: TpuGateway, ref: ClusterRef, index: int, node: str) -> Any:
+        full = f"{qr_plan.parent(ref.project, ref.zone)}/nodes/{node}"
+        data = gw.get_node(full)
+        names = [w["hostname"] for w in tpu_access.host_keys(gw.guest_attributes(full))]
+        workers = []
+        for w, endpoint in enumerate(data.get("networkEndpoints", [])):
+            workers.append(
+                {
+                    "index": w,
+                    "hostname": names[w] if w < len(names) else "",
+                    "internal_ip": endpoint.get("ipAddress", ""),
+                    "external_ip": endpoint.get("accessConfig", {}).get("externalIp", ""),
+                }
+            )
+        return {
+            "index": index,
+            "node": node,
+            "state": data.get("state", ""),
+            "health": data.get("health", "HEALTH_UNSPECIFIED"),
+            "workers": workers,
+        }
+
+    def workers(self, ref: ClusterRef) -> list[Worker]:
+        """Every worker of every slice, with the SSH user xcli registered for its key."""
+        gw = self._gateway(ref.zone)
+        qr = self._get(gw, ref)
+        access = tpu_access.recall_access(ref.project, ref.zone, ref.name)
+        key_file = tpu_access.key_path(access.get("key_file", DEFAULT_KEY))
+        public = tpu_access.ensure_key(key_file, create=False)
+        out = []
+        for index, node in enumerate(nodes_of(qr)):
+            data = gw.get_node(f"{qr_plan.parent(ref.project, ref.zone)}/nodes/{node}")
+            user = tpu_access.user_for_key(data.get("metadata", {}), public) or access.get("user")
+            for w, endpoint in enumerate(data.get("networkEndpoints", [])):
+                internal = endpoint.get("ipAddress") or None
+                external = endpoint.get("accessConfig", {}).get("externalIp") or None
+                out.append(
+                    Worker(
+                        slice=index,
+                        index=w,
+                        host=str(external or internal),
+                        user=user,
+                        internal_ip=internal,
+                        external_ip=external,
+                    )
+                )
+        return out
+
+    def ssh_access(self, ref: ClusterRef) -> SshAccess:
+        """xcli's key for this cluster (the one its nodes' ssh-keys carry), the pinned host
+        keys, and the user the key was registered for. Read from local records only."""
+        access = tpu_access.recall_access(ref.project, ref.zone, ref.name)
+        key_file = tpu_access.key_path(access.get("key_file", DEFAULT_KEY))
+        return SshAccess(key_file, tpu_access.known_hosts_file(), access.get("user") or None)
+
+
+def qr_shape(qr: Mapping[str, Any]) -> dict[str, Any]:
+    specs = qr.get("tpu", {}).get("nodeSpec", [{}])
+    tier = "on-demand"
+    if "spot" in qr:
+        tier = "spot"
+    elif "guaranteed" in qr:
+        tier = "guaranteed"
+    elif qr.get("reservationName"):
+        tier = "reservation " + str(qr["reservationName"]).rsplit("/", 1)[-1]
+    return {
+        "accelerator": specs[0].get("node", {}).get("acceleratorType", ""),
+        "slices": len(nodes_of(qr)),
+        "capacity": tier,
+    }
+
+
+def timeout_seconds(text: str | None) -> int:
+    return parse_duration(text, "--timeout") if text else qr_plan.DEFAULT_WAIT
