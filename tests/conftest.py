@@ -10,6 +10,9 @@ REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
 SCHEMAS = SHARED / "schemas"
 
+# Real sshd on loopback (fixtures `sshd`, `blackhole`) for the SSH engine and the local provider.
+pytest_plugins = ["tests.support.sshd"]
+
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(

@@ -20,6 +20,8 @@ COMMANDS = {
     "catalog": "xcli.cli.catalog:catalog",
     "cluster": "xcli.cli.cluster:cluster",
     "config": "xcli.cli.config:config",
+    "ssh": "xcli.cli.ssh:ssh",
+    "scp": "xcli.cli.ssh:scp",
     "workload": "xcli.cli.workload:workload",
 }
 
@@ -52,6 +54,8 @@ HELP = {
     "catalog": "Look up TPU and GPU shapes: chips, VMs, machine types.",
     "cluster": "Create, list, describe and delete clusters (GKE, queued resources, local).",
     "config": "Set defaults (project, zone) in xcli's config file.",
+    "ssh": "Run a command on every worker (streamed, prefixed, with a failure summary).",
+    "scp": "Copy files to every worker, or from one.",
     "workload": "Run training workloads: JobSets queued by Kueue on GKE.",
 }
 

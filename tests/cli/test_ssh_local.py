@@ -1,0 +1,68 @@
+"""`xcli ssh` and `xcli scp` against a real local cluster (the local provider's asyncssh worker
+servers), created and deleted with the CLI: nothing of ours is left running afterwards."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.gateways.local_support import create, delete, needs_openssh, xcli
+
+BASE = ("--provider", "local", "--cluster", "sshdemo")
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    needs_openssh()
+    home = tmp_path_factory.mktemp("ssh-local")
+    create(home, "sshdemo", "v5litepod-16", "--num-slices", "2")
+    yield home
+    delete(home, "sshdemo", check=False)
+
+
+@pytest.mark.parametrize("engine", ["openssh", "asyncssh"])
+def test_every_worker_answers_with_its_own_environment(home: Path, engine: str) -> None:
+    run = xcli(home, "ssh", *BASE, "--worker=all", "--engine", engine, "--command",
+               'echo "id=$TPU_WORKER_ID slice=$MEGASCALE_SLICE_ID"; exit $TPU_WORKER_ID',
+               check=False)  # fmt: skip
+    assert run.returncode == 3, run.stderr  # workers 0-3 exit with their own id
+    expected = [f"[s{s}/w{w}] id={w} slice={s}" for s in range(2) for w in range(4)]
+    assert sorted(run.stdout.splitlines()) == sorted(expected)
+    assert "2 of 8 workers succeeded" in run.stderr
+    assert "FAILED [s1/w3] exit code 3" in run.stderr
+
+
+def test_copy_to_every_worker_and_back(home: Path, tmp_path: Path) -> None:
+    src = tmp_path / "job.txt"
+    src.write_text("hello workers\n")
+    run = xcli(home, "scp", *BASE, "--worker=all", "--slice=0", str(src), ":job.txt")
+    assert "4 of 4 workers succeeded" in run.stderr
+    run = xcli(home, "ssh", *BASE, "--worker=all", "--slice=0", "--command", "cat job.txt")
+    assert sorted(run.stdout.splitlines()) == [f"[s0/w{w}] hello workers" for w in range(4)]
+    back = tmp_path / "back.txt"
+    xcli(home, "scp", *BASE, "--worker=2", "--slice=0", ":job.txt", str(back))
+    assert back.read_text() == "hello workers\n"
+
+
+def test_delete_leaves_no_reusable_connection_behind(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from xcli.gateways.ssh_openssh import control_dir
+
+    needs_openssh()
+    home = tmp_path_factory.mktemp("ssh-local-delete")
+    create(home, "gone", "v5litepod-16")
+    xcli(
+        home, "ssh", "--provider", "local", "--cluster", "gone", "--worker=all", "--command", "true"
+    )
+    monkeypatch.setenv("XCLI_HOME", str(home / "state"))  # where that CLI kept its sockets
+    sockets = list(control_dir().iterdir())
+    assert len(sockets) == 4  # one reusable connection (an ssh master process) per worker
+    delete(home, "gone")
+    deadline = time.monotonic() + 10
+    while any(p.exists() for p in sockets) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(p.exists() for p in sockets), "ssh master processes outlived the cluster"

@@ -1,0 +1,99 @@
+"""Prefixed whole lines, per-worker logs, outcomes and the summary, without any SSH."""
+
+from __future__ import annotations
+
+import io
+import resource
+import threading
+from pathlib import Path
+
+from xcli.execute.fanout import MAX_LINE, FanoutResult, OutputSink, WorkerOutcome
+from xcli.gateways.ssh_pool import raise_open_file_limit
+
+
+def test_chunks_split_mid_line_come_out_as_whole_prefixed_lines(tmp_path: Path) -> None:
+    out, err = io.BytesIO(), io.BytesIO()
+    sink = OutputSink(out, err, tmp_path)
+    a, b = sink.stream("w0"), sink.stream("s1/w2")
+    a.feed(b"hel")
+    b.feed(b"one\ntw")
+    a.feed(b"lo\nwor", err=False)
+    b.feed(b"oops", err=True)
+    a.feed(b"ld")
+    b.feed(b"o\n")
+    a.close()
+    b.close()
+    assert out.getvalue().splitlines() == [
+        b"[s1/w2] one",
+        b"[w0] hello",
+        b"[s1/w2] two",
+        b"[w0] world",
+    ]
+    assert err.getvalue() == b"[s1/w2] oops\n"
+    assert (tmp_path / "w0.log").read_bytes() == b"hello\nworld"
+    assert (tmp_path / "s1-w2.log").read_bytes() == b"one\ntwoopso\n"
+
+
+def test_threads_never_interleave_inside_a_line() -> None:
+    out = io.BytesIO()
+    sink = OutputSink(out, None, None)
+
+    def talk(name: str) -> None:
+        s = sink.stream(name)
+        for i in range(300):
+            s.feed(f"{name}-{i}-".encode() + b"x" * 50)
+            s.feed(b"\n")
+        s.close()
+
+    threads = [threading.Thread(target=talk, args=(f"w{n}",)) for n in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    lines = out.getvalue().splitlines()
+    assert len(lines) == 8 * 300
+    for line in lines:
+        label, rest = line.decode().split("] ", 1)
+        assert rest.startswith(label[1:] + "-") and rest.endswith("x" * 50)
+
+
+def test_a_runaway_line_is_written_in_bounded_pieces() -> None:
+    out = io.BytesIO()
+    s = OutputSink(out, None, None).stream("w0")
+    s.feed(b"y" * (MAX_LINE + 10))
+    assert out.getvalue() == b"[w0] " + b"y" * MAX_LINE + b"\n"
+    s.close()
+    assert out.getvalue().endswith(b"[w0] yyyyyyyyyy\n")
+
+
+def test_exit_status_and_summary() -> None:
+    ok = WorkerOutcome("w0", "ok", 0)
+    three = WorkerOutcome("w1", "exit", 3, log=Path("l/w1.log"))
+    seven = WorkerOutcome("w2", "exit", 7)
+    assert FanoutResult([ok]).exit_code == 0
+    assert FanoutResult([ok, three, seven]).exit_code == 7
+    gone = WorkerOutcome("w3", "unreachable", detail="connection refused")
+    assert FanoutResult([ok, three, gone]).exit_code == 255
+    slow = WorkerOutcome("w4", "timed out", reached=True)
+    assert FanoutResult([ok, slow]).exit_code == 124
+    assert FanoutResult([ok, WorkerOutcome("w5", "timed out")]).exit_code == 255
+    lines = FanoutResult([ok, three, gone], seconds=1.25).summary_lines()
+    assert lines == [
+        "1 of 3 workers succeeded in 1.2s",
+        "  FAILED [w1] exit code 3  log: l/w1.log",
+        "  FAILED [w3] unreachable (connection refused)",
+    ]
+    auth = WorkerOutcome("w6", "auth", detail="Permission denied (publickey)")
+    assert auth.reason == "authentication refused (Permission denied (publickey))"
+
+
+def test_open_file_limit_is_raised_for_large_windows() -> None:
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    try:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (256, hard))
+        raise_open_file_limit(1152)
+        new = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+        want = 64 + 4 * 1152
+        assert new == (want if hard == resource.RLIM_INFINITY else min(hard, want))
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))

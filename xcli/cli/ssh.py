@@ -1,0 +1,150 @@
+"""`xcli ssh` and `xcli scp`: run a command on, or copy files to, every worker of a VM cluster."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from xcli.cli.common import Common, common_options, emit_json
+
+VM_PROVIDERS = click.Choice(["queued-resource", "local"])
+EXIT_STATUS = """\b
+Exit status: 0 when every worker succeeded; 255 when a worker could not be reached (refused,
+timed out connecting, authentication or host key refused); otherwise the largest exit code a
+worker's command returned (124 for one stopped by --timeout); 130 after Ctrl-C."""
+
+
+def _batch(value: str) -> int:
+    if value == "all":
+        return 0  # every selected worker at once
+    if not value.isdigit() or int(value) < 1:
+        raise click.BadParameter("a positive number, or all", param_hint="--batch-size")
+    return int(value)
+
+
+def transport_options(func: Any) -> Any:
+    options = [
+        click.option("--cluster", "name", required=True, help="Cluster name."),
+        click.option("--provider", type=VM_PROVIDERS, default="queued-resource", show_default=True),
+        click.option(
+            "--worker",
+            default="0",
+            show_default=True,
+            help="Workers: all, N, or a list such as 0-3,7 (the same on every slice).",
+        ),
+        click.option("--slice", "slice_", default="all", show_default=True, help="all or N."),
+        click.option(
+            "--batch-size",
+            default="64",
+            show_default=True,
+            help="At most this many workers at once (a sliding window), or all.",
+        ),
+        click.option(
+            "--connect-timeout",
+            type=click.IntRange(1, 600),
+            default=10,
+            show_default=True,
+            help="Seconds to wait for each worker's SSH server to answer.",
+        ),
+        click.option("--timeout", metavar="D", help="Stop the whole run after D (e.g. 10m)."),
+        click.option(
+            "--retry-for",
+            metavar="D",
+            help="Retry connection failures (never a command's failure) for up to D after the "
+            "start; default: the connect timeout.",
+        ),
+        click.option("--internal-ip", is_flag=True, help="Connect to the workers' internal IPs."),
+        click.option(
+            "--ssh-flag", multiple=True, metavar="FLAG", help="Extra ssh option (repeatable)."
+        ),
+        click.option(
+            "--engine",
+            type=click.Choice(["openssh", "asyncssh"]),
+            default="openssh",
+            show_default=True,
+            help="openssh: ssh processes, your ~/.ssh/config and agent, reused connections; "
+            "asyncssh: in-process, least CPU and memory for the largest slices.",
+        ),
+        click.option(
+            "--strict-host-key-checking",
+            "host_keys",
+            type=click.Choice(["yes", "accept-new"]),
+            default="accept-new",
+            show_default=True,
+            help="yes: only keys already pinned in xcli's known_hosts; accept-new: also pin a "
+            "worker's key on first contact. A changed key is always refused.",
+        ),
+        click.option(
+            "--ssh-key-file",
+            type=click.Path(dir_okay=False, path_type=Path),
+            help="Private key to offer (default: the provider's, else your ssh config/agent).",
+        ),
+        click.option("--reuse/--no-reuse", default=True, help="Keep connections open (openssh)."),
+        click.option(
+            "--output-dir",
+            type=click.Path(file_okay=False, path_type=Path),
+            help="Write one log per worker here (default: a folder under the xcli state dir).",
+        ),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+@click.command("ssh", epilog=EXIT_STATUS)
+@transport_options
+@click.option("--command", "command_", metavar="CMD", help="Run CMD (one string) on each worker.")
+@common_options
+def ssh(command_: str | None, common: Common, **flags: Any) -> int:
+    """Run a command on workers, or open a shell on one.
+
+    \b
+    Examples:
+      xcli ssh --cluster demo --worker=all --command 'python3 train.py'
+      xcli ssh --cluster demo --worker=0-3,7 --slice 1 --command hostname
+      xcli ssh --provider local --cluster demo --worker=all --command 'echo $TPU_WORKER_ID'
+      xcli ssh --cluster demo --worker=2          (an interactive shell on worker 2)
+      xcli ssh --cluster demo --worker=all --command 'ls /dev/vfio' --dry-run
+
+    Output streams as it arrives, each line prefixed by its worker ([w3], or [s1/w3] when the
+    cluster has several slices); stderr stays on stderr. A summary follows on stderr.
+    """
+    from xcli.cli.ssh_run import broadcast, interactive, resolve
+    from xcli.plan.fanout import Exec
+
+    req = resolve(common, **flags)
+    if command_ is None:
+        return interactive(common, req)
+    return broadcast(common, req, Exec(command_))
+
+
+@click.command("scp", epilog=EXIT_STATUS)
+@transport_options
+@click.option("--recurse", "-r", is_flag=True, help="Copy folders recursively.")
+@click.argument("paths", nargs=-1, required=True)
+@common_options
+def scp(paths: tuple[str, ...], recurse: bool, common: Common, **flags: Any) -> int:
+    """Copy files to every selected worker, or from one. A path on the workers starts with ':'.
+
+    \b
+    Examples:
+      xcli scp --cluster demo --worker=all train.py data.json :~/job/
+      xcli scp --cluster demo --worker=all -r ./configs :~/configs
+      xcli scp --cluster demo --worker=3 :~/job/out.log ./out-w3.log
+    """
+    from xcli.cli.ssh_run import broadcast, copy_action, resolve
+
+    req = resolve(common, **flags)
+    return broadcast(common, req, copy_action(paths, recurse, len(req.targets)))
+
+
+def print_summary(result: Any, common: Common) -> None:
+    if common.output == "json":
+        emit_json(result.to_json())
+        return
+    for line in result.summary_lines():
+        click.echo(line, err=True)
+    sys.stderr.flush()

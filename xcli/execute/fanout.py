@@ -1,0 +1,205 @@
+"""What a broadcast prints and returns: prefixed whole lines, per-worker logs, outcomes, summary.
+
+Both SSH engines feed raw bytes in here. Each worker's stdout and stderr are line-buffered
+separately and written as whole lines, `[w3] ...`, under one lock, so lines are never split or
+mixed, whatever the engine or thread; stderr goes to stderr. Every worker also gets a log file.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, BinaryIO, Literal
+
+from xcli import paths
+
+Status = Literal["ok", "exit", "unreachable", "auth", "host key", "timed out", "interrupted"]
+UNREACHABLE: tuple[Status, ...] = ("unreachable", "auth", "host key")
+KEEP_RUNS = 20
+MAX_LINE = 1 << 20  # a longer line without a newline is written in pieces of this size
+
+
+@dataclass
+class WorkerOutcome:
+    label: str
+    status: Status
+    exit_code: int | None = None
+    detail: str = ""
+    log: Path | None = None
+    attempts: int = 1
+    seconds: float = 0.0
+    reached: bool = False  # the command started on the worker (a connection was made)
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+    @property
+    def reason(self) -> str:
+        text = {
+            "ok": "ok",
+            "exit": f"exit code {self.exit_code}",
+            "unreachable": "unreachable",
+            "auth": "authentication refused",
+            "host key": "host key does not match xcli's known_hosts",
+            "timed out": "timed out",
+            "interrupted": "interrupted",
+        }[self.status]
+        return f"{text} ({self.detail})" if self.detail else text
+
+    @property
+    def code(self) -> int:
+        """This worker's share of the exit status (see FanoutResult.exit_code)."""
+        if self.status == "ok":
+            return 0
+        if self.status == "exit":
+            return self.exit_code or 1
+        if self.status == "timed out" and self.reached:
+            return 124  # the command ran past --timeout, like timeout(1)
+        if self.status == "interrupted":
+            return 130
+        return 255
+
+
+@dataclass
+class FanoutResult:
+    outcomes: list[WorkerOutcome]
+    interrupted: bool = False
+    log_dir: Path | None = None
+    seconds: float = 0.0
+
+    @property
+    def failed(self) -> list[WorkerOutcome]:
+        return [o for o in self.outcomes if not o.ok]
+
+    @property
+    def exit_code(self) -> int:
+        """0 if every worker succeeded; 255 if one could not be reached; else the largest
+        remote exit code (124 for a command stopped by --timeout)."""
+        return max((o.code for o in self.outcomes), default=0)
+
+    def summary_lines(self) -> list[str]:
+        total, bad = len(self.outcomes), self.failed
+        head = f"{total - len(bad)} of {total} workers succeeded"
+        head += f" in {self.seconds:.1f}s" + (" (interrupted)" if self.interrupted else "")
+        lines = [head]
+        for o in bad:
+            where = f"  log: {o.log}" if o.log else ""
+            lines.append(f"  FAILED [{o.label}] {o.reason}{where}")
+        return lines
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "ok": not self.failed,
+            "exit_code": self.exit_code,
+            "interrupted": self.interrupted,
+            "log_dir": str(self.log_dir) if self.log_dir else None,
+            "workers": [
+                {
+                    "worker": o.label,
+                    "status": o.status,
+                    "reason": o.reason,
+                    "exit_code": o.exit_code,
+                    "attempts": o.attempts,
+                    "seconds": round(o.seconds, 3),
+                    "log": str(o.log) if o.log else None,
+                }
+                for o in self.outcomes
+            ],
+        }
+
+
+class OutputSink:
+    """Where every worker's output goes: the terminal (prefixed) and one log file per worker."""
+
+    def __init__(
+        self, stdout: BinaryIO | None, stderr: BinaryIO | None, log_dir: Path | None
+    ) -> None:
+        self.stdout = stdout
+        self.stderr = stderr
+        self.log_dir = log_dir
+        self.lock = threading.Lock()
+        if log_dir is not None:
+            log_dir.mkdir(parents=True, exist_ok=True)
+
+    def stream(self, label: str) -> WorkerStream:
+        log = None
+        if self.log_dir is not None:
+            log = self.log_dir / (label.replace("/", "-") + ".log")
+        return WorkerStream(self, label, log)
+
+    def write(self, out: BinaryIO | None, data: bytes) -> None:
+        if out is None or not data:
+            return
+        with self.lock:
+            out.write(data)
+            out.flush()
+
+
+@dataclass
+class WorkerStream:
+    """One worker's two line buffers and its log file."""
+
+    sink: OutputSink
+    label: str
+    log_path: Path | None
+    _pending: dict[bool, bytes] = field(default_factory=lambda: {False: b"", True: b""})
+    _log: BinaryIO | None = None
+    saw_stdout: bool = False
+
+    def __post_init__(self) -> None:
+        self._prefix = f"[{self.label}] ".encode()
+        if self.log_path is not None:
+            self._log = self.log_path.open("wb")
+
+    def feed(self, data: bytes, err: bool = False) -> None:
+        if not data:
+            return
+        if not err:
+            self.saw_stdout = True
+        if self._log is not None:
+            self._log.write(data)
+        buf = self._pending[err] + data
+        cut = buf.rfind(b"\n") + 1
+        while len(buf) - cut >= MAX_LINE:  # a runaway line: emit it in bounded pieces
+            cut += MAX_LINE
+        self._pending[err] = buf[cut:]
+        if cut:
+            self._emit(buf[:cut], err)
+
+    def note(self, message: str) -> None:
+        """A line from xcli itself about this worker (a retry, a connection error)."""
+        self.feed(f"xcli: {message}\n".encode(), err=True)
+
+    def _emit(self, chunk: bytes, err: bool) -> None:
+        lines = chunk.split(b"\n")
+        if lines[-1] == b"":
+            lines.pop()
+        text = b"".join(self._prefix + line + b"\n" for line in lines)
+        self.sink.write(self.sink.stderr if err else self.sink.stdout, text)
+
+    def close(self) -> None:
+        for err in (False, True):
+            if self._pending[err]:
+                self._emit(self._pending[err], err)
+                self._pending[err] = b""
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+
+
+def default_log_dir(kind: str = "ssh") -> Path:
+    """A fresh folder under the state dir for this run's logs; old runs beyond KEEP_RUNS go."""
+    base = paths.state_dir() / "runs"
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    folder = base / f"{kind}-{stamp}-{os.getpid()}"
+    if base.is_dir():
+        old = sorted((p for p in base.iterdir() if p.is_dir()), key=lambda p: p.stat().st_mtime)
+        for stale in old[: max(0, len(old) - KEEP_RUNS + 1)]:
+            for f in stale.iterdir():
+                f.unlink(missing_ok=True)
+            stale.rmdir()
+    return folder

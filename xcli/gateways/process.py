@@ -1,0 +1,53 @@
+"""The one funnel through which xcli starts local processes: argv lists only, never a shell.
+
+Worker names, IPs and user input are argv elements, so no local shell ever interprets them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+from collections.abc import Sequence
+
+from xcli.errors import UserError
+
+
+def _check(argv: Sequence[str]) -> list[str]:
+    if not argv or not all(isinstance(a, str) for a in argv):
+        raise TypeError("argv must be a non-empty list of strings")
+    return list(argv)
+
+
+async def spawn(argv: Sequence[str]) -> asyncio.subprocess.Process:
+    """Start a child with stdin closed and stdout/stderr piped, in its own session (so a
+    terminal's Ctrl-C reaches xcli only, and xcli decides what to stop)."""
+    args = _check(argv)
+    try:
+        return await asyncio.create_subprocess_exec(
+            *args,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            start_new_session=True,
+        )
+    except FileNotFoundError:
+        raise UserError(
+            f"{args[0]} is not installed", hint="install the OpenSSH client (ssh, scp)"
+        ) from None
+
+
+def run(argv: Sequence[str], timeout: float | None = None) -> subprocess.CompletedProcess[bytes]:
+    """Run to completion, capturing output (short helper commands such as `ssh -O exit`)."""
+    return subprocess.run(
+        _check(argv), stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout, check=False
+    )
+
+
+def replace(argv: Sequence[str]) -> None:
+    """Become `argv` (an interactive ssh session owns the terminal from here on)."""
+    args = _check(argv)
+    try:
+        os.execvp(args[0], args)
+    except FileNotFoundError:
+        raise UserError(f"{args[0]} is not installed", hint="install the OpenSSH client") from None

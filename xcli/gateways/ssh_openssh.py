@@ -1,0 +1,160 @@
+"""The default SSH engine: one OpenSSH `ssh`/`scp` process per worker.
+
+It runs exactly the argv the plan holds (`Broadcast.workers[i].argv`, printed by --dry-run), so
+the user's ~/.ssh/config, agent, ProxyJump and security keys all work as with plain ssh, while
+xcli's -o options (timeouts, keepalives, BatchMode, its own known_hosts, ControlMaster) come
+first on the command line and so win over any `Host *` block. OpenSSH reports every failure of
+its own as exit status 255 plus a message on stderr; `classify` turns that into a reason.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import os
+import signal
+import tempfile
+from pathlib import Path
+
+from xcli import paths
+from xcli.execute.fanout import WorkerStream
+from xcli.gateways import process
+from xcli.gateways.ssh_pool import Attempt
+from xcli.plan.fanout import Broadcast, SshSettings, Target
+
+# A ControlPath must fit a Unix socket address (108 bytes); OpenSSH adds "/" + a 40-character
+# %C hash, and ".XXXXXXXXXXXXXXXX" while it creates the socket.
+MAX_CONTROL_DIR = 48
+TAIL = 4096  # bytes of stderr kept to classify a failure
+GRACE = 2.0  # seconds a stopped ssh gets to close its channel before it is killed
+
+
+class OpenSshEngine:
+    name = "openssh"
+
+    async def attempt(self, step: Broadcast, index: int, stream: WorkerStream) -> Attempt:
+        proc = await process.spawn(step.workers[index].argv)
+        tail = bytearray()
+
+        async def pump(reader: asyncio.StreamReader | None, err: bool) -> None:
+            assert reader is not None
+            while chunk := await reader.read(65536):
+                stream.feed(chunk, err)
+                if err:
+                    tail.extend(chunk)
+                    del tail[:-TAIL]
+
+        try:
+            await asyncio.gather(pump(proc.stdout, False), pump(proc.stderr, True))
+            code = await proc.wait()
+        finally:
+            if proc.returncode is None:
+                await _stop(proc)
+        assert step.settings is not None, "a Broadcast step always carries its SshSettings"
+        return classify(code, stream.saw_stdout, bytes(tail), step.targets[index], step.settings)
+
+    async def aclose(self) -> None:
+        """Nothing to close: reusable masters (ControlPersist) outlive the run on purpose."""
+
+
+async def _stop(proc: asyncio.subprocess.Process) -> None:
+    """SIGTERM lets ssh close its channel (the remote side sees the connection go); SIGKILL
+    if it does not exit in time."""
+    try:
+        proc.send_signal(signal.SIGTERM)
+        await asyncio.wait_for(proc.wait(), GRACE)
+    except ProcessLookupError:
+        return
+    except asyncio.TimeoutError:
+        proc.kill()
+        await proc.wait()
+
+
+_UNREACHABLE = (
+    "connection refused",
+    "no route to host",
+    "network is unreachable",
+    "connection reset",
+    "connection closed",
+    "kex_exchange_identification",
+    "broken pipe",
+    "could not resolve hostname",
+)
+
+
+def classify(code: int, saw_stdout: bool, stderr: bytes, target: Target, s: SshSettings) -> Attempt:
+    """Exit status + stderr of one ssh run -> outcome. Only OpenSSH's own failures (255 before
+    any output) count as connection problems; anything else is the remote command's status."""
+    if code == 0:
+        return Attempt("ok", 0, reached=True)
+    if code != 255 or saw_stdout:
+        return Attempt("exit", code if code > 0 else 128 - code, reached=True)
+    text = stderr.decode(errors="replace")
+    low = text.lower()
+    if "remote host identification has changed" in low:
+        name = f"[{target.host}]:{target.port}" if target.port != 22 else target.host
+        return Attempt(
+            "host key",
+            detail=f"the key changed; if the VM was recreated, forget the old one with "
+            f"ssh-keygen -R '{name}' -f {s.known_hosts}",
+        )
+    if "host key verification failed" in low:
+        return Attempt("host key", detail=f"no key pinned for it in {s.known_hosts}")
+    if "permission denied" in low or "too many authentication failures" in low:
+        return Attempt("auth", detail=_last_line(text), retryable=True)
+    if "timed out" in low:
+        return Attempt(
+            "timed out", detail=f"no SSH answer within {s.connect_timeout}s (connect timeout)"
+        )
+    for marker in _UNREACHABLE:
+        if marker in low:
+            return Attempt(
+                "unreachable", detail=marker, retryable=marker != "could not resolve hostname"
+            )
+    # 255 with no OpenSSH message: the remote command itself exited 255.
+    return Attempt("exit", 255, reached=True)
+
+
+def _last_line(text: str) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[-1][:160] if lines else ""
+
+
+def control_dir() -> Path:
+    """Where reusable connections' sockets live: under the xcli state dir when that path is
+    short enough for a socket address, else in a folder of the temp dir named after this user
+    and that state dir (two state dirs never share connections)."""
+    preferred = paths.state_dir() / "cm"
+    if len(str(preferred)) <= MAX_CONTROL_DIR:
+        return preferred
+    tag = hashlib.sha256(str(paths.state_dir().resolve()).encode()).hexdigest()[:10]
+    return Path(tempfile.gettempdir()) / f"xcli-cm-{os.getuid()}-{tag}"
+
+
+def ensure_control_dir(folder: Path) -> None:
+    """Create it private to this user; refuse one that someone else owns or can write."""
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    info = folder.stat()
+    if info.st_uid != os.getuid() or info.st_mode & 0o077:
+        from xcli.errors import UserError
+
+        raise UserError(
+            f"{folder} is not private to you, so xcli will not keep SSH sockets in it",
+            hint="remove it, or run with --no-reuse",
+        )
+
+
+def close_masters(step: Broadcast) -> None:
+    """Ask every reusable connection (ControlMaster) of these workers to exit."""
+    settings = step.settings
+    if settings is None or settings.control_dir is None:
+        return
+    for worker in step.workers:
+        argv = list(worker.argv)
+        if argv[0] != "ssh":
+            continue
+        # Reuse the worker's own options (port, user, ControlPath), swapping the action.
+        cut = argv.index("--")
+        options = [a for a in argv[1:cut] if a != "-T"]
+        host = argv[cut + 1]
+        process.run(["ssh", *options, "-O", "exit", "--", host], timeout=10)

@@ -1,0 +1,187 @@
+"""The broadcast scheduler both SSH engines share: a sliding window, retries, deadline, Ctrl-C.
+
+An engine only knows how to make one attempt on one worker (`SshEngine.attempt`). Here every
+worker gets a task; a semaphore of `batch_size` keeps at most that many attempts in flight (a
+sliding window: a slot frees as soon as any worker finishes, unlike fixed batches). Connection
+failures are retried with backoff until `retry_for` seconds after the start; a remote exit code
+never is. `timeout` bounds the whole run; Ctrl-C (or the `cancelled` event) stops it. Either
+way the processes and channels still open are stopped and every worker gets an outcome.
+The engine stays open (its connections reusable) until its owner calls `aclose()`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import resource
+import signal
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from xcli.execute.fanout import FanoutResult, OutputSink, Status, WorkerOutcome, WorkerStream
+from xcli.plan.fanout import Broadcast
+
+FDS_PER_WORKER = 4  # two pipes per ssh, a log file, slack
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """What one try on one worker came to."""
+
+    status: Status
+    exit_code: int | None = None
+    detail: str = ""
+    retryable: bool = False
+    reached: bool = False
+
+
+class SshEngine(Protocol):
+    name: str
+
+    async def attempt(self, step: Broadcast, index: int, stream: WorkerStream) -> Attempt: ...
+
+    async def aclose(self) -> None: ...
+
+
+def raise_open_file_limit(workers: int) -> None:
+    """Lift the soft RLIMIT_NOFILE towards the hard limit when the window needs it."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = 64 + FDS_PER_WORKER * workers
+    if soft != resource.RLIM_INFINITY and soft < want:
+        new = want if hard == resource.RLIM_INFINITY else min(hard, max(want, soft))
+        resource.setrlimit(resource.RLIMIT_NOFILE, (new, hard))
+
+
+async def run_pool(
+    step: Broadcast,
+    engine: SshEngine,
+    sink: OutputSink,
+    cancelled: threading.Event | None = None,
+    on_outcome: Callable[[WorkerOutcome], None] | None = None,
+) -> FanoutResult:
+    """Run the step on every target; `on_outcome` hears of each worker as soon as it ends."""
+    start = time.monotonic()
+    raise_open_file_limit(min(step.batch_size, len(step.targets)))
+    window = asyncio.Semaphore(step.batch_size)
+    outcomes: dict[int, WorkerOutcome] = {}
+    started: dict[int, WorkerStream] = {}
+
+    async def one(index: int) -> None:
+        async with window:
+            stream = sink.stream(step.targets[index].label)
+            started[index] = stream
+            try:
+                outcomes[index] = await _with_retries(step, engine, index, stream, start)
+            finally:
+                stream.close()
+            if on_outcome is not None:
+                on_outcome(outcomes[index])
+
+    tasks = [asyncio.create_task(one(i)) for i in range(len(step.targets))]
+    stop = _StopWatch()
+    interrupted = await stop.wait(tasks, start, step.timeout, cancelled)
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    result = FanoutResult([], interrupted=interrupted, log_dir=sink.log_dir)
+    for i, target in enumerate(step.targets):
+        outcome = outcomes.get(i)
+        if outcome is None:
+            outcome = _unfinished(target.label, started.get(i), interrupted, start)
+        result.outcomes.append(outcome)
+    result.seconds = time.monotonic() - start
+    return result
+
+
+class _StopWatch:
+    """Waits for the tasks, the deadline, the cancelled event or SIGINT, whichever is first."""
+
+    async def wait(
+        self,
+        tasks: list[asyncio.Task[None]],
+        start: float,
+        timeout: float | None,
+        cancelled: threading.Event | None,
+    ) -> bool:
+        loop = asyncio.get_running_loop()
+        me = asyncio.current_task()
+        restore = _on_sigint(loop, lambda: me.cancel() if me else None)
+        pending: set[asyncio.Task[None]] = set(tasks)
+        try:
+            while pending:
+                slice_ = 0.25 if cancelled is not None else None
+                if timeout is not None:
+                    left = start + timeout - time.monotonic()
+                    if left <= 0:
+                        return False
+                    slice_ = left if slice_ is None else min(slice_, left)
+                _, pending = await asyncio.wait(pending, timeout=slice_)
+                if cancelled is not None and cancelled.is_set():
+                    return True
+            return False
+        except asyncio.CancelledError:
+            return True
+        finally:
+            restore()
+
+
+def _on_sigint(
+    loop: asyncio.AbstractEventLoop, callback: Callable[[], object]
+) -> Callable[[], None]:
+    """Route Ctrl-C to `callback` while the run lasts (main thread only; elsewhere the
+    caller's `cancelled` event does that job)."""
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+    previous = signal.getsignal(signal.SIGINT)
+    try:
+        loop.add_signal_handler(signal.SIGINT, callback)
+    except (NotImplementedError, RuntimeError, ValueError):
+        return lambda: None
+
+    def restore() -> None:
+        loop.remove_signal_handler(signal.SIGINT)
+        signal.signal(signal.SIGINT, previous)
+
+    return restore
+
+
+async def _with_retries(
+    step: Broadcast, engine: SshEngine, index: int, stream: WorkerStream, start: float
+) -> WorkerOutcome:
+    began = time.monotonic()
+    backoff, tries = 0.5, 0
+    while True:
+        tries += 1
+        result = await engine.attempt(step, index, stream)
+        if result.retryable and time.monotonic() + backoff < start + step.retry_for:
+            stream.note(f"{result.status} ({result.detail}); retrying in {backoff:.1f}s")
+            await asyncio.sleep(backoff)
+            backoff = min(backoff * 2, 5.0)
+            continue
+        return WorkerOutcome(
+            label=stream.label,
+            status=result.status,
+            exit_code=result.exit_code,
+            detail=result.detail,
+            log=stream.log_path,
+            attempts=tries,
+            seconds=time.monotonic() - began,
+            reached=result.reached,
+        )
+
+
+def _unfinished(
+    label: str, stream: WorkerStream | None, interrupted: bool, start: float
+) -> WorkerOutcome:
+    status: Status = "interrupted" if interrupted else "timed out"
+    detail = "still running" if stream is not None else "not started"
+    return WorkerOutcome(
+        label=label,
+        status=status,
+        detail=detail,
+        log=stream.log_path if stream is not None else None,
+        seconds=time.monotonic() - start,
+        reached=stream is not None and stream.saw_stdout,
+    )
