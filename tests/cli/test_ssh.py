@@ -142,6 +142,21 @@ def test_dry_run_prints_each_worker_argv_and_is_deterministic(
     assert not (Path(env["XCLI_HOME"]) / "runs").exists()
 
 
+def test_auto_engine_is_openssh_with_a_client_and_asyncssh_without(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    args = ["ssh", *BASE, "--worker=all", "--command", "hostname", "--dry-run", "-o", "json"]
+    with_client = json.loads(xcli(*args, env=env).stdout)["plan"][0]
+    assert with_client["engine"] == "openssh"
+    bare = tmp_path / "bin-without-ssh"  # only the Python that runs xcli, no ssh client
+    bare.mkdir()
+    (bare / "python").symlink_to(sys.executable)
+    without = xcli(*args, env={**env, "PATH": str(bare)})
+    assert without.returncode == 0, without.stderr
+    step = json.loads(without.stdout)["plan"][0]
+    assert step["engine"] == "asyncssh"
+
+
 def test_ctrl_c_stops_and_prints_the_partial_summary(tmp_path: Path, env: dict[str, str]) -> None:
     proc = subprocess.Popen(
         [

@@ -62,11 +62,12 @@ def transport_options(func: Any) -> Any:
         ),
         click.option(
             "--engine",
-            type=click.Choice(["openssh", "asyncssh"]),
-            default="openssh",
+            type=click.Choice(["auto", "openssh", "asyncssh"]),
+            default="auto",
             show_default=True,
             help="openssh: ssh processes, your ~/.ssh/config and agent, reused connections; "
-            "asyncssh: in-process, least CPU and memory for the largest slices.",
+            "asyncssh: in-process, least CPU and memory for the largest slices; "
+            "auto: openssh when an ssh client is installed, else asyncssh.",
         ),
         click.option(
             "--strict-host-key-checking",

@@ -52,6 +52,10 @@ def resolve(
     from xcli.providers import get_provider
     from xcli.spec import parse_duration
 
+    if engine == "auto":
+        import shutil
+
+        engine = "openssh" if shutil.which("ssh") else "asyncssh"
     size = _batch(batch_size)
     run_for = parse_duration(timeout, "--timeout") if timeout else None
     retry = parse_duration(retry_for, "--retry-for") if retry_for else None
