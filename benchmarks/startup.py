@@ -96,7 +96,10 @@ def main() -> None:
         "XCLI_HOME": str(home / "state"),
     }
     (home / ".config" / "xpk").mkdir(parents=True)
-    (home / ".config" / "xpk" / "config.yaml").write_text("send-telemetry: 'false'\n")
+    # xpk's own config format (what `xpk config set send-telemetry false` writes)
+    (home / ".config" / "xpk" / "config.yaml").write_text(
+        "version: v1\nconfigs:\n  send-telemetry: 'false'\n"
+    )
 
     cases = {
         "xcli --help": [xcli, "--help"],
