@@ -2,9 +2,10 @@
 
 It does what the gateway needs from a real one, at the HTTP level: server-side apply creates
 (201) or updates (200) the object at the PATCH URL and echoes it with a uid, dryRun=All echoes
-without storing, GET answers the object or a 404 Status, collection GETs list, DELETE removes,
-pods/<name>/log answers text; collection GETs honour equality label and field selectors. Tests queue scripted answers for a (method, path) with `script`,
-e.g. webhook failures, and read back every request from `requests`.
+without storing, GET answers the object or a 404 Status, collection GETs list (honouring
+equality label and field selectors), DELETE removes, pods/<name>/log answers text. Tests queue
+scripted answers for a (method, path) with `script`, e.g. webhook failures, and read back every
+request from `requests`; `put` stores an object as the cluster's controllers would have.
 """
 
 from __future__ import annotations
