@@ -180,11 +180,13 @@ def status_lines(report: Mapping[str, Any], cluster: str) -> list[str]:
     ]
     adm = report["kueue"]
     text = f"  kueue: {adm['state']}"
+    if adm["state"] == "none":
+        text += " (Kueue has no Workload for it: cleaned up after it finished, or not queued yet)"
     if adm.get("cluster_queue"):
         text += f" on ClusterQueue {adm['cluster_queue']}"
     if adm.get("flavors"):
         text += " (" + ", ".join(f"{k}: {v}" for k, v in sorted(adm["flavors"].items())) + ")"
-    if adm.get("reason") and adm["state"] != "admitted":
+    if adm.get("reason") and adm["reason"].lower() not in (adm["state"], "admitted"):
         text += f", {adm['reason']}"
     lines.append(text)
     for check in adm.get("admission_checks") or []:
