@@ -70,6 +70,9 @@ def test_create_applies_the_dry_run_manifest(
     assert json.loads(patch.content) == step["manifest"]
     assert cluster.refs[0].name == "demo" and cluster.refs[0].zone == "us-east5-b"
     assert len(cluster.refs) == 1  # one connection for the read and the apply
+    assert "xcli workload logs train-1 --cluster demo --follow" not in out  # JSON stays JSON
+    code, out, err = cluster.run([*CREATE, "--workload", "train-2"], capsys)
+    assert code == 0 and "follow it: xcli workload status train-2 --cluster demo" in err
 
 
 def test_create_refuses_a_name_in_use_before_writing(

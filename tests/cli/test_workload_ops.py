@@ -210,3 +210,14 @@ def test_wait_times_out_with_124(cluster: Cluster, capsys: pytest.CaptureFixture
     assert cluster.clock.sleeps == [2.0, 3.0, 4.5, 0.5]  # never past the deadline
     code, _, err = cluster.run(["workload", "wait", "gone", *WHERE], capsys)
     assert code == 1 and "no workload gone" in err
+
+
+@pytest.mark.parametrize("command", ["list", "status", "logs", "wait", "delete", "create"])
+def test_every_command_has_examples(command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from xcli.cli.errors import run_guarded
+    from xcli.cli.main import cli
+
+    assert run_guarded(cli, ["workload", command, "--help"], debug=False) == 0
+    out = capsys.readouterr().out
+    assert "Examples:" in out and f"xcli workload {command}" in out
+    assert "--dry-run" in out and "--project" in out

@@ -106,7 +106,15 @@ def create(common: Common, **flags: Any) -> int:
         write_manifests(plan, flags["output_manifest_file"])
     from xcli import workload_live
 
-    return run_plan(common, plan, lambda: workload_live.handlers(ref))
+    code = run_plan(common, plan, lambda: workload_live.handlers(ref))
+    if not common.dry_run and common.output == "text":
+        where = f"{spec.name} --cluster {spec.cluster}"
+        click.echo(
+            f"follow it: xcli workload status {where}; xcli workload logs {where} --follow; "
+            f"xcli workload wait {where}",
+            err=True,
+        )
+    return code
 
 
 def _add_commands() -> None:
