@@ -132,6 +132,7 @@ def test_list_text_and_json(cluster: Cluster, capsys: pytest.CaptureFixture[str]
     _fill(cluster)
     code, out, err = cluster.run(["workload", "list", *WHERE], capsys)
     assert code == 0, err
+    assert cluster.run(["workload", "list", *WHERE, "--dry-run"], capsys)[1] == out  # only reads
     lines = out.splitlines()
     assert lines[0].split() == [
         "NAME",

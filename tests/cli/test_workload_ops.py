@@ -69,6 +69,20 @@ def test_logs_select_worker_and_slice_and_map_since(
     assert out.splitlines() == [f"[s1/w0] s1 w0 line {n}" for n in range(3)]
 
 
+def test_a_worker_without_logs_yet_is_a_note_on_stderr(
+    cluster: Cluster, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _multislice(cluster)
+    pod = "train-1-slice-0-1-abcde"
+    waiting = f'container "main" in pod "{pod}" is waiting to start: ContainerCreating'
+    cluster.fake.script("GET", f"{NS}/pods/{pod}/log", status(400, "BadRequest", waiting))
+    code, out, err = cluster.run(["workload", "logs", "train-1", *WHERE, "--slice", "0"], capsys)
+    assert code == 0
+    assert out.splitlines() == [f"[s0/w0] s0 w0 line {n}" for n in range(3)]
+    assert err.startswith("[s0/w1] no logs (Running): logs of pod train-1-slice-0-1-abcde: 400")
+    assert "waiting to start" in err and cluster.clock.sleeps == []
+
+
 def test_one_slice_prefixes_like_ssh(cluster: Cluster, capsys: pytest.CaptureFixture[str]) -> None:
     set_up(cluster.fake)
     add_jobset(cluster.fake, "v5litepod-16-x1", "small", [])
