@@ -19,11 +19,12 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
-from xcli.errors import ConfigError, NotFoundError
+from xcli.errors import CloudError, ConfigError, NotFoundError
 from xcli.execute.result import Handler
 from xcli.gateways.kube import KubeApi
 from xcli.plan.jobset import API_VERSION as JOBSET_API
 from xcli.providers.base import ClusterRef
+from xcli.workload_report import admission, queue_position
 from xcli.workload_spec import ClusterMeta, cluster_meta_from_dict
 from xcli.workload_view import (
     JOBSET_NAME,
@@ -36,6 +37,11 @@ from xcli.workload_view import (
 METADATA_CONFIGMAP = "xcli-cluster-metadata"  # namespace default, written by `cluster create`
 NAMESPACE = "default"
 KUEUE_API = "kueue.x-k8s.io/v1beta2"
+# Kueue's on-demand visibility API: the pending workloads of a LocalQueue, in admission order.
+VISIBILITY = (
+    "/apis/visibility.kueue.x-k8s.io/v1beta2/namespaces/{namespace}/localqueues/{queue}"
+    "/pendingworkloads"
+)
 TIMEOUT_EXIT = 124  # what `timeout(1)` returns; CI scripts already know it
 
 Obj = dict[str, Any]
@@ -155,14 +161,31 @@ def status_objects(ref: ClusterRef, name: str) -> dict[str, Any]:
     if any((p.get("status") or {}).get("phase") == "Pending" for p in pods):
         scheduling = {"involvedObject.kind": "Pod", "reason": "FailedScheduling"}
         events = api.list("v1", "Event", NAMESPACE, fields=scheduling)
+    kueue = kueue_workload_for(name, kueue_workloads(api))
     return {
         "jobset": js,
-        "kueue": kueue_workload_for(name, kueue_workloads(api)),
+        "kueue": kueue,
+        "position": pending_position(api, kueue),
         "pods": pods,
         # newest first: explain() quotes the first event it finds for each pending pod
         "events": sorted(events, key=lambda e: str(e.get("lastTimestamp") or ""), reverse=True),
         "queue": cluster_status(api).get("queue"),
     }
+
+
+def pending_position(api: KubeApi, kueue: Mapping[str, Any] | None) -> dict[str, int] | None:
+    """Where a pending Kueue Workload stands in its queues (Kueue's visibility API, served
+    by the Kueue controller). None when it is not pending, or the API cannot tell (not served,
+    not readable with this account): the position is a help, not a requirement."""
+    if kueue is None or admission(kueue)["state"] != "pending":
+        return None
+    queue = (kueue.get("spec") or {}).get("queueName", "")
+    path = VISIBILITY.format(namespace=NAMESPACE, queue=queue)
+    try:
+        summary = api.get_path(path, f"pending workloads of LocalQueue {queue}")
+    except CloudError:
+        return None
+    return queue_position(summary or {}, kueue["metadata"]["name"])
 
 
 def wait_for(

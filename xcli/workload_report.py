@@ -68,6 +68,18 @@ def admission(kueue: Obj | None) -> dict[str, Any]:
     }
 
 
+def queue_position(summary: Obj, workload: str) -> dict[str, int] | None:
+    """1-based positions of Kueue Workload `workload` in a PendingWorkloadsSummary (Kueue's
+    visibility API counts from 0)."""
+    for item in summary.get("items") or []:
+        if (item.get("metadata") or {}).get("name") == workload:
+            return {
+                "local_queue": int(item.get("positionInLocalQueue", 0)) + 1,
+                "cluster_queue": int(item.get("positionInClusterQueue", 0)) + 1,
+            }
+    return None
+
+
 def row_dict(row: WorkloadRow) -> dict[str, Any]:
     return asdict(row)
 
@@ -138,6 +150,7 @@ def status_report(
     events: Iterable[Obj],
     now: datetime,
     queue: Mapping[str, Any] | None = None,
+    position: Mapping[str, int] | None = None,
 ) -> dict[str, Any]:
     """Everything `workload status` shows: summary, Kueue admission, why, workers."""
     pods = current_pods(js, pods)
@@ -145,6 +158,12 @@ def status_report(
     workers = worker_statuses(pods)
     first = first_failure(workers) if row.state == "failed" else None
     why = explain(js, kueue, pods, events)
+    kueue_info = {**admission(kueue), "position": dict(position) if position else None}
+    if row.state == "queued" and position:
+        why.append(
+            f"position {position['local_queue']} in LocalQueue {kueue_info['queue']} "
+            f"({position['cluster_queue']} in its ClusterQueue)"
+        )
     if row.state == "queued" and queue:
         why.append(
             f"ClusterQueue {queue.get('name')}: {queue.get('pending_workloads', 0)} pending, "
@@ -156,7 +175,7 @@ def status_report(
         )
     return {
         **row_dict(row),
-        "kueue": admission(kueue),
+        "kueue": kueue_info,
         "why": why,
         "workers": [_worker_dict(w) for w in workers],
         "first_failure": _worker_dict(first) if first else None,

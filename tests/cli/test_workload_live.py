@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tests.support.fakekube import status
 from tests.support.workload_cluster import (
     CONFIGMAP,
     JOBSETS,
@@ -216,6 +217,48 @@ def test_status_of_a_queued_workload_says_why(
         in out
     )
     assert "workers: no pods yet" in out
+
+
+VISIBILITY = (
+    "/apis/visibility.kueue.x-k8s.io/v1beta2/namespaces/default/localqueues/xcli-queue"
+    "/pendingworkloads"
+)
+
+
+def test_status_of_a_pending_workload_gives_its_queue_position(
+    cluster: Cluster, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _fill(cluster)
+    args = ["workload", "status", "queued-1", *WHERE, "-o", "json"]
+    code, out, err = cluster.run(args, capsys)  # visibility API not served (404): no position
+    assert code == 0, err
+    assert json.loads(out)["kueue"]["position"] is None
+    assert any(r.url.path == VISIBILITY for r in cluster.fake.requests)
+
+    def item(name: str, local: int, whole: int) -> dict[str, object]:
+        meta = {"name": name, "namespace": "default"}
+        return {
+            "metadata": meta,
+            "priority": 500,
+            "localQueueName": "xcli-queue",
+            "positionInClusterQueue": whole,
+            "positionInLocalQueue": local,
+        }
+
+    summary = {
+        "kind": "PendingWorkloadsSummary",
+        "apiVersion": "visibility.kueue.x-k8s.io/v1beta2",
+        "metadata": {},
+        "items": [item("jobset-other-1", 0, 0), item("jobset-queued-1-3c9a1", 1, 2)],
+    }
+    cluster.fake.put(VISIBILITY, summary)
+    code, out, _ = cluster.run(args, capsys)
+    report = json.loads(out)
+    assert report["kueue"]["position"] == {"local_queue": 2, "cluster_queue": 3}
+    assert "position 2 in LocalQueue xcli-queue (3 in its ClusterQueue)" in report["why"]
+    cluster.fake.script("GET", VISIBILITY, status(503, "ServiceUnavailable", "no endpoints"))
+    code, out, err = cluster.run(args[:-2], capsys)  # unavailable: status still answers
+    assert code == 0 and "position" not in out and "ServiceUnavailable" not in err
 
 
 def test_status_names_unscheduled_pods(

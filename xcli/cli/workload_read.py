@@ -89,6 +89,7 @@ def status(common: Common, name: str, cluster: str) -> int:
         found["events"],
         workload_live.current().now(),
         found["queue"],
+        found["position"],
     )
     if common.output == "json":
         emit_json(report)
