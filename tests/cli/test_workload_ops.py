@@ -95,24 +95,59 @@ def test_one_slice_prefixes_like_ssh(cluster: Cluster, capsys: pytest.CaptureFix
     ]
 
 
+def _script_states(cluster: Cluster, name: str, *states: dict[str, object]) -> None:
+    """The JobSet as successive GETs see it; after these, the stored object."""
+    answers = (httpx2.Response(200, json=o) for o in states)
+    cluster.fake.script("GET", f"{JOBSETS}/{name}", *answers)
+
+
 def test_follow_waits_for_a_container_to_start_and_keeps_lines_whole(
     cluster: Cluster, capsys: pytest.CaptureFixture[str]
 ) -> None:
     _multislice(cluster)
+    running = cluster.fake.objects[f"{JOBSETS}/train-1"]
+    add_jobset(cluster.fake, "v6e-256-x2", "train-1", DONE, restarts=1)
+    _script_states(cluster, "train-1", running, running)
     pod = "train-1-slice-1-1-abcde"
     waiting = f'container "main" in pod "{pod}" is waiting to start: ContainerCreating'
     cluster.fake.script("GET", f"{NS}/pods/{pod}/log", status(400, "BadRequest", waiting))
-    code, out, err = cluster.run(["workload", "logs", "train-1", *WHERE, "--follow"], capsys)
+    args = ["workload", "logs", "train-1", *WHERE, "--follow", "--worker", "1"]
+    code, out, err = cluster.run(args, capsys)
     assert code == 0, err
     lines = out.splitlines()
-    assert len(lines) == 12
-    assert all(re.fullmatch(r"\[s(\d)/w(\d)\] s\1 w\2 line \d", line) for line in lines)
-    for s, i in ((0, 0), (0, 1), (1, 0), (1, 1)):  # each worker's lines in its own order
-        mine = [line for line in lines if line.startswith(f"[s{s}/w{i}]")]
-        assert mine == [f"[s{s}/w{i}] s{s} w{i} line {n}" for n in range(3)]
+    assert len(lines) == 6
+    assert all(re.fullmatch(r"\[s(\d)/w1\] s\1 w1 line \d", line) for line in lines)
+    for s in (0, 1):  # each worker's lines whole and in its own order
+        mine = [line for line in lines if line.startswith(f"[s{s}/w1]")]
+        assert mine == [f"[s{s}/w1] s{s} w1 line {n}" for n in range(3)]
     assert all(r.url.params["follow"] == "true" for r in _log_requests(cluster))
     assert len([r for r in _log_requests(cluster) if pod in r.url.path]) == 2  # retried once
     assert cluster.clock.sleeps == [3.0]
+
+
+def test_follow_moves_to_the_new_pods_after_a_restart(
+    cluster: Cluster, capsys: pytest.CaptureFixture[str]
+) -> None:
+    set_up(cluster.fake)
+    first = add_jobset(cluster.fake, "v5litepod-16-x1", "small", [])
+    second = add_jobset(cluster.fake, "v5litepod-16-x1", "small", [], restarts=1)
+    add_jobset(cluster.fake, "v5litepod-16-x1", "small", DONE, restarts=1)
+    _script_states(cluster, "small", first, first, second)
+    add_pod(cluster.fake, "small", 0, 0, "Failed", code=143, attempt=0, log="try 1\n")
+    cluster.fake.logs["small-slice-0-0-fghij"] = "try 2\n"
+    pod = cluster.fake.objects[f"{NS}/pods/small-slice-0-0-abcde"]
+    again = {**pod, "metadata": {**pod["metadata"], "name": "small-slice-0-0-fghij"}}
+    again["metadata"]["labels"] = {
+        **pod["metadata"]["labels"],
+        "jobset.sigs.k8s.io/restart-attempt": "1",
+    }
+    cluster.fake.put(f"{NS}/pods/small-slice-0-0-fghij", again)
+    args = ["workload", "logs", "small", *WHERE, "--follow", "--worker", "0"]
+    code, out, err = cluster.run(args, capsys)
+    assert code == 0, err
+    assert out.splitlines() == ["[w0] try 1", "[w0] try 2"]
+    assert "workload small restarted (attempt 1)" in err
+    assert cluster.clock.sleeps == []
 
 
 def test_logs_refusals(cluster: Cluster, capsys: pytest.CaptureFixture[str]) -> None:
@@ -235,3 +270,16 @@ def test_every_command_has_examples(command: str, capsys: pytest.CaptureFixture[
     out = capsys.readouterr().out
     assert "Examples:" in out and f"xcli workload {command}" in out
     assert "--dry-run" in out and "--project" in out
+
+
+def test_follow_waits_for_pods_of_a_queued_workload(
+    cluster: Cluster, capsys: pytest.CaptureFixture[str]
+) -> None:
+    set_up(cluster.fake)
+    queued = add_jobset(cluster.fake, "v5litepod-16-x1", "later", QUEUED)
+    add_jobset(cluster.fake, "v5litepod-16-x1", "later", FAILED)  # ended before any pod ran
+    _script_states(cluster, "later", queued, queued, queued)
+    code, out, err = cluster.run(["workload", "logs", "later", *WHERE, "-f"], capsys)
+    assert code == 0 and out == ""
+    assert err.count("workload later: waiting for its pods") == 1
+    assert cluster.clock.sleeps == [3.0, 3.0]
