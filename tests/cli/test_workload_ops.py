@@ -199,6 +199,9 @@ def test_delete_by_name(cluster: Cluster, capsys: pytest.CaptureFixture[str]) ->
     code, _, err = cluster.run(["workload", "delete", "nope", *WHERE, "--yes"], capsys)
     assert code == 1 and "no workload nope on cluster demo" in err
     assert cluster.writes() == []
+    code, _, err = cluster.run(["workload", "delete", "old-failed", *WHERE], capsys)
+    assert code == 1 and "Delete workload old-failed (failed) on cluster demo? needs" in err
+    assert cluster.writes() == []
     code, _, err = cluster.run(["workload", "delete", "old-failed", *WHERE, "--yes"], capsys)
     assert code == 0, err
     assert cluster.writes() == [("DELETE", f"{JOBSETS}/old-failed")]

@@ -51,10 +51,13 @@ def delete(
         )
     ref = cluster_ref(common, cluster)
     if name is not None:
-        names = [name]
+        names, state_now = [name], ""
         if not common.dry_run:
-            workload_live.get_jobset(ref, name)  # refuses an unknown name, listing the real ones
-        question = f"Delete workload {name} on cluster {cluster}?"
+            from xcli.workload_view import jobset_state
+
+            # refuses an unknown name, listing the real ones
+            state_now = f" ({jobset_state(workload_live.get_jobset(ref, name))})"
+        question = f"Delete workload {name}{state_now} on cluster {cluster}?"
     else:
         names, _ = workload_live.select_deletions(ref, state, seconds)
         age = f" older than {older_than}" if older_than else ""
