@@ -177,9 +177,19 @@ def status_report(
         **row_dict(row),
         "kueue": kueue_info,
         "why": why,
+        "slice_phases": slice_phases(workers),
         "workers": [_worker_dict(w) for w in workers],
         "first_failure": _worker_dict(first) if first else None,
     }
+
+
+def slice_phases(workers: Iterable[Any]) -> dict[str, dict[str, int]]:
+    """Per slice, how many workers are in each phase: {"0": {"Running": 64}, ...}."""
+    found: dict[str, dict[str, int]] = {}
+    for worker in workers:
+        phases = found.setdefault(worker.worker.split("/")[0][1:], {})
+        phases[worker.phase] = phases.get(worker.phase, 0) + 1
+    return found
 
 
 def _worker_dict(worker: Any) -> dict[str, Any]:
@@ -212,6 +222,9 @@ def status_lines(report: Mapping[str, Any], cluster: str) -> list[str]:
         lines.append(
             f"  admission check {check['name']}: {check['state']} {check['message']}".rstrip()
         )
+    for slice_id, phases in report.get("slice_phases", {}).items():
+        counts = ", ".join(f"{n} {phase}" for phase, n in sorted(phases.items()))
+        lines.append(f"  slice {slice_id}: {counts}")
     if report["why"]:
         lines.append("why:")
         lines += [f"  {line}" for line in report["why"]]

@@ -274,6 +274,8 @@ def test_status_names_unscheduled_pods(
     report = json.loads(out)
     assert report["state"] == "running" and report["kueue"]["state"] == "admitted"
     assert f"pod {pending} not scheduled: 0/64 nodes are available: old" in report["why"]
+    assert report["slice_phases"] == {"0": {"Running": 1}, "1": {"Pending": 1}}
+    assert (report["slices"], report["chips"]) == (4, 256)
     assert [(w["worker"], w["phase"]) for w in report["workers"]] == [
         ("s0/w0", "Running"),
         ("s1/w0", "Pending"),
@@ -295,6 +297,8 @@ def test_status_of_a_failed_workload_names_the_first_failing_worker(
     assert code == 0, err
     assert "failed: FailedJobs jobset failed" in out
     assert "first failure: worker s0/w2 (pod failed-1-slice-0-2-abcde) exit code 1 Error" in out
+    assert "  slice 0: 2 Failed, 1 Succeeded" in out.splitlines()
+    assert out.splitlines()[1].startswith("  1 slice(s) of v5litepod-16, 16 chips, priority medium")
     table = [line.split() for line in out.splitlines()[-4:]]
     assert table[0] == ["WORKER", "POD", "PHASE", "NODE", "EXIT", "REASON"]
     assert table[3][:3] == ["s0/w2", "failed-1-slice-0-2-abcde", "Failed"]
