@@ -198,12 +198,18 @@ def wait_for(
     live = current()
     start, delay, last = live.clock(), 2.0, ""
     while True:
-        js = get_jobset(ref, name)
-        state = jobset_state(js)
+        try:
+            js = get_jobset(ref, name)
+        except CloudError as exc:
+            # A long wait outlives API server hiccups (503, connection reset): keep waiting.
+            if not exc.retryable:
+                raise
+            js = {}
+        state = jobset_state(js) if js else last
         if state != last:
             on_state(state)
             last = state
-        code = wait_exit_code(js)
+        code = wait_exit_code(js) if js else None
         if code is not None:
             return code
         left = None if timeout is None else timeout - (live.clock() - start)

@@ -253,6 +253,20 @@ def test_wait_exit_codes(
     assert cluster.clock.sleeps == [2.0, 3.0]
 
 
+def test_wait_outlives_an_api_server_hiccup(
+    cluster: Cluster, capsys: pytest.CaptureFixture[str]
+) -> None:
+    set_up(cluster.fake)
+    add_jobset(cluster.fake, "v6e-256-x2", "w", DONE)
+    busy = status(503, "ServiceUnavailable", "the server is currently unable to handle the request")
+    cluster.fake.script("GET", f"{JOBSETS}/w", busy)
+    code, _, err = cluster.run(["workload", "wait", "w", *WHERE], capsys)
+    assert code == 0, err
+    assert cluster.clock.sleeps == [2.0]
+    cluster.fake.script("GET", f"{JOBSETS}/w", status(403, "Forbidden", "no"))
+    assert cluster.run(["workload", "wait", "w", *WHERE], capsys)[0] == 1  # not retryable
+
+
 def test_wait_times_out_with_124(cluster: Cluster, capsys: pytest.CaptureFixture[str]) -> None:
     set_up(cluster.fake)
     add_jobset(cluster.fake, "v6e-256-x2", "w", [])
