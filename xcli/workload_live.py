@@ -152,8 +152,6 @@ def list_workloads(ref: ClusterRef) -> tuple[list[Obj], list[Obj]]:
 def status_objects(ref: ClusterRef, name: str) -> dict[str, Any]:
     """What `workload status` explains: the JobSet, its Kueue Workload, its pods, the
     scheduling events of its pods, and the ClusterQueue's usage."""
-    from xcli.gateways.kube_status import cluster_status
-
     api = current().api(ref)
     js = get_jobset(ref, name)
     pods = pods_of(api, name)
@@ -169,8 +167,21 @@ def status_objects(ref: ClusterRef, name: str) -> dict[str, Any]:
         "pods": pods,
         # newest first: explain() quotes the first event it finds for each pending pod
         "events": sorted(events, key=lambda e: str(e.get("lastTimestamp") or ""), reverse=True),
-        "queue": cluster_status(api).get("queue"),
+        "queue": _queue_usage(api),
     }
+
+
+def _queue_usage(api: KubeApi) -> dict[str, Any] | None:
+    """The ClusterQueue's usage, if this account may read it (a cluster-scoped object)."""
+    from xcli.gateways.kube_status import cluster_status
+
+    try:
+        queue: dict[str, Any] | None = cluster_status(api).get("queue")
+    except CloudError as exc:
+        if exc.retryable or exc.status in ("Forbidden", "403"):
+            return None
+        raise
+    return queue
 
 
 def pending_position(api: KubeApi, kueue: Mapping[str, Any] | None) -> dict[str, int] | None:

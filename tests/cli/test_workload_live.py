@@ -259,6 +259,10 @@ def test_status_of_a_pending_workload_gives_its_queue_position(
     cluster.fake.script("GET", VISIBILITY, status(503, "ServiceUnavailable", "no endpoints"))
     code, out, err = cluster.run(args[:-2], capsys)  # unavailable: status still answers
     assert code == 0 and "position" not in out and "ServiceUnavailable" not in err
+    queue = "/apis/kueue.x-k8s.io/v1beta2/clusterqueues/xcli-cluster-queue"
+    cluster.fake.script("GET", queue, status(403, "Forbidden", "cannot get clusterqueues"))
+    code, out, err = cluster.run(args[:-2], capsys)  # a namespace-only account: no usage line
+    assert code == 0 and "ClusterQueue xcli-cluster-queue:" not in out and "position 2" in out
 
 
 def test_status_names_unscheduled_pods(
