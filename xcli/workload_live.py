@@ -1,41 +1,240 @@
-"""The live side of `xcli workload create` on GKE: what must be read from, and sent to, a cluster.
+"""The live side of `xcli workload ...` on GKE: what is read from, and sent to, a cluster.
 
-The CLI calls exactly these three functions when it is not dry-running; everything else about a
-workload is pure and lives in xcli/plan/workload.py and xcli/plan/jobset.py.
+Planning stays pure (xcli/plan/workload.py, xcli/plan/jobset.py); this module reads the
+cluster's metadata and workloads through the Kubernetes gateway and builds the handlers that
+run the plans.
 
-They need the Kubernetes gateway (xcli/gateways/kube.py, server-side apply / get / list /
-delete on lightkube), which this build does not include yet. Until it is merged they refuse with
-a clear message instead of pretending: the dry-run and --output-manifest-file work without them.
+How a cluster is reached is one seam, `Live`: a function from ClusterRef to KubeApi, plus the
+clocks and sleep the polling loops use. By default it opens the GKE cluster's API through
+clusters.get (endpoint, CA) and Google credentials. `install(Live(...))` replaces it for the
+whole process: tests install a KubeApi over an in-memory API server and a fake clock; nothing
+else in xcli calls it, and no environment variable changes it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
 
-from xcli.errors import XcliError
+from xcli.errors import CloudError, ConfigError, NotFoundError
 from xcli.execute.result import Handler
+from xcli.gateways.kube import KubeApi
+from xcli.plan.jobset import API_VERSION as JOBSET_API
 from xcli.providers.base import ClusterRef
-from xcli.workload_spec import ClusterMeta
+from xcli.workload_report import admission, queue_position
+from xcli.workload_spec import ClusterMeta, cluster_meta_from_dict
+from xcli.workload_view import (
+    JOBSET_NAME,
+    jobset_state,
+    kueue_workload_for,
+    select_for_delete,
+    wait_exit_code,
+)
 
 METADATA_CONFIGMAP = "xcli-cluster-metadata"  # namespace default, written by `cluster create`
+NAMESPACE = "default"
+KUEUE_API = "kueue.x-k8s.io/v1beta2"
+# Kueue's on-demand visibility API: the pending workloads of a LocalQueue, in admission order.
+VISIBILITY = (
+    "/apis/visibility.kueue.x-k8s.io/v1beta2/namespaces/{namespace}/localqueues/{queue}"
+    "/pendingworkloads"
+)
+TIMEOUT_EXIT = 124  # what `timeout(1)` returns; CI scripts already know it
+
+Obj = dict[str, Any]
 
 
-def _unavailable(what: str) -> XcliError:
-    return XcliError(
-        f"{what} needs the Kubernetes gateway, which this build of xcli does not include yet",
-        hint="use --dry-run (with --tpu-type/--device-type and --num-slices, or "
-        "--cluster-metadata FILE) and --output-manifest-file to render the JobSet",
+def _gke_connect(ref: ClusterRef) -> KubeApi:
+    from xcli.gateways.container import ContainerGateway
+    from xcli.providers.gke_standard import KubeConnector
+
+    return KubeConnector(ContainerGateway()).for_ref(ref.project, ref.region, ref.name)
+
+
+def _utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+@dataclass
+class Live:
+    """How this process reaches clusters, and tells time. One KubeApi per cluster is kept."""
+
+    connect: Callable[[ClusterRef], KubeApi] = _gke_connect
+    now: Callable[[], datetime] = _utcnow  # wall clock: ages and durations
+    clock: Callable[[], float] = time.monotonic  # timeouts
+    sleep: Callable[[float], None] = time.sleep
+    _apis: dict[ClusterRef, KubeApi] = field(default_factory=dict, repr=False)
+
+    def api(self, ref: ClusterRef) -> KubeApi:
+        if ref not in self._apis:
+            self._apis[ref] = self.connect(ref)
+        return self._apis[ref]
+
+
+_LIVE: Live | None = None
+
+
+def install(live: Live | None) -> None:
+    """Use `live` from now on (None: back to the GKE default). For tests and embedding."""
+    global _LIVE
+    _LIVE = live
+
+
+def current() -> Live:
+    global _LIVE
+    if _LIVE is None:
+        _LIVE = Live()
+    return _LIVE
+
+
+def not_set_up(ref: ClusterRef) -> ConfigError:
+    return ConfigError(
+        f"cluster {ref.name} was not set up by xcli: it has no ConfigMap "
+        f"{NAMESPACE}/{METADATA_CONFIGMAP} (JobSet, Kueue and the workload queue come with it)",
+        hint=f"run `xcli cluster create --cluster {ref.name} ...` with the cluster's shape: on "
+        "an existing cluster it adds only the missing in-cluster setup",
     )
 
 
 def read_cluster(ref: ClusterRef) -> tuple[ClusterMeta, list[str]]:
     """The cluster's metadata (ConfigMap `xcli-cluster-metadata`, read through
-    workload_spec.cluster_meta_from_dict) and the names of the JobSets already in its
-    namespace."""
-    raise _unavailable(f"reading cluster {ref.name}")
+    workload_spec.cluster_meta_from_dict) and the names of the JobSets in its namespace."""
+    api = current().api(ref)
+    config = api.get("v1", "ConfigMap", METADATA_CONFIGMAP, NAMESPACE)
+    if config is None:
+        raise not_set_up(ref)
+    meta = cluster_meta_from_dict(config.get("data") or {}, ref.name)
+    return meta, [js["metadata"]["name"] for js in jobsets(api)]
 
 
 def handlers(ref: ClusterRef) -> Mapping[str, Handler]:
-    """Live handlers for the workload plan's step kinds: `k8s_apply` (server-side apply,
+    """Live handlers for the workload plans' step kinds: `k8s_apply` (server-side apply,
     fieldManager xcli, force) and `k8s_delete` (foreground delete, then wait until gone)."""
-    raise _unavailable(f"submitting to cluster {ref.name}")
+    from xcli.gateways.kube_handlers import KubeHandlers
+
+    live = current()
+    api = live.api(ref)
+    return KubeHandlers(lambda _cluster: api, sleep=live.sleep, clock=live.clock).handlers()
+
+
+def jobsets(api: KubeApi) -> list[Obj]:
+    return api.list(JOBSET_API, "JobSet", NAMESPACE)
+
+
+def get_jobset(ref: ClusterRef, name: str) -> Obj:
+    """One workload's JobSet; NotFoundError naming the workloads there are."""
+    api = current().api(ref)
+    found = api.get(JOBSET_API, "JobSet", name, NAMESPACE)
+    if found is not None:
+        return found
+    names = sorted(js["metadata"]["name"] for js in jobsets(api))
+    hint = "workloads on it: " + ", ".join(names[:10]) if names else "it runs no workloads"
+    raise NotFoundError(f"no workload {name} on cluster {ref.name}", hint=hint)
+
+
+def kueue_workloads(api: KubeApi) -> list[Obj]:
+    return api.list(KUEUE_API, "Workload", NAMESPACE)
+
+
+def pods_of(api: KubeApi, name: str) -> list[Obj]:
+    return api.list("v1", "Pod", NAMESPACE, labels={JOBSET_NAME: name})
+
+
+def list_workloads(ref: ClusterRef) -> tuple[list[Obj], list[Obj]]:
+    """Every JobSet and every Kueue Workload of the cluster's namespace."""
+    api = current().api(ref)
+    return jobsets(api), kueue_workloads(api)
+
+
+def status_objects(ref: ClusterRef, name: str) -> dict[str, Any]:
+    """What `workload status` explains: the JobSet, its Kueue Workload, its pods, the
+    scheduling events of its pods, and the ClusterQueue's usage."""
+    api = current().api(ref)
+    js = get_jobset(ref, name)
+    pods = pods_of(api, name)
+    events: list[Obj] = []
+    if any((p.get("status") or {}).get("phase") == "Pending" for p in pods):
+        scheduling = {"involvedObject.kind": "Pod", "reason": "FailedScheduling"}
+        events = api.list("v1", "Event", NAMESPACE, fields=scheduling)
+    kueue = kueue_workload_for(name, kueue_workloads(api))
+    return {
+        "jobset": js,
+        "kueue": kueue,
+        "position": pending_position(api, kueue),
+        "pods": pods,
+        # newest first: explain() quotes the first event it finds for each pending pod
+        "events": sorted(events, key=lambda e: str(e.get("lastTimestamp") or ""), reverse=True),
+        "queue": _queue_usage(api),
+    }
+
+
+def _queue_usage(api: KubeApi) -> dict[str, Any] | None:
+    """The ClusterQueue's usage, if this account may read it (a cluster-scoped object)."""
+    from xcli.gateways.kube_status import cluster_status
+
+    try:
+        queue: dict[str, Any] | None = cluster_status(api).get("queue")
+    except CloudError as exc:
+        if exc.retryable or exc.status in ("Forbidden", "403"):
+            return None
+        raise
+    return queue
+
+
+def pending_position(api: KubeApi, kueue: Mapping[str, Any] | None) -> dict[str, int] | None:
+    """Where a pending Kueue Workload stands in its queues (Kueue's visibility API, served
+    by the Kueue controller). None when it is not pending, or the API cannot tell (not served,
+    not readable with this account): the position is a help, not a requirement."""
+    if kueue is None or admission(kueue)["state"] != "pending":
+        return None
+    queue = (kueue.get("spec") or {}).get("queueName", "")
+    path = VISIBILITY.format(namespace=NAMESPACE, queue=queue)
+    try:
+        summary = api.get_path(path, f"pending workloads of LocalQueue {queue}")
+    except CloudError:
+        return None
+    return queue_position(summary or {}, kueue["metadata"]["name"])
+
+
+def wait_for(
+    ref: ClusterRef, name: str, timeout: int | None, on_state: Callable[[str], None]
+) -> int:
+    """Poll the JobSet until it succeeds (0) or fails (1); 124 once `timeout` seconds pass.
+
+    `on_state` hears each new state (queued, running, ...) once.
+    """
+    live = current()
+    start, delay, last = live.clock(), 2.0, ""
+    while True:
+        try:
+            js = get_jobset(ref, name)
+        except CloudError as exc:
+            # A long wait outlives API server hiccups (503, connection reset): keep waiting.
+            if not exc.retryable:
+                raise
+            js = {}
+        state = jobset_state(js) if js else last
+        if state != last:
+            on_state(state)
+            last = state
+        code = wait_exit_code(js) if js else None
+        if code is not None:
+            return code
+        left = None if timeout is None else timeout - (live.clock() - start)
+        if left is not None and left <= 0:
+            return TIMEOUT_EXIT
+        live.sleep(delay if left is None else min(delay, left))
+        delay = min(delay * 1.5, 15.0)
+
+
+def select_deletions(
+    ref: ClusterRef, state: str | None, older_than: int | None
+) -> tuple[list[str], dict[str, Obj]]:
+    """`delete --state S --older-than D`: the matching xcli workloads, oldest first, and
+    every JobSet by name (to describe them)."""
+    found = jobsets(current().api(ref))
+    names = select_for_delete(found, current().now(), state, older_than)
+    return names, {js["metadata"]["name"]: js for js in found}

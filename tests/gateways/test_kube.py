@@ -184,3 +184,20 @@ def test_list_follows_pagination() -> None:
     assert [w["metadata"]["name"] for w in found] == ["w1", "w2"]
     assert "continue" not in fake.requests[0].url.params
     assert fake.requests[1].url.params["continue"] == "next-page"
+
+
+def test_get_path_reads_an_aggregated_api_and_maps_404_to_none() -> None:
+    fake = FakeKube()
+    path = (
+        "/apis/visibility.kueue.x-k8s.io/v1beta2/namespaces/default/localqueues/q/pendingworkloads"
+    )
+    api = api_for(fake)
+    assert api.get_path(path, "pending workloads") is None
+    fake.objects[path] = {"kind": "PendingWorkloadsSummary", "items": []}
+    assert api.get_path(path, "pending workloads") == fake.objects[path]
+    assert [str(r.url) for r in fake.requests] == [f"https://203.0.113.9{path}"] * 2
+    assert fake.requests[0].headers["Authorization"] == "Bearer tok"
+    fake.script("GET", path, status(403, "Forbidden", "cannot get resource"))
+    with pytest.raises(CloudError) as err:
+        api.get_path(path, "pending workloads")
+    assert "pending workloads: 403" in err.value.message

@@ -2,9 +2,10 @@
 
 It does what the gateway needs from a real one, at the HTTP level: server-side apply creates
 (201) or updates (200) the object at the PATCH URL and echoes it with a uid, dryRun=All echoes
-without storing, GET answers the object or a 404 Status, collection GETs list, DELETE removes,
-pods/<name>/log answers text. Tests queue scripted answers for a (method, path) with `script`,
-e.g. webhook failures, and read back every request from `requests`.
+without storing, GET answers the object or a 404 Status, collection GETs list (honouring
+equality label and field selectors), DELETE removes, pods/<name>/log answers text. Tests queue
+scripted answers for a (method, path) with `script`, e.g. webhook failures, and read back every
+request from `requests`; `put` stores an object as the cluster's controllers would have.
 """
 
 from __future__ import annotations
@@ -64,7 +65,7 @@ class FakeKube:
             if request.method == "PATCH":
                 return self._apply(request, path)
             if request.method == "GET":
-                return self._get(path)
+                return self._get(path, request)
             if request.method == "DELETE":
                 if self.objects.pop(path, None) is None:
                     return status(404, "NotFound", f"{path} not found")
@@ -89,7 +90,11 @@ class FakeKube:
         self.objects[path] = stored
         return httpx2.Response(200 if existed else 201, json=stored)
 
-    def _get(self, path: str) -> httpx2.Response:
+    def put(self, path: str, obj: dict[str, Any]) -> None:
+        """Store an object as the cluster's controllers would have made it (status included)."""
+        self.objects[path] = obj
+
+    def _get(self, path: str, request: httpx2.Request) -> httpx2.Response:
         if path in self.objects:
             return httpx2.Response(200, json=self.objects[path])
         if path.endswith("/log"):
@@ -99,6 +104,7 @@ class FakeKube:
             return status(404, "NotFound", f'pods "{pod}" not found')
         if _is_collection(path):
             items = [o for p, o in sorted(self.objects.items()) if p.rsplit("/", 1)[0] == path]
+            items = [o for o in items if _selected(o, request.url.params)]
             return httpx2.Response(200, json={"kind": "List", "metadata": {}, "items": items})
         return status(404, "NotFound", f"{path} not found")
 
@@ -110,3 +116,20 @@ def _is_collection(path: str) -> bool:
     if rest and rest[0] == "namespaces" and len(rest) >= 3:
         return len(rest) == 3
     return len(rest) == 1
+
+
+def _selected(obj: dict[str, Any], params: Any) -> bool:
+    """Equality label and field selectors (k=v,k2=v2), as the API server applies them."""
+    labels = (obj.get("metadata") or {}).get("labels") or {}
+    for term in filter(None, (params.get("labelSelector") or "").split(",")):
+        key, _, value = term.partition("=")
+        if labels.get(key) != value:
+            return False
+    for term in filter(None, (params.get("fieldSelector") or "").split(",")):
+        key, _, value = term.partition("=")
+        found: Any = obj
+        for part in key.split("."):
+            found = found.get(part) if isinstance(found, dict) else None
+        if str(found) != value:
+            return False
+    return True

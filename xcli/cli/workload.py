@@ -80,7 +80,7 @@ def _workload_options(func: Any) -> Any:
 @workload.command("create")
 @_workload_options
 @common_options
-def create(common: Common, **flags: Any) -> None:
+def create(common: Common, **flags: Any) -> int:
     """Submit a workload: one pod per TPU VM of every slice (or per GPU node).
 
     \b
@@ -106,4 +106,24 @@ def create(common: Common, **flags: Any) -> None:
         write_manifests(plan, flags["output_manifest_file"])
     from xcli import workload_live
 
-    run_plan(common, plan, lambda: workload_live.handlers(ref))
+    code = run_plan(common, plan, lambda: workload_live.handlers(ref))
+    if not common.dry_run and common.output == "text":
+        where = f"{spec.name} --cluster {spec.cluster}"
+        click.echo(
+            f"follow it: xcli workload status {where}; xcli workload logs {where} --follow; "
+            f"xcli workload wait {where}",
+            err=True,
+        )
+    return code
+
+
+def _add_commands() -> None:
+    """list/status/logs/wait/delete live in their own modules (each only imports click)."""
+    from xcli.cli.workload_delete import delete
+    from xcli.cli.workload_read import list_workloads, logs, status, wait
+
+    for command in (list_workloads, status, logs, wait, delete):
+        workload.add_command(command)
+
+
+_add_commands()

@@ -117,6 +117,28 @@ class KubeApi:
                 return None
             raise
 
+    def get_path(self, path: str, what: str) -> dict[str, Any] | None:
+        """GET an API path that no kind describes (an aggregated API's read-only endpoint,
+        such as Kueue's pending-workloads visibility API); None if the server answers 404."""
+        from lightkube.core.generic_client import BasicRequest
+
+        generic = self.client._client
+
+        def call() -> dict[str, Any]:
+            request = generic.build_adapter_request(BasicRequest(method="GET", url=path))
+            response = generic.send(request)
+            generic.raise_for_status(response)  # type: ignore[no-untyped-call]
+            body = response.json() if response.content else {}
+            return body if isinstance(body, dict) else {}
+
+        try:
+            out: dict[str, Any] = self._call(what, call)
+        except CloudError as exc:
+            if exc.status in ("NotFound", "404"):
+                return None
+            raise
+        return out
+
     def list(
         self,
         api_version: str,

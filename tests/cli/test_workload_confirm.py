@@ -1,0 +1,70 @@
+"""`workload delete` asks on a terminal: a real process on a pseudo-terminal answers y or n.
+
+The child process installs the in-memory cluster itself (the Live seam is per process) and
+prints the write requests it saw as JSON on its last line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO
+
+CHILD = """
+import json, sys
+from tests.support.workload_cluster import Cluster, FakeClock, NOW, WHERE, set_up, add_jobset, cond
+from tests.support.fakekube import FakeKube
+from xcli import workload_live
+from xcli.cli.errors import run_guarded
+from xcli.cli.main import cli
+from xcli.gateways.kube import KubeApi
+
+fake = FakeKube()
+set_up(fake)
+done = [cond("Completed", "True", "AllJobsCompleted", "done", "2026-11-22T11:30:00Z")]
+add_jobset(fake, "v5litepod-16-x1", "old", done)
+api = KubeApi("203.0.113.9", None, lambda: "tok", transport=fake.transport())
+clock = FakeClock()
+live = workload_live.Live(lambda ref: api, lambda: NOW, clock.monotonic, clock.sleep)
+workload_live.install(live)
+code = run_guarded(cli, ["workload", "delete", "old", *WHERE], debug=False)
+writes = [[r.method, r.url.path] for r in fake.requests if r.method != "GET"]
+print()
+print(json.dumps({"code": code, "writes": writes}))
+"""
+
+
+@pytest.mark.parametrize(("answer", "deleted"), [(b"y\n", True), (b"n\n", False)])
+def test_delete_asks_on_a_terminal(answer: bytes, deleted: bool, isolated_home: Path) -> None:
+    main, child = os.openpty()
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    proc = subprocess.Popen(
+        [sys.executable, "-c", CHILD],
+        stdin=child,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=REPO,
+        env=env,
+    )
+    os.close(child)
+    os.write(main, answer)
+    out, err = proc.communicate(timeout=120)
+    os.close(main)
+    assert proc.returncode == 0, err.decode()
+    text = out.decode()
+    assert "Delete workload old (succeeded) on cluster demo? [y/N]" in text
+    result = json.loads(text.splitlines()[-1])
+    if deleted:
+        assert result["code"] == 0
+        assert result["writes"] == [
+            ["DELETE", "/apis/jobset.x-k8s.io/v1alpha2/namespaces/default/jobsets/old"]
+        ]
+    else:
+        assert result["code"] == 1 and result["writes"] == []
+        assert "aborted" in err.decode() and "nothing was changed" in err.decode()

@@ -1,0 +1,202 @@
+"""`xcli workload list | status | logs | wait`: read a GKE cluster's workloads.
+
+These commands only read, so --dry-run is accepted and changes nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from xcli.cli.common import Common, common_options, emit_json
+from xcli.providers.base import ClusterRef
+
+STATE_CHOICE = click.Choice(["queued", "running", "succeeded", "failed"])
+
+
+def cluster_option(func: Any) -> Any:
+    return click.option("--cluster", required=True, help="The workload's cluster (GKE).")(func)
+
+
+def cluster_ref(common: Common, cluster: str) -> ClusterRef:
+    return ClusterRef(cluster, common.project, common.zone, "gke")
+
+
+@click.command("list")
+@cluster_option
+@click.option("--state", type=STATE_CHOICE, help="Only workloads in this state.")
+@common_options
+def list_workloads(common: Common, cluster: str, state: str | None) -> int:
+    """List workloads, newest first: state, priority, slices, chips, restarts, age, duration.
+
+    \b
+    The KUEUE column says where a workload is in Kueue's admission (pending with the reason,
+    quota-reserved, admitted, evicted, finished).
+
+    \b
+    Examples:
+      xcli workload list --cluster demo
+      xcli workload list --cluster demo --state failed --output json
+    """
+    from xcli import workload_live
+    from xcli.cli.table import print_table
+    from xcli.workload_report import LIST_HEADERS, admission, list_note, row_cells, row_dict
+    from xcli.workload_view import kueue_workload_for, list_rows
+
+    jobsets, kueue = workload_live.list_workloads(cluster_ref(common, cluster))
+    rows = list_rows(jobsets, workload_live.current().now(), state)
+    if common.output == "json":
+        emit_json(
+            [{**row_dict(r), "kueue": admission(kueue_workload_for(r.name, kueue))} for r in rows]
+        )
+        return 0
+    if not rows:
+        click.echo(f"no {state + ' ' if state else ''}workloads on cluster {cluster}", err=True)
+        return 0
+    cells = [row_cells(r, list_note(r.state, kueue_workload_for(r.name, kueue))) for r in rows]
+    print_table(LIST_HEADERS, cells)
+    return 0
+
+
+@click.command("status")
+@click.argument("name", metavar="WORKLOAD")
+@cluster_option
+@common_options
+def status(common: Common, name: str, cluster: str) -> int:
+    """Why a workload is not running yet, or how it ended.
+
+    \b
+    Shows Kueue's admission (pending and why: quota, flavor, admission checks; or admitted,
+    on which ClusterQueue and flavors), the scheduling events of pending pods, every worker's
+    phase (slice by slice), and for a finished workload the exit code and reason of the
+    worker that failed first.
+
+    \b
+    Examples:
+      xcli workload status train-1 --cluster demo
+      xcli workload status train-1 --cluster demo --output json
+    """
+    from xcli import workload_live
+    from xcli.cli.table import print_table
+    from xcli.workload_report import status_lines, status_report
+
+    found = workload_live.status_objects(cluster_ref(common, cluster), name)
+    report = status_report(
+        found["jobset"],
+        found["kueue"],
+        found["pods"],
+        found["events"],
+        workload_live.current().now(),
+        found["queue"],
+        found["position"],
+    )
+    if common.output == "json":
+        emit_json(report)
+        return 0
+    for line in status_lines(report, cluster):
+        click.echo(line)
+    if not report["workers"]:
+        click.echo("workers: no pods yet")
+        return 0
+    click.echo("workers:")
+    print_table(
+        ("WORKER", "POD", "PHASE", "NODE", "EXIT", "REASON"),
+        [
+            [
+                w["worker"],
+                w["pod"],
+                w["phase"],
+                w["node"] or "-",
+                "-" if w["exit_code"] is None else str(w["exit_code"]),
+                w["reason"] or "-",
+            ]
+            for w in report["workers"]
+        ],
+    )
+    return 0
+
+
+@click.command("logs")
+@click.argument("name", metavar="WORKLOAD")
+@cluster_option
+@click.option("--worker", default="all", show_default=True, help="Worker index in its slice.")
+@click.option("--slice", "slice_", default="all", show_default=True, help="Slice index.")
+@click.option("--follow", "-f", is_flag=True, help="Keep printing until the workers end.")
+@click.option("--since", metavar="D", help="Only lines newer than D (90s, 10m, 2h).")
+@common_options
+def logs(
+    common: Common,
+    name: str,
+    cluster: str,
+    worker: str,
+    slice_: str,
+    follow: bool,
+    since: str | None,
+) -> int:
+    """Print the workers' logs, each line prefixed like `xcli ssh`: [w3], or [s1/w3] when the
+    workload has several slices. Lines of different workers never mix within a line.
+
+    \b
+    Examples:
+      xcli workload logs train-1 --cluster demo --worker 0
+      xcli workload logs train-1 --cluster demo --slice 1 --follow
+      xcli workload logs train-1 --cluster demo --since 10m --output json   # JSON lines
+    """
+    import json
+
+    from xcli.spec import parse_duration
+    from xcli.workload_logs import stream_logs
+
+    since_seconds = parse_duration(since, "--since") if since else None
+    lines = stream_logs(
+        cluster_ref(common, cluster),
+        name,
+        worker=worker,
+        slice_=slice_,
+        follow=follow,
+        since=since_seconds,
+    )
+    for line in lines:
+        if common.output == "json":
+            record = {"worker": line.prefix.strip("[]"), "line": line.text, "note": line.note}
+            click.echo(json.dumps(record, ensure_ascii=False))
+        else:
+            click.echo(f"{line.prefix} {line.text}".lstrip(), err=line.note)
+    return 0
+
+
+@click.command("wait")
+@click.argument("name", metavar="WORKLOAD")
+@cluster_option
+@click.option("--timeout", metavar="D", help="Give up after D (e.g. 30m, 6h); default: never.")
+@common_options
+def wait(common: Common, name: str, cluster: str, timeout: str | None) -> int:
+    """Wait until a workload finishes, for scripts and CI.
+
+    \b
+    Exit codes: 0 it succeeded, 1 it failed (or does not exist), 124 --timeout passed first
+    (as timeout(1) does). State changes are printed on stderr.
+
+    \b
+    Examples:
+      xcli workload wait train-1 --cluster demo --timeout 6h && echo trained
+    """
+    from xcli import workload_live
+    from xcli.spec import parse_duration
+
+    seconds = parse_duration(timeout, "--timeout") if timeout else None
+    ref = cluster_ref(common, cluster)
+
+    def said(state: str) -> None:
+        click.echo(f"workload {name}: {state}", err=True)
+
+    code = workload_live.wait_for(ref, name, seconds, said)
+    result = {0: "succeeded", 1: "failed"}.get(code, "timeout")
+    if common.output == "json":
+        emit_json({"workload": name, "result": result, "exit_code": code})
+    elif code == workload_live.TIMEOUT_EXIT:
+        click.echo(f"workload {name}: still not finished after {timeout}", err=True)
+    elif code == 1:
+        click.echo(f"workload {name} failed; `xcli workload status {name}` says why", err=True)
+    return code

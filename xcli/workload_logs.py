@@ -1,0 +1,217 @@
+"""`xcli workload logs`: the workers' container logs, each line prefixed as `xcli ssh` does.
+
+Lines come out whole, one at a time, from a single consumer: worker streams are read on
+threads and handed over line by line, so two workers' output never mixes inside a line.
+Without --follow each worker's log is printed as one block, in worker order (logs are fetched
+concurrently); with --follow lines appear as they arrive, until every container has ended.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from xcli.errors import CloudError, UserError
+from xcli.gateways.kube import KubeApi
+from xcli.plan.jobset import CONTAINER
+from xcli.providers.base import ClusterRef
+from xcli.workload_live import NAMESPACE, Live, current, get_jobset, pods_of
+from xcli.workload_report import RESTART_ATTEMPT, current_pods
+from xcli.workload_view import (
+    WorkerStatus,
+    jobset_state,
+    log_prefix,
+    select_workers,
+    worker_statuses,
+    workload_row,
+)
+
+Obj = Mapping[str, Any]
+
+# The API server's answer while a container has not started yet (a 400): wait, under --follow.
+NOT_STARTED = ("is waiting to start", "ContainerCreating", "PodInitializing")
+FETCH_THREADS = 16
+POLL_SECONDS = 3.0
+# Polls (POLL_SECONDS apart) for a slice's pods to appear (followers come after their
+# leader is placed), or for a restart's new pods after every stream has ended.
+POD_POLLS = 20
+
+
+@dataclass(frozen=True)
+class LogLine:
+    """One line of a worker's log, or (note=True) a line xcli says about that worker."""
+
+    prefix: str
+    text: str
+    note: bool = False
+
+
+def check_selector(value: str, flag: str) -> str:
+    if value != "all" and not value.isdigit():
+        raise UserError(f"{flag} {value!r} is not a number or 'all'", hint=f"e.g. {flag} 0")
+    return value if value == "all" else str(int(value))
+
+
+def stream_logs(
+    ref: ClusterRef,
+    name: str,
+    *,
+    worker: str = "all",
+    slice_: str = "all",
+    follow: bool = False,
+    since: int | None = None,
+) -> Iterator[LogLine]:
+    worker, slice_ = check_selector(worker, "--worker"), check_selector(slice_, "--slice")
+    live = current()
+    api = live.api(ref)
+    js = get_jobset(ref, name)
+    slices = workload_row(js, live.now()).slices
+    if follow:
+        yield from _follow_attempts(ref, api, live, name, (worker, slice_, slices), since)
+        return
+    pods = current_pods(js, pods_of(api, name))
+    if not pods:
+        raise UserError(
+            f"workload {name} has no pods yet",
+            hint=f"`xcli workload status {name}` says why; `--follow` waits for them",
+        )
+    yield from _blocks(api, _targets(name, pods, worker, slice_, slices), since)
+
+
+def _targets(
+    name: str, pods: Sequence[Obj], worker: str, slice_: str, slices: int
+) -> list[tuple[WorkerStatus, str]]:
+    chosen = select_workers(worker_statuses(pods), worker, slice_)
+    if not chosen:
+        have = ", ".join(w.worker for w in worker_statuses(pods))
+        raise UserError(
+            f"no worker {worker} in slice {slice_} of workload {name}", hint=f"workers: {have}"
+        )
+    return [(w, log_prefix(w, slices)) for w in chosen]
+
+
+def _attempt(js: Obj) -> int:
+    return int((js.get("status") or {}).get("restarts", 0) or 0)
+
+
+def _complete(js: Obj, pods: Sequence[Obj], worker: str, slice_: str) -> bool:
+    """Whether every selected worker's pod exists (follower pods appear only once their
+    slice's leader is placed)."""
+    jobs = (js.get("spec") or {}).get("replicatedJobs") or []
+    if not jobs:
+        return bool(pods)
+    job = jobs[0]["template"]["spec"]
+    per_slice = min(int(job.get("parallelism", 1)), int(job.get("completions", 1)))
+    wanted = {
+        f"s{s}/w{i}"
+        for s in range(int(jobs[0].get("replicas", 1)))
+        for i in range(per_slice)
+        if slice_ in ("all", str(s)) and worker in ("all", str(i))
+    }
+    return wanted <= {w.worker for w in worker_statuses(pods)}
+
+
+def _follow_attempts(
+    ref: ClusterRef,
+    api: KubeApi,
+    live: Live,
+    name: str,
+    selection: tuple[str, str, int],
+    since: int | None,
+) -> Iterator[LogLine]:
+    """Follow the current attempt's pods; when the JobSet restarts (new pods), follow those;
+    stop when it has finished, or when nothing new comes after the streams end."""
+    followed: int | None = None
+    polls = 0
+    while True:
+        js = get_jobset(ref, name)
+        attempt, finished = _attempt(js), jobset_state(js) in ("succeeded", "failed")
+        pods = [
+            p
+            for p in pods_of(api, name)
+            if ((p.get("metadata") or {}).get("labels") or {}).get(RESTART_ATTEMPT)
+            in (None, str(attempt))
+        ]
+        complete = _complete(js, pods, *selection[:2]) or polls >= POD_POLLS or finished
+        if attempt != followed and pods and complete:
+            if followed is not None:
+                yield LogLine("", f"workload {name} restarted (attempt {attempt})", note=True)
+            yield from _follow(api, live, _targets(name, pods, *selection), since)
+            followed, polls = attempt, 0
+            continue
+        if finished or (followed is not None and polls >= POD_POLLS):
+            return
+        if polls == 0 and followed is None:
+            yield LogLine("", f"workload {name}: waiting for its pods", note=True)
+        polls += 1
+        live.sleep(POLL_SECONDS)
+
+
+def _blocks(
+    api: KubeApi, targets: Sequence[tuple[WorkerStatus, str]], since: int | None
+) -> Iterator[LogLine]:
+    def fetch(target: tuple[WorkerStatus, str]) -> list[LogLine]:
+        worker, prefix = target
+        try:
+            lines = api.logs(worker.pod, NAMESPACE, container=CONTAINER, since_seconds=since)
+            return [LogLine(prefix, line) for line in lines]
+        except CloudError as exc:
+            return [LogLine(prefix, f"no logs ({worker.phase}): {exc.message}", note=True)]
+
+    with ThreadPoolExecutor(max_workers=min(FETCH_THREADS, len(targets))) as pool:
+        for block in pool.map(fetch, targets):
+            yield from block
+
+
+_DONE = object()
+
+
+def _follow(
+    api: KubeApi, live: Live, targets: Sequence[tuple[WorkerStatus, str]], since: int | None
+) -> Iterator[LogLine]:
+    lines: queue.Queue[Any] = queue.Queue(maxsize=10_000)
+    stop = threading.Event()
+
+    def pump(worker: WorkerStatus, prefix: str) -> None:
+        try:
+            while not stop.is_set():
+                try:
+                    for text in api.logs(
+                        worker.pod,
+                        NAMESPACE,
+                        container=CONTAINER,
+                        follow=True,
+                        since_seconds=since,
+                    ):
+                        lines.put(LogLine(prefix, text))
+                    return
+                except CloudError as exc:
+                    if not any(word in exc.message for word in NOT_STARTED):
+                        lines.put(LogLine(prefix, f"log stream ended: {exc.message}", note=True))
+                        return
+                    live.sleep(POLL_SECONDS)  # not started yet: try again
+        except Exception as exc:  # a broken stream ends this worker's output, not the others
+            lines.put(LogLine(prefix, f"log stream broke: {exc}", note=True))
+        finally:
+            lines.put(_DONE)
+
+    threads = [
+        threading.Thread(target=pump, args=target, daemon=True, name=f"logs {target[1]}")
+        for target in targets
+    ]
+    for thread in threads:
+        thread.start()
+    running = len(threads)
+    try:
+        while running:
+            item = lines.get()
+            if item is _DONE:
+                running -= 1
+            else:
+                yield item
+    finally:
+        stop.set()
