@@ -68,8 +68,11 @@ def clean_stale(files: ClusterFiles, state: StateRecord) -> list[int]:
 
 
 def generate_keys(args: Mapping[str, Any], ctx: StepContext) -> Mapping[str, Any]:
-    spec = _spec(args)
-    return local_keys.generate_keys(_files(args), spec.layout)
+    spec, files = _spec(args), _files(args)
+    # under the cluster's lock: two creates at once must not both write keys, or the second
+    # would replace host keys the first one's supervisor already serves
+    with _locked(files):
+        return local_keys.generate_keys(files, spec.layout)
 
 
 def _spec(args: Mapping[str, Any]) -> ClusterSpecRecord:
