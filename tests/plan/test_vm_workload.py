@@ -204,7 +204,12 @@ def local_run(tmp_path: Path, max_restarts: int) -> tuple[Plan, ProcessRunner, P
         _spec(command=command, max_restarts=max_restarts), workers, provider="local"
     )
     env = {
-        w.label: {"PATH": str(bin_dir), "TPU_WORKER_ID": str(w.index), "MEGASCALE_NUM_SLICES": "1"}
+        # one slice: workers are labelled w0..w3, as `xcli ssh` prints them
+        f"w{w.index}": {
+            "PATH": str(bin_dir),
+            "TPU_WORKER_ID": str(w.index),
+            "MEGASCALE_NUM_SLICES": "1",
+        }
         for w in workers
     }
     return plan, ProcessRunner(env), log
@@ -235,7 +240,7 @@ def test_without_restarts_the_failure_names_worker_2(tmp_path: Path) -> None:
     outcome = _drive(plan, runner)
     assert not outcome.ok  # type: ignore[attr-defined]
     failure = outcome.failure  # type: ignore[attr-defined]
-    assert (failure.worker, failure.code) == ("s0/w2", 1)
+    assert (failure.worker, failure.code) == ("w2", 1)
 
 
 @pytest.mark.parametrize("provider", ["queued-resource", "local"])

@@ -20,6 +20,14 @@ def workload() -> None:
 def _workload_options(func: Any) -> Any:
     options = [
         click.option("--cluster", required=True, help="Cluster to run on."),
+        click.option(
+            "--provider",
+            type=click.Choice(["gke", "queued-resource", "local"]),
+            default="gke",
+            show_default=True,
+            help="gke: a JobSet queued by Kueue; queued-resource or local: the command on every "
+            "worker over SSH, restarting all when one fails (up to --max-restarts).",
+        ),
         click.option("--workload", "name", required=True, help="Workload name."),
         click.option("--docker-image", "image", required=True, help="Container image."),
         click.option("--command", required=True, help="Command run in every worker (sh -c)."),
@@ -98,6 +106,11 @@ def create(common: Common, **flags: Any) -> int:
     """
     from xcli.cli.workload_flags import build_request, write_manifests
     from xcli.plan.workload import gke_cluster_path, plan_workload_create
+
+    if flags["provider"] != "gke":
+        from xcli.cli.workload_vm import create_on_vms
+
+        return create_on_vms(common, flags)
 
     spec, meta, existing, ref = build_request(common, flags)
     cluster = gke_cluster_path(common.project, common.zone, spec.cluster)

@@ -18,21 +18,31 @@ from xcli.workload_spec import ClusterMeta, WorkloadSpec, cluster_meta_from_dict
 def build_request(
     common: Common, flags: dict[str, Any]
 ) -> tuple[WorkloadSpec, ClusterMeta, list[str], ClusterRef]:
-    from xcli.workload_spec import workload_spec
+    accelerator = requested_accelerator(flags)
+    ref = ClusterRef(flags["cluster"], common.project, common.zone, "gke")
+    meta, existing = _cluster_facts(common, flags, ref, accelerator)
+    return spec_from_flags(flags, meta), meta, existing, ref
 
+
+def requested_accelerator(flags: dict[str, Any]) -> str | None:
     tpu_type, device_type = flags["tpu_type"], flags["device_type"]
     if tpu_type and device_type:
         raise UserError("pass at most one of --tpu-type and --device-type")
-    accelerator = tpu_type or device_type
+    return str(tpu_type or device_type) if (tpu_type or device_type) else None
+
+
+def spec_from_flags(flags: dict[str, Any], meta: ClusterMeta) -> WorkloadSpec:
+    """The workload's flags, checked, with the cluster's facts as defaults (any provider)."""
+    from xcli.workload_spec import workload_spec
+
+    accelerator = requested_accelerator(flags)
     codes = _exit_codes(flags["restart_on_exit_codes"])
     env = parse_env(flags["env_pairs"], flags["env_file"])
     ttl = check_duration(flags["ttl_after_finished"], "--ttl-after-finished", 60, 365 * 86400)
     grace = check_duration(
         flags["termination_grace_period"], "--termination-grace-period", 1, 86400
     )
-    ref = ClusterRef(flags["cluster"], common.project, common.zone, "gke")
-    meta, existing = _cluster_facts(common, flags, ref, accelerator)
-    spec = workload_spec(
+    return workload_spec(
         cluster=flags["cluster"],
         name=flags["name"],
         image=flags["image"],
@@ -49,7 +59,6 @@ def build_request(
         termination_grace_period=grace,
         replace=flags["replace"],
     )
-    return spec, meta, existing, ref
 
 
 def _exit_codes(text: str) -> tuple[int, ...]:

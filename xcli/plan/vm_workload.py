@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
+from xcli.plan.fanout import label
 from xcli.plan.model import Plan
 from xcli.plan.steps import SshFanout, WorkerCommand
 from xcli.providers.base import Worker
@@ -131,6 +132,7 @@ def plan_vm_workload(
     sudo = "sudo " if on_tpu_vm else ""
     stop = f"{sudo}docker rm -f xcli-{spec.name} >/dev/null 2>&1 || true"
     commands, stops = [], []
+    several = len({w.slice for w in workers}) > 1  # labels as `xcli ssh` prints them
     for w in sorted(workers, key=lambda w: (w.slice, w.index)):
         if on_tpu_vm:
             script = worker_script(spec, chosen, worker_env(workers, w), on_tpu_vm=True)
@@ -138,8 +140,9 @@ def plan_vm_workload(
             script = worker_script(
                 spec, chosen, {}, passthrough=CONTRACT_ENV["tpu"], on_tpu_vm=False
             )
-        commands.append(WorkerCommand(worker=w.label, host=w.host, argv=("/bin/sh", "-c", script)))
-        stops.append(WorkerCommand(worker=w.label, host=w.host, argv=("/bin/sh", "-c", stop)))
+        name = label(w, several)
+        commands.append(WorkerCommand(worker=name, host=w.host, argv=("/bin/sh", "-c", script)))
+        stops.append(WorkerCommand(worker=name, host=w.host, argv=("/bin/sh", "-c", stop)))
     step = VmWorkloadRun(
         id="run",
         summary=f"run {spec.name} on {len(commands)} worker(s), restarting all on a failure "

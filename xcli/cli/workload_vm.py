@@ -1,0 +1,70 @@
+"""`xcli workload create` on VM-style clusters (queued resources, local): the same command on
+every worker of the chosen slices, through the broadcast engine, with the JobSet-like restart
+rule (one worker failing stops and restarts all, up to --max-restarts)."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, Literal
+
+from xcli.cli.common import Common, run_plan
+
+
+def create_on_vms(common: Common, flags: dict[str, Any]) -> int:
+    from xcli import paths
+    from xcli.catalog import lookup
+    from xcli.cli.cluster import _ref
+    from xcli.cli.workload_flags import spec_from_flags
+    from xcli.errors import UserError
+    from xcli.execute.fanout import OutputSink
+    from xcli.execute.vm_workload import make_handler
+    from xcli.gateways.workload_runner import BroadcastRunner
+    from xcli.plan.fanout import SshSettings, targets_for
+    from xcli.plan.vm_workload import plan_vm_workload
+    from xcli.providers import get_provider
+    from xcli.spec import Capacity
+    from xcli.workload_spec import ClusterMeta
+
+    provider = flags["provider"]
+    if flags["output_manifest_file"] is not None or flags["cluster_metadata"] is not None:
+        raise UserError(
+            "--output-manifest-file and --cluster-metadata are for GKE workloads (JobSets)",
+            hint=f"drop them for --provider {provider}",
+        )
+    backend = get_provider(provider)
+    ref = _ref(flags["cluster"], provider, common)
+    workers = backend.workers(ref)
+    access = backend.ssh_access(ref)
+    accelerator = str(backend.describe(ref).get("accelerator") or "")
+    meta = ClusterMeta(
+        name=ref.name,
+        provider=provider,
+        accelerator=lookup(accelerator),
+        capacity=Capacity("on-demand"),
+        num_slices=len({w.slice for w in workers}),
+        source=f"{provider} cluster",
+    )
+    spec = spec_from_flags(flags, meta)
+    if spec.accelerator != meta.accelerator:
+        raise UserError(
+            f"cluster {ref.name} has {meta.accelerator.name} workers, not {spec.accelerator.name}",
+            hint="drop --tpu-type to use the cluster's",
+        )
+    chosen = [w for w in workers if w.slice < spec.num_slices]
+    plan = plan_vm_workload(spec, chosen, provider=provider)
+    several = len({w.slice for w in chosen}) > 1
+    targets = targets_for(chosen, several_slices=several, user=access.user)
+    settings = SshSettings(
+        known_hosts=access.known_hosts or paths.state_dir() / "known_hosts",
+        identity=access.key_file,
+    )
+
+    def handlers() -> dict[str, Any]:
+        import shutil
+
+        engine: Literal["openssh", "asyncssh"] = "openssh" if shutil.which("ssh") else "asyncssh"
+        logs = paths.state_dir() / "workloads" / ref.name / spec.name
+        sink = OutputSink(sys.stdout.buffer, sys.stderr.buffer, logs)
+        return {"vm_workload": make_handler(BroadcastRunner(targets, settings, sink, engine))}
+
+    return run_plan(common, plan, handlers)
