@@ -46,11 +46,12 @@ def test_create_dry_run_reads_the_startup_script(
     code, out, _ = _run(argv, capsys)
     assert code == 0
     doc = json.loads(out)
-    body = doc["plan"][1]["request"]["body"]
+    steps = {step["id"]: step for step in doc["plan"]}
+    body = steps["create"]["request"]["body"]
     assert body["tpu"]["nodeSpec"][0]["node"]["metadata"]["startup-script"] == (
         "#!/bin/bash\necho ready\n"
     )
-    assert doc["plan"][3]["user"] == "alice"
+    assert steps["ssh-access"]["user"] == "alice"
     assert not (tmp_path / "home" / ".ssh").exists()  # dry-run writes no key
 
 

@@ -17,16 +17,20 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from xcli.errors import UserError
-from xcli.plan.model import Plan, Ref, Step
+from xcli.plan.model import Fmt, Plan, Ref, Step
 from xcli.plan.qr_options import QrOptions, qr_options
-from xcli.plan.steps import ApiCall, LocalAction, Wait
-from xcli.plan.tpu_steps import TpuSshAccess
+from xcli.plan.steps import ApiCall, LocalAction, Text, Wait
+from xcli.plan.tpu_steps import CallerEmail, TpuSshAccess
 from xcli.spec import ClusterSpec, check_name
 
 ROOT = "https://tpu.googleapis.com"
 QR_CREATE = "tpu.projects.locations.queuedResources.create"
 QR_GET = "tpu.projects.locations.queuedResources.get"
 QR_DELETE = "tpu.projects.locations.queuedResources.delete"
+PROJECT_GET = "compute.projects.get"
+OSLOGIN_IMPORT = "oslogin.users.importSshPublicKey"
+COMPUTE_ROOT = "https://compute.googleapis.com/compute/v1"
+OSLOGIN_ROOT = "https://oslogin.googleapis.com/v1"
 CLOUD_PLATFORM = "https://www.googleapis.com/auth/cloud-platform"
 NAME_LIMIT = 63
 DEFAULT_WAIT = 24 * 3600  # how long create waits for ACTIVE when no queueing window is given
@@ -167,20 +171,66 @@ def _key_step(opts: QrOptions) -> LocalAction:
     )
 
 
+def _login_steps(project: str, opts: QrOptions) -> tuple[list[Step], Text]:
+    """How the key reaches the VMs, decided before anything is created; and the login user.
+
+    OS Login (--os-login, or the node's enable-oslogin=TRUE): find the caller's e-mail, import
+    the key into its OS Login profile, log in as the POSIX user that returns. Otherwise the key
+    goes into ssh-keys metadata, after checking that the project does not turn OS Login on
+    (its VMs would then ignore metadata keys); a node's own enable-oslogin=FALSE wins over the
+    project's, so no check is needed then.
+    """
+    if opts.os_login:
+        caller = CallerEmail(id="caller", summary="find the e-mail of the account xcli runs as")
+        import_key = ApiCall(
+            id="os-login-key",
+            summary="import the SSH key into your OS Login profile (the VMs use OS Login)",
+            after=("ssh-key", "caller"),
+            api=OSLOGIN_IMPORT,
+            method="POST",
+            url=Fmt(
+                OSLOGIN_ROOT + "/users/{}:importSshPublicKey?projectId={}",
+                Ref("caller", "email"),
+                project,
+            ),
+            body={"key": Ref("ssh-key", "public_key")},
+        )
+        return [caller, import_key], Ref("os-login-key", "username")
+    if opts.node_os_login == "FALSE":
+        return [], opts.ssh_user
+    check = ApiCall(
+        id="os-login-check",
+        summary="check the project's metadata: with enable-oslogin=TRUE metadata SSH keys are "
+        "ignored (then stop and say to use --os-login)",
+        api=PROJECT_GET,
+        method="GET",
+        url=f"{COMPUTE_ROOT}/projects/{project}",
+    )
+    return [check], opts.ssh_user
+
+
 def _access_steps(
-    spec_project: str, zone: str, name: str, opts: QrOptions, nodes: tuple[str, ...] | Ref
+    project: str,
+    zone: str,
+    name: str,
+    opts: QrOptions,
+    nodes: tuple[str, ...] | Ref,
+    login: tuple[list[Step], Text],
 ) -> list[Step]:
+    steps, user = login
+    how = "use OS Login for" if opts.os_login else "add the SSH key to"
     return [
         TpuSshAccess(
             id="ssh-access",
-            summary=f"add the SSH key to the nodes of {name} and pin their host keys",
-            after=("ssh-key", "wait-active"),
-            api_base=f"{ROOT}/v2/{parent(spec_project, zone)}",
+            summary=f"{how} the nodes of {name} and pin their host keys",
+            after=("ssh-key", "wait-active", *(s.id for s in steps)),
+            api_base=f"{ROOT}/v2/{parent(project, zone)}",
             queued_resource=name,
             nodes=nodes,
-            user=opts.ssh_user,
+            user=user,
             public_key=Ref("ssh-key", "public_key"),
             key_file=opts.ssh_key,
+            os_login=opts.os_login,
         )
     ]
 
@@ -204,13 +254,15 @@ def plan_create(spec: ClusterSpec) -> Plan:
     version = "v2alpha1" if alpha else "v2"
     base = f"{ROOT}/{version}/{parent(spec.project, spec.zone)}/queuedResources"
     shape = f"{spec.num_slices} x {spec.accelerator.name}" if spec.num_slices > 1 else ""
+    login = _login_steps(spec.project, opts)
     steps: list[Step] = [
         _key_step(opts),
+        *login[0],
         ApiCall(
             id="create",
             summary=f"request queued resource {spec.name} "
             f"({shape or spec.accelerator.name}, {spec.capacity.kind})",
-            after=("ssh-key",),
+            after=("ssh-key", *(s.id for s in login[0])),
             api=QR_CREATE,
             method="POST",
             url=f"{base}?queuedResourceId={spec.name}",
@@ -226,7 +278,7 @@ def plan_create(spec: ClusterSpec) -> Plan:
             _wait_step(spec.project, spec.zone, spec.name, wait_timeout(opts), ("create",))
         )
         nodes = node_names(spec.name, spec.num_slices)
-        steps += _access_steps(spec.project, spec.zone, spec.name, opts, nodes)
+        steps += _access_steps(spec.project, spec.zone, spec.name, opts, nodes, login)
     else:
         notes.append(f"--async: wait later with `xcli cluster wait --cluster {spec.name}`")
     return Plan(
@@ -239,11 +291,13 @@ def plan_create(spec: ClusterSpec) -> Plan:
 def plan_wait(project: str, zone: str, name: str, raw: dict[str, object], timeout: int) -> Plan:
     """Wait for an existing queued resource, then set up SSH access to all its nodes."""
     opts = qr_options(raw)
+    login = _login_steps(project, opts)
     steps: list[Step] = [
         _key_step(opts),
+        *login[0],
         _wait_step(project, zone, name, timeout, ()),
     ]
-    steps += _access_steps(project, zone, name, opts, Ref("wait-active", "nodes"))
+    steps += _access_steps(project, zone, name, opts, Ref("wait-active", "nodes"), login)
     return Plan(title=f"wait for queued resource {name} in {zone}", steps=tuple(steps))
 
 
