@@ -160,3 +160,35 @@ def test_list_shows_age_and_quota_holders(
     assert header.split()[-3:] == ["AGE", "FLEX", "REMAINING"]
     assert row.split()[:6] == ["old", "us-east5-b", "v5litepod-16", "1", "spot", "FAILED"]
     assert "holds quota" in row
+
+
+def test_ssh_dry_run_says_it_needs_credentials_for_the_workers(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A credentials file that does not exist fails before google-auth would probe the GCE
+    # metadata server, so this test reaches no host.
+    monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(tmp_path / "missing.json"))
+    argv = ["ssh", "--cluster", "q", "--worker=all", "--command", "hostname", "--dry-run"]
+    code, out, err = _run([*argv, *COMMON], capsys)
+    assert code == 1 and out == ""
+    assert "xcli ssh needs Google credentials, even with --dry-run" in err
+    assert "come from the Cloud TPU API" in err
+    assert "or use --dry-run" not in err
+
+
+def test_create_os_login_dry_run_needs_no_credentials(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(tmp_path / "missing.json"))
+    argv = ["cluster", "create", "--provider", "queued-resource", "--cluster", "q"]
+    argv += ["--tpu-type", "v4-8", "--spot", "--os-login", "--dry-run", "-o", "json"]
+    code, out, _ = _run([*argv, *COMMON], capsys)
+    assert code == 0
+    steps = {step["id"]: step for step in json.loads(out)["plan"]}
+    assert steps["os-login-key"]["request"]["url"] == (
+        "https://oslogin.googleapis.com/v1/users/${caller.email}:importSshPublicKey"
+        "?projectId=my-proj"
+    )
+    assert steps["ssh-access"]["user"] == "${os-login-key.username}"
+    code, _, err = _run([*argv, "--metadata", "enable-oslogin=FALSE", *COMMON], capsys)
+    assert code == 1 and "contradicts" in err
