@@ -17,20 +17,17 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from xcli.errors import UserError
-from xcli.plan.model import Fmt, Plan, Ref, Step
+from xcli.plan.model import Plan, Ref, Step
 from xcli.plan.qr_options import QrOptions, qr_options
 from xcli.plan.steps import ApiCall, LocalAction, Text, Wait
-from xcli.plan.tpu_steps import CallerEmail, TpuSshAccess
+from xcli.plan.tpu_login import login_steps
+from xcli.plan.tpu_steps import TpuSshAccess
 from xcli.spec import ClusterSpec, check_name
 
 ROOT = "https://tpu.googleapis.com"
 QR_CREATE = "tpu.projects.locations.queuedResources.create"
 QR_GET = "tpu.projects.locations.queuedResources.get"
 QR_DELETE = "tpu.projects.locations.queuedResources.delete"
-PROJECT_GET = "compute.projects.get"
-OSLOGIN_IMPORT = "oslogin.users.importSshPublicKey"
-COMPUTE_ROOT = "https://compute.googleapis.com/compute/v1"
-OSLOGIN_ROOT = "https://oslogin.googleapis.com/v1"
 CLOUD_PLATFORM = "https://www.googleapis.com/auth/cloud-platform"
 NAME_LIMIT = 63
 DEFAULT_WAIT = 24 * 3600  # how long create waits for ACTIVE when no queueing window is given
@@ -171,44 +168,6 @@ def _key_step(opts: QrOptions) -> LocalAction:
     )
 
 
-def _login_steps(project: str, opts: QrOptions) -> tuple[list[Step], Text]:
-    """How the key reaches the VMs, decided before anything is created; and the login user.
-
-    OS Login (--os-login, or the node's enable-oslogin=TRUE): find the caller's e-mail, import
-    the key into its OS Login profile, log in as the POSIX user that returns. Otherwise the key
-    goes into ssh-keys metadata, after checking that the project does not turn OS Login on
-    (its VMs would then ignore metadata keys); a node's own enable-oslogin=FALSE wins over the
-    project's, so no check is needed then.
-    """
-    if opts.os_login:
-        caller = CallerEmail(id="caller", summary="find the e-mail of the account xcli runs as")
-        import_key = ApiCall(
-            id="os-login-key",
-            summary="import the SSH key into your OS Login profile (the VMs use OS Login)",
-            after=("ssh-key", "caller"),
-            api=OSLOGIN_IMPORT,
-            method="POST",
-            url=Fmt(
-                OSLOGIN_ROOT + "/users/{}:importSshPublicKey?projectId={}",
-                Ref("caller", "email"),
-                project,
-            ),
-            body={"key": Ref("ssh-key", "public_key")},
-        )
-        return [caller, import_key], Ref("os-login-key", "username")
-    if opts.node_os_login == "FALSE":
-        return [], opts.ssh_user
-    check = ApiCall(
-        id="os-login-check",
-        summary="check the project's metadata: with enable-oslogin=TRUE metadata SSH keys are "
-        "ignored (then stop and say to use --os-login)",
-        api=PROJECT_GET,
-        method="GET",
-        url=f"{COMPUTE_ROOT}/projects/{project}",
-    )
-    return [check], opts.ssh_user
-
-
 def _access_steps(
     project: str,
     zone: str,
@@ -254,7 +213,7 @@ def plan_create(spec: ClusterSpec) -> Plan:
     version = "v2alpha1" if alpha else "v2"
     base = f"{ROOT}/{version}/{parent(spec.project, spec.zone)}/queuedResources"
     shape = f"{spec.num_slices} x {spec.accelerator.name}" if spec.num_slices > 1 else ""
-    login = _login_steps(spec.project, opts)
+    login = login_steps(spec.project, opts)
     steps: list[Step] = [
         _key_step(opts),
         *login[0],
@@ -291,7 +250,7 @@ def plan_create(spec: ClusterSpec) -> Plan:
 def plan_wait(project: str, zone: str, name: str, raw: dict[str, object], timeout: int) -> Plan:
     """Wait for an existing queued resource, then set up SSH access to all its nodes."""
     opts = qr_options(raw)
-    login = _login_steps(project, opts)
+    login = login_steps(project, opts)
     steps: list[Step] = [
         _key_step(opts),
         *login[0],

@@ -15,8 +15,8 @@ from typing import Any
 from xcli.errors import CloudError, InternalError, UserError
 from xcli.execute.result import StepContext
 from xcli.gateways.tpu_account import TpuAccount
-from xcli.plan.queued_resource import OSLOGIN_IMPORT, PROJECT_GET
 from xcli.plan.steps import ApiCall
+from xcli.plan.tpu_login import OSLOGIN_IMPORT, PROJECT_GET
 from xcli.plan.tpu_steps import CallerEmail
 
 LOGIN_APIS = (PROJECT_GET, OSLOGIN_IMPORT)
