@@ -192,3 +192,53 @@ def test_create_os_login_dry_run_needs_no_credentials(
     assert steps["ssh-access"]["user"] == "${os-login-key.username}"
     code, _, err = _run([*argv, "--metadata", "enable-oslogin=FALSE", *COMMON], capsys)
     assert code == 1 and "contradicts" in err
+
+
+@responses.activate
+def test_ssh_right_after_setup_retries_connections_longer(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from xcli.providers import tpu_access
+
+    token_uri = "https://oauth2.googleapis.com/token"
+    adc = tmp_path / "adc.json"
+    adc.write_text(
+        json.dumps(
+            {
+                "type": "authorized_user",
+                "client_id": "id",
+                "client_secret": "secret",
+                "refresh_token": "refresh",
+                "token_uri": token_uri,
+            }
+        )
+    )
+    monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(adc))
+    responses.post(token_uri, json={"access_token": "ya29.t", "expires_in": 3600})
+    base = "https://tpu.googleapis.com/v2/projects/my-proj/locations/us-east5-b"
+    parent = "projects/my-proj/locations/us-east5-b"
+    qr = {
+        "name": f"{parent}/queuedResources/q",
+        "tpu": {"nodeSpec": [{"parent": parent, "nodeId": "q", "node": {}}]},
+        "state": {"state": "ACTIVE"},
+    }
+    responses.get(f"{base}/queuedResources/q", json=qr)
+    endpoint = {"ipAddress": "10.0.0.2", "accessConfig": {"externalIp": "34.0.0.2"}}
+    responses.get(
+        f"{base}/nodes/q", json={"name": f"{parent}/nodes/q", "networkEndpoints": [endpoint]}
+    )
+    key = tmp_path / "k"
+    tpu_access.ensure_key(key, create=True)
+    tpu_access.ensure_key(tpu_access.key_path("~/.ssh/xcli_ed25519"), create=True)
+    argv = ["ssh", "--cluster", "q", "--command", "hostname", "--dry-run", "-o", "json", *COMMON]
+
+    code, out, err = _run(argv, capsys)  # never set up from here: the connect timeout
+    assert code == 0, err
+    assert json.loads(out)["plan"][0]["retry_for_seconds"] == 10
+    tpu_access.remember_access("my-proj", "us-east5-b", "q", "alice_example_com", str(key), True)
+    code, out, _ = _run(argv, capsys)  # just set up: keys may still be reaching the VMs
+    step = json.loads(out)["plan"][0]
+    assert code == 0 and step["retry_for_seconds"] == 60.0
+    assert '"-l", "alice_example_com", "--", "34.0.0.2"' in json.dumps(step)  # the OS Login user
+    code, out, _ = _run([*argv, "--retry-for", "5s"], capsys)  # the flag wins
+    assert json.loads(out)["plan"][0]["retry_for_seconds"] == 5

@@ -22,7 +22,7 @@ from xcli.spec import ClusterSpec, format_duration, parse_duration
 HOLDS_QUOTA = ("FAILED", "SUSPENDED", "SUSPENDING")
 # Right after SSH access is set up the guest agent may still be writing the key (gcloud retries
 # ssh 10 x 5 s for the same reason, gcp-api.md §2c): xcli ssh keeps retrying refused or failed
-# connections this long, during this long after the setup.
+# connections for FRESH_RETRY_SECONDS during the first FRESH_FOR_SECONDS after the setup.
 FRESH_RETRY_SECONDS = 60.0
 FRESH_FOR_SECONDS = 600
 
