@@ -75,7 +75,7 @@ def _notes(spec: ClusterSpec, folder: str, binary: str | None, apply: bool) -> l
             f"{spec.num_slices} queued resources, one per slice: the google-beta provider has "
             "no multislice parameters, so the slices are not scheduled all-or-nothing"
         )
-    if spec.provider == "gke":
+    if spec.provider == "gke" and binary is None:  # with a binary, the setup runs after apply
         notes.append(
             "after terraform apply, install JobSet, Kueue, the queues and the metadata with the "
             "same `xcli cluster create` command without --terraform, --state-bucket and "
