@@ -19,6 +19,7 @@ from tests.terraform.cases import CASES, create_argv, xcli
 from xcli.gateways.kube_handlers import parse_manifest, set_limits
 from xcli.plan.incluster import setup_steps
 from xcli.plan.render import step_document
+from xcli.providers.tpu_access import recall_access
 
 FAKE = """#!{python}
 import json, os, sys
@@ -263,7 +264,7 @@ def test_after_apply_queued_resources_get_ssh_access_like_the_api_path(
     fake_terraform: Path, cloud: Clouds, isolated_home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """One queued resource per slice (demo-0, demo-1): xcli waits for each to be ACTIVE, adds
-    its key to every node's metadata (keeping the keys there) and pins every worker's host key."""
+    its key to each node's metadata (keeping the keys there) and pins every worker's host key."""
     flags = ["--provider", "queued-resource", "--tpu-type", "v5litepod-16", "--num-slices", "2"]
     place = ["--project", "my-proj", "--zone", "us-east5-b", "--on-demand"]
     argv = ["cluster", "create", "--cluster", "demo", *flags, *place, "--terraform", "deploy"]
@@ -273,7 +274,12 @@ def test_after_apply_queued_resources_get_ssh_access_like_the_api_path(
     assert xcli([*argv, "--apply", "--yes", "--dry-run", "-o", "json"]) == 0
     printed = json.loads(capsys.readouterr().out)["plan"]
     ids = [s["id"] for s in printed if s["kind"] not in ("local", "terraform")]
-    assert ids == ["wait-active-demo-0", "wait-active-demo-1", "ssh-access"]
+    assert ids == [
+        "wait-active-demo-0",
+        "wait-active-demo-1",
+        "ssh-access-demo-0",
+        "ssh-access-demo-1",
+    ]
 
     code = xcli([*argv, "--apply", "--yes", "-o", "json"])
     err = capsys.readouterr().err
@@ -291,4 +297,20 @@ def test_after_apply_queued_resources_get_ssh_access_like_the_api_path(
     assert polled == {"queuedResources/demo-0", "queuedResources/demo-1"}
     known = (isolated_home / "state" / "known_hosts").read_text().splitlines()
     assert len(known) == 8 and all(f"ssh-ed25519 {HOST_KEY} xcli:" in line for line in known)
-    assert any(line.endswith("xcli:my-proj/us-east5-b/demo/demo-1/w3") for line in known)
+    # recorded per queued resource, as `xcli cluster wait` would: `xcli ssh --cluster demo-1`
+    assert any(line.endswith("xcli:my-proj/us-east5-b/demo-1/demo-1/w3") for line in known)
+    for name in ("demo-0", "demo-1"):
+        assert recall_access("my-proj", "us-east5-b", name)["user"] == "xcli"
+
+
+def test_without_apply_the_notes_say_how_to_finish_queued_resources(
+    fake_terraform: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    case = CASES["v6e-256-x2-queued-resource"]
+    assert xcli(create_argv(case, "--terraform", "deploy")) == 0
+    out = capsys.readouterr().out  # text output: the notes follow the run on stdout
+    assert "after terraform apply, add the SSH key and pin the host keys with:" in out
+    for name in ("demo-0", "demo-1"):
+        wait = f"xcli cluster wait --provider queued-resource --cluster {name}"
+        assert f"  {wait} --project my-proj --zone us-east5-b" in out
+    assert calls(fake_terraform) == []

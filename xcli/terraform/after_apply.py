@@ -7,8 +7,8 @@ step that read the terraform outputs ("tf-output"):
   the queues, priority classes and the metadata ConfigMap), against the regional cluster the
   gke-cluster module makes (location = the zone's region, as the API path).
 - queued-resource: Terraform writes one queued resource per slice and does not wait for them
-  to be ACTIVE; as on the API path, xcli waits for each, then adds the SSH key to every node's
-  metadata and pins the workers' host keys, recorded under the cluster's name.
+  to be ACTIVE; as on the API path, xcli waits for each, then adds the SSH key to its node's
+  metadata and pins the workers' host keys, recorded under the queued resource's name.
 """
 
 from __future__ import annotations
@@ -55,15 +55,20 @@ def _tpu_access_steps(spec: ClusterSpec, after: str) -> list[Step]:
         )
         for name in names
     ]
-    access = TpuSshAccess(
-        id="ssh-access",
-        summary=f"add the SSH key to the nodes of {spec.name} and pin their host keys",
-        after=(key.id, *(w.id for w in waits)),
-        api_base=f"{qr_plan.ROOT}/v2/{qr_plan.parent(spec.project, spec.zone)}",
-        queued_resource=spec.name,
-        nodes=names,
-        user=opts.ssh_user,
-        public_key=Ref(key.id, "public_key"),
-        key_file=opts.ssh_key,
-    )
-    return [key, *waits, access]
+    # One access step per queued resource, recorded under its own name as the API path and
+    # `xcli cluster wait` record it: `xcli ssh --cluster <that name>` then finds it.
+    access = [
+        TpuSshAccess(
+            id=f"ssh-access-{name}",
+            summary=f"add the SSH key to the nodes of {name} and pin their host keys",
+            after=(key.id, wait.id),
+            api_base=f"{qr_plan.ROOT}/v2/{qr_plan.parent(spec.project, spec.zone)}",
+            queued_resource=name,
+            nodes=(name,),
+            user=opts.ssh_user,
+            public_key=Ref(key.id, "public_key"),
+            key_file=opts.ssh_key,
+        )
+        for name, wait in zip(names, waits, strict=True)
+    ]
+    return [key, *waits, *access]
