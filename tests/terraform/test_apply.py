@@ -134,7 +134,7 @@ def test_after_apply_the_cluster_gets_the_setup_the_dry_run_printed(
     assert cloud.applied()[-1]["kind"] == "ConfigMap"  # the metadata, last
     summary = {s["id"]: s["status"] for s in json.loads(out)["steps"]}
     assert summary["k8s-metadata"] == "ok" and set(summary.values()) == {"ok"}
-    assert "without --terraform" not in err  # the note is gone where it is no longer true
+    assert "with --apply once terraform" not in err  # the note is gone where it is done
 
 
 def canon(obj: object) -> str:
@@ -187,7 +187,7 @@ def test_without_a_binary_the_folder_is_written_and_the_commands_printed(
     json.loads(out)  # stdout stays one JSON document; the advice goes to stderr
     assert "no terraform or tofu on PATH; to create the cluster, run:" in err
     assert "  terraform -chdir=deploy apply -input=false tfplan" in err
-    assert "without --terraform" in err
+    assert "run this same command with --apply" in err
     assert Path("deploy/main.tf").is_file()
 
 
@@ -228,7 +228,7 @@ def test_dry_run_with_apply_lists_the_commands_as_steps(
     assert len(setup) == 12
     tail = plan["plan"][len(plan["plan"]) - len(setup) :]
     assert tail == json.loads(json.dumps([step_document(s) for s in setup]))
-    assert "without --terraform" not in json.dumps(plan["notes"])  # it is done here now
+    assert "with --apply once terraform" not in json.dumps(plan["notes"])  # done here now
 
 
 def test_delete_destroys_from_the_folder(

@@ -78,9 +78,9 @@ def _notes(spec: ClusterSpec, folder: str, binary: str | None, apply: bool) -> l
         )
     if spec.provider == "gke" and binary is None:  # with a binary, the setup runs after apply
         notes.append(
-            "after terraform apply, install JobSet, Kueue, the queues and the metadata with the "
-            "same `xcli cluster create` command without --terraform, --state-bucket and "
-            "--apply: it adopts the node pools Terraform made and adds only the in-cluster setup"
+            "the cluster also needs JobSet, Kueue, the queues and the metadata ConfigMap: run "
+            "this same command with --apply once terraform or tofu is on PATH (xcli then runs "
+            "terraform and installs them after the apply)"
         )
     if binary is None:
         why = "no terraform or tofu on PATH; " if apply else ""
