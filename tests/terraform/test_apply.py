@@ -1,5 +1,7 @@
 """--apply and delete run a real process: a stand-in `terraform` script on PATH that records
-its arguments, prints lines, and fails when told to. Nothing here reaches any outside host."""
+its arguments, prints lines, and fails when told to. After apply, the same setup as the API
+path runs against fakes installed through terraform_live.install (tests/support/tf_after_apply:
+clusters.get, the cluster's Kubernetes API, the TPU API). Nothing here reaches any outside host."""
 
 from __future__ import annotations
 
@@ -7,11 +9,17 @@ import io
 import json
 import shlex
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.support.tf_after_apply import CA, ENDPOINT, HOST_KEY, Clouds, clouds, release
 from tests.terraform.cases import CASES, create_argv, xcli
+from xcli.gateways.kube_handlers import parse_manifest, set_limits
+from xcli.plan.incluster import setup_steps
+from xcli.plan.render import step_document
+from xcli.providers.tpu_access import recall_access
 
 FAKE = """#!{python}
 import json, os, sys
@@ -32,7 +40,16 @@ if os.environ.get("FAKE_TF_FAIL") == verb:
 
 
 @pytest.fixture
-def fake_terraform(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def cloud() -> Iterator[Clouds]:
+    """What terraform apply made (cluster demo, regional, in us-east5), controllers running."""
+    with clouds() as made:
+        made.add_cluster("my-proj", "us-east5", "demo")
+        made.controllers_ready()
+        yield made
+
+
+@pytest.fixture
+def fake_terraform(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cloud: Clouds) -> Path:
     """A `terraform` on an otherwise empty PATH; returns the log of its invocations."""
     bindir = tmp_path / "bin"
     bindir.mkdir()
@@ -61,6 +78,7 @@ class Terminal(io.StringIO):
 
 
 SPOT = CASES["v6e-256-x2-spot"]
+CLUSTER = "projects/my-proj/locations/us-east5/clusters/demo"  # regional, as the module makes it
 APPLY_SEQUENCE = [
     ["-chdir=deploy", "init", "-input=false"],
     ["-chdir=deploy", "plan", "-input=false", "-out=tfplan"],
@@ -84,6 +102,43 @@ def test_apply_with_yes_runs_init_plan_show_apply_output(
     assert "s3cret" not in out + err
     assert json.loads(Path("deploy/xcli.json").read_text())["cluster"] == "demo"
     assert Path("deploy/modules/tpu-node-pool/main.tf").is_file()
+
+
+def test_after_apply_the_cluster_gets_the_setup_the_dry_run_printed(
+    fake_terraform: Path, cloud: Clouds, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dry = create_argv(SPOT, "--terraform", "deploy", "--apply", "--yes", "--dry-run", "-o", "json")
+    assert xcli(dry) == 0
+    printed = json.loads(capsys.readouterr().out)["plan"]
+    assert cloud.kube.requests == [] and cloud.gke.requests == []  # the dry-run asks nothing
+
+    code = xcli(create_argv(SPOT, "--terraform", "deploy", "--apply", "--yes", "-o", "json"))
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert calls(fake_terraform) == APPLY_SEQUENCE
+    # the cluster's API, found through clusters.get of the regional cluster Terraform made
+    assert [(m, p.split("?")[0]) for m, p, _ in cloud.gke.requests] == [("GET", "/v1/" + CLUSTER)]
+    assert cloud.connected == [(ENDPOINT, CA)]
+    # every object applied: the two releases' objects (the pinned URLs, limits set as the
+    # dry-run printed them) and exactly the dry-run's manifests, nothing else
+    installs = [s for s in printed if s["kind"] == "k8s_install"]
+    assert sorted(cloud.fetched) == sorted(s["url"] for s in installs)
+    released = []
+    for step in installs:
+        objects = parse_manifest(release(step["url"]), step["url"])
+        set_limits(objects, step["limits"], step["url"])
+        released += objects
+    manifests = [s["manifest"] for s in printed if s["kind"] == "k8s_apply"]
+    assert len(manifests) == 9
+    assert sorted(map(canon, cloud.applied())) == sorted(map(canon, [*manifests, *released]))
+    assert cloud.applied()[-1]["kind"] == "ConfigMap"  # the metadata, last
+    summary = {s["id"]: s["status"] for s in json.loads(out)["steps"]}
+    assert summary["k8s-metadata"] == "ok" and set(summary.values()) == {"ok"}
+    assert "with --apply once terraform" not in err  # the note is gone where it is done
+
+
+def canon(obj: object) -> str:
+    return json.dumps(obj, sort_keys=True)
 
 
 def test_apply_asks_and_stops_on_no(
@@ -132,7 +187,7 @@ def test_without_a_binary_the_folder_is_written_and_the_commands_printed(
     json.loads(out)  # stdout stays one JSON document; the advice goes to stderr
     assert "no terraform or tofu on PATH; to create the cluster, run:" in err
     assert "  terraform -chdir=deploy apply -input=false tfplan" in err
-    assert "without --terraform" in err
+    assert "run this same command with --apply" in err
     assert Path("deploy/main.tf").is_file()
 
 
@@ -154,7 +209,8 @@ def test_dry_run_with_apply_lists_the_commands_as_steps(
     argv = create_argv(SPOT, "--terraform", "deploy", "--apply", "--dry-run", "-o", "json")
     assert xcli(argv) == 0
     plan = json.loads(capsys.readouterr().out)
-    runs = [s for s in plan["plan"] if s["kind"] != "local" or s["action"] == "confirm"]
+    runs = [s for s in plan["plan"] if s["kind"] in ("terraform", "local")]
+    runs = [s for s in runs if s["kind"] == "terraform" or s["action"] == "confirm"]
     assert [s["id"] for s in runs] == [
         "tf-init",
         "tf-plan",
@@ -167,6 +223,12 @@ def test_dry_run_with_apply_lists_the_commands_as_steps(
     assert [c[1:] for c in commands] == APPLY_SEQUENCE and {c[0] for c in commands} == {"terraform"}
     assert runs[0]["after"] == [s["id"] for s in plan["plan"] if s.get("action") == "write_file"]
     assert calls(fake_terraform) == [] and not Path("deploy").exists()
+    # then the API path's in-cluster setup, against the cluster Terraform made
+    setup = setup_steps(SPOT.spec(), CLUSTER, ("tf-output",))
+    assert len(setup) == 12
+    tail = plan["plan"][len(plan["plan"]) - len(setup) :]
+    assert tail == json.loads(json.dumps([step_document(s) for s in setup]))
+    assert "with --apply once terraform" not in json.dumps(plan["notes"])  # done here now
 
 
 def test_delete_destroys_from_the_folder(
@@ -196,3 +258,59 @@ def test_delete_without_a_binary_says_what_to_run(
     err = capsys.readouterr().err
     assert "no terraform or tofu on PATH" in err
     assert "terraform -chdir=deploy destroy -input=false" in err
+
+
+def test_after_apply_queued_resources_get_ssh_access_like_the_api_path(
+    fake_terraform: Path, cloud: Clouds, isolated_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One queued resource per slice (demo-0, demo-1): xcli waits for each to be ACTIVE, adds
+    its key to each node's metadata (keeping the keys there) and pins every worker's host key."""
+    flags = ["--provider", "queued-resource", "--tpu-type", "v5litepod-16", "--num-slices", "2"]
+    place = ["--project", "my-proj", "--zone", "us-east5-b", "--on-demand"]
+    argv = ["cluster", "create", "--cluster", "demo", *flags, *place, "--terraform", "deploy"]
+    parent = "projects/my-proj/locations/us-east5-b"
+    for name in ("demo-0", "demo-1"):
+        cloud.tpu.add(parent, name, workers=4)
+    assert xcli([*argv, "--apply", "--yes", "--dry-run", "-o", "json"]) == 0
+    printed = json.loads(capsys.readouterr().out)["plan"]
+    ids = [s["id"] for s in printed if s["kind"] not in ("local", "terraform")]
+    assert ids == [
+        "wait-active-demo-0",
+        "wait-active-demo-1",
+        "ssh-access-demo-0",
+        "ssh-access-demo-1",
+    ]
+
+    code = xcli([*argv, "--apply", "--yes", "-o", "json"])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert [c[1] for c in calls(fake_terraform)] == ["init", "plan", "show", "apply", "output"]
+    key = (isolated_home / ".ssh" / "xcli_ed25519.pub").read_text().strip()
+    patches = [(r, b) for m, r, b in cloud.tpu.requests if m == "PATCH"]
+    assert sorted(r for r, _ in patches) == ["nodes/demo-0", "nodes/demo-1"]  # in parallel
+    for _, body in patches:
+        assert body["metadata"]["ssh-keys"].splitlines() == [
+            "bob:ssh-rsa AAAAB3OTHER bob",
+            f"xcli:{key}",
+        ]
+    polled = {r for m, r, _ in cloud.tpu.requests if r.startswith("queuedResources/")}
+    assert polled == {"queuedResources/demo-0", "queuedResources/demo-1"}
+    known = (isolated_home / "state" / "known_hosts").read_text().splitlines()
+    assert len(known) == 8 and all(f"ssh-ed25519 {HOST_KEY} xcli:" in line for line in known)
+    # recorded per queued resource, as `xcli cluster wait` would: `xcli ssh --cluster demo-1`
+    assert any(line.endswith("xcli:my-proj/us-east5-b/demo-1/demo-1/w3") for line in known)
+    for name in ("demo-0", "demo-1"):
+        assert recall_access("my-proj", "us-east5-b", name)["user"] == "xcli"
+
+
+def test_without_apply_the_notes_say_how_to_finish_queued_resources(
+    fake_terraform: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    case = CASES["v6e-256-x2-queued-resource"]
+    assert xcli(create_argv(case, "--terraform", "deploy")) == 0
+    out = capsys.readouterr().out  # text output: the notes follow the run on stdout
+    assert "after terraform apply, add the SSH key and pin the host keys with:" in out
+    for name in ("demo-0", "demo-1"):
+        wait = f"xcli cluster wait --provider queued-resource --cluster {name}"
+        assert f"  {wait} --project my-proj --zone us-east5-b" in out
+    assert calls(fake_terraform) == []

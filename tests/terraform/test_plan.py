@@ -49,3 +49,26 @@ def test_post_apply_steps_run_after_the_outputs() -> None:
     plan = plan_create(applying(SPEC), "d", binary="terraform", post_apply=post_apply)
     assert plan.steps[-1].id == "ns" and plan.steps[-1].after == ("tf-output",)
     assert plan.steps[-2].id == "tf-output"
+
+
+def test_after_apply_a_single_queued_resource_gets_the_api_paths_steps() -> None:
+    """One slice: the same wait and SSH-access requests as `cluster create` without
+    --terraform; two slices: the same per queued resource, each under its own name."""
+    from xcli.plan import queued_resource as qr_plan
+    from xcli.plan.render import step_document
+    from xcli.terraform.after_apply import post_apply_steps
+
+    one = replace(CASES["v6e-256-x2-queued-resource"].spec(), num_slices=1)
+    api = {s.kind: step_document(s) for s in qr_plan.plan_create(one).steps if s.id != "create"}
+    tf = {s.kind: step_document(s) for s in post_apply_steps(one, "tf-output")}
+    assert tf.keys() == api.keys() == {"local", "wait", "tpu_ssh_access"}
+    for kind, doc in tf.items():
+        same = {k: v for k, v in doc.items() if k not in ("id", "after")}
+        assert same == {k: v for k, v in api[kind].items() if k not in ("id", "after")}
+    two = post_apply_steps(CASES["v6e-256-x2-queued-resource"].spec(), "tf-output")
+    access = [s for s in two if s.kind == "tpu_ssh_access"]
+    assert [(s.queued_resource, s.nodes) for s in access] == [  # type: ignore[attr-defined]
+        ("demo-0", ("demo-0",)),
+        ("demo-1", ("demo-1",)),
+    ]
+    assert all(set(s.after) == {"ssh-key", f"wait-active-{s.queued_resource}"} for s in access)  # type: ignore[attr-defined]

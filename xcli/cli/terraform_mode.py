@@ -98,20 +98,21 @@ def _check_folder(folder: Path, spec: ClusterSpec) -> None:
         )
 
 
-def _after_apply(spec: ClusterSpec) -> tuple[Any, Mapping[str, Any]]:
-    """What runs once terraform apply has created the infrastructure: nothing yet.
+def _after_apply(spec: ClusterSpec) -> Callable[[], Mapping[str, Any]]:
+    """The live handlers for the post-apply steps, built only when a live run needs them."""
 
-    The in-cluster setup of a GKE cluster is finished by re-running `cluster create` without
-    --terraform (the plan's notes say so): the API path adopts the pools Terraform made and
-    adds only what is missing. Running those steps here, after "tf-output", is the next step;
-    this function is where they go (post_apply(spec, after) -> steps, plus their handlers).
-    """
-    return None, {}
+    def build() -> Mapping[str, Any]:
+        from xcli.providers import terraform_live
+
+        return terraform_live.handlers(spec)
+
+    return build
 
 
 def create(spec: ClusterSpec, common: Common) -> None:
     from xcli.gateways.terraform import TerraformHandlers, find_binary
     from xcli.terraform import plan_create
+    from xcli.terraform.after_apply import post_apply_steps
 
     folder = str(spec.options["terraform"])
     apply = bool(spec.options.get("apply"))
@@ -122,13 +123,14 @@ def create(spec: ClusterSpec, common: Common) -> None:
         _check_folder(Path(folder), spec)
         if apply and binary and not common.yes and not sys.stdin.isatty():
             raise UserError("terraform apply needs confirmation", hint="pass --yes to confirm")
-    post_apply, provider_handlers = _after_apply(spec)
-    plan = plan_create(spec, folder, binary=binary, confirm=not common.yes, post_apply=post_apply)
-    handlers = TerraformHandlers(_echo, _ask, fallback=provider_handlers)
-    run_plan(common, plan, handlers.as_mapping)
+    plan = plan_create(
+        spec, folder, binary=binary, confirm=not common.yes, post_apply=post_apply_steps
+    )
+    post_handlers = _after_apply(spec)
+    run_plan(common, plan, lambda: TerraformHandlers(_echo, _ask, post_handlers()).as_mapping())
     if not common.dry_run:
         for note in plan.notes[1:]:
-            if not apply or binary is None or note.startswith("after terraform apply"):
+            if not apply or binary is None:
                 click.echo(note, err=common.output == "json")  # keep stdout one JSON doc
 
 

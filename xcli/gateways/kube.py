@@ -46,6 +46,26 @@ WEBHOOK_NOT_READY = (
 )
 
 
+_IMPORT_LOCK = threading.Lock()
+
+
+def load_lightkube() -> None:
+    """Import lightkube's modules once, from one thread at a time.
+
+    Steps run in threads; two threads importing lightkube's modules for the first time at once
+    (one building a client, one registering a CRD's kinds) can fail with Python's import
+    deadlock error. Every KubeApi is built through this, before any thread uses lightkube.
+    """
+    with _IMPORT_LOCK:
+        import lightkube
+        import lightkube.codecs
+        import lightkube.config.models
+        import lightkube.core.exceptions
+        import lightkube.core.generic_client
+        import lightkube.core.resource
+        import lightkube.generic_resource  # noqa: F401
+
+
 class KubeApi:
     """One cluster's Kubernetes API. Thread-safe: handlers share it across steps."""
 
@@ -59,6 +79,7 @@ class KubeApi:
         transport: httpx2.BaseTransport | None = None,
         field_manager: str = "xcli",
     ) -> None:
+        load_lightkube()
         self.endpoint = endpoint
         self.field_manager = field_manager
         self._ca_cert = ca_cert

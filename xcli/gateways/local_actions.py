@@ -178,7 +178,8 @@ def _tail(path: Any, lines: int = 5) -> str:
 
 def pin_host_keys(args: Mapping[str, Any], ctx: StepContext) -> Mapping[str, Any]:
     files = _files(args)
-    count = local_keys.pin_host_keys(files.known_hosts, args["ports"], args["host_keys"])
+    with _locked(files):  # two creates at once write the same file (through the same temp name)
+        count = local_keys.pin_host_keys(files.known_hosts, args["ports"], args["host_keys"])
     return {"known_hosts": str(files.known_hosts), "pinned": count}
 
 

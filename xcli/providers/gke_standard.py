@@ -9,7 +9,7 @@ first talks to a cluster.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from xcli.errors import NotFoundError
@@ -27,8 +27,13 @@ POOL_LABEL = "cloud.google.com/gke-nodepool"
 class KubeConnector:
     """Opens the Kubernetes API of a GKE cluster from its resource name."""
 
-    def __init__(self, container: ContainerGateway) -> None:
+    def __init__(
+        self,
+        container: ContainerGateway,
+        kube: Callable[[str, str | None], KubeApi] = KubeApi,
+    ) -> None:
         self.container = container
+        self.kube = kube  # (endpoint, CA certificate) -> KubeApi; tests give a fake transport
 
     def __call__(self, cluster: str) -> KubeApi:
         # cluster: projects/P/locations/R/clusters/N, as the in-cluster steps name it
@@ -43,7 +48,7 @@ class KubeConnector:
                 f"cluster {name} not found in {project}/{region}",
                 hint="create it with: xcli cluster create",
             )
-        return KubeApi(found.endpoint, found.master_auth.cluster_ca_certificate or None)
+        return self.kube(found.endpoint, found.master_auth.cluster_ca_certificate or None)
 
 
 def ready_nodes(api: KubeApi) -> dict[str, int]:

@@ -16,6 +16,7 @@ from pathlib import PurePath
 from typing import Any, ClassVar
 
 from xcli.plan.model import Plan, Step
+from xcli.plan.queued_resource import node_names as qr_node_names
 from xcli.plan.steps import LocalAction
 from xcli.spec import ClusterSpec
 from xcli.terraform.folder import RECORD, commands, deployment_files, state_backend
@@ -75,16 +76,23 @@ def _notes(spec: ClusterSpec, folder: str, binary: str | None, apply: bool) -> l
             f"{spec.num_slices} queued resources, one per slice: the google-beta provider has "
             "no multislice parameters, so the slices are not scheduled all-or-nothing"
         )
-    if spec.provider == "gke":
+    if spec.provider == "gke" and binary is None:  # with a binary, the setup runs after apply
         notes.append(
-            "after terraform apply, install JobSet, Kueue, the queues and the metadata with the "
-            "same `xcli cluster create` command without --terraform, --state-bucket and "
-            "--apply: it adopts the node pools Terraform made and adds only the in-cluster setup"
+            "the cluster also needs JobSet, Kueue, the queues and the metadata ConfigMap: run "
+            "this same command with --apply once terraform or tofu is on PATH (xcli then runs "
+            "terraform and installs them after the apply)"
         )
     if binary is None:
         why = "no terraform or tofu on PATH; " if apply else ""
         notes.append(why + "to create the cluster, run:")
         notes += ["  " + shlex.join(c) for c in commands("terraform", folder)[:4]]
+    if spec.provider == "queued-resource" and binary is None:
+        notes.append("after terraform apply, add the SSH key and pin the host keys with:")
+        where = f"--project {spec.project} --zone {spec.zone}"
+        notes += [
+            f"  xcli cluster wait --provider queued-resource --cluster {name} {where}"
+            for name in qr_node_names(spec.name, spec.num_slices)
+        ]
     return notes
 
 
