@@ -54,8 +54,9 @@ class LoginHandlers:
             raise UserError(
                 f"project {project} turns OS Login on (project metadata enable-oslogin=TRUE): "
                 "its TPU VMs would ignore an SSH key in ssh-keys metadata",
-                hint="add --os-login: xcli then imports the key with the OS Login API and logs "
-                "in as your OS Login user (or set --metadata enable-oslogin=FALSE on the nodes)",
+                hint="add --os-login (for a queued resource that exists: xcli cluster wait "
+                "--os-login): xcli then imports the key with the OS Login API and logs in as "
+                "your OS Login user",
             )
         return {"enabled": False}
 
