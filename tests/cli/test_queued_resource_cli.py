@@ -46,11 +46,12 @@ def test_create_dry_run_reads_the_startup_script(
     code, out, _ = _run(argv, capsys)
     assert code == 0
     doc = json.loads(out)
-    body = doc["plan"][1]["request"]["body"]
+    steps = {step["id"]: step for step in doc["plan"]}
+    body = steps["create"]["request"]["body"]
     assert body["tpu"]["nodeSpec"][0]["node"]["metadata"]["startup-script"] == (
         "#!/bin/bash\necho ready\n"
     )
-    assert doc["plan"][3]["user"] == "alice"
+    assert steps["ssh-access"]["user"] == "alice"
     assert not (tmp_path / "home" / ".ssh").exists()  # dry-run writes no key
 
 
@@ -159,3 +160,85 @@ def test_list_shows_age_and_quota_holders(
     assert header.split()[-3:] == ["AGE", "FLEX", "REMAINING"]
     assert row.split()[:6] == ["old", "us-east5-b", "v5litepod-16", "1", "spot", "FAILED"]
     assert "holds quota" in row
+
+
+def test_ssh_dry_run_says_it_needs_credentials_for_the_workers(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A credentials file that does not exist fails before google-auth would probe the GCE
+    # metadata server, so this test reaches no host.
+    monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(tmp_path / "missing.json"))
+    argv = ["ssh", "--cluster", "q", "--worker=all", "--command", "hostname", "--dry-run"]
+    code, out, err = _run([*argv, *COMMON], capsys)
+    assert code == 1 and out == ""
+    assert "xcli ssh needs Google credentials, even with --dry-run" in err
+    assert "come from the Cloud TPU API" in err
+    assert "or use --dry-run" not in err
+
+
+def test_create_os_login_dry_run_needs_no_credentials(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(tmp_path / "missing.json"))
+    argv = ["cluster", "create", "--provider", "queued-resource", "--cluster", "q"]
+    argv += ["--tpu-type", "v4-8", "--spot", "--os-login", "--dry-run", "-o", "json"]
+    code, out, _ = _run([*argv, *COMMON], capsys)
+    assert code == 0
+    steps = {step["id"]: step for step in json.loads(out)["plan"]}
+    assert steps["os-login-key"]["request"]["url"] == (
+        "https://oslogin.googleapis.com/v1/users/${caller.email}:importSshPublicKey"
+        "?projectId=my-proj"
+    )
+    assert steps["ssh-access"]["user"] == "${os-login-key.username}"
+    code, _, err = _run([*argv, "--metadata", "enable-oslogin=FALSE", *COMMON], capsys)
+    assert code == 1 and "contradicts" in err
+
+
+@responses.activate
+def test_ssh_right_after_setup_retries_connections_longer(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from xcli.providers import tpu_access
+
+    token_uri = "https://oauth2.googleapis.com/token"
+    adc = tmp_path / "adc.json"
+    adc.write_text(
+        json.dumps(
+            {
+                "type": "authorized_user",
+                "client_id": "id",
+                "client_secret": "secret",
+                "refresh_token": "refresh",
+                "token_uri": token_uri,
+            }
+        )
+    )
+    monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(adc))
+    responses.post(token_uri, json={"access_token": "ya29.t", "expires_in": 3600})
+    base = "https://tpu.googleapis.com/v2/projects/my-proj/locations/us-east5-b"
+    parent = "projects/my-proj/locations/us-east5-b"
+    qr = {
+        "name": f"{parent}/queuedResources/q",
+        "tpu": {"nodeSpec": [{"parent": parent, "nodeId": "q", "node": {}}]},
+        "state": {"state": "ACTIVE"},
+    }
+    responses.get(f"{base}/queuedResources/q", json=qr)
+    endpoint = {"ipAddress": "10.0.0.2", "accessConfig": {"externalIp": "34.0.0.2"}}
+    responses.get(
+        f"{base}/nodes/q", json={"name": f"{parent}/nodes/q", "networkEndpoints": [endpoint]}
+    )
+    key = tmp_path / "k"
+    tpu_access.ensure_key(key, create=True)
+    tpu_access.ensure_key(tpu_access.key_path("~/.ssh/xcli_ed25519"), create=True)
+    argv = ["ssh", "--cluster", "q", "--command", "hostname", "--dry-run", "-o", "json", *COMMON]
+
+    code, out, err = _run(argv, capsys)  # never set up from here: the connect timeout
+    assert code == 0, err
+    assert json.loads(out)["plan"][0]["retry_for_seconds"] == 10
+    tpu_access.remember_access("my-proj", "us-east5-b", "q", "alice_example_com", str(key), True)
+    code, out, _ = _run(argv, capsys)  # just set up: keys may still be reaching the VMs
+    step = json.loads(out)["plan"][0]
+    assert code == 0 and step["retry_for_seconds"] == 60.0
+    assert '"-l", "alice_example_com", "--", "34.0.0.2"' in json.dumps(step)  # the OS Login user
+    code, out, _ = _run([*argv, "--retry-for", "5s"], capsys)  # the flag wins
+    assert json.loads(out)["plan"][0]["retry_for_seconds"] == 5

@@ -27,6 +27,12 @@ def _doc(url: str) -> str:
     return "tpu.v2alpha1" if "/v2alpha1/" in url else "tpu.v2"
 
 
+def _tpu_requests(plan: Any) -> list[tuple[str, str, str, Any]]:
+    """The Cloud TPU requests: the ones a discovery document in ../shared/schemas covers.
+    compute.projects.get and OS Login have none there; test_login_requests checks them."""
+    return [r for r in requests_of(plan) if r[0].startswith("tpu.")]
+
+
 def requests_of(plan: Any) -> list[tuple[str, str, str, Any]]:
     """(api, method, url, body) of every request a plan prints, refs shown symbolically."""
     out = []
@@ -36,7 +42,8 @@ def requests_of(plan: Any) -> list[tuple[str, str, str, Any]]:
             out.append((step.api, step.method, str(step.url), body))
         elif isinstance(step, TpuSshAccess):
             for r in step.details()["requests"]:
-                out.append((r["api"], r["method"], r["url"], r.get("body")))
+                if "url" in r:  # operations.get names the PATCH's answer: gateway-tested
+                    out.append((r["api"], r["method"], r["url"], r.get("body")))
     return out
 
 
@@ -58,8 +65,9 @@ def test_golden_dry_run(name: str, update_goldens: bool) -> None:
 def test_every_request_fits_the_discovery_document(name: str) -> None:
     plans = [plan_create(SCENARIOS[name]), plan_delete("my-proj", "us-east5-b", "x")]
     for plan in plans:
-        found = requests_of(plan)
+        found = _tpu_requests(plan)
         assert found
+        assert {r[0].split(".")[0] for r in requests_of(plan)} <= {"tpu", "compute", "oslogin"}
         for api, method, url, body in found:
             check_request(api, method, url, body, doc=_doc(url))
 
@@ -68,7 +76,7 @@ def test_wait_plan_requests_fit_and_use_node_refs() -> None:
     plan = plan_wait("my-proj", "us-east5-b", "q", {"ssh_user": "alice"}, 600)
     access = plan.by_id()["ssh-access"]
     assert access.details()["nodes"] == "${wait-active.nodes}"
-    for api, method, url, body in requests_of(plan):
+    for api, method, url, body in _tpu_requests(plan):
         check_request(api, method, url.replace("{node}", "n"), body, doc=_doc(url))
 
 
@@ -116,7 +124,7 @@ def test_shapes() -> None:
 
 def test_async_stops_after_the_request() -> None:
     plan = plan_create(spec("q", "v5litepod-16", Capacity("spot"), async_=True))
-    assert [s.id for s in plan.steps] == ["ssh-key", "create"]
+    assert [s.id for s in plan.steps] == ["ssh-key", "os-login-check", "create"]
     assert any("xcli cluster wait" in n for n in plan.notes)
 
 
@@ -128,7 +136,14 @@ def test_async_stops_after_the_request() -> None:
         ("v6e-8", Capacity("flex-start"), {}, "needs --max-run-duration"),
         ("v6e-8", Capacity("spot"), {"labels": ("Bad=x",)}, "label"),
         ("v6e-8", Capacity("spot"), {"metadata": ("ssh-keys=x",)}, "managed by xcli"),
-        ("v6e-8", Capacity("spot"), {"metadata": ("enable-oslogin=TRUE",)}, "enable-oslogin"),
+        ("v6e-8", Capacity("spot"), {"metadata": ("enable-oslogin=yes",)}, "neither TRUE"),
+        (
+            "v6e-8",
+            Capacity("spot"),
+            {"os_login": True, "metadata": ("enable-oslogin=FALSE",)},
+            "contradicts",
+        ),
+        ("v6e-8", Capacity("spot"), {"os_login": True}, "--ssh-user cannot be combined"),
         ("v6e-8", Capacity("spot"), {"valid_after_time": "tomorrow"}, "not a time"),
         (
             "v6e-8",
@@ -153,4 +168,66 @@ def test_tpu7x_points_to_gke() -> None:
 
 def test_golden_json_is_the_stable_document() -> None:
     doc = json.loads((GOLDENS / "v6e-8-guaranteed.json").read_text())
-    assert [s["kind"] for s in doc["plan"]] == ["local", "api_call", "wait", "tpu_ssh_access"]
+    kinds = [s["kind"] for s in doc["plan"]]
+    assert kinds == ["local", "api_call", "api_call", "wait", "tpu_ssh_access"]
+
+
+def test_os_login_imports_the_key_before_anything_is_created() -> None:
+    plan = plan_create(SCENARIOS["v5litepod-16-os-login"])
+    steps = plan.by_id()
+    assert [s.id for s in plan.steps] == [
+        "ssh-key",
+        "caller",
+        "os-login-key",
+        "create",
+        "wait-active",
+        "ssh-access",
+    ]
+    assert set(steps["create"].after) == {"ssh-key", "caller", "os-login-key"}
+    access = steps["ssh-access"].details()
+    assert access["user"] == "${os-login-key.username}"  # known only at run time: a Ref
+    assert [r["method"] for r in access["requests"]] == ["GET", "POST"]  # no metadata PATCH
+    assert '"ssh-keys"' not in plan_json(plan)
+    # the node's own enable-oslogin=TRUE means OS Login too, and is sent as node metadata
+    implied = plan_create(
+        spec("q", "v6e-8", Capacity("spot"), ssh_user=None, metadata=("enable-oslogin=TRUE",))
+    )
+    assert "os-login-key" in implied.by_id()
+    node = implied.by_id()["create"].body["tpu"]["nodeSpec"][0]["node"]  # type: ignore[index]
+    assert node["metadata"] == {"enable-oslogin": "TRUE"}
+    # a node that turns it off wins over the project: no project check, metadata keys
+    off = plan_create(spec("q", "v6e-8", Capacity("spot"), metadata=("enable-oslogin=FALSE",)))
+    assert {"os-login-check", "caller", "os-login-key"}.isdisjoint(off.by_id())
+    assert off.by_id()["ssh-access"].details()["requests"][1]["method"] == "PATCH"
+
+
+def test_login_requests() -> None:
+    """No discovery document for Compute or OS Login is in ../shared/schemas, so their request
+    shapes are asserted field by field, from the REST references: compute.projects.get is
+    GET compute/v1/projects/{project} with no body; users.importSshPublicKey is
+    POST oslogin/v1/{parent=users/*}:importSshPublicKey?projectId=P whose body is an
+    SshPublicKey (key; expirationTimeUsec optional; fingerprint and name are output only)."""
+    check = plan_create(SCENARIOS["v5litepod-16-spot"]).by_id()["os-login-check"]
+    assert isinstance(check, ApiCall)
+    assert (check.api, check.method, check.url, check.body) == (
+        "compute.projects.get",
+        "GET",
+        "https://compute.googleapis.com/compute/v1/projects/my-proj",
+        None,
+    )
+    key = plan_create(SCENARIOS["v5litepod-16-os-login"]).by_id()["os-login-key"]
+    assert isinstance(key, ApiCall)
+    assert (key.api, key.method) == ("oslogin.users.importSshPublicKey", "POST")
+    assert str(key.url) == (
+        "https://oslogin.googleapis.com/v1/users/${caller.email}:importSshPublicKey"
+        "?projectId=my-proj"
+    )
+    assert symbolic(key.body) == {"key": "${ssh-key.public_key}"}
+    wait = plan_wait("my-proj", "us-east5-b", "q", {"os_login": True}, 600)
+    assert [s.id for s in wait.steps] == [
+        "ssh-key",
+        "caller",
+        "os-login-key",
+        "wait-active",
+        "ssh-access",
+    ]

@@ -101,6 +101,23 @@ def run(plan: Any, fake: FakeTime, reporter: Recorder | None = None) -> dict[str
     return executor.run(plan).results
 
 
+COMPUTE = "https://compute.googleapis.com/compute/v1/projects/my-proj"
+OPS = "https://tpu.googleapis.com/v2/projects/my-proj/locations/us-east5-b/operations"
+
+
+def _project(**metadata: str) -> None:
+    """compute.projects.get: the project's common instance metadata."""
+    items = [{"key": k.replace("_", "-"), "value": v} for k, v in metadata.items()]
+    responses.get(COMPUTE, json={"name": "my-proj", "commonInstanceMetadata": {"items": items}})
+
+
+def _operation(name: str, *, polls: int = 1) -> None:
+    """The metadata update operation: running `polls - 1` times, then done."""
+    for _ in range(polls - 1):
+        responses.get(f"{OPS}/{name}", json={"name": f"{PARENT}/operations/{name}"})
+    responses.get(f"{OPS}/{name}", json={"name": f"{PARENT}/operations/{name}", "done": True})
+
+
 def _states(*states: str) -> None:
     for state in states:
         body = qr(state)
@@ -117,7 +134,9 @@ def test_create_waits_through_states_then_sets_up_ssh(isolated_home: Path) -> No
     other = "bob:ssh-rsa AAAAB3OTHER bob"
     responses.get(f"{BASE}/nodes/boot", json=node({"ssh-keys": other, "team": "ml"}))
     responses.patch(f"{BASE}/nodes/boot", json={"name": f"{PARENT}/operations/p"})
+    _operation("p", polls=2)
     responses.post(f"{BASE}/nodes/boot:getGuestAttributes", json=GUEST)
+    _project(team="ml")
 
     results = run(provider(fake).plan_create(SCENARIOS["v4-8-on-demand-startup"]), fake, reporter)
     assert {k: r.status for k, r in results.items()} == dict.fromkeys(results, "ok"), [
@@ -138,6 +157,14 @@ def test_create_waits_through_states_then_sets_up_ssh(isolated_home: Path) -> No
     sent = json.loads(patch.body)["metadata"]
     assert sent["team"] == "ml"
     assert sent["ssh-keys"].splitlines() == [other, f"alice:{key}"]
+    # the project was checked for OS Login before the create, and the metadata update was
+    # waited for (polled until done) before the host keys were read
+    urls = [(c.request.method, c.request.url.split("?")[0]) for c in responses.calls]
+    assert urls.index(("GET", COMPUTE)) < urls.index(("POST", f"{BASE}/queuedResources"))
+    polls = [i for i, u in enumerate(urls) if u == ("GET", f"{OPS}/p")]
+    assert len(polls) == 2
+    assert urls.index(("PATCH", f"{BASE}/nodes/boot")) < polls[0]
+    assert polls[-1] < urls.index(("POST", f"{BASE}/nodes/boot:getGuestAttributes"))
     # host keys pinned for both IPs, tagged with the owning queued resource
     known = (isolated_home / "state" / "known_hosts").read_text()
     assert (
@@ -149,6 +176,7 @@ def test_create_waits_through_states_then_sets_up_ssh(isolated_home: Path) -> No
 @responses.activate
 def test_waiting_then_failed_shows_the_reason() -> None:
     fake = FakeTime()
+    _project()
     _states("WAITING_FOR_RESOURCES", "FAILED")
     plan = provider(fake).plan_wait(REF, 3600, {"ssh_user": "alice"})
     results = run(plan, fake)
@@ -180,6 +208,7 @@ def test_active_then_suspended_is_explained() -> None:
 @responses.activate
 def test_wait_times_out_and_says_it_stays_queued() -> None:
     fake = FakeTime()
+    _project()
     _states("WAITING_FOR_RESOURCES")
     results = run(provider(fake).plan_wait(REF, 60, {"ssh_user": "alice"}), fake)
     error = results["wait-active"].error
@@ -221,6 +250,7 @@ def test_ssh_key_merge_retries_409_and_keeps_existing_keys() -> None:
         json={"error": {"code": 409, "status": "ABORTED", "message": "busy"}},
     )
     responses.patch(f"{BASE}/nodes/boot", json={"name": f"{PARENT}/operations/p"})
+    _operation("p")
     handlers: Any = provider(fake).handlers(REF)["tpu_ssh_access"].__self__  # QrHandlers
     from xcli.execute.result import StepContext
 
@@ -375,7 +405,9 @@ def test_wait_plan_sets_up_every_slice_it_finds(isolated_home: Path) -> None:
         body["networkEndpoints"][0]["ipAddress"] = f"10.1.{i}.2"
         responses.get(f"{BASE}/nodes/boot-{i}", json=body)
         responses.patch(f"{BASE}/nodes/boot-{i}", json={"name": f"{PARENT}/operations/p{i}"})
+        _operation(f"p{i}")
         responses.post(f"{BASE}/nodes/boot-{i}:getGuestAttributes", json=GUEST)
+    _project(enable_oslogin="FALSE")
     plan = provider(fake).plan_wait(REF, 3600, {"ssh_user": "carol", "ssh_key": str(key)})
     results = run(plan, fake)
     assert results["ssh-access"].status == "ok", results["ssh-access"].error

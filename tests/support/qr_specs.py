@@ -59,4 +59,7 @@ SCENARIOS: dict[str, ClusterSpec] = {
         valid_after_time="2026-12-01T08:00:00Z",
         valid_until_duration="12h",
     ),
+    "v5litepod-16-os-login": spec(
+        "login", "v5litepod-16", Capacity("spot"), ssh_user=None, os_login=True
+    ),
 }

@@ -78,6 +78,8 @@ class FakeTpu:
                 "guestAttributes": [{"queryValue": {"items": items}}]
                 * len(node["networkEndpoints"])
             }
+        elif kind == "operations":  # the metadata update, polled until done
+            data = {"name": f"{parent}/{rest}", "done": True}
         elif request.method == "PATCH":
             self.nodes[f"{parent}/{rest}"]["metadata"] = body["metadata"]
             data = {"name": f"{parent}/operations/patch-{name}"}
@@ -94,6 +96,7 @@ class Clouds:
     fetched: list[str]
     connected: list[tuple[str, str | None]]
     sleeps: list[float]
+    projects_read: list[str] = field(default_factory=list)  # compute.projects.get (OS Login)
 
     def add_cluster(self, project: str, region: str, name: str) -> None:
         """The regional cluster the gke-cluster module made (with its endpoint and CA)."""
@@ -150,6 +153,13 @@ def clouds() -> Iterator[Clouds]:
     def sleep(seconds: float, *_: Any) -> None:
         made.sleeps.append(seconds)
 
+    def project_answer(request: Any) -> tuple[int, dict[str, str], str]:
+        """A project without OS Login in its common instance metadata."""
+        project = request.url.rsplit("/", 1)[-1]
+        made.projects_read.append(project)
+        data = {"name": project, "commonInstanceMetadata": {"items": []}}
+        return 200, {"content-type": "application/json"}, json.dumps(data)
+
     connections = terraform_live.Connections(
         container=lambda: ContainerGateway(credentials=AnonymousCredentials()),
         kube=kube,
@@ -161,6 +171,8 @@ def clouds() -> Iterator[Clouds]:
     with responses.RequestsMock(assert_all_requests_are_fired=False) as rsps:
         container = re.compile(r"https://container\.googleapis\.com/.*")
         rsps.add_callback("GET", container, callback=gke_answer)
+        compute = re.compile(r"https://compute\.googleapis\.com/compute/v1/projects/[^/]+$")
+        rsps.add_callback("GET", compute, callback=project_answer)
         for method in ("GET", "PATCH", "POST"):
             rsps.add_callback(method, TPU, callback=made.tpu.answer)
         terraform_live.install(connections)

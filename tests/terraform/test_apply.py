@@ -275,6 +275,7 @@ def test_after_apply_queued_resources_get_ssh_access_like_the_api_path(
     printed = json.loads(capsys.readouterr().out)["plan"]
     ids = [s["id"] for s in printed if s["kind"] not in ("local", "terraform")]
     assert ids == [
+        "os-login-check",
         "wait-active-demo-0",
         "wait-active-demo-1",
         "ssh-access-demo-0",
@@ -295,6 +296,10 @@ def test_after_apply_queued_resources_get_ssh_access_like_the_api_path(
         ]
     polled = {r for m, r, _ in cloud.tpu.requests if r.startswith("queuedResources/")}
     assert polled == {"queuedResources/demo-0", "queuedResources/demo-1"}
+    # each metadata update was waited for; the project was checked for OS Login first
+    operations = {r for m, r, _ in cloud.tpu.requests if r.startswith("operations/")}
+    assert operations == {"operations/patch-demo-0", "operations/patch-demo-1"}
+    assert cloud.projects_read == ["my-proj"]
     known = (isolated_home / "state" / "known_hosts").read_text().splitlines()
     assert len(known) == 8 and all(f"ssh-ed25519 {HOST_KEY} xcli:" in line for line in known)
     # recorded per queued resource, as `xcli cluster wait` would: `xcli ssh --cluster demo-1`

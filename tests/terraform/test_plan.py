@@ -61,7 +61,7 @@ def test_after_apply_a_single_queued_resource_gets_the_api_paths_steps() -> None
     one = replace(CASES["v6e-256-x2-queued-resource"].spec(), num_slices=1)
     api = {s.kind: step_document(s) for s in qr_plan.plan_create(one).steps if s.id != "create"}
     tf = {s.kind: step_document(s) for s in post_apply_steps(one, "tf-output")}
-    assert tf.keys() == api.keys() == {"local", "wait", "tpu_ssh_access"}
+    assert tf.keys() == api.keys() == {"local", "api_call", "wait", "tpu_ssh_access"}
     for kind, doc in tf.items():
         same = {k: v for k, v in doc.items() if k not in ("id", "after")}
         assert same == {k: v for k, v in api[kind].items() if k not in ("id", "after")}
@@ -71,4 +71,5 @@ def test_after_apply_a_single_queued_resource_gets_the_api_paths_steps() -> None
         ("demo-0", ("demo-0",)),
         ("demo-1", ("demo-1",)),
     ]
-    assert all(set(s.after) == {"ssh-key", f"wait-active-{s.queued_resource}"} for s in access)  # type: ignore[attr-defined]
+    expected = {"ssh-key", "os-login-check"}
+    assert all(set(s.after) == {*expected, f"wait-active-{s.queued_resource}"} for s in access)  # type: ignore[attr-defined]

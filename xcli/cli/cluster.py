@@ -264,6 +264,7 @@ def describe(name: str, provider: str, common: Common) -> None:
 @click.option("--timeout", metavar="D", help="Give up waiting after D (default 24h).")
 @click.option("--ssh-key", metavar="FILE", help="Private SSH key to authorize on the VMs.")
 @click.option("--ssh-user", metavar="USER", help="Login user for that key.")
+@click.option("--os-login", is_flag=True, help="Import the key with OS Login, not metadata.")
 @common_options
 def wait(
     name: str,
@@ -272,6 +273,7 @@ def wait(
     ssh_key: str | None,
     ssh_user: str | None,
     common: Common,
+    os_login: bool = False,
 ) -> None:
     """Wait until a cluster is ready (e.g. after `create --async`), then set up SSH access.
 
@@ -288,5 +290,6 @@ def wait(
         raise UserError(f"--provider {provider} has nothing to wait for", hint="create waits")
     seconds = parse_duration(timeout, "--timeout") if timeout else 24 * 3600
     ref = _ref(name, provider, common)
-    plan = backend.plan_wait(ref, seconds, {"ssh_key": ssh_key, "ssh_user": ssh_user})
+    raw = {"ssh_key": ssh_key, "ssh_user": ssh_user, "os_login": os_login}
+    plan = backend.plan_wait(ref, seconds, raw)
     run_plan(common, plan, lambda: backend.handlers(ref))

@@ -58,7 +58,7 @@ def resolve(
         engine = "openssh" if shutil.which("ssh") else "asyncssh"
     size = _batch(batch_size)
     run_for = parse_duration(timeout, "--timeout") if timeout else None
-    retry = parse_duration(retry_for, "--retry-for") if retry_for else None
+    retry: float | None = parse_duration(retry_for, "--retry-for") if retry_for else None
     if ssh_key_file is not None and not ssh_key_file.is_file():
         raise UserError(f"--ssh-key-file {ssh_key_file} does not exist", hint="check the path")
     backend = get_provider(provider)
@@ -68,9 +68,11 @@ def resolve(
             hint="xcli ssh works with queued-resource and local clusters",
         )
     ref = _ref(name, provider, common)  # checks the name; a local cluster needs no project
-    everyone = backend.workers(ref)
+    everyone = _workers(backend, ref, common)
     chosen = select(everyone, worker, slice_)
     access = backend.ssh_access(ref) if hasattr(backend, "ssh_access") else None
+    if retry is None and access is not None and access.retry_for is not None:
+        retry = access.retry_for
     settings = SshSettings(
         known_hosts=(access.known_hosts if access else None) or paths.state_dir() / "known_hosts",
         identity=ssh_key_file or (access.key_file if access else None),
@@ -84,6 +86,25 @@ def resolve(
     targets = targets_for(chosen, internal_ip, several_slices=several, user=user)
     size = size or len(targets)  # --batch-size all
     return Request(name, targets, settings, engine, size, run_for, retry, output_dir)
+
+
+def _workers(backend: Any, ref: Any, common: Common) -> Any:
+    """The provider's workers; without credentials, say why even --dry-run needs them."""
+    from xcli.errors import CloudError
+
+    try:
+        return backend.workers(ref)
+    except CloudError as exc:
+        if exc.status != "UNAUTHENTICATED":
+            raise
+        raise CloudError(
+            f"xcli ssh needs Google credentials, even with --dry-run: the workers' addresses "
+            f"of {ref.name} come from the Cloud TPU API ({exc.message})",
+            hint="log in with application default credentials (or set "
+            "GOOGLE_APPLICATION_CREDENTIALS); to see plans without credentials, use "
+            "`xcli cluster create ... --dry-run`",
+            status=exc.status,
+        ) from None
 
 
 def interactive(common: Common, req: Request) -> int:

@@ -23,7 +23,7 @@ from xcli.spec import ClusterSpec
 # than its default) is refused rather than silently dropped. Extend with the modules.
 SUPPORTED = {
     "gke": {"release_channel", "gke_version"},
-    "queued-resource": {"runtime_version", "network", "subnetwork", "internal_ips"},
+    "queued-resource": {"runtime_version", "network", "subnetwork", "internal_ips", "os_login"},
 }
 
 

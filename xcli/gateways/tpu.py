@@ -57,7 +57,7 @@ class TpuGateway:
             raise CloudError(
                 f"no Google credentials: {exc}",
                 hint="log in with application default credentials (or set "
-                "GOOGLE_APPLICATION_CREDENTIALS), or use --dry-run",
+                "GOOGLE_APPLICATION_CREDENTIALS); `xcli cluster ... --dry-run` needs none",
                 status="UNAUTHENTICATED",
             ) from None
         return creds
@@ -188,6 +188,12 @@ class TpuGateway:
                 timeout=self.timeout,
             )
         return str(operation.operation.name)
+
+    def get_operation(self, name: str) -> dict[str, Any]:
+        """GET v2/{operation} as REST JSON. Raw, because the client would unpack the operation's
+        `response` (a Node) strictly; a field newer than the client breaks that (gcp-api.md
+        §1.3)."""
+        return self.raw("GET", f"{DEFAULT_ROOT}/v2/{name}")
 
     def guest_attributes(self, name: str) -> list[dict[str, Any]]:
         """Every worker's guest attributes, in worker order."""

@@ -41,6 +41,13 @@ class QrOptions:
     ssh_key: str = DEFAULT_KEY
     ssh_user: str = "xcli"
     wait: bool = True
+    os_login: bool = False  # import the key with the OS Login API instead of ssh-keys metadata
+
+    @property
+    def node_os_login(self) -> str | None:
+        """The node's own enable-oslogin metadata (it overrides the project's), upper-cased."""
+        value = dict(self.metadata).get("enable-oslogin")
+        return value.upper() if value is not None else None
 
 
 def _pairs(values: Iterable[str], flag: str) -> list[tuple[str, str]]:
@@ -92,10 +99,10 @@ def _metadata(
                 "ssh-keys metadata is managed by xcli",
                 hint="pass your key with --ssh-key FILE instead",
             )
-        if key == "enable-oslogin" and dict(items)[key].upper() == "TRUE":
+        if key == "enable-oslogin" and dict(items)[key].upper() not in ("TRUE", "FALSE"):
             raise UserError(
-                "enable-oslogin=TRUE is not supported by the queued-resource provider yet",
-                hint="drop it: xcli adds its own key to the nodes' ssh-keys metadata",
+                f"enable-oslogin={dict(items)[key]} is neither TRUE nor FALSE",
+                hint="--metadata enable-oslogin=TRUE (or FALSE)",
             )
         seen.add(key)
     return tuple(items)
@@ -146,6 +153,13 @@ def qr_options(raw: Mapping[str, object]) -> QrOptions:
         raise UserError(f"SSH user {user!r} is not a valid Linux user name", hint="e.g. alice")
     scopes = tuple(s.strip() for v in _seq(raw.get("scopes")) for s in v.split(",") if s.strip())
     files = _files(raw.get("metadata_from_file"))
+    metadata = _metadata(_seq(raw.get("metadata")), files)
+    os_login = _os_login(bool(raw.get("os_login")), dict(metadata).get("enable-oslogin"))
+    if os_login and raw.get("ssh_user"):
+        raise UserError(
+            "--ssh-user cannot be combined with OS Login",
+            hint="with OS Login the login user is your OS Login POSIX user name; drop --ssh-user",
+        )
     return QrOptions(
         runtime_version=_str(raw.get("runtime_version")),
         network=_str(raw.get("network")),
@@ -155,14 +169,27 @@ def qr_options(raw: Mapping[str, object]) -> QrOptions:
         scopes=scopes,
         labels=_labels(_seq(raw.get("labels"))),
         tags=_tags(_seq(raw.get("tags"))),
-        metadata=_metadata(_seq(raw.get("metadata")), files),
+        metadata=metadata,
         valid_until=valid_until,
         valid_after=valid_after,
         valid_after_time=_rfc3339(str(after_time)) if after_time else None,
         ssh_key=_str(raw.get("ssh_key")) or DEFAULT_KEY,
         ssh_user=user,
         wait=not raw.get("async_"),
+        os_login=os_login,
     )
+
+
+def _os_login(flag: bool, node_value: str | None) -> bool:
+    """--os-login, or the node's enable-oslogin=TRUE; a node's FALSE contradicts --os-login."""
+    if node_value is not None and node_value.upper() == "FALSE":
+        if flag:
+            raise UserError(
+                "--os-login contradicts --metadata enable-oslogin=FALSE",
+                hint="drop one of them",
+            )
+        return False
+    return flag or node_value is not None
 
 
 def local_user() -> str:

@@ -19,7 +19,8 @@ from typing import Any
 from xcli.errors import UserError
 from xcli.plan.model import Plan, Ref, Step
 from xcli.plan.qr_options import QrOptions, qr_options
-from xcli.plan.steps import ApiCall, LocalAction, Wait
+from xcli.plan.steps import ApiCall, LocalAction, Text, Wait
+from xcli.plan.tpu_login import login_steps
 from xcli.plan.tpu_steps import TpuSshAccess
 from xcli.spec import ClusterSpec, check_name
 
@@ -168,19 +169,27 @@ def _key_step(opts: QrOptions) -> LocalAction:
 
 
 def _access_steps(
-    spec_project: str, zone: str, name: str, opts: QrOptions, nodes: tuple[str, ...] | Ref
+    project: str,
+    zone: str,
+    name: str,
+    opts: QrOptions,
+    nodes: tuple[str, ...] | Ref,
+    login: tuple[list[Step], Text],
 ) -> list[Step]:
+    steps, user = login
+    how = "use OS Login for" if opts.os_login else "add the SSH key to"
     return [
         TpuSshAccess(
             id="ssh-access",
-            summary=f"add the SSH key to the nodes of {name} and pin their host keys",
-            after=("ssh-key", "wait-active"),
-            api_base=f"{ROOT}/v2/{parent(spec_project, zone)}",
+            summary=f"{how} the nodes of {name} and pin their host keys",
+            after=("ssh-key", "wait-active", *(s.id for s in steps)),
+            api_base=f"{ROOT}/v2/{parent(project, zone)}",
             queued_resource=name,
             nodes=nodes,
-            user=opts.ssh_user,
+            user=user,
             public_key=Ref("ssh-key", "public_key"),
             key_file=opts.ssh_key,
+            os_login=opts.os_login,
         )
     ]
 
@@ -204,13 +213,15 @@ def plan_create(spec: ClusterSpec) -> Plan:
     version = "v2alpha1" if alpha else "v2"
     base = f"{ROOT}/{version}/{parent(spec.project, spec.zone)}/queuedResources"
     shape = f"{spec.num_slices} x {spec.accelerator.name}" if spec.num_slices > 1 else ""
+    login = login_steps(spec.project, opts)
     steps: list[Step] = [
         _key_step(opts),
+        *login[0],
         ApiCall(
             id="create",
             summary=f"request queued resource {spec.name} "
             f"({shape or spec.accelerator.name}, {spec.capacity.kind})",
-            after=("ssh-key",),
+            after=("ssh-key", *(s.id for s in login[0])),
             api=QR_CREATE,
             method="POST",
             url=f"{base}?queuedResourceId={spec.name}",
@@ -226,7 +237,7 @@ def plan_create(spec: ClusterSpec) -> Plan:
             _wait_step(spec.project, spec.zone, spec.name, wait_timeout(opts), ("create",))
         )
         nodes = node_names(spec.name, spec.num_slices)
-        steps += _access_steps(spec.project, spec.zone, spec.name, opts, nodes)
+        steps += _access_steps(spec.project, spec.zone, spec.name, opts, nodes, login)
     else:
         notes.append(f"--async: wait later with `xcli cluster wait --cluster {spec.name}`")
     return Plan(
@@ -239,11 +250,13 @@ def plan_create(spec: ClusterSpec) -> Plan:
 def plan_wait(project: str, zone: str, name: str, raw: dict[str, object], timeout: int) -> Plan:
     """Wait for an existing queued resource, then set up SSH access to all its nodes."""
     opts = qr_options(raw)
+    login = login_steps(project, opts)
     steps: list[Step] = [
         _key_step(opts),
+        *login[0],
         _wait_step(project, zone, name, timeout, ()),
     ]
-    steps += _access_steps(project, zone, name, opts, Ref("wait-active", "nodes"))
+    steps += _access_steps(project, zone, name, opts, Ref("wait-active", "nodes"), login)
     return Plan(title=f"wait for queued resource {name} in {zone}", steps=tuple(steps))
 
 

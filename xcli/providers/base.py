@@ -76,6 +76,9 @@ class SshAccess:
     key_file: Path | None
     known_hosts: Path | None
     user: str | None
+    # How long to retry connection failures when the user gives no --retry-for (None: the
+    # connect timeout). Set by a provider whose keys may still be reaching fresh VMs.
+    retry_for: float | None = None
 
 
 class Provider(Protocol):

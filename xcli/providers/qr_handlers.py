@@ -16,10 +16,12 @@ from typing import Any
 from xcli.errors import CloudError, InternalError, Interrupted, UserError
 from xcli.execute.result import StepContext
 from xcli.gateways.tpu import TpuGateway, resource_name
+from xcli.gateways.tpu_account import TpuAccount
 from xcli.plan.queued_resource import QR_CREATE, QR_DELETE
 from xcli.plan.steps import ApiCall, LocalAction, Wait
-from xcli.plan.tpu_steps import TpuSshAccess
+from xcli.plan.tpu_steps import CallerEmail, TpuSshAccess
 from xcli.providers import tpu_access
+from xcli.providers.qr_login import LOGIN_APIS, LoginHandlers
 from xcli.spec import format_duration
 
 Sleep = Callable[[float, threading.Event], None]
@@ -69,6 +71,7 @@ class QrHandlers:
         self.gw = gateway
         self.sleep = sleep
         self.clock = clock
+        self.login = LoginHandlers(TpuAccount(gateway))
 
     def mapping(self) -> dict[str, Any]:
         return {
@@ -76,6 +79,7 @@ class QrHandlers:
             Wait.kind: self.wait,
             LocalAction.kind: self.local,
             TpuSshAccess.kind: self.ssh_access,
+            CallerEmail.kind: self.login.caller,
         }
 
     # -- api_call ---------------------------------------------------------------------------
@@ -83,6 +87,8 @@ class QrHandlers:
     def api_call(self, step: ApiCall, ctx: StepContext) -> dict[str, Any]:
         if step.api == QR_CREATE:
             return self._create(step, ctx)
+        if step.api in LOGIN_APIS:
+            return self.login.api_call(step, ctx)
         if step.api == QR_DELETE:
             gone = not self.gw.delete_queued_resource(resource_name(str(step.url).split("?")[0]))
             return {"already_gone": gone}
@@ -204,7 +210,8 @@ class QrHandlers:
 
     def ssh_access(self, step: TpuSshAccess, ctx: StepContext) -> dict[str, Any]:
         base = resource_name(step.api_base)
-        entry = f"{step.user}:{step.public_key}"
+        # With OS Login the key is already in the caller's profile: no metadata change.
+        entry = None if step.os_login else f"{step.user}:{step.public_key}"
         nodes = list(step.nodes)  # type: ignore[arg-type]
         # Nodes are independent: a 4-slice request sets up its slices side by side.
         with ThreadPoolExecutor(max_workers=min(8, max(1, len(nodes)))) as pool:
@@ -219,15 +226,18 @@ class QrHandlers:
         project, zone = base.split("/")[1], base.split("/")[3]
         owner = f"xcli:{project}/{zone}/{step.queued_resource}/"
         count = tpu_access.pin(tpu_access.known_hosts_file(step.known_hosts), owner, pins)
-        tpu_access.remember_access(project, zone, step.queued_resource, step.user, step.key_file)
+        tpu_access.remember_access(
+            project, zone, step.queued_resource, str(step.user), step.key_file, step.os_login
+        )
         ctx.report(f"pinned {count} host keys")
         return {"workers": len(pins), "host_keys": count}
 
     def _node_access(
-        self, node: str, entry: str, ctx: StepContext
+        self, node: str, entry: str | None, ctx: StepContext
     ) -> list[tuple[list[str], list[str]]]:
-        """Add our key to one node; return (hosts, host key lines) per worker."""
-        self.add_key(node, entry, ctx)
+        """Add our key to one node (unless OS Login); return (hosts, host key lines) per worker."""
+        if entry is not None:
+            self.add_key(node, entry, ctx)
         info, workers = self.host_keys(node, ctx)
         out = []
         for index, endpoint in enumerate(info.get("networkEndpoints", [])):
@@ -238,21 +248,57 @@ class QrHandlers:
 
     def add_key(self, node: str, entry: str, ctx: StepContext, attempts: int = 6) -> bool:
         """Append our key to the node's ssh-keys (never dropping others); retry on 409."""
+        short = node.rsplit("/", 1)[-1]
         for attempt in range(attempts):
             metadata = self.gw.get_node(node).get("metadata", {})
+            if metadata.get("enable-oslogin", "").upper() == "TRUE":
+                raise UserError(
+                    f"{short} uses OS Login (node metadata enable-oslogin=TRUE): it ignores "
+                    "SSH keys in ssh-keys metadata",
+                    hint="run xcli cluster wait --os-login: xcli imports the key with the OS "
+                    "Login API instead",
+                )
             merged = tpu_access.merge_ssh_keys(metadata, entry)
             if merged is None:
                 return False
             try:
-                self.gw.set_node_metadata(node, merged)
-                ctx.report(f"{node.rsplit('/', 1)[-1]}: SSH key added")
+                operation = self.gw.set_node_metadata(node, merged)
+                self.wait_operation(short, operation, ctx)
+                ctx.report(f"{short}: SSH key added")
                 return True
             except CloudError as exc:
                 if exc.status not in CONFLICT or attempt == attempts - 1:
                     raise
-                ctx.report(f"{node.rsplit('/', 1)[-1]}: metadata busy (409), retrying")
+                ctx.report(f"{short}: metadata busy (409), retrying")
                 self.sleep(2.0 * (attempt + 1), ctx.cancelled)
         return False
+
+    def wait_operation(
+        self, short: str, name: str, ctx: StepContext, timeout: float = 600.0
+    ) -> None:
+        """Poll the metadata update until done, so the key is on the VMs when create returns."""
+        start, delay = self.clock(), 1.0
+        while name:
+            operation = self.gw.get_operation(name)
+            if operation.get("done"):
+                error = operation.get("error")
+                if error:
+                    raise CloudError(
+                        f"{short}: adding the SSH key failed: {error.get('message', error)}",
+                        hint="run xcli cluster wait to try again",
+                        status=str(error.get("code", "")),
+                    )
+                return
+            if self.clock() - start >= timeout:
+                raise CloudError(
+                    f"{short}: the SSH key update is still running after {int(timeout)}s",
+                    hint="run xcli cluster wait to check again",
+                    status="DEADLINE_EXCEEDED",
+                )
+            self.sleep(delay, ctx.cancelled)
+            delay = min(delay * 2, 10.0)
+            if ctx.cancelled.is_set():
+                raise Interrupted(f"{short}: stopped waiting for the SSH key update")
 
     def host_keys(
         self, node: str, ctx: StepContext, timeout: float = 900.0

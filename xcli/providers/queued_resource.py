@@ -20,6 +20,11 @@ from xcli.spec import ClusterSpec, format_duration, parse_duration
 
 # Failed or suspended requests keep holding quota until deleted (gcp-api.md §4.1).
 HOLDS_QUOTA = ("FAILED", "SUSPENDED", "SUSPENDING")
+# Right after SSH access is set up the guest agent may still be writing the key (gcloud retries
+# ssh 10 x 5 s for the same reason, gcp-api.md §2c): xcli ssh keeps retrying refused or failed
+# connections for FRESH_RETRY_SECONDS during the first FRESH_FOR_SECONDS after the setup.
+FRESH_RETRY_SECONDS = 60.0
+FRESH_FOR_SECONDS = 600
 
 
 class QueuedResourceProvider:
@@ -158,7 +163,9 @@ class QueuedResourceProvider:
         out = []
         for index, node in enumerate(nodes_of(qr)):
             data = gw.get_node(f"{qr_plan.parent(ref.project, ref.zone)}/nodes/{node}")
-            user = tpu_access.user_for_key(data.get("metadata", {}), public) or access.get("user")
+            user = access.get("user") if access.get("os_login") else None
+            user = user or tpu_access.user_for_key(data.get("metadata", {}), public)
+            user = user or access.get("user")
             for w, endpoint in enumerate(data.get("networkEndpoints", [])):
                 internal = endpoint.get("ipAddress") or None
                 external = endpoint.get("accessConfig", {}).get("externalIp") or None
@@ -175,11 +182,18 @@ class QueuedResourceProvider:
         return out
 
     def ssh_access(self, ref: ClusterRef) -> SshAccess:
-        """xcli's key for this cluster (the one its nodes' ssh-keys carry), the pinned host
-        keys, and the user the key was registered for. Read from local records only."""
+        """xcli's key for this cluster (the one its nodes' ssh-keys or its OS Login profile
+        carry), the pinned host keys, the user the key was registered for, and a longer
+        connection retry shortly after setup. Read from local records only."""
         access = tpu_access.recall_access(ref.project, ref.zone, ref.name)
         key_file = tpu_access.key_path(access.get("key_file", DEFAULT_KEY))
-        return SshAccess(key_file, tpu_access.known_hosts_file(), access.get("user") or None)
+        retry = None
+        if access.get("at"):
+            when = datetime.fromisoformat(access["at"].replace("Z", "+00:00"))
+            if (self.now() - when).total_seconds() < FRESH_FOR_SECONDS:
+                retry = FRESH_RETRY_SECONDS
+        known = tpu_access.known_hosts_file()
+        return SshAccess(key_file, known, access.get("user") or None, retry_for=retry)
 
 
 def qr_shape(qr: Mapping[str, Any]) -> dict[str, Any]:

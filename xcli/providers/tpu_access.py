@@ -15,6 +15,7 @@ import json
 import os
 import threading
 from collections.abc import Iterable, Mapping
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -162,11 +163,16 @@ def _access_file(project: str, zone: str, name: str) -> Path:
     return paths.state_dir() / "queued-resources" / project / zone / f"{name}.json"
 
 
-def remember_access(project: str, zone: str, name: str, user: str, key_file: str) -> None:
-    """Record which key and user SSH access was set up with, for `workers()` and `xcli ssh`."""
+def remember_access(
+    project: str, zone: str, name: str, user: str, key_file: str, os_login: bool = False
+) -> None:
+    """Record which key and user SSH access was set up with (and when, and whether through
+    OS Login), for `workers()` and `xcli ssh`."""
     file = _access_file(project, zone, name)
     file.parent.mkdir(parents=True, exist_ok=True)
-    file.write_text(json.dumps({"user": user, "key_file": key_file}) + "\n", encoding="utf-8")
+    record = {"user": user, "key_file": key_file, "os_login": "true" if os_login else ""}
+    record["at"] = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    file.write_text(json.dumps(record) + "\n", encoding="utf-8")
 
 
 def recall_access(project: str, zone: str, name: str) -> dict[str, str]:

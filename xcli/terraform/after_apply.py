@@ -13,12 +13,15 @@ step that read the terraform outputs ("tf-output"):
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from xcli.plan import queued_resource as qr_plan
 from xcli.plan.gke_plan import cluster_resource
 from xcli.plan.incluster import setup_steps
 from xcli.plan.model import Ref, Step
 from xcli.plan.qr_options import DEFAULT_KEY
 from xcli.plan.steps import LocalAction, Wait
+from xcli.plan.tpu_login import login_steps
 from xcli.plan.tpu_steps import TpuSshAccess
 from xcli.spec import ClusterSpec
 
@@ -42,6 +45,10 @@ def _tpu_access_steps(spec: ClusterSpec, after: str) -> list[Step]:
         action="ensure_ssh_key",
         args={"path": opts.ssh_key, "create": opts.ssh_key == DEFAULT_KEY},
     )
+    # The same decision as the API path (ssh-keys metadata after a project OS Login check, or
+    # an OS Login import), taken once Terraform has applied.
+    login, user = login_steps(spec.project, opts)
+    login = [replace(s, after=(after, *s.after)) for s in login]
     waits = [
         Wait(
             id=f"wait-active-{name}",
@@ -60,15 +67,17 @@ def _tpu_access_steps(spec: ClusterSpec, after: str) -> list[Step]:
     access = [
         TpuSshAccess(
             id=f"ssh-access-{name}",
-            summary=f"add the SSH key to the nodes of {name} and pin their host keys",
-            after=(key.id, wait.id),
+            summary=f"{'use OS Login for' if opts.os_login else 'add the SSH key to'} the nodes "
+            f"of {name} and pin their host keys",
+            after=(key.id, wait.id, *(s.id for s in login)),
             api_base=f"{qr_plan.ROOT}/v2/{qr_plan.parent(spec.project, spec.zone)}",
             queued_resource=name,
             nodes=(name,),
-            user=opts.ssh_user,
+            user=user,
             public_key=Ref(key.id, "public_key"),
             key_file=opts.ssh_key,
+            os_login=opts.os_login,
         )
         for name, wait in zip(names, waits, strict=True)
     ]
-    return [key, *waits, *access]
+    return [key, *login, *waits, *access]

@@ -72,6 +72,12 @@ OPTIONS: list[Callable[[Any], Any]] = [
         "--ssh-user", metavar="USER", help="Login user for that key (default: your user name)."
     ),
     click.option(
+        "--os-login",
+        is_flag=True,
+        help="The VMs use OS Login: import the key into your OS Login profile instead of "
+        "ssh-keys metadata (implied by --metadata enable-oslogin=TRUE).",
+    ),
+    click.option(
         "--async",
         "async_",
         is_flag=True,
