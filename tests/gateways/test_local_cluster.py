@@ -310,7 +310,7 @@ def test_interactive_login_shell_on_a_terminal(demo: Demo) -> None:
     if pid == 0:  # the child becomes ssh, on the new terminal
         os.execvp(argv[0], argv)
     os.write(fd, b"echo worker-$TPU_WORKER_ID-$MEGASCALE_SLICE_ID; sleep 30\n")
-    assert b"worker-2-1" in _expect(fd, b"worker-2-1")
+    assert b"worker-2-1" in _expect(fd, b"worker-2-1", 60.0)  # a loaded machine logs in slowly
     os.write(fd, b"\x03")  # Ctrl-C: the terminal interrupts sleep, the shell goes on
     # The terminal discards input typed before the shell is back at its prompt (ISIG flushes
     # the queue), so type the next command until the shell answers it.
