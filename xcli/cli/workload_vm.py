@@ -7,6 +7,8 @@ from __future__ import annotations
 import sys
 from typing import Any, Literal
 
+import click
+
 from xcli.cli.common import Common, run_plan
 
 
@@ -51,7 +53,7 @@ def create_on_vms(common: Common, flags: dict[str, Any]) -> int:
             hint="drop --tpu-type to use the cluster's",
         )
     chosen = [w for w in workers if w.slice < spec.num_slices]
-    plan = plan_vm_workload(spec, chosen, provider=provider)
+    plan = plan_vm_workload(spec, chosen, provider=provider, detach=flags["detach"])
     several = len({w.slice for w in chosen}) > 1
     targets = targets_for(chosen, several_slices=several, user=access.user)
     settings = SshSettings(
@@ -65,6 +67,26 @@ def create_on_vms(common: Common, flags: dict[str, Any]) -> int:
         engine: Literal["openssh", "asyncssh"] = "openssh" if shutil.which("ssh") else "asyncssh"
         logs = paths.state_dir() / "workloads" / ref.name / spec.name
         sink = OutputSink(sys.stdout.buffer, sys.stderr.buffer, logs)
-        return {"vm_workload": make_handler(BroadcastRunner(targets, settings, sink, engine))}
+        runner = BroadcastRunner(targets, settings, sink, engine)
 
-    return run_plan(common, plan, handlers)
+        def launcher(step: Any) -> dict[str, Any]:
+            from xcli.gateways.workload_driver import launch
+            from xcli.vm_runs import run_dir
+
+            meta = {"name": spec.name, "cluster": ref.name, "provider": provider,
+                    "accelerator": spec.accelerator.name, "workers": len(step.workers),
+                    "max_restarts": spec.max_restarts}  # fmt: skip
+            pid = launch(run_dir(ref.name, spec.name), step, targets, settings, engine, meta)
+            return {"driver_pid": pid}
+
+        return {"vm_workload": make_handler(runner, launcher)}
+
+    code = run_plan(common, plan, handlers)
+    if flags["detach"] and not common.dry_run and common.output == "text":
+        where = f"{spec.name} --cluster {ref.name} --provider {provider}"
+        click.echo(
+            f"running in the background; follow it: xcli workload status {where}; "
+            f"xcli workload logs {where} --follow; xcli workload wait {where}",
+            err=True,
+        )
+    return code
