@@ -98,3 +98,14 @@ def worker_pids(home: Path, count: int) -> list[int]:
             return [int(p.read_text()) for p in found]
         time.sleep(0.05)
     raise AssertionError("the workers never started")
+
+
+def test_dry_run_shows_the_detached_step_and_starts_nothing(home: Path) -> None:
+    run = xcli(home, "workload", "create", *CLUSTER, "--workload", "plan", "--docker-image",
+               "python:3.11", "--command", "true", "--detach", "--dry-run", "--output", "json",
+               check=False)  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    (step,) = json.loads(run.stdout)["plan"]
+    assert step["kind"] == "vm_workload" and step["detach"] is True
+    assert "in the background" in step["summary"]
+    assert not (home / "state/workloads/wldet/plan").exists()
