@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from xcli import paths
-from xcli.errors import NotFoundError
-from xcli.plan.vm_workload import Decision, Outcome, WorkerExit
+from xcli.errors import NotFoundError, UserError
+from xcli.plan.vm_workload import Decision, Outcome, WorkerExit, decide
 
 FINISHED = ("succeeded", "failed", "stopped", "lost")
 
@@ -83,6 +83,18 @@ def find(cluster: str, name: str) -> tuple[Path, dict[str, Any]]:
     return folder, state
 
 
+def refuse_running(folder: Path) -> None:
+    """A workload of that name that still runs is not replaced behind its back."""
+    old = read_state(folder)
+    if old and effective_state(old) not in FINISHED:
+        name, cluster, provider = folder.name, folder.parent.name, old.get("provider", "local")
+        raise UserError(
+            f"workload {name} is still running on cluster {cluster}",
+            hint=f"stop it first: xcli workload delete {name} --cluster {cluster} "
+            f"--provider {provider}",
+        )
+
+
 def runs(cluster: str) -> Iterator[Path]:
     base = cluster_dir(cluster)
     if base.is_dir():
@@ -131,3 +143,57 @@ class Recorder:
             self.state["failure"] = asdict(failure) if failure and not outcome.ok else None
         self.state["finished"] = time.time()
         self._save()
+
+
+class RecordingRunner:
+    """A WorkerRunner (xcli.execute.vm_workload) that keeps state.json current as it runs:
+    every worker exit, and the restart rule's decisions (the same `decide` the loop applies).
+    The record starts at the first `run`, so building one changes nothing."""
+
+    def __init__(
+        self, runner: Any, folder: Path, meta: dict[str, Any], total: int, max_restarts: int
+    ) -> None:
+        self.runner, self.folder, self.meta = runner, folder, meta
+        self.total, self.max_restarts = total, max_restarts
+        self.recorder: Recorder | None = None
+        self.attempt = -1
+
+    def start(self) -> Recorder:
+        if self.recorder is None:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            for old in self.folder.glob("logs/*.log"):
+                old.unlink()
+            write_json(self.folder / "state.json", {**self.meta, "created": time.time()})
+            self.recorder = Recorder(self.folder, os.getpid())
+        return self.recorder
+
+    def run(self, commands: Any) -> Iterator[WorkerExit]:
+        record = self.start()
+        self.attempt += 1
+        n = self.attempt
+        if n:
+            note_restart(self.folder, [c.worker for c in commands], n, self.max_restarts)
+        record.attempt(n)
+        finished: list[WorkerExit] = []
+        for event in self.runner.run(commands):
+            record.exit(n, event)
+            finished.append(event)
+            decision = decide(finished, self.total, n, self.max_restarts)
+            if decision.action != "wait":
+                if decision.action != "succeed":
+                    record.decided(decision)
+                if decision.action != "restart":
+                    ok = decision.action == "succeed"
+                    record.finish(Outcome(ok, n, (decision,)))
+            yield event
+
+    def stop(self, commands: Any) -> None:
+        self.runner.stop(commands)
+
+
+def note_restart(folder: Path, workers: list[str], n: int, max_restarts: int) -> None:
+    """A line in every worker's log where a restart begins."""
+    (folder / "logs").mkdir(parents=True, exist_ok=True)
+    for label in workers:
+        with (folder / "logs" / (label.replace("/", "-") + ".log")).open("ab") as log:
+            log.write(f"xcli: restart {n} of {max_restarts}: every worker starts again\n".encode())

@@ -64,22 +64,25 @@ def create_on_vms(common: Common, flags: dict[str, Any]) -> int:
     def handlers() -> dict[str, Any]:
         import shutil
 
+        from xcli.vm_runs import RecordingRunner, refuse_running, run_dir
+
         engine: Literal["openssh", "asyncssh"] = "openssh" if shutil.which("ssh") else "asyncssh"
-        logs = paths.state_dir() / "workloads" / ref.name / spec.name
-        sink = OutputSink(sys.stdout.buffer, sys.stderr.buffer, logs)
+        folder = run_dir(ref.name, spec.name)
+        refuse_running(folder)
+        sink = OutputSink(sys.stdout.buffer, sys.stderr.buffer, folder / "logs", append=True)
         runner = BroadcastRunner(targets, settings, sink, engine)
+        meta = {"name": spec.name, "cluster": ref.name, "provider": provider,
+                "accelerator": spec.accelerator.name, "workers": len(chosen),
+                "max_restarts": spec.max_restarts}  # fmt: skip
 
         def launcher(step: Any) -> dict[str, Any]:
             from xcli.gateways.workload_driver import launch
-            from xcli.vm_runs import run_dir
 
-            meta = {"name": spec.name, "cluster": ref.name, "provider": provider,
-                    "accelerator": spec.accelerator.name, "workers": len(step.workers),
-                    "max_restarts": spec.max_restarts}  # fmt: skip
-            pid = launch(run_dir(ref.name, spec.name), step, targets, settings, engine, meta)
+            pid = launch(folder, step, targets, settings, engine, meta)
             return {"driver_pid": pid}
 
-        return {"vm_workload": make_handler(runner, launcher)}
+        recording = RecordingRunner(runner, folder, meta, len(chosen), spec.max_restarts)
+        return {"vm_workload": make_handler(recording, launcher)}
 
     code = run_plan(common, plan, handlers)
     if flags["detach"] and not common.dry_run and common.output == "text":

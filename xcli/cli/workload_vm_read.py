@@ -89,6 +89,7 @@ def vm_status(common: Common, cluster: str, name: str) -> int:
     if report["state"] == "lost":
         click.echo("its driver on this machine is gone; `xcli workload delete` stops the workers")
     exits = [e for e in report["exits"] if e["attempt"] == report["restarts"]]
+    exits.sort(key=lambda e: tuple(int(n) for n in re.findall(r"\d+", e["worker"])))
     if exits:
         click.echo(f"worker exits (attempt {report['restarts']}):")
         cells = [

@@ -18,19 +18,26 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from xcli.errors import UserError
 from xcli.execute.fanout import OutputSink
 from xcli.gateways import process
 from xcli.gateways.workload_runner import BroadcastRunner
 from xcli.plan.fanout import SshSettings, Target
 from xcli.plan.steps import WorkerCommand
-from xcli.plan.vm_workload import VmWorkloadRun, WorkerExit, decide, run_with_restarts
-from xcli.vm_runs import FINISHED, Recorder, effective_state, pid_alive, read_state, write_json
+from xcli.plan.vm_workload import VmWorkloadRun, run_with_restarts
+from xcli.vm_runs import (
+    FINISHED,
+    RecordingRunner,
+    effective_state,
+    pid_alive,
+    read_state,
+    refuse_running,
+    write_json,
+)
 
 
 class Stopped(Exception):
@@ -58,13 +65,7 @@ def launch(
     meta: dict[str, Any],
 ) -> int:
     """Record the run and start its driver; refuses a name whose workload still runs."""
-    old = read_state(folder)
-    if old and effective_state(old) not in FINISHED:
-        raise UserError(
-            f"workload {meta['name']} is still running on cluster {meta['cluster']}",
-            hint=f"stop it first: xcli workload delete {meta['name']} --cluster "
-            f"{meta['cluster']} --provider {meta['provider']}",
-        )
+    refuse_running(folder)
     (folder / "logs").mkdir(parents=True, exist_ok=True)
     for old_log in (folder / "logs").glob("*.log"):
         old_log.unlink()
@@ -97,28 +98,17 @@ def _runner(folder: Path, run: dict[str, Any]) -> BroadcastRunner:
 def drive(folder: Path) -> int:
     run = json.loads((folder / "run.json").read_text())
     workers, stop = _commands(run["workers"]), _commands(run["stop"])
-    runner = _runner(folder, run)
-    record = Recorder(folder, os.getpid())
+    total, max_restarts = len(workers), run["max_restarts"]
+    runner = RecordingRunner(_runner(folder, run), folder, read_state(folder), total, max_restarts)
+    record = runner.start()
 
     def on_term(_sig: int, _frame: Any) -> None:
         raise Stopped
 
     signal.signal(signal.SIGTERM, on_term)
-
-    def attempt(n: int) -> Iterator[WorkerExit]:
-        record.attempt(n)
-        finished: list[WorkerExit] = []
-        for event in runner.run(workers):
-            record.exit(n, event)
-            finished.append(event)
-            decision = decide(finished, len(workers), n, run["max_restarts"])
-            if decision.action in ("restart", "fail"):
-                record.decided(decision)
-            yield event
-
     try:
         outcome = run_with_restarts(
-            attempt, lambda: runner.stop(stop), len(workers), run["max_restarts"]
+            lambda _n: runner.run(workers), lambda: runner.stop(stop), total, max_restarts
         )
     except Stopped:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
