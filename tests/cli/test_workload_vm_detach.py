@@ -4,6 +4,8 @@ loop after the CLI has exited; status, logs, wait, list and delete read or stop 
 from __future__ import annotations
 
 import json
+import os
+import signal
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -97,11 +99,11 @@ def test_wait_times_out_with_124_and_delete_leaves_no_process(home: Path) -> Non
     assert code == 1 and "no workload long" in err
 
 
-def worker_pids(home: Path, count: int) -> list[int]:
+def worker_pids(home: Path, count: int, name: str = "long.pid") -> list[int]:
     """The pids the workers' commands wrote (each worker has its own folder), polled."""
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
-        found = [p for p in (home / "state").rglob("long.pid") if p.read_text().strip()]
+        found = [p for p in (home / "state").rglob(name) if p.read_text().strip()]
         if len(found) == count:
             return [int(p.read_text()) for p in found]
         time.sleep(0.05)
@@ -117,3 +119,20 @@ def test_dry_run_shows_the_detached_step_and_starts_nothing(home: Path) -> None:
     assert step["kind"] == "vm_workload" and step["detach"] is True
     assert "in the background" in step["summary"]
     assert not (home / "state/workloads/wldet/plan").exists()
+
+
+def test_a_driver_that_dies_reads_as_lost_and_delete_still_stops_the_workers(home: Path) -> None:
+    submit(home, "orphan", 'echo "$$" > orphan.pid; sleep 300')
+    pids = worker_pids(home, 4, "orphan.pid")
+    driver = json.loads((home / "state/workloads/wldet/orphan/state.json").read_text())["pid"]
+    os.kill(driver, signal.SIGKILL)
+    deadline = time.monotonic() + 10
+    while pid_alive(driver) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    code, out, _ = wl(home, "status", "orphan")
+    assert "workload orphan on cluster wldet: lost" in out
+    assert wl(home, "wait", "orphan")[0] == 1
+    assert all(pid_alive(p) for p in pids)  # the workers do not know their driver is gone
+    code, _, err = wl(home, "delete", "orphan", "--yes")
+    assert code == 0, err
+    assert not any(pid_alive(p) for p in pids)
