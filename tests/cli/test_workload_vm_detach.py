@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,7 +15,14 @@ from pathlib import Path
 import pytest
 
 from tests.cli.test_workload_vm_local import FAILS_ONCE
-from tests.gateways.local_support import create, delete, needs_openssh, pid_alive, xcli
+from tests.gateways.local_support import (
+    cli_env,
+    create,
+    delete,
+    needs_openssh,
+    pid_alive,
+    xcli,
+)
 
 CLUSTER = ("--provider", "local", "--cluster", "wldet")
 
@@ -136,3 +145,24 @@ def test_a_driver_that_dies_reads_as_lost_and_delete_still_stops_the_workers(hom
     code, _, err = wl(home, "delete", "orphan", "--yes")
     assert code == 0, err
     assert not any(pid_alive(p) for p in pids)
+
+
+def test_delete_stops_a_foreground_run_from_another_terminal(home: Path) -> None:
+    command = 'echo "$$" > fg.pid; sleep 300'
+    argv = [sys.executable, "-m", "xcli", "workload", "create", *CLUSTER, "--workload", "fg",
+            "--docker-image", "python:3.11", "--command", command]  # fmt: skip
+    proc = subprocess.Popen(
+        argv, env=cli_env(home), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    try:
+        pids = worker_pids(home, 4, "fg.pid")
+        code, out, _ = wl(home, "list", "--state", "running")
+        assert "fg" in out
+        code, _, err = wl(home, "delete", "fg", "--yes")
+        assert code == 0, err
+        assert proc.wait(timeout=30) != 0  # the foreground run was stopped
+        assert not any(pid_alive(p) for p in pids)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

@@ -56,6 +56,28 @@ def _settings(data: dict[str, Any]) -> SshSettings:
     return SshSettings(**data)
 
 
+def record_run(
+    folder: Path,
+    step: VmWorkloadRun,
+    targets: Sequence[Target],
+    settings: SshSettings,
+    engine: str,
+) -> None:
+    """run.json: what the driver runs, and what `workload delete` stops (for either mode)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    run = {
+        "workers": [asdict(w) for w in step.workers],
+        "stop": [asdict(w) for w in step.stop],
+        "max_restarts": step.max_restarts,
+        "targets": [asdict(t) for t in targets],
+        "settings": {
+            k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(settings).items()
+        },
+        "engine": engine,
+    }
+    write_json(folder / "run.json", run)
+
+
 def launch(
     folder: Path,
     step: VmWorkloadRun,
@@ -69,17 +91,7 @@ def launch(
     (folder / "logs").mkdir(parents=True, exist_ok=True)
     for old_log in (folder / "logs").glob("*.log"):
         old_log.unlink()
-    run = {
-        "workers": [asdict(w) for w in step.workers],
-        "stop": [asdict(w) for w in step.stop],
-        "max_restarts": step.max_restarts,
-        "targets": [asdict(t) for t in targets],
-        "settings": {
-            k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(settings).items()
-        },
-        "engine": engine,
-    }
-    write_json(folder / "run.json", run)
+    record_run(folder, step, targets, settings, engine)
     write_json(folder / "state.json", {**meta, "state": "starting", "created": time.time()})
     argv = [sys.executable, "-m", "xcli.gateways.workload_driver", str(folder)]
     pid = process.detach(argv, str(folder / "driver.log"))
