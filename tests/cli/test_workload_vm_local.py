@@ -49,6 +49,12 @@ def test_without_restarts_the_failure_names_worker_2(home: Path) -> None:
     code, _, err = submit(home, "once", "--max-restarts", "0")
     assert code == 1
     assert "worker w2 exited with code 1" in err
+    # the foreground run left its record too
+    status = xcli(home, "workload", "status", "once", *CLUSTER)
+    assert "workload once on cluster wldemo: failed" in status.stdout
+    assert "first failure: worker w2 exited with code 1" in status.stdout
+    rows = status.stdout.split("WORKER  EXIT  REASON\n", 1)[1].splitlines()
+    assert ["w2", "1"] in [row.split()[:2] for row in rows]  # the others may have been stopped
 
 
 def test_dry_run_prints_each_worker_command(home: Path) -> None:

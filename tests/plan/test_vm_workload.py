@@ -96,11 +96,12 @@ def test_the_vm_token_never_goes_to_another_registry() -> None:
     assert "docker login" not in local and "sudo" not in local
 
 
-def test_user_input_is_quoted() -> None:
+def test_user_input_is_quoted(tmp_path: Path) -> None:
     nasty = "echo \"$HOME\"; echo 'a b' && echo `x`\nexit 3"
     script = worker_script(_spec(command=nasty, env=(("X", "a b'c"),)), "process", {})
     out = subprocess.run(
-        ["sh", "-c", script.replace("exec env ", "exec env -u HOME HOME=/h ")],
+        ["sh", "-c", script.replace("env ", "env -u HOME HOME=/h ")],
+        cwd=tmp_path,
         capture_output=True,
         text=True,
         check=False,
@@ -117,7 +118,9 @@ def test_plan_holds_one_restarting_run_step() -> None:
     assert step.workers[5].host == "34.1.1.1"
     doc = plan_document(plan)["plan"][0]
     assert doc["kind"] == "vm_workload" and doc["max_restarts"] == 2
-    assert doc["stop"][0]["argv"][-1].startswith("sudo docker rm -f xcli-train-1")
+    stop = doc["stop"][0]["argv"][-1]
+    assert "sudo docker rm -f xcli-train-1 " in stop  # the container runtime
+    assert 'kill -TERM "-$p"' in stop and ".xcli/workloads/train-1/pid" in stop  # process
     assert "JAX_PROCESS_ID=5" in doc["workers"][5]["argv"][-1]
 
 
@@ -190,7 +193,7 @@ def local_run(tmp_path: Path, max_restarts: int) -> tuple[Plan, ProcessRunner, P
     PATH without docker (so the "auto" runtime falls back to a plain process)."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    for tool in ("env", "touch"):
+    for tool in ("env", "touch", "mkdir", "setsid", "cat", "rm", "sleep"):
         found = shutil.which(tool)
         assert found
         os.symlink(found, bin_dir / tool)
@@ -212,7 +215,7 @@ def local_run(tmp_path: Path, max_restarts: int) -> tuple[Plan, ProcessRunner, P
         }
         for w in workers
     }
-    return plan, ProcessRunner(env), log
+    return plan, ProcessRunner(env, cwd=tmp_path), log
 
 
 def _drive(plan: Plan, runner: ProcessRunner) -> object:

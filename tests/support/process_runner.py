@@ -8,20 +8,23 @@ from __future__ import annotations
 import subprocess
 import time
 from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
 
 from xcli.plan.steps import WorkerCommand
 from xcli.plan.vm_workload import WorkerExit
 
 
 class ProcessRunner:
-    def __init__(self, env: Mapping[str, Mapping[str, str]]) -> None:
+    def __init__(self, env: Mapping[str, Mapping[str, str]], cwd: Path | None = None) -> None:
         self.env = env  # worker label -> its environment
+        self.cwd = cwd  # the workers' login folder (the process runtime keeps its pid there)
         self.procs: list[subprocess.Popen[bytes]] = []
         self.stopped = 0
 
     def run(self, commands: Sequence[WorkerCommand]) -> Iterator[WorkerExit]:
         self.procs = [
-            subprocess.Popen(list(c.argv), env=dict(self.env[c.worker])) for c in commands
+            subprocess.Popen(list(c.argv), env=dict(self.env[c.worker]), cwd=self.cwd)
+            for c in commands
         ]
         reported: set[int] = set()
         while len(reported) < len(self.procs):
@@ -37,3 +40,5 @@ class ProcessRunner:
             if proc.poll() is None:
                 proc.kill()
             proc.wait()
+        for c in commands:  # the stop commands end what the killed scripts had started
+            subprocess.run(list(c.argv), env=dict(self.env[c.worker]), cwd=self.cwd, check=False)

@@ -73,6 +73,12 @@ def _workload_options(func: Any) -> Any:
         ),
         click.option("--replace", is_flag=True, help="Delete a workload of that name first."),
         click.option(
+            "--detach",
+            is_flag=True,
+            help="queued-resource or local: run in the background and return at once "
+            "(follow with workload status|logs|wait). GKE workloads always run detached.",
+        ),
+        click.option(
             "--cluster-metadata",
             type=click.Path(path_type=Path),
             metavar="FILE",

@@ -5,13 +5,14 @@ from __future__ import annotations
 import click
 
 from xcli.cli.common import Common, common_options, confirm, run_plan
-from xcli.cli.workload_read import cluster_option, cluster_ref
+from xcli.cli.workload_read import cluster_option, cluster_ref, provider_option
 from xcli.errors import UserError
 
 
 @click.command("delete")
 @click.argument("name", metavar="[WORKLOAD]", required=False)
 @cluster_option
+@provider_option
 @click.option(
     "--state",
     type=click.Choice(["succeeded", "failed"]),
@@ -20,7 +21,12 @@ from xcli.errors import UserError
 @click.option("--older-than", metavar="D", help="With --state: only those older than D (e.g. 7d).")
 @common_options
 def delete(
-    common: Common, name: str | None, cluster: str, state: str | None, older_than: str | None
+    common: Common,
+    name: str | None,
+    cluster: str,
+    provider: str,
+    state: str | None,
+    older_than: str | None,
 ) -> int:
     """Delete a workload (its Jobs and pods first), or every finished one in a state.
 
@@ -49,6 +55,15 @@ def delete(
             "a dry-run reads nothing from the cluster, so it cannot select workloads by --state",
             hint=f"`xcli workload list --cluster {cluster} --state {state}` shows which match",
         )
+    if provider != "gke":
+        from xcli.cli.workload_vm_read import vm_delete, vm_select
+
+        if common.dry_run:
+            raise UserError(
+                f"--dry-run of a {provider} workload delete is not supported",
+                hint="`xcli workload status NAME --provider ...` shows what would be stopped",
+            )
+        return vm_delete(common, cluster, [name] if name else vm_select(cluster, state, seconds))
     ref = cluster_ref(common, cluster)
     if name is not None:
         names, state_now = [name], ""

@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from xcli.cli.common import Common, common_options, emit_json
+from xcli.errors import UserError
 from xcli.providers.base import ClusterRef
 
 STATE_CHOICE = click.Choice(["queued", "running", "succeeded", "failed"])
@@ -19,15 +20,26 @@ def cluster_option(func: Any) -> Any:
     return click.option("--cluster", required=True, help="The workload's cluster (GKE).")(func)
 
 
+def provider_option(func: Any) -> Any:
+    return click.option(
+        "--provider",
+        type=click.Choice(["gke", "queued-resource", "local"]),
+        default="gke",
+        show_default=True,
+        help="queued-resource or local: workloads run from this machine on a VM-style cluster.",
+    )(func)
+
+
 def cluster_ref(common: Common, cluster: str) -> ClusterRef:
     return ClusterRef(cluster, common.project, common.zone, "gke")
 
 
 @click.command("list")
 @cluster_option
+@provider_option
 @click.option("--state", type=STATE_CHOICE, help="Only workloads in this state.")
 @common_options
-def list_workloads(common: Common, cluster: str, state: str | None) -> int:
+def list_workloads(common: Common, cluster: str, provider: str, state: str | None) -> int:
     """List workloads, newest first: state, priority, slices, chips, restarts, age, duration.
 
     \b
@@ -39,6 +51,10 @@ def list_workloads(common: Common, cluster: str, state: str | None) -> int:
       xcli workload list --cluster demo
       xcli workload list --cluster demo --state failed --output json
     """
+    if provider != "gke":
+        from xcli.cli.workload_vm_read import vm_list
+
+        return vm_list(common, cluster, state)
     from xcli import workload_live
     from xcli.cli.table import print_table
     from xcli.workload_report import LIST_HEADERS, admission, list_note, row_cells, row_dict
@@ -62,8 +78,9 @@ def list_workloads(common: Common, cluster: str, state: str | None) -> int:
 @click.command("status")
 @click.argument("name", metavar="WORKLOAD")
 @cluster_option
+@provider_option
 @common_options
-def status(common: Common, name: str, cluster: str) -> int:
+def status(common: Common, name: str, cluster: str, provider: str) -> int:
     """Why a workload is not running yet, or how it ended.
 
     \b
@@ -77,6 +94,10 @@ def status(common: Common, name: str, cluster: str) -> int:
       xcli workload status train-1 --cluster demo
       xcli workload status train-1 --cluster demo --output json
     """
+    if provider != "gke":
+        from xcli.cli.workload_vm_read import vm_status
+
+        return vm_status(common, cluster, name)
     from xcli import workload_live
     from xcli.cli.table import print_table
     from xcli.workload_report import status_lines, status_report
@@ -120,6 +141,7 @@ def status(common: Common, name: str, cluster: str) -> int:
 @click.command("logs")
 @click.argument("name", metavar="WORKLOAD")
 @cluster_option
+@provider_option
 @click.option("--worker", default="all", show_default=True, help="Worker index in its slice.")
 @click.option("--slice", "slice_", default="all", show_default=True, help="Slice index.")
 @click.option("--follow", "-f", is_flag=True, help="Keep printing until the workers end.")
@@ -129,6 +151,7 @@ def logs(
     common: Common,
     name: str,
     cluster: str,
+    provider: str,
     worker: str,
     slice_: str,
     follow: bool,
@@ -147,6 +170,13 @@ def logs(
 
     from xcli.spec import parse_duration
     from xcli.workload_logs import stream_logs
+
+    if provider != "gke":
+        from xcli.cli.workload_vm_read import vm_logs
+
+        if since is not None:
+            raise UserError("--since is for GKE workloads", hint="drop it; logs print in full")
+        return vm_logs(common, cluster, name, worker, slice_, follow)
 
     since_seconds = parse_duration(since, "--since") if since else None
     lines = stream_logs(
@@ -169,9 +199,10 @@ def logs(
 @click.command("wait")
 @click.argument("name", metavar="WORKLOAD")
 @cluster_option
+@provider_option
 @click.option("--timeout", metavar="D", help="Give up after D (e.g. 30m, 6h); default: never.")
 @common_options
-def wait(common: Common, name: str, cluster: str, timeout: str | None) -> int:
+def wait(common: Common, name: str, cluster: str, provider: str, timeout: str | None) -> int:
     """Wait until a workload finishes, for scripts and CI.
 
     \b
@@ -186,6 +217,13 @@ def wait(common: Common, name: str, cluster: str, timeout: str | None) -> int:
     from xcli.spec import parse_duration
 
     seconds = parse_duration(timeout, "--timeout") if timeout else None
+    if provider != "gke":
+        from xcli.cli.workload_vm_read import vm_wait
+
+        code = vm_wait(common, cluster, name, seconds)
+        if code == 124 and common.output == "text":
+            click.echo(f"workload {name}: still not finished after {timeout}", err=True)
+        return code
     ref = cluster_ref(common, cluster)
 
     def said(state: str) -> None:

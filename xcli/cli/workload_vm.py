@@ -7,6 +7,8 @@ from __future__ import annotations
 import sys
 from typing import Any, Literal
 
+import click
+
 from xcli.cli.common import Common, run_plan
 
 
@@ -20,7 +22,7 @@ def create_on_vms(common: Common, flags: dict[str, Any]) -> int:
     from xcli.execute.vm_workload import make_handler
     from xcli.gateways.workload_runner import BroadcastRunner
     from xcli.plan.fanout import SshSettings, targets_for
-    from xcli.plan.vm_workload import plan_vm_workload
+    from xcli.plan.vm_workload import VmWorkloadRun, plan_vm_workload
     from xcli.providers import get_provider
     from xcli.spec import Capacity
     from xcli.workload_spec import ClusterMeta
@@ -51,7 +53,9 @@ def create_on_vms(common: Common, flags: dict[str, Any]) -> int:
             hint="drop --tpu-type to use the cluster's",
         )
     chosen = [w for w in workers if w.slice < spec.num_slices]
-    plan = plan_vm_workload(spec, chosen, provider=provider)
+    plan = plan_vm_workload(spec, chosen, provider=provider, detach=flags["detach"])
+    (step,) = plan.steps
+    assert isinstance(step, VmWorkloadRun)
     several = len({w.slice for w in chosen}) > 1
     targets = targets_for(chosen, several_slices=several, user=access.user)
     settings = SshSettings(
@@ -62,9 +66,34 @@ def create_on_vms(common: Common, flags: dict[str, Any]) -> int:
     def handlers() -> dict[str, Any]:
         import shutil
 
-        engine: Literal["openssh", "asyncssh"] = "openssh" if shutil.which("ssh") else "asyncssh"
-        logs = paths.state_dir() / "workloads" / ref.name / spec.name
-        sink = OutputSink(sys.stdout.buffer, sys.stderr.buffer, logs)
-        return {"vm_workload": make_handler(BroadcastRunner(targets, settings, sink, engine))}
+        from xcli.gateways.workload_driver import record_run
+        from xcli.vm_runs import RecordingRunner, refuse_running, run_dir
 
-    return run_plan(common, plan, handlers)
+        engine: Literal["openssh", "asyncssh"] = "openssh" if shutil.which("ssh") else "asyncssh"
+        folder = run_dir(ref.name, spec.name)
+        refuse_running(folder)
+        record_run(folder, step, targets, settings, engine)  # what `workload delete` stops
+        sink = OutputSink(sys.stdout.buffer, sys.stderr.buffer, folder / "logs", append=True)
+        runner = BroadcastRunner(targets, settings, sink, engine)
+        meta = {"name": spec.name, "cluster": ref.name, "provider": provider,
+                "accelerator": spec.accelerator.name, "workers": len(chosen),
+                "max_restarts": spec.max_restarts}  # fmt: skip
+
+        def launcher(detached: Any) -> dict[str, Any]:
+            from xcli.gateways.workload_driver import launch
+
+            pid = launch(folder, detached, targets, settings, engine, meta)
+            return {"driver_pid": pid}
+
+        recording = RecordingRunner(runner, folder, meta, len(chosen), spec.max_restarts)
+        return {"vm_workload": make_handler(recording, launcher)}
+
+    code = run_plan(common, plan, handlers)
+    if flags["detach"] and not common.dry_run and common.output == "text":
+        where = f"{spec.name} --cluster {ref.name} --provider {provider}"
+        click.echo(
+            f"running in the background; follow it: xcli workload status {where}; "
+            f"xcli workload logs {where} --follow; xcli workload wait {where}",
+            err=True,
+        )
+    return code

@@ -116,8 +116,13 @@ class OutputSink:
     """Where every worker's output goes: the terminal (prefixed) and one log file per worker."""
 
     def __init__(
-        self, stdout: BinaryIO | None, stderr: BinaryIO | None, log_dir: Path | None
+        self,
+        stdout: BinaryIO | None,
+        stderr: BinaryIO | None,
+        log_dir: Path | None,
+        append: bool = False,
     ) -> None:
+        self.append = append  # keep earlier runs' output in the log files (workload restarts)
         self.stdout = stdout
         self.stderr = stderr
         self.log_dir = log_dir
@@ -153,7 +158,7 @@ class WorkerStream:
     def __post_init__(self) -> None:
         self._prefix = f"[{self.label}] ".encode()
         if self.log_path is not None:
-            self._log = self.log_path.open("wb")
+            self._log = self.log_path.open("ab" if self.sink.append else "wb")
 
     def feed(self, data: bytes, err: bool = False) -> None:
         if not data:

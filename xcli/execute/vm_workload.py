@@ -7,7 +7,7 @@ itself (which failure restarts, who is named) is xcli.plan.vm_workload.decide.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Protocol
 
 from xcli.errors import Interrupted, XcliError
@@ -30,8 +30,18 @@ class WorkerRunner(Protocol):
         ...
 
 
-def make_handler(runner: WorkerRunner) -> Handler:
+Launcher = Callable[[VmWorkloadRun], Mapping[str, Any]]
+
+
+def make_handler(runner: WorkerRunner, launcher: Launcher | None = None) -> Handler:
+    """`launcher` starts a detached step (--detach) in the background and returns at once."""
+
     def handle(step: VmWorkloadRun, ctx: StepContext) -> Mapping[str, Any]:
+        if step.detach:
+            if launcher is None:
+                raise XcliError("this command cannot run a workload in the background")
+            return launcher(step)
+
         def attempt(n: int) -> Iterator[WorkerExit]:
             if n:
                 ctx.report(f"restart {n} of {step.max_restarts}: starting all workers again")

@@ -51,3 +51,13 @@ def replace(argv: Sequence[str]) -> None:
         os.execvp(args[0], args)
     except FileNotFoundError:
         raise UserError(f"{args[0]} is not installed", hint="install the OpenSSH client") from None
+
+
+def detach(argv: Sequence[str], log: str) -> int:
+    """Start a background process that outlives xcli: its own session, stdin closed, output
+    appended to `log`. Returns its pid."""
+    with open(log, "ab") as out:
+        proc = subprocess.Popen(
+            _check(argv), stdin=subprocess.DEVNULL, stdout=out, stderr=out, start_new_session=True
+        )
+    return proc.pid

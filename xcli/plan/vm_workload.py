@@ -60,6 +60,27 @@ def worker_env(workers: Sequence[Worker], worker: Worker) -> dict[str, str]:
     }
 
 
+def worker_folder(name: str) -> str:
+    """The workload's folder on a worker, relative to the login directory (~ on a TPU VM, the
+    worker's own folder on the local provider): the process runtime keeps its pid there."""
+    return f".xcli/workloads/{name}"
+
+
+def stop_script(spec: WorkloadSpec, on_tpu_vm: bool) -> str:
+    """Stop one worker's run: TERM the process runtime's session, KILL it after the grace
+    period; remove the container (docker runtime)."""
+    folder = shlex.quote(worker_folder(spec.name))
+    sudo = "sudo " if on_tpu_vm else ""
+    ticks = max(1, spec.termination_grace_period) * 10
+    return (
+        f'p=$(cat {folder}/pid 2>/dev/null || true); if [ -n "$p" ]; then '
+        f'kill -TERM "-$p" 2>/dev/null || kill -TERM "$p" 2>/dev/null; i=0; '
+        f'while kill -0 "$p" 2>/dev/null && [ $i -lt {ticks} ]; do sleep 0.1; i=$((i+1)); done; '
+        f'kill -KILL "-$p" 2>/dev/null; rm -f {folder}/pid; fi; '
+        f"{sudo}docker rm -f {shlex.quote('xcli-' + spec.name)} >/dev/null 2>&1 || true"
+    )
+
+
 def registry_host(image: str) -> str | None:
     """The registry host of an image reference, or None for Docker Hub short names."""
     first, sep, _ = image.partition("/")
@@ -92,6 +113,7 @@ def worker_script(
         env_passthrough=[shlex.quote(name) for name in passthrough],
         runtime=runtime,
         sudo="sudo " if on_tpu_vm else "",
+        state=shlex.quote(worker_folder(spec.name)),
         registry=shlex.quote(host) if google and host else "",
     )
 
@@ -105,10 +127,12 @@ class VmWorkloadRun(SshFanout):
 
     max_restarts: int = 0
     stop: tuple[WorkerCommand, ...] = field(default=())
+    detach: bool = False
 
     def details(self) -> dict[str, Any]:
         out = super().details()
         out["max_restarts"] = self.max_restarts
+        out["detach"] = self.detach
         out["stop"] = [{"worker": w.worker, "argv": list(w.argv)} for w in self.stop]
         return out
 
@@ -119,6 +143,7 @@ def plan_vm_workload(
     *,
     provider: Literal["queued-resource", "local"],
     runtime: Runtime | None = None,
+    detach: bool = False,
 ) -> Plan:
     """One step that runs the workload on `workers` (every worker of the chosen slices).
 
@@ -129,8 +154,7 @@ def plan_vm_workload(
     """
     on_tpu_vm = provider == "queued-resource"
     chosen: Runtime = runtime or ("docker" if on_tpu_vm else "auto")
-    sudo = "sudo " if on_tpu_vm else ""
-    stop = f"{sudo}docker rm -f xcli-{spec.name} >/dev/null 2>&1 || true"
+    stop = stop_script(spec, on_tpu_vm)
     commands, stops = [], []
     several = len({w.slice for w in workers}) > 1  # labels as `xcli ssh` prints them
     for w in sorted(workers, key=lambda w: (w.slice, w.index)):
@@ -143,13 +167,15 @@ def plan_vm_workload(
         name = label(w, several)
         commands.append(WorkerCommand(worker=name, host=w.host, argv=("/bin/sh", "-c", script)))
         stops.append(WorkerCommand(worker=name, host=w.host, argv=("/bin/sh", "-c", stop)))
+    where = "in the background (a local driver process) " if detach else ""
     step = VmWorkloadRun(
         id="run",
-        summary=f"run {spec.name} on {len(commands)} worker(s), restarting all on a failure "
-        f"up to {spec.max_restarts} time(s)",
+        summary=f"run {spec.name} {where}on {len(commands)} worker(s), restarting all on a "
+        f"failure up to {spec.max_restarts} time(s)",
         workers=tuple(commands),
         stop=tuple(stops),
         max_restarts=spec.max_restarts,
+        detach=detach,
     )
     return Plan(title=f"run workload {spec.name}", steps=(step,), max_parallel=1)
 

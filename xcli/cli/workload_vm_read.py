@@ -1,0 +1,207 @@
+"""`workload list|status|logs|wait|delete --provider queued-resource|local`: VM-style workloads
+as recorded on this machine (xcli.vm_runs) by the foreground run or the background driver."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+
+from xcli.cli.common import Common, confirm, emit_json
+
+POLL = 0.1
+
+
+def _ago(seconds: float | None) -> str:
+    from xcli.spec import format_duration
+
+    return "-" if seconds is None else format_duration(max(0, int(seconds)))
+
+
+def _summary(folder: Path) -> dict[str, Any]:
+    from xcli.vm_runs import effective_state, read_state
+
+    state = read_state(folder)
+    now = time.time()
+    started, finished = state.get("started"), state.get("finished")
+    return {
+        "name": folder.name,
+        "state": effective_state(state),
+        "workers": state.get("workers"),
+        "accelerator": state.get("accelerator"),
+        "restarts": state.get("restarts", 0),
+        "age": _ago(now - state["created"]) if state.get("created") else "-",
+        "duration": _ago((finished or now) - started) if started else "-",
+        "failure": state.get("failure"),
+    }
+
+
+def _failure_text(failure: dict[str, Any] | None) -> str:
+    if not failure:
+        return "-"
+    if failure.get("code") is not None:
+        return f"worker {failure['worker']} exited with code {failure['code']}"
+    return f"worker {failure['worker']}: {failure.get('reason') or 'lost'}"
+
+
+def vm_list(common: Common, cluster: str, state: str | None) -> int:
+    from xcli.cli.table import print_table
+    from xcli.vm_runs import runs
+
+    rows = [_summary(f) for f in runs(cluster)]
+    rows = [r for r in rows if state is None or r["state"] == state]
+    if common.output == "json":
+        emit_json(rows)
+        return 0
+    if not rows:
+        click.echo(f"no {state + ' ' if state else ''}workloads on cluster {cluster}", err=True)
+        return 0
+    headers = ("NAME", "STATE", "ACCELERATOR", "WORKERS", "RESTARTS", "AGE", "DURATION", "FAILURE")
+    cells = [
+        [r["name"], r["state"], str(r["accelerator"] or "-"), str(r["workers"] or "-"),
+         str(r["restarts"]), r["age"], r["duration"], _failure_text(r["failure"])]
+        for r in rows
+    ]  # fmt: skip
+    print_table(headers, cells)
+    return 0
+
+
+def vm_status(common: Common, cluster: str, name: str) -> int:
+    from xcli.cli.table import print_table
+    from xcli.vm_runs import find
+
+    folder, state = find(cluster, name)
+    report = {**_summary(folder), "exits": state.get("exits", []), "cluster": cluster}
+    report["decisions"] = state.get("attempts", [])
+    if common.output == "json":
+        emit_json(report)
+        return 0
+    click.echo(f"workload {name} on cluster {cluster}: {report['state']}")
+    click.echo(f"restarts: {report['restarts']} of {state.get('max_restarts', 0)}")
+    for line in report["decisions"]:
+        click.echo(f"  {line}")
+    if report["state"] in ("failed", "lost") or report["failure"]:
+        click.echo(f"first failure: {_failure_text(report['failure'])}")
+    if report["state"] == "lost":
+        click.echo("its driver on this machine is gone; `xcli workload delete` stops the workers")
+    exits = [e for e in report["exits"] if e["attempt"] == report["restarts"]]
+    exits.sort(key=lambda e: tuple(int(n) for n in re.findall(r"\d+", e["worker"])))
+    if exits:
+        click.echo(f"worker exits (attempt {report['restarts']}):")
+        cells = [
+            [e["worker"], "-" if e["code"] is None else str(e["code"]), e["reason"] or "-"]
+            for e in exits
+        ]
+        print_table(("WORKER", "EXIT", "REASON"), cells)
+    return 0
+
+
+def _label(path: Path) -> str:
+    return path.stem.replace("-", "/")
+
+
+def _wanted(label: str, worker: str, slice_: str) -> bool:
+    m = re.fullmatch(r"(?:s(\d+)/)?w(\d+)", label)
+    if m is None:
+        return True
+    s, w = m.group(1) or "0", m.group(2)
+    return worker in ("all", w) and slice_ in ("all", s)
+
+
+def _key(path: Path) -> tuple[int, ...]:
+    return tuple(int(n) for n in re.findall(r"\d+", path.stem))
+
+
+def vm_logs(common: Common, cluster: str, name: str, worker: str, slice_: str, follow: bool) -> int:
+    from xcli.vm_runs import FINISHED, effective_state, find, read_state
+
+    folder, _ = find(cluster, name)
+    logs = folder / "logs" if (folder / "logs").is_dir() else folder
+    offsets: dict[Path, int] = {}
+    pending: dict[Path, bytes] = {}
+    while True:
+        done = effective_state(read_state(folder)) in FINISHED
+        for path in sorted(logs.glob("*.log"), key=_key):
+            if not _wanted(_label(path), worker, slice_):
+                continue
+            with path.open("rb") as f:
+                f.seek(offsets.get(path, 0))
+                data = pending.get(path, b"") + f.read()
+                offsets[path] = f.tell()
+            lines = data.split(b"\n")
+            tail = lines.pop()  # what follows the last newline ("" when the file ends with one)
+            if follow and not done:
+                pending[path] = tail
+            elif tail:
+                lines.append(tail)
+            for raw in lines:
+                _print_line(common, _label(path), raw.decode(errors="replace"))
+        if not follow or done:
+            return 0
+        time.sleep(POLL)
+
+
+def _print_line(common: Common, label: str, text: str) -> None:
+    if common.output == "json":
+        click.echo(json.dumps({"worker": label, "line": text}, ensure_ascii=False))
+    else:
+        click.echo(f"[{label}] {text}")
+
+
+def vm_wait(common: Common, cluster: str, name: str, timeout: float | None) -> int:
+    from xcli.vm_runs import FINISHED, effective_state, find, read_state
+
+    folder, _ = find(cluster, name)
+    deadline = None if timeout is None else time.monotonic() + timeout
+    said = ""
+    while True:
+        state = effective_state(read_state(folder))
+        if state != said:
+            click.echo(f"workload {name}: {state}", err=True)
+            said = state
+        if state in FINISHED:
+            code = 0 if state == "succeeded" else 1
+            break
+        if deadline is not None and time.monotonic() >= deadline:
+            code = 124
+            break
+        time.sleep(POLL)
+    if common.output == "json":
+        result = {0: "succeeded", 1: "failed"}.get(code, "timeout")
+        emit_json({"workload": name, "result": result, "state": state, "exit_code": code})
+    return code
+
+
+def vm_delete(common: Common, cluster: str, names: list[str]) -> int:
+    import shutil
+
+    from xcli.gateways.workload_driver import stop
+    from xcli.vm_runs import find
+
+    if not names:
+        click.echo(f"no matching workloads on cluster {cluster}", err=True)
+        return 0
+    found = [(n, *find(cluster, n)) for n in names]
+    confirm(common, f"Delete workload(s) {', '.join(names)} on cluster {cluster}?")
+    for name, folder, _ in found:
+        stop(folder)
+        shutil.rmtree(folder, ignore_errors=True)
+        click.echo(f"deleted workload {name} (its workers stopped)", err=True)
+    return 0
+
+
+def vm_select(cluster: str, state: str | None, older_than: float | None) -> list[str]:
+    """Names of workloads in `state` that finished more than `older_than` seconds ago."""
+    from xcli.vm_runs import effective_state, read_state, runs
+
+    now, names = time.time(), []
+    for folder in runs(cluster):
+        record = read_state(folder)
+        ended = record.get("finished") or record.get("created") or now
+        if effective_state(record) == state and (older_than is None or now - ended > older_than):
+            names.append(folder.name)
+    return names

@@ -1,0 +1,204 @@
+"""The record of VM-style workloads (queued-resource, local) on this machine.
+
+One folder per workload, $XCLI_HOME/workloads/<cluster>/<name>/:
+  run.json    what runs where (the step's commands, the SSH targets and settings)
+  state.json  state (starting|running|succeeded|failed|stopped), the driver's pid, times,
+              restarts, every worker exit of every attempt, the first failure that decided
+  logs/       one file per worker (w0.log, s1-w0.log), appended across restarts
+  driver.log  the background driver's own output
+
+The driver (xcli.gateways.workload_driver) writes state.json; the read commands only read it.
+A `running` record whose driver is gone reads as `lost`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Iterator
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from xcli import paths
+from xcli.errors import NotFoundError, UserError
+from xcli.plan.vm_workload import Decision, Outcome, WorkerExit, decide
+
+FINISHED = ("succeeded", "failed", "stopped", "lost")
+
+
+def cluster_dir(cluster: str) -> Path:
+    return paths.state_dir() / "workloads" / cluster
+
+
+def run_dir(cluster: str, name: str) -> Path:
+    return cluster_dir(cluster) / name
+
+
+def write_json(path: Path, value: Any) -> None:
+    """Atomically (readers never see half a file)."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(value, indent=2, sort_keys=True) + "\n")
+    os.replace(tmp, path)
+
+
+def read_state(folder: Path) -> dict[str, Any]:
+    try:
+        data: dict[str, Any] = json.loads((folder / "state.json").read_text())
+    except (OSError, ValueError):
+        return {}
+    return data
+
+
+def pid_alive(pid: int | None) -> bool:
+    if not pid:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    # A zombie (ended, never reaped: a container whose init does not reap) is not alive.
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True
+    return stat.rsplit(")", 1)[-1].split()[:1] != ["Z"]
+
+
+def effective_state(state: dict[str, Any]) -> str:
+    """The recorded state, or `lost` when it should still run but its driver is gone."""
+    recorded = str(state.get("state") or "starting")
+    if recorded in ("starting", "running") and not pid_alive(state.get("pid")):
+        return "lost"
+    return recorded
+
+
+def find(cluster: str, name: str) -> tuple[Path, dict[str, Any]]:
+    folder = run_dir(cluster, name)
+    state = read_state(folder)
+    if not state:
+        known = [p.name for p in runs(cluster)]
+        raise NotFoundError(
+            f"no workload {name} on cluster {cluster} (run from this machine)",
+            hint=f"workloads here: {', '.join(known)}" if known else "none was run from here",
+        )
+    return folder, state
+
+
+def refuse_running(folder: Path) -> None:
+    """A workload of that name that still runs is not replaced behind its back."""
+    old = read_state(folder)
+    if old and effective_state(old) not in FINISHED:
+        name, cluster, provider = folder.name, folder.parent.name, old.get("provider", "local")
+        raise UserError(
+            f"workload {name} is still running on cluster {cluster}",
+            hint=f"stop it first: xcli workload delete {name} --cluster {cluster} "
+            f"--provider {provider}",
+        )
+
+
+def runs(cluster: str) -> Iterator[Path]:
+    base = cluster_dir(cluster)
+    if base.is_dir():
+        for folder in sorted(base.iterdir()):
+            if (folder / "state.json").is_file():
+                yield folder
+
+
+def exit_dict(attempt: int, e: WorkerExit) -> dict[str, Any]:
+    return {"attempt": attempt, **asdict(e)}
+
+
+class Recorder:
+    """state.json, kept current by whoever runs the workload (the background driver)."""
+
+    def __init__(self, folder: Path, pid: int) -> None:
+        self.folder = folder
+        self.state = read_state(folder)
+        self.state.update(state="running", pid=pid, exits=[], attempts=[], restarts=0)
+        self.state.setdefault("created", time.time())
+        self.state["started"] = time.time()
+        self._save()
+
+    def _save(self) -> None:
+        write_json(self.folder / "state.json", self.state)
+
+    def attempt(self, n: int) -> None:
+        self.state["restarts"] = n
+        self._save()
+
+    def exit(self, n: int, e: WorkerExit) -> None:
+        self.state["exits"].append(exit_dict(n, e))
+        self._save()
+
+    def decided(self, decision: Decision) -> None:
+        self.state["attempts"].append(decision.describe())
+        self._save()
+
+    def finish(self, outcome: Outcome | None, stopped: bool = False) -> None:
+        if stopped or outcome is None:
+            self.state["state"] = "stopped"
+        else:
+            self.state["state"] = "succeeded" if outcome.ok else "failed"
+            self.state["restarts"] = outcome.restarts
+            failure = outcome.failure
+            self.state["failure"] = asdict(failure) if failure and not outcome.ok else None
+        self.state["finished"] = time.time()
+        self._save()
+
+
+class RecordingRunner:
+    """A WorkerRunner (xcli.execute.vm_workload) that keeps state.json current as it runs:
+    every worker exit, and the restart rule's decisions (the same `decide` the loop applies).
+    The record starts at the first `run`, so building one changes nothing."""
+
+    def __init__(
+        self, runner: Any, folder: Path, meta: dict[str, Any], total: int, max_restarts: int
+    ) -> None:
+        self.runner, self.folder, self.meta = runner, folder, meta
+        self.total, self.max_restarts = total, max_restarts
+        self.recorder: Recorder | None = None
+        self.attempt = -1
+
+    def start(self) -> Recorder:
+        if self.recorder is None:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            for old in self.folder.glob("logs/*.log"):
+                old.unlink()
+            write_json(self.folder / "state.json", {**self.meta, "created": time.time()})
+            self.recorder = Recorder(self.folder, os.getpid())
+        return self.recorder
+
+    def run(self, commands: Any) -> Iterator[WorkerExit]:
+        record = self.start()
+        self.attempt += 1
+        n = self.attempt
+        if n:
+            note_restart(self.folder, [c.worker for c in commands], n, self.max_restarts)
+        record.attempt(n)
+        finished: list[WorkerExit] = []
+        for event in self.runner.run(commands):
+            record.exit(n, event)
+            finished.append(event)
+            decision = decide(finished, self.total, n, self.max_restarts)
+            if decision.action != "wait":
+                if decision.action != "succeed":
+                    record.decided(decision)
+                if decision.action != "restart":
+                    ok = decision.action == "succeed"
+                    record.finish(Outcome(ok, n, (decision,)))
+            yield event
+
+    def stop(self, commands: Any) -> None:
+        self.runner.stop(commands)
+
+
+def note_restart(folder: Path, workers: list[str], n: int, max_restarts: int) -> None:
+    """A line in every worker's log where a restart begins."""
+    (folder / "logs").mkdir(parents=True, exist_ok=True)
+    for label in workers:
+        with (folder / "logs" / (label.replace("/", "-") + ".log")).open("ab") as log:
+            log.write(f"xcli: restart {n} of {max_restarts}: every worker starts again\n".encode())
