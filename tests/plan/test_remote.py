@@ -45,7 +45,7 @@ def test_exit_codes_and_streams_pass_through(shell: str, code: int) -> None:
 
 @pytest.mark.parametrize("shell", SHELLS)
 def test_the_command_arrives_intact(shell: str) -> None:
-    payload = "it's \"quoted\"; $HOME `x` \\ back\nsecond; line $((1+1))\n\ttab"
+    payload = 'it\'s "quoted"; $HOME `x` \\ back\nsecond; line $((1+1))\n\ttab'
     proc = start(shell, f"printf '%s\\n' {shlex.quote(payload)}")
     assert finish(proc) == (0, (payload + "\n").encode(), b"")
 
