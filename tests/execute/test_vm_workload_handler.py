@@ -26,7 +26,7 @@ def test_with_no_restarts_the_step_fails_naming_worker_2(tmp_path: Path) -> None
     assert not result.ok
     error = result.results["run"].error
     assert isinstance(error, WorkloadFailed)
-    assert error.message == "workload failed: worker s0/w2 exited with code 1"
+    assert error.message == "workload failed: worker w2 exited with code 1"
 
 
 class AlwaysFails:
@@ -50,5 +50,5 @@ def test_out_of_restarts_says_how_many_were_tried(tmp_path: Path) -> None:
     result = LiveExecutor({"vm_workload": make_handler(runner)}).run(plan)
     error = result.results["run"].error
     assert isinstance(error, WorkloadFailed)
-    assert error.message == "workload failed: worker s0/w1: connection lost (after 2 restart(s))"
+    assert error.message == "workload failed: worker w1: connection lost (after 2 restart(s))"
     assert (runner.runs, runner.stops) == (3, 3)
