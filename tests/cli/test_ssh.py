@@ -141,7 +141,6 @@ def test_dry_run_prints_each_worker_argv_and_is_deterministic(
     (step,) = json.loads(first.stdout)["plan"]
     assert step["kind"] == "ssh" and len(step["workers"]) == 4
     assert {w["argv"][-1] for w in step["workers"]} == {remote_command(command)}
-    assert all(w["argv"][-1] == command for w in step["workers"])
     assert not (Path(env["XCLI_HOME"]) / "runs").exists()
 
 
