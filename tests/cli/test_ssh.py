@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import signal
 import subprocess
 import sys
@@ -15,6 +16,7 @@ import pytest
 
 from tests.conftest import REPO
 from tests.support.sshd import Sshd, provider_file
+from xcli.plan.remote import remote_command
 
 BASE = ["--provider", "local", "--cluster", "demo", "--project", "p-test1", "--zone", "us-east5-b"]
 
@@ -129,16 +131,16 @@ def test_dry_run_prints_each_worker_argv_and_is_deterministic(
     args = ["ssh", *BASE, "--worker=all", "--command", command, "--dry-run"]
     text = xcli(*args, env=env)
     assert text.returncode == 0, text.stderr
-    assert re.search(
-        r"\[s1/w1\] 127\.0\.0\.1: ssh -T .* -- 127\.0\.0\.1 'echo \"a b\"; cd \$HOME && ls'",
-        text.stdout,
-    )
+    # The command is one argument: inside the remote wrapper that stops it with the channel.
+    wrapped = shlex.quote(remote_command(command))
+    assert re.search(r"\[s1/w1\] 127\.0\.0\.1: ssh -T .* -- 127\.0\.0\.1 ", text.stdout)
+    assert text.stdout.count(f" -- 127.0.0.1 {wrapped}\n") == 4
     first = xcli(*args, "-o", "json", env=env)
     second = xcli(*args, "-o", "json", env=env)
     assert first.stdout == second.stdout
     (step,) = json.loads(first.stdout)["plan"]
     assert step["kind"] == "ssh" and len(step["workers"]) == 4
-    assert all(w["argv"][-1] == command for w in step["workers"])
+    assert {w["argv"][-1] for w in step["workers"]} == {remote_command(command)}
     assert not (Path(env["XCLI_HOME"]) / "runs").exists()
 
 

@@ -21,6 +21,7 @@ from xcli.plan.fanout import (
     select,
     targets_for,
 )
+from xcli.plan.remote import remote_command
 from xcli.plan.render import plan_json, plan_text
 from xcli.providers.base import Worker
 
@@ -91,7 +92,8 @@ def test_internal_ip_and_user() -> None:
 def test_ssh_argv_passes_the_command_as_one_argument() -> None:
     command = "echo 'a b'; rm -rf $HOME\nnext"
     argv = openssh_argv(Target("w0", "10.0.0.1", 2222, "me"), Exec(command), SETTINGS)
-    assert argv[0] == "ssh" and argv[-3:] == ("--", "10.0.0.1", command)
+    # One argument: the command inside the remote wrapper that stops it with the channel.
+    assert argv[0] == "ssh" and argv[-3:] == ("--", "10.0.0.1", remote_command(command))
     joined = " ".join(argv[:-1])
     for option in (
         "-o BatchMode=yes",

@@ -19,14 +19,15 @@ def _check(argv: Sequence[str]) -> list[str]:
     return list(argv)
 
 
-async def spawn(argv: Sequence[str]) -> asyncio.subprocess.Process:
-    """Start a child with stdin closed and stdout/stderr piped, in its own session (so a
-    terminal's Ctrl-C reaches xcli only, and xcli decides what to stop)."""
+async def spawn(argv: Sequence[str], *, hold_stdin: bool = False) -> asyncio.subprocess.Process:
+    """Start a child with stdout/stderr piped, in its own session (so a terminal's Ctrl-C
+    reaches xcli only, and xcli decides what to stop). Its stdin is /dev/null, or with
+    `hold_stdin` a pipe that xcli holds open and never writes to (closing it is a signal)."""
     args = _check(argv)
     try:
         return await asyncio.create_subprocess_exec(
             *args,
-            stdin=asyncio.subprocess.DEVNULL,
+            stdin=asyncio.subprocess.PIPE if hold_stdin else asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
             start_new_session=True,

@@ -26,6 +26,7 @@ from xcli.plan.fanout import (
     Target,
     Upload,
 )
+from xcli.plan.remote import remote_command
 
 
 def known_name(host: str, port: int) -> str:
@@ -119,7 +120,8 @@ class AsyncSshEngine:
         import asyncssh
 
         if isinstance(action, Exec):
-            proc = await conn.create_process(action.command, encoding=None, stdin=asyncssh.DEVNULL)
+            # stdin stays open (never written): the remote wrapper stops the command at EOF.
+            proc = await conn.create_process(remote_command(action.command), encoding=None)
             try:
                 await asyncio.gather(
                     _pump(proc.stdout, stream, False), _pump(proc.stderr, stream, True)
@@ -154,9 +156,12 @@ class AsyncSshEngine:
 
 
 def _stop(proc: Any) -> None:
-    """Ask sshd to signal the remote command (a "signal" channel request, RFC 4254 6.9), then
+    """Send EOF (the remote wrapper then stops the command's process group) and ask sshd to
+    signal the command (a "signal" request, RFC 4254 6.9, which sshd ignores for root), then
     close the channel."""
     with contextlib.suppress(OSError, ValueError):  # the channel may be closing already
+        proc.stdin.write_eof()
+    with contextlib.suppress(OSError, ValueError):
         proc.send_signal("TERM")
     proc.close()
 

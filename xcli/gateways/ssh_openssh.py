@@ -33,7 +33,10 @@ class OpenSshEngine:
     name = "openssh"
 
     async def attempt(self, step: Broadcast, index: int, stream: WorkerStream) -> Attempt:
-        proc = await process.spawn(step.workers[index].argv)
+        # ssh's stdin stays open: the remote wrapper (plan/remote.py) stops the command when
+        # it reaches EOF, which is what closing it (or the connection going) sends.
+        argv = step.workers[index].argv
+        proc = await process.spawn(argv, hold_stdin=argv[0] == "ssh")
         tail = bytearray()
 
         async def pump(reader: asyncio.StreamReader | None, err: bool) -> None:
@@ -58,8 +61,11 @@ class OpenSshEngine:
 
 
 async def _stop(proc: asyncio.subprocess.Process) -> None:
-    """SIGTERM lets ssh close its channel (the remote side sees the connection go); SIGKILL
-    if it does not exit in time."""
+    """Closing ssh's stdin sends EOF down the channel, so the remote wrapper stops the command;
+    SIGTERM then makes ssh close its channel (the remote side sees EOF as well if the first
+    message is lost); SIGKILL if it does not exit in time."""
+    if proc.stdin is not None:
+        proc.stdin.close()
     try:
         proc.send_signal(signal.SIGTERM)
         await asyncio.wait_for(proc.wait(), GRACE)

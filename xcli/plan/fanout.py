@@ -15,6 +15,7 @@ from typing import Any, ClassVar, Literal, Protocol
 
 from xcli.errors import UserError
 from xcli.plan.model import Plan
+from xcli.plan.remote import remote_command
 from xcli.plan.steps import SshFanout, WorkerCommand
 
 Engine = Literal["openssh", "asyncssh"]
@@ -212,7 +213,7 @@ def openssh_argv(target: Target, action: Action, settings: SshSettings) -> tuple
         argv = ["ssh", "-T", *common_options(settings), "-p", str(target.port)]
         if target.user:
             argv += ["-l", target.user]
-        return (*argv, "--", target.host, action.command)
+        return (*argv, "--", target.host, remote_command(action.command))
     argv = ["scp", "-q", *common_options(settings), "-P", str(target.port)]
     if action.recursive:
         argv.append("-r")

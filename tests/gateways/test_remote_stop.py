@@ -1,0 +1,113 @@
+"""Ctrl-C and --timeout stop the remote commands themselves, not only the local clients.
+
+Against a real OpenSSH sshd (running as this user, root in CI, whose `signal` requests sshd
+ignores): commands that write nothing and read nothing, so neither SIGPIPE nor a signal request
+would end them. Each writes its PID to a file on the "worker" (this machine); after the run,
+those processes must be gone within a few seconds.
+"""
+
+from __future__ import annotations
+
+import io
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.gateways.test_broadcast import settings, targets
+from tests.support.sshd import Sshd
+from xcli.execute.fanout import OutputSink
+from xcli.gateways.broadcast import run_broadcast
+from xcli.plan.fanout import Broadcast, Exec, plan_broadcast
+
+ENGINES = ["openssh", "asyncssh"]
+GONE_WITHIN = 5.0  # seconds
+
+
+@pytest.fixture(autouse=True)
+def _no_agent(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("SSH_AUTH_SOCK", raising=False)
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"
+
+
+def silent_commands(folder: Path) -> list[Exec]:
+    """w0: `sleep 300` (the shell execs it: the PID is sleep's); w1: a shell loop, whose
+    `sleep` children come and go; w2: finishes at once (its exit code must survive)."""
+    return [
+        Exec(f"echo $$ > {folder}/sleep.pid; exec sleep 300"),
+        Exec(f"echo $$ > {folder}/loop.pid; while true; do sleep 0.3; done"),
+        Exec("exit 3"),
+    ]
+
+
+def pids(folder: Path) -> list[int]:
+    return [int((folder / f"{name}.pid").read_text()) for name in ("sleep", "loop")]
+
+
+def wait_for_pid_files(folder: Path, cancelled: threading.Event) -> None:
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        if all((folder / f"{n}.pid").is_file() for n in ("sleep", "loop")):
+            time.sleep(0.3)
+            break
+        time.sleep(0.05)
+    cancelled.set()
+
+
+def assert_gone(folder: Path) -> None:
+    started = pids(folder)
+    deadline = time.monotonic() + GONE_WITHIN
+    while any(alive(p) for p in started) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert [p for p in started if alive(p)] == [], "remote commands kept running"
+
+
+def broadcast(engine: str, sshd: Sshd, tmp_path: Path, **kw: object) -> Broadcast:
+    folder = tmp_path / "remote"
+    folder.mkdir()
+    plan = plan_broadcast(
+        "t",
+        targets(sshd, sshd.ports[:3]),
+        silent_commands(folder),
+        settings(tmp_path, sshd),
+        engine=engine,  # type: ignore[arg-type]
+        **kw,  # type: ignore[arg-type]
+    )
+    step = plan.steps[0]
+    assert isinstance(step, Broadcast)
+    return step
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_cancel_stops_silent_remote_commands(engine: str, sshd: Sshd, tmp_path: Path) -> None:
+    step = broadcast(engine, sshd, tmp_path)
+    cancelled = threading.Event()
+    watcher = threading.Thread(target=wait_for_pid_files, args=(tmp_path / "remote", cancelled))
+    watcher.start()
+    out, err = io.BytesIO(), io.BytesIO()
+    result = run_broadcast(step, OutputSink(out, err, None), cancelled)
+    watcher.join()
+    assert result.interrupted and result.exit_code == 130
+    statuses = [(o.status, o.exit_code) for o in result.outcomes]
+    assert statuses == [("interrupted", None), ("interrupted", None), ("exit", 3)]
+    assert out.getvalue() == b""  # the wrapper adds no output of its own
+    assert_gone(tmp_path / "remote")
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_timeout_stops_silent_remote_commands(engine: str, sshd: Sshd, tmp_path: Path) -> None:
+    step = broadcast(engine, sshd, tmp_path, timeout=3)
+    out, err = io.BytesIO(), io.BytesIO()
+    result = run_broadcast(step, OutputSink(out, err, None))
+    statuses = [(o.status, o.exit_code) for o in result.outcomes]
+    assert statuses == [("timed out", None), ("timed out", None), ("exit", 3)]
+    assert out.getvalue() == b""
+    assert_gone(tmp_path / "remote")
