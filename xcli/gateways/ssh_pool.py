@@ -67,11 +67,13 @@ async def run_pool(
     window = asyncio.Semaphore(step.batch_size)
     outcomes: dict[int, WorkerOutcome] = {}
     started: dict[int, WorkerStream] = {}
+    began: dict[int, float] = {}
 
     async def one(index: int) -> None:
         async with window:
             stream = sink.stream(step.targets[index].label)
             started[index] = stream
+            began[index] = time.monotonic()
             try:
                 outcomes[index] = await _with_retries(step, engine, index, stream, start)
             finally:
@@ -89,7 +91,10 @@ async def run_pool(
     for i, target in enumerate(step.targets):
         outcome = outcomes.get(i)
         if outcome is None:
-            outcome = _unfinished(target.label, started.get(i), interrupted, start)
+            # a silent command still running past the connect timeout has reached its worker:
+            # the connect timeout covers the TCP connection and the SSH handshake
+            connected = time.monotonic() - began.get(i, time.monotonic()) > step.connect_timeout + 1
+            outcome = _unfinished(target.label, started.get(i), interrupted, start, connected)
         result.outcomes.append(outcome)
     result.seconds = time.monotonic() - start
     return result
@@ -173,7 +178,11 @@ async def _with_retries(
 
 
 def _unfinished(
-    label: str, stream: WorkerStream | None, interrupted: bool, start: float
+    label: str,
+    stream: WorkerStream | None,
+    interrupted: bool,
+    start: float,
+    connected: bool = False,
 ) -> WorkerOutcome:
     status: Status = "interrupted" if interrupted else "timed out"
     detail = "still running" if stream is not None else "not started"
@@ -183,5 +192,5 @@ def _unfinished(
         detail=detail,
         log=stream.log_path if stream is not None else None,
         seconds=time.monotonic() - start,
-        reached=stream is not None and stream.saw_stdout,
+        reached=stream is not None and (stream.saw_stdout or connected),
     )
