@@ -4,13 +4,23 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# System packages the tests use: OpenSSH client and server (real sshd on loopback).
-if ! command -v sshd >/dev/null 2>&1 && ! [ -x /usr/sbin/sshd ]; then
+# System commands the tests use, and the Debian packages that provide them: OpenSSH client and
+# server (real sshd on loopback), openssl (a loopback TLS API server), dash (the remote wrapper
+# is tested under a plain POSIX shell), setsid (util-linux). Only what is missing is installed.
+missing=()
+for pair in ssh:openssh-client scp:openssh-client ssh-keygen:openssh-client \
+            sshd:openssh-server openssl:openssl dash:dash setsid:util-linux; do
+  cmd=${pair%%:*} pkg=${pair#*:}
+  if ! command -v "$cmd" >/dev/null 2>&1 && ! [ -x "/usr/sbin/$cmd" ]; then
+    missing+=("$pkg")
+  fi
+done
+if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-      openssh-client openssh-server >/dev/null
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
   else
-    echo "note: OpenSSH server not found and cannot be installed here; sshd tests will skip" >&2
+    echo "note: missing ${missing[*]} and cannot install here; the tests that need them skip" >&2
   fi
 fi
 
