@@ -52,20 +52,10 @@ def read_state(folder: Path) -> dict[str, Any]:
 
 
 def pid_alive(pid: int | None) -> bool:
-    if not pid:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    # A zombie (ended, never reaped: a container whose init does not reap) is not alive.
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return True
-    return stat.rsplit(")", 1)[-1].split()[:1] != ["Z"]
+    """Whether the driver (or a worker) process still runs; a zombie does not count."""
+    from xcli.gateways.local_process import alive
+
+    return bool(pid) and alive(int(pid or 0))
 
 
 def effective_state(state: dict[str, Any]) -> str:
