@@ -131,8 +131,8 @@ def test_dry_run_prints_each_worker_argv_and_is_deterministic(
     args = ["ssh", *BASE, "--worker=all", "--command", command, "--dry-run"]
     text = xcli(*args, env=env)
     assert text.returncode == 0, text.stderr
-    # The command is one argument: inside the remote wrapper that stops it with the channel.
-    wrapped = shlex.quote(remote_command(command))
+    # The command is one argument: after the remote prefix that stops it with the channel.
+    wrapped = shlex.quote(remote_command(command, keep_shell=True))
     assert re.search(r"\[s1/w1\] 127\.0\.0\.1: ssh -T .* -- 127\.0\.0\.1 ", text.stdout)
     assert text.stdout.count(f" -- 127.0.0.1 {wrapped}\n") == 4
     first = xcli(*args, "-o", "json", env=env)
@@ -140,7 +140,7 @@ def test_dry_run_prints_each_worker_argv_and_is_deterministic(
     assert first.stdout == second.stdout
     (step,) = json.loads(first.stdout)["plan"]
     assert step["kind"] == "ssh" and len(step["workers"]) == 4
-    assert {w["argv"][-1] for w in step["workers"]} == {remote_command(command)}
+    assert {w["argv"][-1] for w in step["workers"]} == {remote_command(command, keep_shell=True)}
     assert not (Path(env["XCLI_HOME"]) / "runs").exists()
 
 

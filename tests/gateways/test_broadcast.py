@@ -128,6 +128,23 @@ def test_exit_status_is_the_largest_remote_code(engine: str, sshd: Sshd, tmp_pat
 
 
 @pytest.mark.parametrize("engine", ENGINES)
+def test_a_command_killed_by_a_signal_reports_128_plus_n(
+    engine: str, sshd: Sshd, tmp_path: Path
+) -> None:
+    # `sh -c` is the command's last step: the asyncssh form execs it (sshd reports exit-signal,
+    # the engine maps it), the openssh form keeps the shell, which reports 128+N itself.
+    result, _, _ = run(
+        engine,
+        targets(sshd, sshd.ports[:2]),
+        Exec("echo started; sh -c 'kill -TERM $$'"),
+        settings(tmp_path, sshd),
+        tmp_path,
+    )
+    assert result.exit_code == 128 + 15
+    assert {(o.status, o.exit_code) for o in result.outcomes} == {("exit", 143)}
+
+
+@pytest.mark.parametrize("engine", ENGINES)
 def test_unreachable_workers_are_named_and_do_not_hold_up_the_rest(
     engine: str, sshd: Sshd, blackhole: int, tmp_path: Path
 ) -> None:

@@ -93,7 +93,11 @@ def test_ssh_argv_passes_the_command_as_one_argument() -> None:
     command = "echo 'a b'; rm -rf $HOME\nnext"
     argv = openssh_argv(Target("w0", "10.0.0.1", 2222, "me"), Exec(command), SETTINGS)
     # One argument: the command inside the remote wrapper that stops it with the channel.
-    assert argv[0] == "ssh" and argv[-3:] == ("--", "10.0.0.1", remote_command(command))
+    assert argv[0] == "ssh" and argv[-3:] == (
+        "--",
+        "10.0.0.1",
+        remote_command(command, keep_shell=True),
+    )
     joined = " ".join(argv[:-1])
     for option in (
         "-o BatchMode=yes",

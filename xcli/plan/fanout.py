@@ -213,7 +213,8 @@ def openssh_argv(target: Target, action: Action, settings: SshSettings) -> tuple
         argv = ["ssh", "-T", *common_options(settings), "-p", str(target.port)]
         if target.user:
             argv += ["-l", target.user]
-        return (*argv, "--", target.host, remote_command(action.command))
+        # ssh cannot report a remote signal death (it exits 255): the shell stays to report 128+N.
+        return (*argv, "--", target.host, remote_command(action.command, keep_shell=True))
     argv = ["scp", "-q", *common_options(settings), "-P", str(target.port)]
     if action.recursive:
         argv.append("-r")
