@@ -10,7 +10,8 @@ repetition, interleaved so machine load hits all alike, then stops exactly the s
 
 Contenders (each in its own process):
   xcli-openssh        xcli's default engine, first run (no reusable connection yet)
-  xcli-openssh-reuse  the same command again: ControlMaster connections from the run before
+  xcli-openssh-reuse  the same command again over the ControlMaster connections of the run
+                      before (xcli then talks to the masters directly: no ssh per worker)
   xcli-asyncssh       the asyncssh engine, first run
   xcli-asyncssh-reuse a second run over the connections the first run opened (same engine)
   pssh                parallel-ssh ParallelSSHClient, pool_size=100, first run
@@ -202,21 +203,10 @@ def measure(mode: str, info_path: Path) -> dict[str, Any]:
 
 
 def close_masters(info: dict[str, Any]) -> None:
-    for port in info["ports"]:
+    """End every ControlMaster whose socket is in the control folder."""
+    for sock in Path(info["control_dir"]).iterdir():
         subprocess.run(
-            [
-                "ssh",
-                *info["ssh_flags"],
-                "-o",
-                f"ControlPath={info['control_dir']}/%C",
-                "-p",
-                str(port),
-                "-l",
-                info["user"],
-                "-O",
-                "exit",
-                "127.0.0.1",
-            ],
+            ["ssh", "-o", f"ControlPath={sock}", "-O", "exit", "127.0.0.1"],
             capture_output=True,
             check=False,
         )

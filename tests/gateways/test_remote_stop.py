@@ -9,8 +9,12 @@ those processes must be gone within a few seconds.
 from __future__ import annotations
 
 import io
+import shutil
+import subprocess
+import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,7 +25,9 @@ from xcli.execute.fanout import OutputSink
 from xcli.gateways.broadcast import run_broadcast
 from xcli.plan.fanout import Broadcast, Exec, plan_broadcast
 
-ENGINES = ["openssh", "asyncssh"]
+# openssh-reused: the openssh engine over masters a first run left open (it then speaks the
+# multiplexing protocol to them instead of starting ssh; see gateways/ssh_mux.py).
+ENGINES = ["openssh", "asyncssh", "openssh-reused"]
 GONE_WITHIN = 5.0  # seconds
 
 
@@ -70,15 +76,38 @@ def assert_gone(folder: Path) -> None:
     assert [p for p in started if alive(p)] == [], "remote commands kept running"
 
 
-def broadcast(engine: str, sshd: Sshd, tmp_path: Path, **kw: object) -> Broadcast:
+@pytest.fixture
+def control() -> Iterator[Path]:
+    folder = Path(tempfile.mkdtemp(prefix="xcm-"))  # short: socket paths are limited
+    try:
+        yield folder
+    finally:
+        for sock in folder.iterdir():
+            subprocess.run(
+                ["ssh", "-o", f"ControlPath={sock}", "-O", "exit", "x"],
+                capture_output=True,
+                check=False,
+            )
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def broadcast(engine: str, sshd: Sshd, tmp_path: Path, control: Path, **kw: object) -> Broadcast:
     folder = tmp_path / "remote"
     folder.mkdir()
+    reused = engine == "openssh-reused"
+    s = settings(tmp_path, sshd, control_dir=control if reused else None)
+    tgts = targets(sshd, sshd.ports[:3])
+    if reused:  # open the masters
+        warm = plan_broadcast("t", tgts, Exec("true"), s).steps[0]
+        assert isinstance(warm, Broadcast)
+        assert run_broadcast(warm, OutputSink(None, None, None)).exit_code == 0
+        assert len(list(control.iterdir())) == 3
     plan = plan_broadcast(
         "t",
-        targets(sshd, sshd.ports[:3]),
+        tgts,
         silent_commands(folder),
-        settings(tmp_path, sshd),
-        engine=engine,  # type: ignore[arg-type]
+        s,
+        engine="openssh" if reused else engine,  # type: ignore[arg-type]
         **kw,  # type: ignore[arg-type]
     )
     step = plan.steps[0]
@@ -87,8 +116,10 @@ def broadcast(engine: str, sshd: Sshd, tmp_path: Path, **kw: object) -> Broadcas
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_cancel_stops_silent_remote_commands(engine: str, sshd: Sshd, tmp_path: Path) -> None:
-    step = broadcast(engine, sshd, tmp_path)
+def test_cancel_stops_silent_remote_commands(
+    engine: str, sshd: Sshd, tmp_path: Path, control: Path
+) -> None:
+    step = broadcast(engine, sshd, tmp_path, control)
     cancelled = threading.Event()
     watcher = threading.Thread(target=wait_for_pid_files, args=(tmp_path / "remote", cancelled))
     watcher.start()
@@ -103,10 +134,12 @@ def test_cancel_stops_silent_remote_commands(engine: str, sshd: Sshd, tmp_path: 
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_timeout_stops_silent_remote_commands(engine: str, sshd: Sshd, tmp_path: Path) -> None:
+def test_timeout_stops_silent_remote_commands(
+    engine: str, sshd: Sshd, tmp_path: Path, control: Path
+) -> None:
     # the timeout outlasts the connect timeout (3 s here), so the silent workers are known to
     # have been reached: the run exits 124 like timeout(1), not 255 (unreachable)
-    step = broadcast(engine, sshd, tmp_path, timeout=5)
+    step = broadcast(engine, sshd, tmp_path, control, timeout=5)
     out, err = io.BytesIO(), io.BytesIO()
     result = run_broadcast(step, OutputSink(out, err, None))
     statuses = [(o.status, o.exit_code) for o in result.outcomes]

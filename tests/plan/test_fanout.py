@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ from xcli.plan.fanout import (
     SshSettings,
     Target,
     Upload,
+    control_path,
     openssh_argv,
     parse_selection,
     plan_broadcast,
@@ -107,7 +109,7 @@ def test_ssh_argv_passes_the_command_as_one_argument() -> None:
         "-o StrictHostKeyChecking=accept-new",
         "-o UserKnownHostsFile=kh",
         "-o ControlMaster=auto",
-        "-o ControlPath=cm/%C",
+        f"-o ControlPath={control_path(SETTINGS, Target('w0', '10.0.0.1', 2222, 'me'))}",
         "-o ControlPersist=300",
         "-i key -o IdentitiesOnly=yes",
         "-p 2222 -l me",
@@ -180,3 +182,18 @@ def test_bad_plans(kwargs: dict[str, int], message: str) -> None:
         plan_broadcast("d", targets_for(_workers(1, 1)), Exec("x"), SETTINGS, **kwargs)  # type: ignore[arg-type]
     with pytest.raises(UserError, match="--command is empty"):
         plan_broadcast("d", targets_for(_workers(1, 1)), Exec("  "), SETTINGS)
+
+
+def test_control_socket_names_are_per_connection_and_fit_a_socket_address() -> None:
+    a = Target("w0", "10.0.0.1", 22, "me")
+    path = control_path(SETTINGS, a)
+    assert path is not None and path.parent == Path("cm") and len(path.name) == 40
+    assert control_path(SETTINGS, a) == path  # stable: the next run finds the same master
+    others = {
+        control_path(SETTINGS, Target("w0", "10.0.0.2", 22, "me")),
+        control_path(SETTINGS, Target("w0", "10.0.0.1", 2222, "me")),
+        control_path(SETTINGS, Target("w0", "10.0.0.1", 22, "you")),
+        control_path(replace(SETTINGS, ssh_flags=("-J", "bastion")), a),
+    }
+    assert path not in others and len(others) == 4
+    assert control_path(replace(SETTINGS, control_dir=None), a) is None

@@ -123,6 +123,8 @@ class Sshd:
             # bash skips ~/.bashrc when SHLVL says it is nested: keeps a heavy login
             # profile on the test machine (pyenv init ...) out of every remote command.
             "SetEnv SHLVL=1",
+            # lets tests check that SendEnv / SetEnv reach the command (both engine paths)
+            "AcceptEnv XCLI_TEST_*",
         ]
         return "\n".join(lines) + "\n"
 

@@ -5,6 +5,11 @@ the user's ~/.ssh/config, agent, ProxyJump and security keys all work as with pl
 xcli's -o options (timeouts, keepalives, BatchMode, its own known_hosts, ControlMaster) come
 first on the command line and so win over any `Host *` block. OpenSSH reports every failure of
 its own as exit status 255 plus a message on stderr; `classify` turns that into a reason.
+
+With connection reuse, a command for a worker whose ControlMaster is already up does not start
+the passenger `ssh` at all: the engine asks the master for the session itself (gateways/ssh_mux,
+OpenSSH's own multiplexing protocol), which is what that `ssh` would do, minus a process start
+per worker. Without a master (first run, or it exited), the printed argv runs as it is.
 """
 
 from __future__ import annotations
@@ -18,9 +23,9 @@ from pathlib import Path
 
 from xcli import paths
 from xcli.execute.fanout import WorkerStream
-from xcli.gateways import process
+from xcli.gateways import process, ssh_mux
 from xcli.gateways.ssh_pool import Attempt
-from xcli.plan.fanout import Broadcast, SshSettings, Target
+from xcli.plan.fanout import Broadcast, Exec, SshSettings, Target, control_path
 
 # A ControlPath must fit a Unix socket address (108 bytes); OpenSSH adds "/" + a 40-character
 # %C hash, and ".XXXXXXXXXXXXXXXX" while it creates the socket.
@@ -32,7 +37,14 @@ GRACE = 2.0  # seconds a stopped ssh gets to close its channel before it is kill
 class OpenSshEngine:
     name = "openssh"
 
+    def __init__(self) -> None:
+        # Per step: what a passenger ssh would send (ssh -G, once per step), None = always ssh.
+        self._session: dict[int, tuple[Broadcast, asyncio.Task[ssh_mux.SessionOptions | None]]] = {}
+
     async def attempt(self, step: Broadcast, index: int, stream: WorkerStream) -> Attempt:
+        direct = await self._over_master(step, index, stream)
+        if direct is not None:
+            return direct
         # ssh's stdin stays open: the remote wrapper (plan/remote.py) stops the command when
         # it reaches EOF, which is what closing it (or the connection going) sends.
         argv = step.workers[index].argv
@@ -56,8 +68,54 @@ class OpenSshEngine:
         assert step.settings is not None, "a Broadcast step always carries its SshSettings"
         return classify(code, stream.saw_stdout, bytes(tail), step.targets[index], step.settings)
 
+    async def _over_master(
+        self, step: Broadcast, index: int, stream: WorkerStream
+    ) -> Attempt | None:
+        """The command through an open master, or None to start ssh (no master, or a session
+        this path cannot open the way ssh would)."""
+        argv = step.workers[index].argv
+        if argv[0] != "ssh" or not isinstance(step.action_for(index), Exec):
+            return None
+        assert step.settings is not None
+        path = control_path(step.settings, step.targets[index])
+        if path is None or not path.exists():
+            return None
+        options = await self._options(step, index, path)
+        if options is None:
+            return None
+        try:
+            status = await ssh_mux.run(path, argv[-1], options, stream.feed)
+        except ssh_mux.NoSession:
+            return None
+        except OSError as exc:
+            stream.note(f"connection lost: {exc}")
+            return Attempt("unreachable", detail="the shared connection failed", reached=True)
+        if status is None:
+            return Attempt("unreachable", detail="connection lost", reached=True)
+        return (
+            Attempt("ok", 0, reached=True) if status == 0 else Attempt("exit", status, reached=True)
+        )
+
+    async def _options(
+        self, step: Broadcast, index: int, path: Path
+    ) -> ssh_mux.SessionOptions | None:
+        """`ssh -G` for the first worker that gets here, shared by the step's other workers
+        (they share xcli's options; per-host ssh_config blocks that set SendEnv, SetEnv or
+        ForwardAgent differently for some workers of one slice are not told apart)."""
+        key = id(step)
+        if key not in self._session or self._session[key][0] is not step:
+            argv = step.workers[index].argv
+            self._session[key] = (step, asyncio.ensure_future(ssh_mux.probe_options(argv, path)))
+        try:
+            return await asyncio.shield(self._session[key][1])
+        except Exception:
+            return None
+
     async def aclose(self) -> None:
-        """Nothing to close: reusable masters (ControlPersist) outlive the run on purpose."""
+        """Reusable masters (ControlPersist) outlive the run on purpose."""
+        for _step, task in self._session.values():
+            task.cancel()
+        self._session.clear()
 
 
 async def _stop(proc: asyncio.subprocess.Process) -> None:

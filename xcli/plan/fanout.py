@@ -8,6 +8,7 @@ nothing here, nor in the engines, ever goes through a local shell.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -177,10 +178,21 @@ def address(worker: Worker, internal_ip: bool) -> str:
     return worker.external_ip or worker.host
 
 
-def common_options(settings: SshSettings) -> list[str]:
-    """The -o options every ssh/scp gets. Command-line options beat every ssh_config block
-    (OpenSSH keeps the first value it sees), so a `Host *` there cannot switch them off; the
-    user's own --ssh-flag values come first and so can."""
+def control_path(settings: SshSettings, target: Target) -> Path | None:
+    """The socket of the reusable connection (ControlMaster) to `target`, or None without reuse.
+    xcli names it itself rather than with OpenSSH's %C, so the openssh engine can find an open
+    connection without starting ssh: a hash of the login, the address and the user's extra ssh
+    flags (which shape the connection too). 40 hex characters, as long as %C."""
+    if settings.control_dir is None:
+        return None
+    key = "\0".join((target.user or "", target.host, str(target.port), *settings.ssh_flags))
+    return settings.control_dir / hashlib.sha256(key.encode()).hexdigest()[:40]
+
+
+def common_options(settings: SshSettings, target: Target) -> list[str]:
+    """The -o options every ssh/scp to `target` gets. Command-line options beat every ssh_config
+    block (OpenSSH keeps the first value it sees), so a `Host *` there cannot switch them off;
+    the user's own --ssh-flag values come first and so can."""
     opts = [*settings.ssh_flags]
     for key, value in (
         ("BatchMode", "yes"),
@@ -194,8 +206,8 @@ def common_options(settings: SshSettings) -> list[str]:
         ("CheckHostIP", "no"),
     ):
         opts += ["-o", f"{key}={value}"]
-    if settings.control_dir is not None:
-        opts += ["-o", "ControlMaster=auto", "-o", f"ControlPath={settings.control_dir}/%C"]
+    if (socket := control_path(settings, target)) is not None:
+        opts += ["-o", "ControlMaster=auto", "-o", f"ControlPath={socket}"]
         opts += ["-o", f"ControlPersist={settings.control_persist}"]
     if settings.identity is not None:
         opts += ["-i", str(settings.identity), "-o", "IdentitiesOnly=yes"]
@@ -210,12 +222,12 @@ def _remote(target: Target, path: str) -> str:
 def openssh_argv(target: Target, action: Action, settings: SshSettings) -> tuple[str, ...]:
     """The exact ssh or scp argv for one worker."""
     if isinstance(action, Exec):
-        argv = ["ssh", "-T", *common_options(settings), "-p", str(target.port)]
+        argv = ["ssh", "-T", *common_options(settings, target), "-p", str(target.port)]
         if target.user:
             argv += ["-l", target.user]
         # ssh cannot report a remote signal death (it exits 255): the shell stays to report 128+N.
         return (*argv, "--", target.host, remote_command(action.command, keep_shell=True))
-    argv = ["scp", "-q", *common_options(settings), "-P", str(target.port)]
+    argv = ["scp", "-q", *common_options(settings, target), "-P", str(target.port)]
     if action.recursive:
         argv.append("-r")
     if isinstance(action, Upload):
@@ -225,7 +237,7 @@ def openssh_argv(target: Target, action: Action, settings: SshSettings) -> tuple
 
 def interactive_argv(target: Target, settings: SshSettings) -> tuple[str, ...]:
     """ssh with a terminal, for `xcli ssh --worker=N` without --command."""
-    argv = ["ssh", "-t", *common_options(settings), "-p", str(target.port)]
+    argv = ["ssh", "-t", *common_options(settings, target), "-p", str(target.port)]
     if target.user:
         argv += ["-l", target.user]
     return (*argv, "--", target.host)
