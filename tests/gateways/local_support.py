@@ -153,3 +153,55 @@ def pid_alive(pid: int) -> bool:
         except OSError:
             return False
     return True
+
+
+@dataclass
+class LocalServers:
+    """A running local cluster seen as the broadcast tests see an sshd: one port per worker
+    (`ports[i]` is worker i), the cluster's client key, a key it does not accept, and its
+    pinned host keys. Built from `xcli cluster describe --output json`, as a user would."""
+
+    home: Path
+    ports: list[int]
+    host_keys: dict[int, str]  # port -> "ssh-ed25519 AAAA..."
+    client_key: Path
+    wrong_key: Path
+    user: str
+
+    @property
+    def host_key(self) -> str:
+        """Worker 0's host key (every worker has its own)."""
+        return self.host_keys[self.ports[0]]
+
+    def known_hosts_lines(self, ports: Sequence[int] | None = None) -> str:
+        return "".join(f"[127.0.0.1]:{p} {self.host_keys[p]}\n" for p in ports or self.ports)
+
+    def pin(self, known_hosts: Path, ports: Sequence[int] | None = None) -> Path:
+        known_hosts.parent.mkdir(parents=True, exist_ok=True)
+        known_hosts.write_text(self.known_hosts_lines(ports))
+        return known_hosts
+
+
+def local_servers(home: Path, name: str, tpu: str) -> LocalServers:
+    """Create local cluster `name` under `home` (delete it with `delete(home, name)`)."""
+    create(home, name, tpu)
+    info = json.loads(
+        xcli(
+            home, "cluster", "describe", "--provider", "local", "--cluster", name,
+            "--output", "json",
+        ).stdout
+    )  # fmt: skip
+    ports = [int(w["ssh"].rsplit(":", 1)[1]) for w in info["workers"]]
+    host_keys = {}
+    for line in Path(info["ssh"]["known_hosts"]).read_text().splitlines():
+        host, kind, blob = line.split()[:3]
+        host_keys[int(host.rsplit(":", 1)[1])] = f"{kind} {blob}"
+    wrong = home / "wrong_key"
+    subprocess.run(
+        ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(wrong)],
+        check=True,
+        stdin=subprocess.DEVNULL,
+    )
+    return LocalServers(
+        home, ports, host_keys, Path(info["ssh"]["key"]), wrong, info["ssh"]["user"]
+    )

@@ -1,4 +1,5 @@
-"""Both SSH engines against a real OpenSSH sshd on loopback (32 workers = 32 ports).
+"""Both SSH engines against a real OpenSSH sshd on loopback (32 workers = 32 ports) and, for the
+same tests, against a 32-worker local-provider cluster.
 
 Each remote command learns which worker it runs on from $SSH_CONNECTION (field 4 is the
 server port), so a line printed under the wrong prefix is caught.
@@ -15,11 +16,12 @@ import tempfile
 import threading
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
 
+from tests.gateways.local_support import LocalServers, delete, local_servers, needs_openssh
 from tests.support.sshd import Sshd, free_ports
 from xcli.execute.fanout import FanoutResult, OutputSink
 from xcli.gateways.broadcast import run_broadcast
@@ -29,13 +31,37 @@ ENGINES = ["openssh", "asyncssh"]
 SLACK = 8  # seconds a deadline may be overrun on a loaded machine; a hang is 120 s or more
 PORT = "P=$(echo $SSH_CONNECTION | cut -d' ' -f4); "
 
+# The same tests against OpenSSH's sshd and against the local provider's workers (asyncssh
+# servers started by `xcli cluster create --provider local`, a 32-worker slice).
+SERVERS = ["sshd", "local"]
+Server = Sshd | LocalServers
+
+
+@pytest.fixture(scope="module")
+def local_slice(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalServers]:
+    needs_openssh()
+    home = tmp_path_factory.mktemp("broadcast-local")
+    servers = local_servers(home, "bcast", "v5litepod-128")
+    assert len(servers.ports) == 32
+    try:
+        yield servers
+    finally:
+        delete(home, "bcast", check=False)
+
+
+@pytest.fixture
+def server(request: pytest.FixtureRequest) -> Server:
+    kind: str = request.param
+    found: Server = request.getfixturevalue("sshd" if kind == "sshd" else "local_slice")
+    return found
+
 
 @pytest.fixture(autouse=True)
 def _no_agent(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("SSH_AUTH_SOCK", raising=False)
 
 
-def settings(tmp_path: Path, server: Sshd, **kw: object) -> SshSettings:
+def settings(tmp_path: Path, server: Server, **kw: object) -> SshSettings:
     empty = tmp_path / "ssh_config"  # the machine user's ~/.ssh/config must not leak in
     empty.write_text("")
     values: dict[str, object] = {
@@ -50,7 +76,7 @@ def settings(tmp_path: Path, server: Sshd, **kw: object) -> SshSettings:
     return SshSettings(**values)  # type: ignore[arg-type]
 
 
-def targets(server: Sshd, ports: Sequence[int] | None = None) -> list[Target]:
+def targets(server: Server, ports: Sequence[int] | None = None) -> list[Target]:
     return [
         Target(f"w{i}", "127.0.0.1", p, server.user) for i, p in enumerate(ports or server.ports)
     ]
@@ -73,18 +99,19 @@ def run(
 
 
 @pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("server", SERVERS, indirect=True)
 def test_every_line_arrives_once_under_its_own_prefix(
-    engine: str, sshd: Sshd, tmp_path: Path
+    engine: str, server: Server, tmp_path: Path
 ) -> None:
     command = PORT + (
         'for i in $(seq 1 40); do echo "$P out $i"; echo "$P err $i" >&2; done; '
         "head -c 20000 /dev/zero | tr '\\0' x; echo; printf \"$P no-newline\""
     )
     result, out, err = run(
-        engine, targets(sshd), Exec(command), settings(tmp_path, sshd), tmp_path, batch_size=12
+        engine, targets(server), Exec(command), settings(tmp_path, server), tmp_path, batch_size=12
     )
     assert result.exit_code == 0, result.summary_lines()
-    port_of = {f"w{i}": p for i, p in enumerate(sshd.ports)}
+    port_of = {f"w{i}": p for i, p in enumerate(server.ports)}
     seen: dict[str, list[str]] = {w: [] for w in port_of}
     for line in out.splitlines():
         m = re.fullmatch(r"\[(w\d+)\] (.*)", line)
@@ -103,13 +130,16 @@ def test_every_line_arrives_once_under_its_own_prefix(
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_exit_status_is_the_largest_remote_code(engine: str, sshd: Sshd, tmp_path: Path) -> None:
-    ports = sshd.ports[:12]
+@pytest.mark.parametrize("server", SERVERS, indirect=True)
+def test_exit_status_is_the_largest_remote_code(
+    engine: str, server: Server, tmp_path: Path
+) -> None:
+    ports = server.ports[:12]
     result, _, _ = run(
         engine,
-        targets(sshd, ports),
+        targets(server, ports),
         Exec(PORT + "exit $((P % 7))"),
-        settings(tmp_path, sshd),
+        settings(tmp_path, server),
         tmp_path,
     )
     codes = {f"w{i}": p % 7 for i, p in enumerate(ports)}
@@ -128,16 +158,17 @@ def test_exit_status_is_the_largest_remote_code(engine: str, sshd: Sshd, tmp_pat
 
 
 @pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("server", SERVERS, indirect=True)
 def test_a_command_killed_by_a_signal_reports_128_plus_n(
-    engine: str, sshd: Sshd, tmp_path: Path
+    engine: str, server: Server, tmp_path: Path
 ) -> None:
-    # `sh -c` is the command's last step: the asyncssh form execs it (sshd reports exit-signal,
+    # `sh -c` is the command's last step: the asyncssh form execs it (server reports exit-signal,
     # the engine maps it), the openssh form keeps the shell, which reports 128+N itself.
     result, _, _ = run(
         engine,
-        targets(sshd, sshd.ports[:2]),
+        targets(server, server.ports[:2]),
         Exec("echo started; sh -c 'kill -TERM $$'"),
-        settings(tmp_path, sshd),
+        settings(tmp_path, server),
         tmp_path,
     )
     assert result.exit_code == 128 + 15
@@ -145,23 +176,24 @@ def test_a_command_killed_by_a_signal_reports_128_plus_n(
 
 
 @pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("server", SERVERS, indirect=True)
 def test_unreachable_workers_are_named_and_do_not_hold_up_the_rest(
-    engine: str, sshd: Sshd, blackhole: int, tmp_path: Path
+    engine: str, server: Server, blackhole: int, tmp_path: Path
 ) -> None:
     refused = free_ports(1)[0]
-    ports = [*sshd.ports[:15], refused, blackhole, *sshd.ports[15:30]]
-    tgts = targets(sshd, ports)
+    ports = [*server.ports[:15], refused, blackhole, *server.ports[15:30]]
+    tgts = targets(server, ports)
     start = time.monotonic()
     result, out, _ = run(
         engine,
         tgts,
         Exec(PORT + 'echo "$P alive"'),
-        settings(tmp_path, sshd, connect_timeout=2),
+        settings(tmp_path, server, connect_timeout=2),
         tmp_path,
     )
     elapsed = time.monotonic() - start
     # Without the timeouts this hangs (OpenSSH: forever; asyncssh: 120 s login timeout). The
-    # slack absorbs a busy 2-core machine that also runs the 30 healthy sessions and sshd.
+    # slack absorbs a busy 2-core machine that also runs the 30 healthy sessions and the servers.
     assert elapsed < 2 + SLACK, f"took {elapsed:.1f}s with a 2s connect timeout"
     by_label = {o.label: o for o in result.outcomes}
     assert by_label["w15"].status == "unreachable" and "refused" in by_label["w15"].reason
@@ -178,12 +210,13 @@ def test_unreachable_workers_are_named_and_do_not_hold_up_the_rest(
 
 
 @pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("server", SERVERS, indirect=True)
 def test_a_refused_key_is_reported_as_authentication(
-    engine: str, sshd: Sshd, tmp_path: Path
+    engine: str, server: Server, tmp_path: Path
 ) -> None:
-    s = settings(tmp_path, sshd, identity=sshd.wrong_key)
+    s = settings(tmp_path, server, identity=server.wrong_key)
     result, _, _ = run(
-        engine, targets(sshd, sshd.ports[:2]), Exec("true"), s, tmp_path, retry_for=0
+        engine, targets(server, server.ports[:2]), Exec("true"), s, tmp_path, retry_for=0
     )
     assert [o.status for o in result.outcomes] == ["auth", "auth"]
     assert "authentication refused" in result.outcomes[0].reason
@@ -192,11 +225,16 @@ def test_a_refused_key_is_reported_as_authentication(
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_the_command_arrives_intact(engine: str, sshd: Sshd, tmp_path: Path) -> None:
+@pytest.mark.parametrize("server", SERVERS, indirect=True)
+def test_the_command_arrives_intact(engine: str, server: Server, tmp_path: Path) -> None:
     payload = 'it\'s "quoted"; $HOME `x` \\ back\nsecond; line $((1+1))\n\ttab'
     command = f"printf '%s\\n' {shlex.quote(payload)}; a='x;y'\necho \"$a\" done"
     result, out, _ = run(
-        engine, targets(sshd, sshd.ports[:3]), Exec(command), settings(tmp_path, sshd), tmp_path
+        engine,
+        targets(server, server.ports[:3]),
+        Exec(command),
+        settings(tmp_path, server),
+        tmp_path,
     )
     assert result.exit_code == 0
     for w in ("w0", "w1", "w2"):
@@ -205,13 +243,15 @@ def test_the_command_arrives_intact(engine: str, sshd: Sshd, tmp_path: Path) -> 
 
 
 @pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("server", SERVERS, indirect=True)
 def test_a_changed_host_key_is_refused_with_a_clear_message(
-    engine: str, sshd: Sshd, tmp_path: Path
+    engine: str, server: Server, tmp_path: Path
 ) -> None:
-    s = settings(tmp_path, sshd, host_keys="accept-new")
-    other = (sshd.folder / "client_key.pub").read_text().split()[:2]  # not the host's key
-    s.known_hosts.write_text(f"[127.0.0.1]:{sshd.ports[0]} {' '.join(other)}\n")
-    result, _, _ = run(engine, targets(sshd, sshd.ports[:1]), Exec("true"), s, tmp_path)
+    s = settings(tmp_path, server, host_keys="accept-new")
+    client_pub = server.client_key.with_name(server.client_key.name + ".pub")
+    other = client_pub.read_text().split()[:2]  # not the host's key
+    s.known_hosts.write_text(f"[127.0.0.1]:{server.ports[0]} {' '.join(other)}\n")
+    result, _, _ = run(engine, targets(server, server.ports[:1]), Exec("true"), s, tmp_path)
     (o,) = result.outcomes
     assert o.status == "host key"
     assert "changed" in o.reason and "ssh-keygen -R" in o.reason
@@ -219,29 +259,31 @@ def test_a_changed_host_key_is_refused_with_a_clear_message(
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_first_contact_pins_only_when_allowed(engine: str, sshd: Sshd, tmp_path: Path) -> None:
-    s = settings(tmp_path, sshd, host_keys="yes")
+@pytest.mark.parametrize("server", SERVERS, indirect=True)
+def test_first_contact_pins_only_when_allowed(engine: str, server: Server, tmp_path: Path) -> None:
+    s = settings(tmp_path, server, host_keys="yes")
     s.known_hosts.write_text("")
-    result, _, _ = run(engine, targets(sshd, sshd.ports[:1]), Exec("true"), s, tmp_path)
+    result, _, _ = run(engine, targets(server, server.ports[:1]), Exec("true"), s, tmp_path)
     assert result.outcomes[0].status == "host key"
     assert "no key pinned" in result.outcomes[0].reason
-    s = settings(tmp_path, sshd, host_keys="accept-new")
+    s = settings(tmp_path, server, host_keys="accept-new")
     s.known_hosts.write_text("")
-    result, _, _ = run(engine, targets(sshd, sshd.ports[:1]), Exec("true"), s, tmp_path)
+    result, _, _ = run(engine, targets(server, server.ports[:1]), Exec("true"), s, tmp_path)
     assert result.exit_code == 0
     pinned = s.known_hosts.read_text()
-    assert f"[127.0.0.1]:{sshd.ports[0]} " in pinned
-    assert sshd.host_key.split()[1] in pinned
+    assert f"[127.0.0.1]:{server.ports[0]} " in pinned
+    assert server.host_key.split()[1] in pinned
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_timeout_stops_the_run(engine: str, sshd: Sshd, tmp_path: Path) -> None:
+@pytest.mark.parametrize("server", SERVERS, indirect=True)
+def test_timeout_stops_the_run(engine: str, server: Server, tmp_path: Path) -> None:
     start = time.monotonic()
     result, out, _ = run(
         engine,
-        targets(sshd, sshd.ports[:3]),
+        targets(server, server.ports[:3]),
         Exec("echo started; sleep 30"),
-        settings(tmp_path, sshd),
+        settings(tmp_path, server),
         tmp_path,
         timeout=2,
     )
@@ -266,17 +308,18 @@ def remote_pids(marker: str) -> list[int]:
 
 
 @pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("server", SERVERS, indirect=True)
 def test_cancel_stops_remote_commands_and_keeps_a_partial_summary(
-    engine: str, sshd: Sshd, tmp_path: Path
+    engine: str, server: Server, tmp_path: Path
 ) -> None:
     marker = f"xcli-mark-{uuid.uuid4().hex}"
-    first = sshd.ports[0]
+    first = server.ports[0]
     command = (
         f": {marker}; " + PORT + 'echo "$P up"; [ "$P" = ' + str(first) + " ] && exit 0; "
         "while true; do echo tick; sleep 0.2; done"
     )
-    tgts = targets(sshd, sshd.ports[:3])
-    plan = plan_broadcast("t", tgts, Exec(command), settings(tmp_path, sshd), engine=engine)  # type: ignore[arg-type]
+    tgts = targets(server, server.ports[:3])
+    plan = plan_broadcast("t", tgts, Exec(command), settings(tmp_path, server), engine=engine)  # type: ignore[arg-type]
     step = plan.steps[0]
     assert isinstance(step, Broadcast)
     cancelled = threading.Event()
@@ -302,16 +345,17 @@ def _client_ports(out: str) -> dict[str, str]:
     return dict(line[1:].split("] ", 1) for line in out.splitlines())
 
 
-def test_openssh_reuses_connections_on_the_next_run(sshd: Sshd, tmp_path: Path) -> None:
+@pytest.mark.parametrize("server", SERVERS, indirect=True)
+def test_openssh_reuses_connections_on_the_next_run(server: Server, tmp_path: Path) -> None:
     """With ControlMaster, the second run's commands arrive over the first run's connections
-    (same client port seen by sshd), and close_masters ends them."""
+    (same client port seen by the server), and close_masters ends them."""
     from xcli.gateways.ssh_openssh import close_masters, ensure_control_dir
 
     control = Path(tempfile.mkdtemp(prefix="xcm-"))  # short: socket paths are limited
     try:
         ensure_control_dir(control)
-        s = settings(tmp_path, sshd, control_dir=control)
-        tgts = targets(sshd, sshd.ports[:6])
+        s = settings(tmp_path, server, control_dir=control)
+        tgts = targets(server, server.ports[:6])
         first, out1, _ = run("openssh", tgts, Exec(CLIENT_PORT), s, tmp_path)
         assert first.exit_code == 0 and len(list(control.iterdir())) == 6
         second, out2, _ = run("openssh", tgts, Exec(CLIENT_PORT), s, tmp_path)
@@ -329,15 +373,16 @@ def test_openssh_reuses_connections_on_the_next_run(sshd: Sshd, tmp_path: Path) 
         shutil.rmtree(control, ignore_errors=True)
 
 
-def test_asyncssh_reuses_connections_within_one_engine(sshd: Sshd, tmp_path: Path) -> None:
+@pytest.mark.parametrize("server", SERVERS, indirect=True)
+def test_asyncssh_reuses_connections_within_one_engine(server: Server, tmp_path: Path) -> None:
     from xcli.gateways.ssh_asyncssh import AsyncSshEngine
     from xcli.gateways.ssh_pool import run_pool
 
     plan = plan_broadcast(
         "t",
-        targets(sshd, sshd.ports[:6]),
+        targets(server, server.ports[:6]),
         Exec(CLIENT_PORT),
-        settings(tmp_path, sshd),
+        settings(tmp_path, server),
         engine="asyncssh",
     )
     step = plan.steps[0]
