@@ -29,10 +29,43 @@ def test_user_error_is_one_line_with_a_hint(capsys: pytest.CaptureFixture[str]) 
     assert "Traceback" not in err
 
 
-def test_usage_error_is_2(capsys: pytest.CaptureFixture[str]) -> None:
+def test_usage_error_is_2_and_one_line(capsys: pytest.CaptureFixture[str]) -> None:
     assert run_guarded(cli, ["catalog", "show", "v6e-8", "--bogus"], debug=False) == 2
-    assert "No such option" in capsys.readouterr().err
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 2 and lines[0].startswith("error: No such option '--bogus'")
+    assert lines[1] == "hint: `xcli catalog show --help` lists the options, with examples"
     assert run_guarded(cli, ["nosuchcommand"], debug=False) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        "error: No such command 'nosuchcommand'.",
+        "hint: `xcli --help` lists the commands",
+    ]
+    assert run_guarded(cli, ["catalog", "show"], debug=False) == 2
+    assert capsys.readouterr().err.splitlines()[0] == "error: Missing argument 'NAME'."
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (
+            ["ssh", "--cluster", "c", "--batch-size", "0", "--command", "true"],
+            "error: Invalid value for --batch-size: a positive number, or all",
+        ),
+        (
+            ["ssh", "--cluster", "c", "--engine", "rsh", "--command", "true"],
+            "error: Invalid value for '--engine': 'rsh' is not one of 'auto', 'openssh', "
+            "'asyncssh'.",
+        ),
+    ],
+)
+def test_an_invalid_flag_value_is_a_user_error(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A flag click validates gets the same treatment as one xcli validates: exit 1, one line."""
+    assert run_guarded(cli, argv, debug=False) == 1
+    assert capsys.readouterr().err.splitlines() == [
+        message,
+        "hint: `xcli ssh --help` lists the options, with examples",
+    ]
 
 
 def _raising(exc: BaseException) -> click.Command:

@@ -166,7 +166,7 @@ def test_cluster_metadata_file_is_for_dry_runs(
     """A live run reads the cluster (tests/cli/test_workload_live.py); a file would hide it."""
     args = [a for a in BASE if a != "--dry-run"]
     code, _, err = _run([*args, "--cluster-metadata", "spot.yaml"], capsys)
-    assert code == 2 and "--cluster-metadata is for --dry-run" in err
+    assert code == 1 and "--cluster-metadata is for --dry-run" in err
 
 
 def test_workload_is_listed_in_help(capsys: pytest.CaptureFixture[str]) -> None:

@@ -14,7 +14,7 @@ from typing import Any, Literal, TypeVar
 import click
 
 from xcli import config
-from xcli.errors import PlanFailed
+from xcli.errors import PlanFailed, UserError
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -102,7 +102,9 @@ def common_options(func: F) -> F:
             out=out,
         )
         if out is not None and not common.dry_run:
-            raise click.UsageError("--out writes a dry-run deployment folder; add --dry-run")
+            raise UserError(
+                "--out writes a dry-run deployment folder", hint="add --dry-run, or drop --out"
+            )
         return func(*args, common=common, **kwargs)
 
     return wrapper  # type: ignore[return-value]

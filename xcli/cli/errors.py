@@ -1,7 +1,11 @@
 """The one place errors become messages and exit codes.
 
 0 ok, 1 user or cloud error, 2 usage, 3 internal error (a bug), 130 interrupted.
-Tracebacks only with XCLI_DEBUG=1; for a bug the traceback goes to a log file that is named.
+"User error" includes an invalid value for a flag (a bad choice, a number out of range): one
+line and exit 1, like every other invalid input. "Usage" (2) is a command line that does not
+parse: an unknown command or option, a missing argument. Both get one line and a hint naming the
+command's --help. Tracebacks only with XCLI_DEBUG=1; for a bug the traceback goes to a log file
+that is named.
 """
 
 from __future__ import annotations
@@ -29,12 +33,18 @@ def run_guarded(command: click.Command, argv: list[str] | None, *, debug: bool) 
             return 130
         say_error("aborted", "nothing was changed")
         return 1
+    except click.BadParameter as exc:
+        if isinstance(exc, click.MissingParameter):  # nothing to validate: the line is incomplete
+            say_error(_one_line(exc.format_message()), _help_hint(exc.ctx))
+            return 2
+        say_error(_one_line(exc.format_message()), _help_hint(exc.ctx))
+        return 1
     except click.UsageError as exc:
-        exc.show()
+        say_error(_one_line(exc.format_message()), _help_hint(exc.ctx))
         return 2
-    except click.ClickException as exc:
-        exc.show()
-        return 1 if exc.exit_code == 1 else exc.exit_code
+    except click.ClickException as exc:  # e.g. a file click could not open
+        say_error(_one_line(exc.format_message()))
+        return exc.exit_code
     except click.exceptions.Exit as exc:
         return exc.exit_code
     except (KeyboardInterrupt, Interrupted) as exc:
@@ -54,6 +64,17 @@ def run_guarded(command: click.Command, argv: list[str] | None, *, debug: bool) 
         return 1
     except Exception as exc:
         return _bug(exc, debug)
+
+
+def _one_line(message: str) -> str:
+    return " ".join(message.split())
+
+
+def _help_hint(ctx: click.Context | None) -> str:
+    if ctx is None:
+        return "`xcli --help` lists the commands"
+    what = "commands" if isinstance(ctx.command, click.Group) else "options, with examples"
+    return f"`{ctx.command_path} --help` lists the {what}"
 
 
 def _bug(exc: BaseException, debug: bool) -> int:

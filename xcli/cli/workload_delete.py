@@ -46,9 +46,15 @@ def delete(
     from xcli.spec import parse_duration
 
     if (name is None) == (state is None):
-        raise click.UsageError("name one WORKLOAD, or select them with --state")
+        raise UserError(
+            "name one WORKLOAD, or select workloads with --state",
+            hint=f"`xcli workload delete NAME --cluster {cluster}` deletes one; "
+            "`--state succeeded` instead of NAME deletes every succeeded one",
+        )
     if older_than is not None and state is None:
-        raise click.UsageError("--older-than goes with --state")
+        raise UserError(
+            "--older-than goes with --state", hint="add --state succeeded or --state failed"
+        )
     seconds = parse_duration(older_than, "--older-than") if older_than else None
     if state is not None and common.dry_run:
         raise UserError(

@@ -5,8 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import click
-
 from xcli.cli.common import Common
 from xcli.errors import UserError
 from xcli.plan.model import Plan
@@ -79,7 +77,10 @@ def _cluster_facts(
     path: Path | None = flags["cluster_metadata"]
     if path is not None:
         if not common.dry_run:
-            raise click.UsageError("--cluster-metadata is for --dry-run; a live run reads it")
+            raise UserError(
+                "--cluster-metadata is for --dry-run",
+                hint="drop it: a live run reads the cluster itself",
+            )
         return cluster_meta_from_dict(
             _load(path), ref.name, source=f"--cluster-metadata {path}"
         ), []
