@@ -65,6 +65,7 @@ def demo(demo_home: Path, monkeypatch: pytest.MonkeyPatch) -> Demo:
 def test_workers_and_access(demo: Demo) -> None:
     assert [w.label for w in demo.workers] == [f"s{s}/w{w}" for s, w in LAYOUT.workers()]
     assert {w.host for w in demo.workers} == {"127.0.0.1"}
+    assert {w.accelerator for w in demo.workers} == {"v5litepod-16"}
     assert [w.port for w in demo.workers] == list(demo.ports.ssh)
     assert len(set(demo.ports.all())) == 17  # 8 SSH + 8 multislice + 1 JAX: no collision
     assert demo.access.key_file and demo.access.key_file.is_file()

@@ -389,6 +389,7 @@ def test_describe_and_workers(isolated_home: Path) -> None:
         ("s0/w0", "34.0.0.2", "alice"),
         ("s0/w1", "34.0.0.3", "alice"),
     ]
+    assert {w.accelerator for w in workers} == {"v4-8"}  # workload create needs no describe()
 
 
 @responses.activate

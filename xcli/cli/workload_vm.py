@@ -37,7 +37,10 @@ def create_on_vms(common: Common, flags: dict[str, Any]) -> int:
     ref = _ref(flags["cluster"], provider, common)
     workers = backend.workers(ref)
     access = backend.ssh_access(ref)
-    accelerator = str(backend.describe(ref).get("accelerator") or "")
+    # The workers usually carry it; otherwise describe() reads the cluster (more API calls).
+    accelerator = next((w.accelerator for w in workers if w.accelerator), None)
+    if accelerator is None:
+        accelerator = str(backend.describe(ref).get("accelerator") or "")
     meta = ClusterMeta(
         name=ref.name,
         provider=provider,

@@ -57,6 +57,7 @@ class Worker:
     hostname: str | None = None
     internal_ip: str | None = None
     external_ip: str | None = None
+    accelerator: str | None = None  # the slice's accelerator type, when the provider read it
 
     @property
     def label(self) -> str:

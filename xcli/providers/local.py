@@ -199,7 +199,16 @@ class LocalProvider:
         _, spec, state = self._running(ref)
         assert state.ports is not None
         return [
-            Worker(s, w, HOST, state.ports.ssh[n], spec.user, f"{ref.name}-s{s}-w{w}", HOST)
+            Worker(
+                s,
+                w,
+                HOST,
+                state.ports.ssh[n],
+                spec.user,
+                f"{ref.name}-s{s}-w{w}",
+                HOST,
+                accelerator=spec.accelerator,
+            )
             for n, (s, w) in enumerate(spec.layout.workers())
         ]
 

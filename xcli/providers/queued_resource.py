@@ -160,6 +160,7 @@ class QueuedResourceProvider:
         access = tpu_access.recall_access(ref.project, ref.zone, ref.name)
         key_file = tpu_access.key_path(access.get("key_file", DEFAULT_KEY))
         public = tpu_access.ensure_key(key_file, create=False)
+        accelerator = qr_shape(qr)["accelerator"] or None
         out = []
         for index, node in enumerate(nodes_of(qr)):
             data = gw.get_node(f"{qr_plan.parent(ref.project, ref.zone)}/nodes/{node}")
@@ -177,6 +178,7 @@ class QueuedResourceProvider:
                         user=user,
                         internal_ip=internal,
                         external_ip=external,
+                        accelerator=accelerator,
                     )
                 )
         return out
