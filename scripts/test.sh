@@ -6,20 +6,37 @@ cd "$(dirname "$0")/.."
 
 # System commands the tests use, and the Debian packages that provide them: OpenSSH client and
 # server (real sshd on loopback), openssl (a loopback TLS API server), dash (the remote wrapper
-# is tested under a plain POSIX shell), setsid (util-linux). Only what is missing is installed.
-missing=()
-for pair in ssh:openssh-client scp:openssh-client ssh-keygen:openssh-client \
-            sshd:openssh-server openssl:openssl dash:dash setsid:util-linux; do
-  cmd=${pair%%:*} pkg=${pair#*:}
-  if ! command -v "$cmd" >/dev/null 2>&1 && ! [ -x "/usr/sbin/$cmd" ]; then
-    missing+=("$pkg")
-  fi
-done
+# is tested under a plain POSIX shell), setsid (util-linux); and Python's venv module, which
+# Debian ships apart from python3. Only what is missing is installed (as root, or with sudo).
+command_missing() {
+  ! command -v "$1" >/dev/null 2>&1 && ! [ -x "/usr/sbin/$1" ]
+}
+missing_packages() {
+  local pair cmd pkg
+  for pair in ssh:openssh-client scp:openssh-client ssh-keygen:openssh-client \
+              sshd:openssh-server openssl:openssl dash:dash setsid:util-linux; do
+    cmd=${pair%%:*} pkg=${pair#*:}
+    if command_missing "$cmd"; then echo "$pkg"; fi
+  done
+  if ! python3 -c 'import ensurepip, venv' >/dev/null 2>&1; then echo python3-venv; fi
+}
+mapfile -t missing < <(missing_packages | sort -u)
 if [ ${#missing[@]} -gt 0 ]; then
-  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
-  else
+  as_root=()
+  if [ "$(id -u)" != 0 ] && command -v sudo >/dev/null 2>&1; then as_root=(sudo -n); fi
+  if command -v apt-get >/dev/null 2>&1 && { [ "$(id -u)" = 0 ] || [ ${#as_root[@]} -gt 0 ]; }; then
+    { "${as_root[@]}" apt-get update -qq &&
+      "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive \
+        apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null; } ||
+      echo "note: installing ${missing[*]} failed" >&2
+  fi
+  mapfile -t missing < <(missing_packages | sort -u)
+  if [ ${#missing[@]} -gt 0 ]; then
+    # In CI a missing package must not turn into silently skipped tests.
+    if [ -n "${CI:-}" ]; then
+      echo "error: could not install ${missing[*]}; the tests need them" >&2
+      exit 1
+    fi
     echo "note: missing ${missing[*]} and cannot install here; the tests that need them skip" >&2
   fi
 fi
