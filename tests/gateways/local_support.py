@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.sshd import keygen
 from xcli.providers.base import SshAccess, Worker
 
 REPO = Path(__file__).resolve().parents[2]
@@ -197,11 +198,7 @@ def local_servers(home: Path, name: str, tpu: str) -> LocalServers:
         host, kind, blob = line.split()[:3]
         host_keys[int(host.rsplit(":", 1)[1])] = f"{kind} {blob}"
     wrong = home / "wrong_key"
-    subprocess.run(
-        ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(wrong)],
-        check=True,
-        stdin=subprocess.DEVNULL,
-    )
+    keygen(wrong)
     return LocalServers(
         home, ports, host_keys, Path(info["ssh"]["key"]), wrong, info["ssh"]["user"]
     )

@@ -101,12 +101,20 @@ def test_a_second_run_rides_the_masters_without_starting_ssh(
     assert third.exit_code == 0 and _client_ports(out3) == _client_ports(out1)
 
 
+def with_masters(
+    sshd: Sshd, tmp_path: Path, control: Path, count: int
+) -> tuple[SshSettings, list[Target]]:
+    """Settings and targets for the first `count` workers, with their masters already open."""
+    s = settings(tmp_path, sshd, control_dir=control)
+    tgts = targets(sshd, sshd.ports[:count])
+    run(step_for(tgts, "true", s))
+    return s, tgts
+
+
 def test_a_signal_death_and_an_exit_255_read_as_with_ssh(
     sshd: Sshd, tmp_path: Path, control: Path
 ) -> None:
-    s = settings(tmp_path, sshd, control_dir=control)
-    tgts = targets(sshd, sshd.ports[:2])
-    run(step_for(tgts, "true", s))
+    s, tgts = with_masters(sshd, tmp_path, control, 2)
     result, _, _ = run(
         step_for(
             tgts, PORT + "[ $P = " + str(sshd.ports[0]) + " ] && exit 255; sh -c 'kill -TERM $$'", s
@@ -157,9 +165,7 @@ def test_a_stale_socket_or_a_gone_master_falls_back_to_ssh(
 def test_a_master_that_dies_mid_command_is_a_lost_connection(
     sshd: Sshd, tmp_path: Path, control: Path
 ) -> None:
-    s = settings(tmp_path, sshd, control_dir=control)
-    tgts = targets(sshd, sshd.ports[:1])
-    run(step_for(tgts, "true", s))
+    s, tgts = with_masters(sshd, tmp_path, control, 1)
     sock = control_path(s, tgts[0])
     check = subprocess.run(
         ["ssh", "-o", f"ControlPath={sock}", "-O", "check", "x"], capture_output=True, text=True

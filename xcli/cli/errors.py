@@ -33,15 +33,12 @@ def run_guarded(command: click.Command, argv: list[str] | None, *, debug: bool) 
             return 130
         say_error("aborted", "nothing was changed")
         return 1
-    except click.BadParameter as exc:
-        if isinstance(exc, click.MissingParameter):  # nothing to validate: the line is incomplete
-            say_error(_one_line(exc.format_message()), _help_hint(exc.ctx))
-            return 2
-        say_error(_one_line(exc.format_message()), _help_hint(exc.ctx))
-        return 1
     except click.UsageError as exc:
         say_error(_one_line(exc.format_message()), _help_hint(exc.ctx))
-        return 2
+        # A value that fails its check is invalid input (1); a line that is incomplete or does
+        # not parse (a missing option, an unknown one) is a usage error (2).
+        bad_value = isinstance(exc, click.BadParameter)
+        return 1 if bad_value and not isinstance(exc, click.MissingParameter) else 2
     except click.ClickException as exc:  # e.g. a file click could not open
         say_error(_one_line(exc.format_message()))
         return exc.exit_code

@@ -136,12 +136,10 @@ class AsyncSshEngine:
             finally:
                 if proc.exit_status is None:
                     _stop(proc)
-            code = done.exit_status if done.exit_status is not None else -1
-            if code == 0:
-                return Attempt("ok", 0, reached=True)
-            if code < 0:  # killed by a signal on the worker: report 128+N, as a shell does
+            if done.exit_status is None or done.exit_status < 0:
+                # killed by a signal on the worker: report 128+N, as a shell does
                 return _signal_death(done.exit_signal)
-            return Attempt("exit", code, reached=True)
+            return Attempt.finished(done.exit_status)
         try:
             if isinstance(action, Upload):
                 await asyncssh.scp(

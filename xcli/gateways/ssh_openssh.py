@@ -27,8 +27,9 @@ from xcli.gateways import process, ssh_mux
 from xcli.gateways.ssh_pool import Attempt
 from xcli.plan.fanout import Broadcast, Exec, SshSettings, Target, control_path
 
-# A ControlPath must fit a Unix socket address (108 bytes); OpenSSH adds "/" + a 40-character
-# %C hash, and ".XXXXXXXXXXXXXXXX" while it creates the socket.
+# A ControlPath must fit a Unix socket address (108 bytes): the folder, "/" + the 40-character
+# name from plan.fanout.control_path, and the ".XXXXXXXXXXXXXXXX" OpenSSH adds while it creates
+# the socket.
 MAX_CONTROL_DIR = 48
 TAIL = 4096  # bytes of stderr kept to classify a failure
 GRACE = 2.0  # seconds a stopped ssh gets to close its channel before it is killed
@@ -92,9 +93,7 @@ class OpenSshEngine:
             return Attempt("unreachable", detail="the shared connection failed", reached=True)
         if status is None:
             return Attempt("unreachable", detail="connection lost", reached=True)
-        return (
-            Attempt("ok", 0, reached=True) if status == 0 else Attempt("exit", status, reached=True)
-        )
+        return Attempt.finished(status)
 
     async def _options(
         self, step: Broadcast, index: int, path: Path
@@ -149,10 +148,8 @@ _UNREACHABLE = (
 def classify(code: int, saw_stdout: bool, stderr: bytes, target: Target, s: SshSettings) -> Attempt:
     """Exit status + stderr of one ssh run -> outcome. Only OpenSSH's own failures (255 before
     any output) count as connection problems; anything else is the remote command's status."""
-    if code == 0:
-        return Attempt("ok", 0, reached=True)
     if code != 255 or saw_stdout:
-        return Attempt("exit", code if code > 0 else 128 - code, reached=True)
+        return Attempt.finished(code if code >= 0 else 128 - code)
     text = stderr.decode(errors="replace")
     low = text.lower()
     if "remote host identification has changed" in low:

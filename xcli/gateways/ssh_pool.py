@@ -36,6 +36,11 @@ class Attempt:
     retryable: bool = False
     reached: bool = False
 
+    @staticmethod
+    def finished(code: int) -> Attempt:
+        """The remote command ran and exited with `code`."""
+        return Attempt("ok", 0, reached=True) if code == 0 else Attempt("exit", code, reached=True)
+
 
 class SshEngine(Protocol):
     name: str
