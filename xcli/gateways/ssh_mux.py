@@ -27,6 +27,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from xcli.gateways import process
+
 MUX_MSG_HELLO = 0x00000001
 MUX_C_NEW_SESSION = 0x10000002
 MUX_S_PERMISSION_DENIED = 0x80000002
@@ -237,8 +239,6 @@ async def run(
 async def probe_options(argv: Sequence[str], control_path: Path) -> SessionOptions | None:
     """`ssh -G` with a worker's own options (its ssh argv without the command): what the
     passenger ssh would send, or None if this path cannot stand in for it."""
-    from xcli.gateways import process
-
     cut = list(argv).index("--")
     proc = await process.spawn(["ssh", "-G", *argv[1:cut], "--", argv[cut + 1]])
     out, _ = await proc.communicate()
