@@ -1,6 +1,8 @@
 """The JobSet (jobset.x-k8s.io/v1alpha2) for a workload, right for its hardware. Pure.
 
-Facts behind each field: ../shared/reference/k8s.md section 2 (JobSet v0.12.0 on GKE).
+Facts behind each field: the JobSet v0.12.0 API and controller
+(https://github.com/kubernetes-sigs/jobset/tree/v0.12.0; its CRD is in tests/data/jobset/) and
+GKE's multislice guide (https://cloud.google.com/kubernetes-engine/docs/how-to/tpu-multislice).
 TPU: one replicated job `slice` with one Job per slice (replicas = slices), each Job Indexed with
 one pod per TPU VM. GPU: one replicated job `workers`, one Job, one pod per node.
 """
