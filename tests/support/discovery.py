@@ -50,9 +50,13 @@ def _file(name: str) -> str:
     return f"{full}.json"
 
 
-@cache
 def document(name: str) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads((DOCUMENTS / _file(name)).read_text(encoding="utf-8"))
+    return _load(_file(name))
+
+
+@cache
+def _load(file: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((DOCUMENTS / file).read_text(encoding="utf-8"))
     return data
 
 
@@ -65,9 +69,13 @@ def _methods(node: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return found
 
 
-@cache
 def methods(doc: str) -> dict[str, dict[str, Any]]:
-    return _methods(document(doc))
+    return _all_methods(_file(doc))
+
+
+@cache
+def _all_methods(file: str) -> dict[str, dict[str, Any]]:
+    return _methods(_load(file))
 
 
 def doc_for(api_id: str) -> str:
