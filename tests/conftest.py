@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-SHARED = REPO.parent / "shared"
-SCHEMAS = SHARED / "schemas"
+# Upstream schemas and reference data the tests check against (tests/data/SOURCES.md).
+DATA = REPO / "tests" / "data"
 
 # Real sshd on loopback (fixtures `sshd`, `blackhole`) for the SSH engine and the local provider.
 pytest_plugins = ["tests.support.sshd"]

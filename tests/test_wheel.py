@@ -6,7 +6,9 @@ import json
 import os
 import subprocess
 import sys
+import tarfile
 import venv
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -126,3 +128,27 @@ def test_terraform_folder_from_the_wheel(installed: Path, tmp_path: Path) -> Non
     copied = tmp_path / "out" / "terraform" / "modules" / "tpu-node-pool" / "main.tf"
     assert copied.read_text() == shipped.read_text()
     assert 'source = "./modules/tpu-node-pool"' in (tmp_path / "out/terraform/main.tf").read_text()
+
+
+def test_wheel_and_sdist_carry_the_licence(installed: Path, tmp_path: Path) -> None:
+    """PEP 639: the licence text ships in both (license-files), named in the metadata."""
+    (wheel,) = (installed.parent / "dist").glob("xcli-*.whl")
+    with zipfile.ZipFile(wheel) as whl:
+        names = whl.namelist()
+        (meta,) = [n for n in names if n.endswith(".dist-info/METADATA")]
+        metadata = whl.read(meta).decode()
+        licence = [n for n in names if n.endswith(".dist-info/licenses/LICENSE")]
+        assert len(licence) == 1
+        assert whl.read(licence[0]) == (REPO / "LICENSE").read_bytes()
+    assert "License-Expression: Apache-2.0" in metadata.splitlines()
+    assert "License-File: LICENSE" in metadata.splitlines()
+    sh([sys.executable, "-m", "hatchling", "build", "-t", "sdist", "-d", str(tmp_path)], cwd=REPO)
+    (sdist,) = tmp_path.glob("xcli-*.tar.gz")
+    with tarfile.open(sdist) as tar:
+        members = tar.getnames()
+        top = members[0].split("/")[0]
+        assert f"{top}/LICENSE" in members
+        assert f"{top}/CHANGELOG.md" in members
+        assert f"{top}/tests/data/SOURCES.md" in members  # the tests run from an sdist too
+        extracted = tar.extractfile(f"{top}/LICENSE")
+        assert extracted is not None and extracted.read() == (REPO / "LICENSE").read_bytes()

@@ -6,7 +6,7 @@ import csv
 
 import pytest
 
-from tests.conftest import SHARED
+from tests.conftest import DATA
 from xcli.catalog import all_names, families, lookup
 from xcli.catalog.topology import product
 from xcli.errors import NotFoundError, UserError
@@ -74,7 +74,7 @@ def test_family_sizes(
 
 def test_count_names_mean_the_same_slice_as_in_xpk() -> None:
     """Every count name of a family we cover maps to the topology XPK 1.16.0 gives it."""
-    path = SHARED / "reference" / "count-form-topologies.csv"
+    path = DATA / "count-form-topologies.csv"
     rows = [r for r in csv.DictReader(path.open()) if r["family"] in families()]
     assert len(rows) == 340
     wrong = [(r["name"], r["topology"], lookup(r["name"]).topology) for r in rows]

@@ -56,6 +56,7 @@ def test_live_run_sends_exactly_the_dry_run_bodies(case: str) -> None:
         path, body = by_key[(step.method, url.path, _name(printed))]
         if step.api.startswith("compute."):
             assert body == printed  # raw REST: byte-for-byte the same JSON
+            check_request(step.api, step.method, str(step.url), body)
             continue
         assert parse_qs(urlsplit(path).query) == {"$alt": ["json;enum-encoding=int"]}
         live_body = normalised(step.api, body)

@@ -1,9 +1,9 @@
 """Project metadata, the caller's e-mail and the OS Login import, through google-auth's
 AuthorizedSession against `responses`; and the metadata-update operation poll.
 
-There is no discovery document for Compute Engine or OS Login in ../shared/schemas, so the OS
-Login request is asserted field by field from the REST reference: POST
-oslogin/v1/{parent=users/*}:importSshPublicKey, query projectId, body SshPublicKey (`key`;
+Each request xcli sends is checked against the compute.v1 and oslogin.v1 discovery documents
+(tests/support/discovery.py), and so is each canned answer, so the fakes answer what the APIs
+answer: POST v1/{+parent}:importSshPublicKey, query projectId, body SshPublicKey (`key`;
 `expirationTimeUsec` optional); answer ImportSshPublicKeyResponse {loginProfile: {name,
 posixAccounts[{primary, username, uid, ...}], sshPublicKeys}}.
 """
@@ -18,7 +18,7 @@ import pytest
 import responses
 from google.oauth2.credentials import Credentials
 
-from tests.support.discovery import check_request
+from tests.support.discovery import check_request, check_value
 from xcli.errors import CloudError
 from xcli.gateways.tpu import TpuGateway
 from xcli.gateways.tpu_account import TpuAccount
@@ -26,6 +26,7 @@ from xcli.plan.tpu_steps import TOKENINFO
 
 COMPUTE = "https://compute.googleapis.com/compute/v1/projects/my-proj"
 IMPORT = "https://oslogin.googleapis.com/v1/users/alice@example.com:importSshPublicKey"
+IMPORT_ID = "oslogin.users.importSshPublicKey"
 KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIKEY xcli"
 PROFILE = {
     "loginProfile": {
@@ -48,7 +49,11 @@ def test_project_metadata_is_read_from_common_instance_metadata() -> None:
     items = [{"key": "enable-oslogin", "value": "TRUE"}, {"key": "ssh-keys", "value": "x"}]
     responses.get(COMPUTE, json={"name": "my-proj", "commonInstanceMetadata": {"items": items}})
     assert account().project_metadata(COMPUTE) == {"enable-oslogin": "TRUE", "ssh-keys": "x"}
-    assert responses.calls[0].request.headers["Authorization"] == "Bearer t"
+    request = responses.calls[0].request
+    assert request.headers["Authorization"] == "Bearer t"
+    check_request("compute.projects.get", str(request.method), str(request.url), request.body)
+    answer = json.loads(responses.calls[0].response.text)
+    check_value("compute.v1", {"$ref": "Project"}, answer, "compute.projects.get answer")
     responses.replace(responses.GET, COMPUTE, json={"name": "my-proj"})
     assert account().project_metadata(COMPUTE) == {}
 
@@ -64,6 +69,8 @@ def test_import_sends_an_ssh_public_key_and_returns_the_primary_posix_user() -> 
     assert parse_qs(parts.query) == {"projectId": ["my-proj"]}
     assert request.method == "POST"
     assert json.loads(request.body) == {"key": KEY}
+    check_request(IMPORT_ID, "POST", str(request.url), json.loads(request.body))
+    check_value("oslogin.v1", {"$ref": "ImportSshPublicKeyResponse"}, PROFILE, "answer")
 
 
 @responses.activate

@@ -23,14 +23,13 @@ from xcli.spec import Capacity
 GOLDENS = REPO / "tests" / "goldens" / "queued_resource"
 
 
-def _doc(url: str) -> str:
+def _doc(url: str) -> str | None:
+    """Cloud TPU requests are checked against the document of the URL's API version; the
+    others (compute.projects.get, OS Login) against the one check_request finds by method id
+    (compute.v1, oslogin.v1)."""
+    if not url.startswith("https://tpu.googleapis.com/"):
+        return None
     return "tpu.v2alpha1" if "/v2alpha1/" in url else "tpu.v2"
-
-
-def _tpu_requests(plan: Any) -> list[tuple[str, str, str, Any]]:
-    """The Cloud TPU requests: the ones a discovery document in ../shared/schemas covers.
-    compute.projects.get and OS Login have none there; test_login_requests checks them."""
-    return [r for r in requests_of(plan) if r[0].startswith("tpu.")]
 
 
 def requests_of(plan: Any) -> list[tuple[str, str, str, Any]]:
@@ -65,18 +64,24 @@ def test_golden_dry_run(name: str, update_goldens: bool) -> None:
 def test_every_request_fits_the_discovery_document(name: str) -> None:
     plans = [plan_create(SCENARIOS[name]), plan_delete("my-proj", "us-east5-b", "x")]
     for plan in plans:
-        found = _tpu_requests(plan)
-        assert found
-        assert {r[0].split(".")[0] for r in requests_of(plan)} <= {"tpu", "compute", "oslogin"}
+        found = requests_of(plan)
+        assert any(r[0].startswith("tpu.") for r in found)
+        assert {r[0].split(".")[0] for r in found} <= {"tpu", "compute", "oslogin"}
         for api, method, url, body in found:
             check_request(api, method, url, body, doc=_doc(url))
+
+
+def test_the_login_requests_are_among_those_checked() -> None:
+    """The loop above covers Compute Engine and OS Login too, in the scenarios that use them."""
+    apis = {r[0] for name in SCENARIOS for r in requests_of(plan_create(SCENARIOS[name]))}
+    assert {"compute.projects.get", "oslogin.users.importSshPublicKey"} <= apis
 
 
 def test_wait_plan_requests_fit_and_use_node_refs() -> None:
     plan = plan_wait("my-proj", "us-east5-b", "q", {"ssh_user": "alice"}, 600)
     access = plan.by_id()["ssh-access"]
     assert access.details()["nodes"] == "${wait-active.nodes}"
-    for api, method, url, body in _tpu_requests(plan):
+    for api, method, url, body in requests_of(plan):
         check_request(api, method, url.replace("{node}", "n"), body, doc=_doc(url))
 
 
@@ -202,11 +207,11 @@ def test_os_login_imports_the_key_before_anything_is_created() -> None:
 
 
 def test_login_requests() -> None:
-    """No discovery document for Compute or OS Login is in ../shared/schemas, so their request
-    shapes are asserted field by field, from the REST references: compute.projects.get is
-    GET compute/v1/projects/{project} with no body; users.importSshPublicKey is
-    POST oslogin/v1/{parent=users/*}:importSshPublicKey?projectId=P whose body is an
-    SshPublicKey (key; expirationTimeUsec optional; fingerprint and name are output only)."""
+    """The exact Compute Engine and OS Login requests (their shapes are checked against the
+    compute.v1 and oslogin.v1 discovery documents above, and here once more): compute.projects.get
+    is GET compute/v1/projects/{project} with no body; users.importSshPublicKey is
+    POST v1/{+parent}:importSshPublicKey?projectId=P whose body is an SshPublicKey (key;
+    expirationTimeUsec optional; fingerprint and name are output only)."""
     check = plan_create(SCENARIOS["v5litepod-16-spot"]).by_id()["os-login-check"]
     assert isinstance(check, ApiCall)
     assert (check.api, check.method, check.url, check.body) == (
@@ -223,6 +228,9 @@ def test_login_requests() -> None:
         "?projectId=my-proj"
     )
     assert symbolic(key.body) == {"key": "${ssh-key.public_key}"}
+    for call in (check, key):
+        body = symbolic(call.body) if call.body is not None else None
+        check_request(call.api, call.method, str(call.url), body)
     wait = plan_wait("my-proj", "us-east5-b", "q", {"os_login": True}, 600)
     assert [s.id for s in wait.steps] == [
         "ssh-key",

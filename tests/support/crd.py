@@ -1,4 +1,4 @@
-"""Validate Kubernetes objects against the real CRD schemas in ../shared/schemas/.
+"""Validate Kubernetes objects against the real JobSet and Kueue CRD schemas in tests/data/.
 
 The CRD's openAPIV3Schema is checked with jsonschema, made strict the way a structural schema
 is: an object that lists properties takes no others, unless it says
@@ -15,14 +15,15 @@ from typing import Any
 import jsonschema
 import yaml
 
-from tests.conftest import SCHEMAS
+from tests.conftest import DATA
 
 
 @cache
 def _crds() -> dict[tuple[str, str, str], dict[str, Any]]:
     """(group, version, kind) -> strict JSON schema of that version."""
     found: dict[tuple[str, str, str], dict[str, Any]] = {}
-    for path in sorted(Path(SCHEMAS).glob("*/*.yaml")):
+    paths = [*Path(DATA).glob("jobset/*.yaml"), *Path(DATA).glob("kueue/*.yaml")]
+    for path in sorted(paths):
         loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
         for doc in yaml.load_all(path.read_text(), Loader=loader):
             if not doc or doc.get("kind") != "CustomResourceDefinition":

@@ -1,4 +1,9 @@
-"""Check REST requests against Google's discovery documents in ../shared/schemas/discovery/.
+"""Check REST requests against Google's discovery documents.
+
+The documents are the ones `google-api-python-client` ships in
+`googleapiclient/discovery_cache/documents/`, read from the wheel pinned exactly in the `test`
+extra of pyproject.toml (so a revision changes only when the pin does). Every document there is
+available by its file name without `.json` (`compute.v1`, `file.v1`, `storage.v1`, ...).
 
 `check_request(api_id, method, url, body)` fails when the HTTP method or URL path does not fit
 the method's path template, a query parameter is not one the method takes, or the body uses a
@@ -10,25 +15,48 @@ from __future__ import annotations
 import json
 import re
 from functools import cache
+from importlib import resources
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-from tests.conftest import SCHEMAS
+# Only the tiny `googleapiclient` and `discovery_cache` packages are imported to locate the
+# folder, not the client library itself.
+DOCUMENTS = resources.files("googleapiclient.discovery_cache") / "documents"
 
-DOCS = {
-    "container": "container.v1.json",
-    "tpu.v2": "tpu.v2.json",
-    "tpu.v2alpha1": "tpu.v2alpha1.json",
+# Short names some tests use, and the order in which `doc_for` tries the versions of an API
+# (GA first). Any other document is named by its file name, e.g. "compute.beta".
+ALIASES = {
+    "container": "container.v1",
+    "tpu.v2": "tpu.v2",
+    "tpu.v2alpha1": "tpu.v2alpha1",
+    "compute": "compute.v1",
+    "oslogin": "oslogin.v1",
 }
 
-# query parameters every Google API method accepts (the discovery document's top-level list)
 _INT_FORMATS = {"int32", "uint32"}
 _STRING_INT_FORMATS = {"int64", "uint64"}
 
 
 @cache
+def available() -> tuple[str, ...]:
+    """Every discovery document in the wheel, by name ("compute.v1", "tpu.v2", ...)."""
+    names = (e.name for e in DOCUMENTS.iterdir() if e.name.endswith(".json"))
+    return tuple(sorted(n.removesuffix(".json") for n in names))
+
+
+def _file(name: str) -> str:
+    full = ALIASES.get(name, name)
+    assert full in available(), f"no discovery document {full!r} in google-api-python-client"
+    return f"{full}.json"
+
+
 def document(name: str) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads((SCHEMAS / "discovery" / DOCS[name]).read_text())
+    return _load(_file(name))
+
+
+@cache
+def _load(file: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((DOCUMENTS / file).read_text(encoding="utf-8"))
     return data
 
 
@@ -41,14 +69,27 @@ def _methods(node: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return found
 
 
-@cache
 def methods(doc: str) -> dict[str, dict[str, Any]]:
-    return _methods(document(doc))
+    return _all_methods(_file(doc))
+
+
+@cache
+def _all_methods(file: str) -> dict[str, dict[str, Any]]:
+    return _methods(_load(file))
 
 
 def doc_for(api_id: str) -> str:
-    """container.projects.locations.clusters.create -> 'container'; tpu.* by version prefix."""
-    for name in DOCS:
+    """container.projects.locations.clusters.create -> 'container'; tpu.* by version (GA first).
+
+    The method id starts with the API's name, so only that API's documents are read: the
+    aliases first, in their order, then its other versions (alpha and beta ones last).
+    """
+    api = api_id.split(".", 1)[0]
+    names = [n for n, full in ALIASES.items() if full.split(".", 1)[0] == api]
+    covered = {ALIASES[n] for n in names}
+    others = [n for n in available() if n.split(".", 1)[0] == api and n not in covered]
+    names += sorted(others, key=lambda n: ("alpha" in n or "beta" in n, n))
+    for name in names:
         if api_id in methods(name):
             return name
     raise AssertionError(f"{api_id} is not a method of any discovery document here")
@@ -72,16 +113,21 @@ def check_request(
     name = doc or doc_for(api_id)
     d = document(name)
     spec = methods(name).get(api_id)
-    assert spec is not None, f"{api_id} not in {DOCS[name]}"
+    assert spec is not None, f"{api_id} not in {_file(name)}"
     wanted = spec["httpMethod"]
     assert method == wanted, f"{api_id}: {method} but the API wants {wanted}"
     parts = urlsplit(url)
     base = urlsplit(d["rootUrl"])
     assert parts.netloc == base.netloc, f"{url}: host should be {base.netloc}"
+    # Method paths are relative to the service path ("compute/v1/" for Compute Engine; empty
+    # for the APIs whose paths carry the version, like "v1/projects/...").
     path = parts.path.lstrip("/")
-    assert _path_regex(spec["path"]).match(path) or _path_regex(spec["flatPath"]).match(path), (
-        f"{api_id}: path {path} does not fit {spec['path']}"
-    )
+    service = d.get("servicePath", "")
+    assert path.startswith(service), f"{url}: path should start with /{service}"
+    path = path[len(service) :]
+    assert _path_regex(spec["path"]).match(path) or _path_regex(
+        spec.get("flatPath", spec["path"])
+    ).match(path), f"{api_id}: path {path} does not fit {spec['path']}"
     allowed = {k for k, v in spec.get("parameters", {}).items() if v["location"] == "query"}
     allowed |= set(d.get("parameters", {}))
     for key, value in parse_qsl(parts.query, keep_blank_values=True):

@@ -15,9 +15,11 @@ from xcli.plan.vm_workload import WorkerExit
 
 
 class ProcessRunner:
-    def __init__(self, env: Mapping[str, Mapping[str, str]], cwd: Path | None = None) -> None:
+    def __init__(self, env: Mapping[str, Mapping[str, str]], cwd: Path) -> None:
         self.env = env  # worker label -> its environment
-        self.cwd = cwd  # the workers' login folder (the process runtime keeps its pid there)
+        # The workers' login folder, where the process runtime keeps .xcli/workloads/NAME/pid.
+        # Required: without it the scripts ran in pytest's folder and left .xcli/ in the checkout.
+        self.cwd = cwd
         self.procs: list[subprocess.Popen[bytes]] = []
         self.stopped = 0
 

@@ -2,8 +2,8 @@
 
 The schemas are the real `terraform providers schema -json` dump of hashicorp/google 6.50.0 (a
 subset) and a google-beta 6.50.0 tree derived from the cdktf bindings, both in
-../shared/schemas/terraform/. A resource with `provider = google-beta` is checked against the
-beta tree, every other one against the GA dump.
+tests/data/terraform/ (sources: tests/data/SOURCES.md). A resource with `provider = google-beta`
+is checked against the beta tree, every other one against the GA dump.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 import hcl2
 from hcl2 import SerializationOptions
 
-from tests.conftest import SCHEMAS
+from tests.conftest import DATA
 
 GA = "registry.terraform.io/hashicorp/google"
 BETA = "registry.terraform.io/hashicorp/google-beta"
@@ -26,7 +26,7 @@ META = {"provider", "count", "for_each", "depends_on", "lifecycle"}
 @cache
 def provider_schemas() -> dict[str, dict[str, Any]]:
     """provider address -> {"resource_schemas": ..., "data_source_schemas": ...}."""
-    folder = SCHEMAS / "terraform"
+    folder = DATA / "terraform"
     ga = json.loads((folder / "google-6.50.0-schema-subset.json").read_text())
     beta = json.loads((folder / "google-beta-6.50.0-derived-subset.json").read_text())
     return {GA: ga["provider_schemas"][GA], BETA: beta["provider_schemas"][BETA]}

@@ -93,7 +93,8 @@ class FamilyRules:
         for dims in self.topologies:
             chosen.setdefault(product(dims), dims)
         # Where several shapes share a chip count, an explicit default wins, so that a count name
-        # means the same slice as in XPK (accelerators.md section 2).
+        # means the same slice as in XPK 1.16.0 (src/xpk/core/system_characteristics.py in
+        # https://github.com/AI-Hypercomputer/xpk; every name is compared in tests/catalog/).
         for text in self.data.get("default_topologies", ()):
             dims = parse_topology(text)
             chosen[product(dims)] = dims

@@ -37,7 +37,9 @@ CUSTOM_KINDS: dict[tuple[str, str], tuple[str, bool]] = {
 }
 
 # What an API server answers while a controller's admission or conversion webhook is not
-# serving yet (k8s.md §3): a write is refused with 500 and one of these phrases.
+# serving yet (JobSet and Kueue use conversion and `failurePolicy: Fail` admission webhooks,
+# see their config/ folders in https://github.com/kubernetes-sigs/jobset and
+# https://github.com/kubernetes-sigs/kueue): a write is refused with 500 and one of these phrases.
 WEBHOOK_NOT_READY = (
     "failed calling webhook",
     "conversion webhook",

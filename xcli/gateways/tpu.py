@@ -2,9 +2,11 @@
 
 Requests are built from the plan's REST bodies with json_format.ParseDict, so what runs is what
 the dry-run printed; answers come back as REST JSON dicts (camelCase, enums by name), so nothing
-above this module sees protobuf. The TPU client has no default timeout (gcp-api.md §4.2): every
-call passes one. Flex-start exists only in v2alpha1, which google-cloud-tpu cannot send over REST
-(gcp-api.md §2b), so those bodies go through google-auth's AuthorizedSession as they are.
+above this module sees protobuf. The TPU client has no default timeout (its generated
+transports/base.py in google-cloud-tpu 1.28.0 sets none): every call passes one. Flex-start
+exists only in v2alpha1 (https://cloud.google.com/tpu/docs/request-using-flex-start), which
+google-cloud-tpu cannot send over REST, so those bodies go through google-auth's
+AuthorizedSession as they are.
 """
 
 from __future__ import annotations
@@ -191,8 +193,8 @@ class TpuGateway:
 
     def get_operation(self, name: str) -> dict[str, Any]:
         """GET v2/{operation} as REST JSON. Raw, because the client would unpack the operation's
-        `response` (a Node) strictly; a field newer than the client breaks that (gcp-api.md
-        §1.3)."""
+        `response` (a Node) strictly (google-api-core's OperationsRestTransport parses with
+        ignore_unknown_fields=False); a field newer than the client breaks that."""
         return self.raw("GET", f"{DEFAULT_ROOT}/v2/{name}")
 
     def guest_attributes(self, name: str) -> list[dict[str, Any]]:

@@ -9,7 +9,8 @@ TPU gateway's google-auth AuthorizedSession (same credentials, same error transl
   loginProfile.posixAccounts[] names the POSIX user to log in as (the primary one);
 - the caller's e-mail: service-account credentials carry it (`service_account_email`); user
   credentials may hold an id token with an `email` claim; otherwise Google's tokeninfo endpoint
-  answers for the access token (gcp-api.md §2c; Google Identity "tokeninfo" docs).
+  answers for the access token (Google's OAuth 2.0 tokeninfo endpoint, TOKENINFO in
+  xcli/plan/tpu_steps.py).
 """
 
 from __future__ import annotations

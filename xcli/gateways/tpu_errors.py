@@ -1,6 +1,7 @@
 """Cloud TPU API errors as one-line CloudErrors with a hint.
 
-google.api_core picks the exception class from the HTTP status only (gcp-api.md §4.1): quota is
+google.api_core picks the exception class from the HTTP status only (google/api_core/exceptions.py
+in https://github.com/googleapis/python-api-core, `from_http_status`): quota is
 429 (TooManyRequests), IAM is 403, a taken name is 409, a bad spec is 400. The server's message
 says which quota, which zones or which runtime version, so the hint is built from it.
 """

@@ -60,7 +60,8 @@ def release_url(component: str, version: str) -> str:
 
 
 def controller_limits(component: str, nodes: int) -> dict[str, Any]:
-    """Controller limits that grow with the cluster (the sizing XPK uses, k8s.md §3).
+    """Controller limits that grow with the cluster (the sizing XPK uses for JobSet and Kueue,
+    https://github.com/AI-Hypercomputer/xpk).
 
     JobSet: memory max(4 GiB, 1.2 MiB per node). Kueue: memory max(4 GiB, 32 MiB per node),
     CPU max(2, 0.004 per node). The release defaults are sized for small clusters; a Kueue

@@ -1,6 +1,8 @@
 """The JobSet (jobset.x-k8s.io/v1alpha2) for a workload, right for its hardware. Pure.
 
-Facts behind each field: ../shared/reference/k8s.md section 2 (JobSet v0.12.0 on GKE).
+Facts behind each field: the JobSet v0.12.0 API and controller
+(https://github.com/kubernetes-sigs/jobset/tree/v0.12.0; its CRD is in tests/data/jobset/) and
+GKE's multislice guide (https://cloud.google.com/kubernetes-engine/docs/how-to/tpu-multislice).
 TPU: one replicated job `slice` with one Job per slice (replicas = slices), each Job Indexed with
 one pod per TPU VM. GPU: one replicated job `workers`, one Job, one pod per node.
 """
@@ -39,7 +41,8 @@ TORCH_PORT = 29500
 # maintenance, SIGKILL on node loss). 127 (command not found) is deliberately a user error.
 RETRYABLE_EXIT_CODES = (42, *range(128, 256))
 
-# Downward-API fields JobSet and the Job controller put on every pod (k8s.md section 2.2).
+# Downward-API fields JobSet and the Job controller put on every pod
+# (https://github.com/kubernetes-sigs/jobset/blob/v0.12.0/pkg/controllers/jobset_controller.go).
 _ANNOTATION = "metadata.annotations['{}']"
 JOB_INDEX = _ANNOTATION.format("jobset.sigs.k8s.io/job-index")
 REPLICAS = _ANNOTATION.format("jobset.sigs.k8s.io/replicatedjob-replicas")
@@ -232,7 +235,7 @@ def environment(spec: WorkloadSpec) -> list[dict[str, Any]]:
     """The worker environment contract, then the user's variables.
 
     TPU: GKE's TPU webhook injects TPU_WORKER_ID and TPU_WORKER_HOSTNAMES for Indexed Jobs with
-    a subdomain; whether it injects MEGASCALE_* is unconfirmed (k8s.md 2.3), so for multislice
+    a subdomain; whether it injects MEGASCALE_* is not documented, so for multislice
     they are set here from the JobSet's own pod annotations (the jobset issue #787 recipe).
     GPU: the JAX and torch process-group variables, the coordinator being pod 0.
     """

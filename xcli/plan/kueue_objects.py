@@ -1,11 +1,13 @@
 """Kueue objects and priority classes for a cluster (pure: dicts built from a ClusterSpec).
 
-All Kueue objects use the storage version kueue.x-k8s.io/v1beta2 (k8s.md §0).
+All Kueue objects use the storage version kueue.x-k8s.io/v1beta2 (Kueue v0.19.2 serves v1beta1,
+deprecated, and v1beta2; its CRDs are in tests/data/kueue/).
 
 Priority classes are scheduling.k8s.io/v1 PriorityClass objects, not Kueue
 WorkloadPriorityClass. A JobSet whose pods name a PriorityClass gets that priority twice over:
 Kueue uses the pods' priorityClassName as the workload priority when no
-`kueue.x-k8s.io/priority-class` label is set (k8s.md §2.1), and kube-scheduler uses it to order
+`kueue.x-k8s.io/priority-class` label is set (https://kueue.sigs.k8s.io/docs/concepts/workload_priority_class/),
+and kube-scheduler uses it to order
 and preempt pods on the nodes. A WorkloadPriorityClass would only reach Kueue, and the pods
 would still run at priority 0. XPK's users already know these five names and values.
 """
@@ -153,7 +155,8 @@ def local_queue() -> dict[str, Any]:
 
 
 def provisioning_objects(spec: ClusterSpec) -> list[dict[str, Any]]:
-    """ProvisioningRequestConfig + AdmissionCheck for GKE queued provisioning (k8s.md §2.6)."""
+    """ProvisioningRequestConfig + AdmissionCheck for GKE queued provisioning
+    (https://cloud.google.com/kubernetes-engine/docs/how-to/provisioningrequest)."""
     config: dict[str, Any] = {
         "apiVersion": KUEUE_API,
         "kind": "ProvisioningRequestConfig",

@@ -1,6 +1,10 @@
 """Pure plans for Cloud TPU queued resources: create, wait, delete.
 
-Facts behind the request shapes (../shared/reference/gcp-api.md §2a-2c):
+Facts behind the request shapes, from the Cloud TPU REST reference
+(https://cloud.google.com/tpu/docs/reference/rest/v2/projects.locations.queuedResources and
+https://cloud.google.com/tpu/docs/reference/rest/v2alpha1/projects.locations.queuedResources),
+https://cloud.google.com/tpu/docs/queued-resources and
+https://cloud.google.com/tpu/docs/request-using-flex-start:
 - one QueuedResource per cluster, `queuedResourceId` = cluster name (a query parameter);
 - a single slice is one node spec with `nodeId`; N slices are one node spec with
   `multisliceParams {nodeCount, nodeIdPrefix}` (v2) and nodes named PREFIX-0..N-1;

@@ -1,6 +1,9 @@
 """How xcli's SSH key reaches queued-resource VMs: the plan steps that decide it before create.
 
-Facts (../shared/reference/gcp-api.md §2c): with `enable-oslogin=TRUE` in the node's or the
+Facts (https://cloud.google.com/compute/docs/oslogin, the OS Login v1 REST reference
+https://cloud.google.com/compute/docs/oslogin/rest/v1/users/importSshPublicKey, and what gcloud
+does: https://github.com/google-cloud-sdk-unofficial/google-cloud-sdk/blob/master/lib/googlecloudsdk/command_lib/compute/tpus/tpu_vm/ssh.py):
+with `enable-oslogin=TRUE` in the node's or the
 project's metadata, VMs ignore ssh-keys metadata; the key is then imported with
 `POST https://oslogin.googleapis.com/v1/users/{email}:importSshPublicKey` and the login user is
 the answer's primary `loginProfile.posixAccounts[].username`. A node's own value overrides the

@@ -79,7 +79,8 @@ def plan_workload_create(
     `cluster` names the cluster for the Kubernetes steps (the CLI passes gke_cluster_path;
     default: the cluster's name).
     A JobSet's replicated jobs are immutable, so --replace deletes and recreates rather than
-    re-applying (k8s.md 2.2).
+    re-applying (JobSet v0.12.0's update validation, pkg/webhooks/ in
+    https://github.com/kubernetes-sigs/jobset).
     """
     check_fits(spec, meta, existing)
     cluster = spec.cluster if cluster is None else cluster

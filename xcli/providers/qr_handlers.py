@@ -1,7 +1,8 @@
 """Live handlers for queued-resource plans: they do exactly what each step says.
 
 Waiting polls the queued resource itself (tolerant parsing), not the create LRO, whose strict
-parser breaks on fields newer than the client (gcp-api.md §1.3 pitfall 6). Sleep and clock are
+parser (google-api-core's OperationsRestTransport, ignore_unknown_fields=False) breaks on
+fields newer than the client. Sleep and clock are
 injected so tests never sleep; the default sleep wakes at once on Ctrl-C.
 """
 

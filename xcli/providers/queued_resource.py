@@ -18,11 +18,14 @@ from xcli.providers.base import ClusterRef, ClusterSummary, SshAccess, Worker
 from xcli.providers.qr_handlers import QrHandlers, Sleep, event_sleep, nodes_of
 from xcli.spec import ClusterSpec, format_duration, parse_duration
 
-# Failed or suspended requests keep holding quota until deleted (gcp-api.md §4.1).
+# Failed or suspended requests keep holding quota until deleted
+# (https://cloud.google.com/tpu/docs/queued-resources; https://github.com/marin-community/marin/issues/87).
 HOLDS_QUOTA = ("FAILED", "SUSPENDED", "SUSPENDING")
 # Right after SSH access is set up the guest agent may still be writing the key (gcloud retries
-# ssh 10 x 5 s for the same reason, gcp-api.md §2c): xcli ssh keeps retrying refused or failed
-# connections for FRESH_RETRY_SECONDS during the first FRESH_FOR_SECONDS after the setup.
+# ssh 10 x 5 s for the same reason, command_lib/compute/tpus/tpu_vm/ssh.py in
+# https://github.com/google-cloud-sdk-unofficial/google-cloud-sdk): xcli ssh keeps retrying
+# refused or failed connections for FRESH_RETRY_SECONDS during the first FRESH_FOR_SECONDS
+# after the setup.
 FRESH_RETRY_SECONDS = 60.0
 FRESH_FOR_SECONDS = 600
 
