@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from xcli.cli.common import Common, common_options, emit_json
+from xcli.cli.common import Common, emit, local_options
 from xcli.cli.table import print_table
 
 
@@ -23,7 +23,7 @@ def catalog() -> None:
 @click.option(
     "--family", metavar="F", help="Only this family: v4, v5e, v5p, v6e, tpu7x, h100-80gb ..."
 )
-@common_options
+@local_options
 def list_(family: str | None, common: Common) -> None:
     """List every accelerator by its canonical (count-form) name."""
     from xcli.catalog import all_names, family_names, lookup
@@ -32,8 +32,8 @@ def list_(family: str | None, common: Common) -> None:
     if family is not None and family not in family_names():
         raise UserError(f"unknown family {family!r}", hint="families: " + ", ".join(family_names()))
     accels = [lookup(name) for name in all_names(family)]
-    if common.output == "json":
-        emit_json([a.to_dict() for a in accels])
+    if common.output != "text":
+        emit(common.output, [a.to_dict() for a in accels])
         return
     rows = [
         [
@@ -52,7 +52,7 @@ def list_(family: str | None, common: Common) -> None:
 
 @catalog.command("show")
 @click.argument("name")
-@common_options
+@local_options
 def show(name: str, common: Common) -> None:
     """Show one accelerator, by count form (v6e-256) or topology form (v6e-16x16).
 
@@ -65,8 +65,8 @@ def show(name: str, common: Common) -> None:
 
     accel = lookup(name)
     data = accel.to_dict()
-    if common.output == "json":
-        emit_json(data)
+    if common.output != "text":
+        emit(common.output, data)
         return
     for key, value in data.items():
         if isinstance(value, dict) and "value" in value:

@@ -6,7 +6,15 @@ from typing import Any
 
 import click
 
-from xcli.cli.common import Common, common_options, confirm, emit_json, run_plan
+from xcli.cli.common import (
+    Common,
+    change_options,
+    common_options,
+    confirm,
+    emit,
+    read_options,
+    run_plan,
+)
 from xcli.cli.options import provider_options, split_options
 
 PROVIDER_CHOICE = click.Choice(["gke", "queued-resource", "local"])
@@ -216,7 +224,7 @@ def delete(name: str, provider: str, terraform_dir: str | None, common: Common) 
 
 @cluster.command("list")
 @click.option("--provider", type=PROVIDER_CHOICE, default="gke", show_default=True)
-@common_options
+@read_options
 def list_(provider: str, common: Common) -> None:
     """List clusters with accelerator, slices, capacity type and status."""
     from dataclasses import asdict
@@ -226,8 +234,8 @@ def list_(provider: str, common: Common) -> None:
 
     zone = common.zone_flag  # the region is a filter here, not a requirement
     rows = get_provider(provider).list_clusters(_location(provider, common)[0], zone)
-    if common.output == "json":
-        emit_json([asdict(r) for r in rows])
+    if common.output != "text":
+        emit(common.output, [asdict(r) for r in rows])
         return
     extra = sorted({k for r in rows for k in r.extra})  # provider columns, e.g. age
     print_table(
@@ -244,14 +252,14 @@ def list_(provider: str, common: Common) -> None:
 @cluster.command("describe")
 @click.option("--cluster", "name", required=True, help="Cluster name.")
 @click.option("--provider", type=PROVIDER_CHOICE, default="gke", show_default=True)
-@common_options
+@read_options
 def describe(name: str, provider: str, common: Common) -> None:
     """Show a cluster's slices, nodes and state."""
     from xcli.providers import get_provider
 
     info = get_provider(provider).describe(_ref(name, provider, common))
-    if common.output == "json":
-        emit_json(info)
+    if common.output != "text":
+        emit(common.output, info)
         return
     import yaml
 
@@ -265,7 +273,7 @@ def describe(name: str, provider: str, common: Common) -> None:
 @click.option("--ssh-key", metavar="FILE", help="Private SSH key to authorize on the VMs.")
 @click.option("--ssh-user", metavar="USER", help="Login user for that key.")
 @click.option("--os-login", is_flag=True, help="Import the key with OS Login, not metadata.")
-@common_options
+@change_options
 def wait(
     name: str,
     provider: str,

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from xcli.cli.common import Common, common_options, emit_json
+from xcli.cli.common import Common, change_options, emit
 
 VM_PROVIDERS = click.Choice(["queued-resource", "local"])
 EXIT_STATUS = """\b
@@ -98,7 +98,7 @@ def transport_options(func: Any) -> Any:
 @click.command("ssh", epilog=EXIT_STATUS)
 @transport_options
 @click.option("--command", "command_", metavar="CMD", help="Run CMD (one string) on each worker.")
-@common_options
+@change_options
 def ssh(command_: str | None, common: Common, **flags: Any) -> int:
     """Run a command on workers, or open a shell on one.
 
@@ -126,7 +126,7 @@ def ssh(command_: str | None, common: Common, **flags: Any) -> int:
 @transport_options
 @click.option("--recurse", "-r", is_flag=True, help="Copy folders recursively.")
 @click.argument("paths", nargs=-1, required=True)
-@common_options
+@change_options
 def scp(paths: tuple[str, ...], recurse: bool, common: Common, **flags: Any) -> int:
     """Copy files to every selected worker, or from one. A path on the workers starts with ':'.
 
@@ -143,8 +143,8 @@ def scp(paths: tuple[str, ...], recurse: bool, common: Common, **flags: Any) -> 
 
 
 def print_summary(result: Any, common: Common) -> None:
-    if common.output == "json":
-        emit_json(result.to_json())
+    if common.output != "text":
+        emit(common.output, result.to_json())
         return
     for line in result.summary_lines():
         click.echo(line, err=True)

@@ -173,7 +173,7 @@ def broadcast(common: Common, req: Request, action: Action) -> int:
     step = plan.steps[0]
     assert isinstance(step, Broadcast)
     # With --output json, stdout carries only the JSON summary; worker output goes to stderr.
-    out = sys.stderr.buffer if common.output == "json" else sys.stdout.buffer
+    out = sys.stderr.buffer if common.output != "text" else sys.stdout.buffer
     sink = OutputSink(out, sys.stderr.buffer, req.output_dir or default_log_dir())
     result = run_broadcast(step, sink)
     print_summary(result, common)

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from xcli.cli.common import Common, common_options, run_plan
+from xcli.cli.common import Common, change_options, run_plan
 
 PRIORITY_CHOICE = click.Choice(["very-low", "low", "medium", "high", "very-high"])
 
@@ -93,7 +93,7 @@ def _workload_options(func: Any) -> Any:
 
 @workload.command("create")
 @_workload_options
-@common_options
+@change_options
 def create(common: Common, **flags: Any) -> int:
     """Submit a workload: one pod per TPU VM of every slice (or per GPU node).
 

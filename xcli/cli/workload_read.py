@@ -1,6 +1,6 @@
 """`xcli workload list | status | logs | wait`: read a GKE cluster's workloads.
 
-These commands only read, so --dry-run is accepted and changes nothing.
+These commands only read, so they take no --dry-run (docs/dry-run.md says why).
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from xcli.cli.common import Common, common_options, emit_json
+from xcli.cli.common import Common, emit, emit_record, read_options
 from xcli.errors import UserError
 from xcli.providers.base import ClusterRef
 
@@ -38,7 +38,7 @@ def cluster_ref(common: Common, cluster: str) -> ClusterRef:
 @cluster_option
 @provider_option
 @click.option("--state", type=STATE_CHOICE, help="Only workloads in this state.")
-@common_options
+@read_options
 def list_workloads(common: Common, cluster: str, provider: str, state: str | None) -> int:
     """List workloads, newest first: state, priority, slices, chips, restarts, age, duration.
 
@@ -62,9 +62,10 @@ def list_workloads(common: Common, cluster: str, provider: str, state: str | Non
 
     jobsets, kueue = workload_live.list_workloads(cluster_ref(common, cluster))
     rows = list_rows(jobsets, workload_live.current().now(), state)
-    if common.output == "json":
-        emit_json(
-            [{**row_dict(r), "kueue": admission(kueue_workload_for(r.name, kueue))} for r in rows]
+    if common.output != "text":
+        emit(
+            common.output,
+            [{**row_dict(r), "kueue": admission(kueue_workload_for(r.name, kueue))} for r in rows],
         )
         return 0
     if not rows:
@@ -79,7 +80,7 @@ def list_workloads(common: Common, cluster: str, provider: str, state: str | Non
 @click.argument("name", metavar="WORKLOAD")
 @cluster_option
 @provider_option
-@common_options
+@read_options
 def status(common: Common, name: str, cluster: str, provider: str) -> int:
     """Why a workload is not running yet, or how it ended.
 
@@ -112,8 +113,8 @@ def status(common: Common, name: str, cluster: str, provider: str) -> int:
         found["queue"],
         found["position"],
     )
-    if common.output == "json":
-        emit_json(report)
+    if common.output != "text":
+        emit(common.output, report)
         return 0
     for line in status_lines(report, cluster):
         click.echo(line)
@@ -146,7 +147,7 @@ def status(common: Common, name: str, cluster: str, provider: str) -> int:
 @click.option("--slice", "slice_", default="all", show_default=True, help="Slice index.")
 @click.option("--follow", "-f", is_flag=True, help="Keep printing until the workers end.")
 @click.option("--since", metavar="D", help="Only lines newer than D (90s, 10m, 2h).")
-@common_options
+@read_options
 def logs(
     common: Common,
     name: str,
@@ -166,8 +167,6 @@ def logs(
       xcli workload logs train-1 --cluster demo --slice 1 --follow
       xcli workload logs train-1 --cluster demo --since 10m --output json   # JSON lines
     """
-    import json
-
     from xcli.spec import parse_duration
     from xcli.workload_logs import stream_logs
 
@@ -188,9 +187,9 @@ def logs(
         since=since_seconds,
     )
     for line in lines:
-        if common.output == "json":
+        if common.output != "text":
             record = {"worker": line.prefix.strip("[]"), "line": line.text, "note": line.note}
-            click.echo(json.dumps(record, ensure_ascii=False))
+            emit_record(common.output, record)
         else:
             click.echo(f"{line.prefix} {line.text}".lstrip(), err=line.note)
     return 0
@@ -201,7 +200,7 @@ def logs(
 @cluster_option
 @provider_option
 @click.option("--timeout", metavar="D", help="Give up after D (e.g. 30m, 6h); default: never.")
-@common_options
+@read_options
 def wait(common: Common, name: str, cluster: str, provider: str, timeout: str | None) -> int:
     """Wait until a workload finishes, for scripts and CI.
 
@@ -231,8 +230,8 @@ def wait(common: Common, name: str, cluster: str, provider: str, timeout: str | 
 
     code = workload_live.wait_for(ref, name, seconds, said)
     result = {0: "succeeded", 1: "failed"}.get(code, "timeout")
-    if common.output == "json":
-        emit_json({"workload": name, "result": result, "exit_code": code})
+    if common.output != "text":
+        emit(common.output, {"workload": name, "result": result, "exit_code": code})
     elif code == workload_live.TIMEOUT_EXIT:
         click.echo(f"workload {name}: still not finished after {timeout}", err=True)
     elif code == 1:
