@@ -6,6 +6,7 @@ from typing import Any
 
 import click
 
+from xcli import cluster_index
 from xcli.cli.common import (
     Common,
     change_options,
@@ -18,6 +19,7 @@ from xcli.cli.common import (
 from xcli.cli.options import provider_options, split_options
 
 PROVIDER_CHOICE = click.Choice(["gke", "queued-resource", "local"])
+FOUND_PROVIDER = "Default: the provider that created the cluster on this machine, else gke."
 # GKE's own limit is 40; providers may check tighter limits of their own (derived names)
 CLUSTER_NAME_LIMIT = 40
 
@@ -46,8 +48,11 @@ def capacity_options(func: Any) -> Any:
         ),
         click.option(
             "--flex-start",
+            "--flex",
+            "flex_start",
             is_flag=True,
-            help="Flex-start (Dynamic Workload Scheduler): queued until capacity frees.",
+            help="Flex-start (Dynamic Workload Scheduler): queued until capacity frees "
+            "(--flex: XPK's name for it).",
         ),
         click.option(
             "--max-run-duration",
@@ -150,6 +155,8 @@ def create(
     ref = _ref(name, provider, common)
     plan = backend.plan_create(spec, **_observed(backend, ref, common, "create"))
     _confirm_removals(common, plan)
+    if not common.dry_run:  # before running: a cluster that is partly there is found too
+        cluster_index.record(name, provider)
     run_plan(common, plan, lambda: backend.handlers(ref))
 
 
@@ -192,7 +199,7 @@ def _location(provider: str, common: Common) -> tuple[str, str]:
 
 @cluster.command("delete")
 @click.option("--cluster", "name", required=True, help="Cluster name.")
-@click.option("--provider", type=PROVIDER_CHOICE, default="gke", show_default=True)
+@click.option("--provider", type=PROVIDER_CHOICE, help=FOUND_PROVIDER)
 @click.option(
     "--terraform",
     "terraform_dir",
@@ -201,7 +208,7 @@ def _location(provider: str, common: Common) -> tuple[str, str]:
     help="For a cluster made with --terraform DIR: terraform destroy in that folder.",
 )
 @common_options
-def delete(name: str, provider: str, terraform_dir: str | None, common: Common) -> None:
+def delete(name: str, provider: str | None, terraform_dir: str | None, common: Common) -> None:
     """Delete a cluster and everything xcli created for it.
 
     \b
@@ -215,11 +222,14 @@ def delete(name: str, provider: str, terraform_dir: str | None, common: Common) 
 
         terraform_mode.delete(name, terraform_dir, common)
         return
+    provider = cluster_index.provider_for(name, provider, "gke")
     backend = get_provider(provider)
     ref = _ref(name, provider, common)
     plan = backend.plan_delete(ref, **_observed(backend, ref, common, "delete"))
     confirm(common, f"Delete cluster {name} ({provider}) and everything xcli created for it?")
     run_plan(common, plan, lambda: backend.handlers(ref))
+    if not common.dry_run:
+        cluster_index.forget(name, provider)
 
 
 @cluster.command("list")
@@ -251,12 +261,13 @@ def list_(provider: str, common: Common) -> None:
 
 @cluster.command("describe")
 @click.option("--cluster", "name", required=True, help="Cluster name.")
-@click.option("--provider", type=PROVIDER_CHOICE, default="gke", show_default=True)
+@click.option("--provider", type=PROVIDER_CHOICE, help=FOUND_PROVIDER)
 @read_options
-def describe(name: str, provider: str, common: Common) -> None:
+def describe(name: str, provider: str | None, common: Common) -> None:
     """Show a cluster's slices, nodes and state."""
     from xcli.providers import get_provider
 
+    provider = cluster_index.provider_for(name, provider, "gke")
     info = get_provider(provider).describe(_ref(name, provider, common))
     if common.output != "text":
         emit(common.output, info)
@@ -268,7 +279,9 @@ def describe(name: str, provider: str, common: Common) -> None:
 
 @cluster.command("wait")
 @click.option("--cluster", "name", required=True, help="Cluster name.")
-@click.option("--provider", type=PROVIDER_CHOICE, default="queued-resource", show_default=True)
+@click.option(
+    "--provider", type=PROVIDER_CHOICE, help=FOUND_PROVIDER.replace("gke", "queued-resource")
+)
 @click.option("--timeout", metavar="D", help="Give up waiting after D (default 24h).")
 @click.option("--ssh-key", metavar="FILE", help="Private SSH key to authorize on the VMs.")
 @click.option("--ssh-user", metavar="USER", help="Login user for that key.")
@@ -276,7 +289,7 @@ def describe(name: str, provider: str, common: Common) -> None:
 @change_options
 def wait(
     name: str,
-    provider: str,
+    provider: str | None,
     timeout: str | None,
     ssh_key: str | None,
     ssh_user: str | None,
@@ -293,6 +306,7 @@ def wait(
     from xcli.providers import get_provider
     from xcli.spec import parse_duration
 
+    provider = cluster_index.provider_for(name, provider, "queued-resource")
     backend: Any = get_provider(provider)
     if not hasattr(backend, "plan_wait"):
         raise UserError(f"--provider {provider} has nothing to wait for", hint="create waits")

@@ -28,7 +28,12 @@ def _batch(value: str) -> int:
 def transport_options(func: Any) -> Any:
     options = [
         click.option("--cluster", "name", required=True, help="Cluster name."),
-        click.option("--provider", type=VM_PROVIDERS, default="queued-resource", show_default=True),
+        click.option(
+            "--provider",
+            type=VM_PROVIDERS,
+            help="Default: the provider that created the cluster on this machine, "
+            "else queued-resource.",
+        ),
         click.option(
             "--worker",
             default="0",

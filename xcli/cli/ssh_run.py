@@ -28,7 +28,7 @@ def resolve(
     common: Common,
     *,
     name: str,
-    provider: str,
+    provider: str | None,
     worker: str,
     slice_: str,
     batch_size: str,
@@ -61,6 +61,9 @@ def resolve(
     retry: float | None = parse_duration(retry_for, "--retry-for") if retry_for else None
     if ssh_key_file is not None and not ssh_key_file.is_file():
         raise UserError(f"--ssh-key-file {ssh_key_file} does not exist", hint="check the path")
+    from xcli.cluster_index import provider_for
+
+    provider = provider_for(name, provider, "queued-resource", ("queued-resource", "local"))
     backend = get_provider(provider)
     if not hasattr(backend, "workers"):
         raise UserError(

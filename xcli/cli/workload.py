@@ -23,10 +23,9 @@ def _workload_options(func: Any) -> Any:
         click.option(
             "--provider",
             type=click.Choice(["gke", "queued-resource", "local"]),
-            default="gke",
-            show_default=True,
             help="gke: a JobSet queued by Kueue; queued-resource or local: the command on every "
-            "worker over SSH, restarting all when one fails (up to --max-restarts).",
+            "worker over SSH, restarting all when one fails (up to --max-restarts). Default: "
+            "the provider that created the cluster on this machine, else gke.",
         ),
         click.option("--workload", "name", required=True, help="Workload name."),
         click.option("--docker-image", "image", required=True, help="Container image."),
@@ -111,8 +110,10 @@ def create(common: Common, **flags: Any) -> int:
     JAX_PROCESS_ID (GPU).
     """
     from xcli.cli.workload_flags import build_request, write_manifests
+    from xcli.cluster_index import provider_for
     from xcli.plan.workload import gke_cluster_path, plan_workload_create
 
+    flags["provider"] = provider_for(flags["cluster"], flags["provider"], "gke")
     if flags["provider"] != "gke":
         from xcli.cli.workload_vm import create_on_vms
 

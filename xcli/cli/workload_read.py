@@ -17,17 +17,54 @@ STATE_CHOICE = click.Choice(["queued", "running", "succeeded", "failed"])
 
 
 def cluster_option(func: Any) -> Any:
-    return click.option("--cluster", required=True, help="The workload's cluster (GKE).")(func)
+    # eager: parsed before --provider, whose default depends on it
+    return click.option("--cluster", required=True, is_eager=True, help="The workload's cluster.")(
+        func
+    )
 
 
 def provider_option(func: Any) -> Any:
     return click.option(
         "--provider",
         type=click.Choice(["gke", "queued-resource", "local"]),
-        default="gke",
-        show_default=True,
-        help="queued-resource or local: workloads run from this machine on a VM-style cluster.",
+        callback=_found_provider,
+        help="queued-resource or local: workloads run from this machine on a VM-style cluster. "
+        "Default: the provider that created the cluster on this machine, else gke.",
     )(func)
+
+
+def _found_provider(ctx: click.Context, _param: click.Parameter, value: str | None) -> str:
+    """--provider, else the one recorded for --cluster (parsed first: it is eager)."""
+    from xcli.cluster_index import provider_for
+
+    cluster = ctx.params.get("cluster")
+    if value is not None or not cluster:
+        return value or "gke"
+    return provider_for(cluster, None, "gke")
+
+
+def workload_argument(func: Any) -> Any:
+    """The workload, named as xcli does (positional) or as XPK does (--workload NAME)."""
+    func = click.option(
+        "--workload",
+        "workload_flag",
+        metavar="NAME",
+        help="The workload, as XPK names it (same as the WORKLOAD argument).",
+    )(func)
+    return click.argument("name", metavar="[WORKLOAD]", required=False)(func)
+
+
+def workload_name(name: str | None, flag: str | None, *, required: bool = True) -> str | None:
+    """One name from the argument and --workload: either, or both when they agree."""
+    if name is not None and flag is not None and name != flag:
+        raise UserError(
+            f"two workloads named: {name} (argument) and {flag} (--workload)",
+            hint="name the workload once, as the argument or with --workload",
+        )
+    chosen = name if name is not None else flag
+    if chosen is None and required:
+        raise UserError("name the workload", hint="e.g. `train-1`, or --workload train-1")
+    return chosen
 
 
 def cluster_ref(common: Common, cluster: str) -> ClusterRef:
@@ -77,11 +114,13 @@ def list_workloads(common: Common, cluster: str, provider: str, state: str | Non
 
 
 @click.command("status")
-@click.argument("name", metavar="WORKLOAD")
+@workload_argument
 @cluster_option
 @provider_option
 @read_options
-def status(common: Common, name: str, cluster: str, provider: str) -> int:
+def status(
+    common: Common, name: str | None, workload_flag: str | None, cluster: str, provider: str
+) -> int:
     """Why a workload is not running yet, or how it ended.
 
     \b
@@ -95,6 +134,7 @@ def status(common: Common, name: str, cluster: str, provider: str) -> int:
       xcli workload status train-1 --cluster demo
       xcli workload status train-1 --cluster demo --output json
     """
+    name = str(workload_name(name, workload_flag))
     if provider != "gke":
         from xcli.cli.workload_vm_read import vm_status
 
@@ -140,7 +180,7 @@ def status(common: Common, name: str, cluster: str, provider: str) -> int:
 
 
 @click.command("logs")
-@click.argument("name", metavar="WORKLOAD")
+@workload_argument
 @cluster_option
 @provider_option
 @click.option("--worker", default="all", show_default=True, help="Worker index in its slice.")
@@ -150,7 +190,8 @@ def status(common: Common, name: str, cluster: str, provider: str) -> int:
 @read_options
 def logs(
     common: Common,
-    name: str,
+    name: str | None,
+    workload_flag: str | None,
     cluster: str,
     provider: str,
     worker: str,
@@ -170,6 +211,7 @@ def logs(
     from xcli.spec import parse_duration
     from xcli.workload_logs import stream_logs
 
+    name = str(workload_name(name, workload_flag))
     if provider != "gke":
         from xcli.cli.workload_vm_read import vm_logs
 
@@ -196,12 +238,19 @@ def logs(
 
 
 @click.command("wait")
-@click.argument("name", metavar="WORKLOAD")
+@workload_argument
 @cluster_option
 @provider_option
 @click.option("--timeout", metavar="D", help="Give up after D (e.g. 30m, 6h); default: never.")
 @read_options
-def wait(common: Common, name: str, cluster: str, provider: str, timeout: str | None) -> int:
+def wait(
+    common: Common,
+    name: str | None,
+    workload_flag: str | None,
+    cluster: str,
+    provider: str,
+    timeout: str | None,
+) -> int:
     """Wait until a workload finishes, for scripts and CI.
 
     \b
@@ -215,6 +264,7 @@ def wait(common: Common, name: str, cluster: str, provider: str, timeout: str | 
     from xcli import workload_live
     from xcli.spec import parse_duration
 
+    name = str(workload_name(name, workload_flag))
     seconds = parse_duration(timeout, "--timeout") if timeout else None
     if provider != "gke":
         from xcli.cli.workload_vm_read import vm_wait
