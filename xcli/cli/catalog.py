@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from xcli.cli import complete
 from xcli.cli.common import Common, emit, local_options
 from xcli.cli.table import print_table
 
@@ -51,7 +52,7 @@ def list_(family: str | None, common: Common) -> None:
 
 
 @catalog.command("show")
-@click.argument("name")
+@click.argument("name", shell_complete=complete.accelerators)
 @local_options
 def show(name: str, common: Common) -> None:
     """Show one accelerator, by count form (v6e-256) or topology form (v6e-16x16).

@@ -7,6 +7,7 @@ from typing import Any
 import click
 
 from xcli import cluster_index
+from xcli.cli import complete
 from xcli.cli.common import (
     Common,
     change_options,
@@ -76,10 +77,22 @@ def capacity_options(func: Any) -> Any:
 
 
 @cluster.command("create")
-@click.option("--cluster", "name", required=True, help="Cluster name.")
+@click.option(
+    "--cluster", "name", required=True, help="Cluster name.", shell_complete=complete.clusters
+)
 @click.option("--provider", type=PROVIDER_CHOICE, default="gke", show_default=True)
-@click.option("--tpu-type", metavar="T", help="TPU slice shape, e.g. v6e-256 or v5p-4x4x4.")
-@click.option("--device-type", metavar="T", help="TPU or GPU shape, e.g. h100-80gb-8.")
+@click.option(
+    "--tpu-type",
+    metavar="T",
+    help="TPU slice shape, e.g. v6e-256 or v5p-4x4x4.",
+    shell_complete=complete.accelerators,
+)
+@click.option(
+    "--device-type",
+    metavar="T",
+    help="TPU or GPU shape, e.g. h100-80gb-8.",
+    shell_complete=complete.accelerators,
+)
 @click.option("--num-slices", type=click.IntRange(1, 1024), default=1, show_default=True)
 @click.option(
     "--num-nodes", type=click.IntRange(1, 4096), default=1, show_default=True, help="GPU VMs."
@@ -198,7 +211,9 @@ def _location(provider: str, common: Common) -> tuple[str, str]:
 
 
 @cluster.command("delete")
-@click.option("--cluster", "name", required=True, help="Cluster name.")
+@click.option(
+    "--cluster", "name", required=True, help="Cluster name.", shell_complete=complete.clusters
+)
 @click.option("--provider", type=PROVIDER_CHOICE, help=FOUND_PROVIDER)
 @click.option(
     "--terraform",
@@ -260,7 +275,9 @@ def list_(provider: str, common: Common) -> None:
 
 
 @cluster.command("describe")
-@click.option("--cluster", "name", required=True, help="Cluster name.")
+@click.option(
+    "--cluster", "name", required=True, help="Cluster name.", shell_complete=complete.clusters
+)
 @click.option("--provider", type=PROVIDER_CHOICE, help=FOUND_PROVIDER)
 @read_options
 def describe(name: str, provider: str | None, common: Common) -> None:
@@ -278,7 +295,9 @@ def describe(name: str, provider: str | None, common: Common) -> None:
 
 
 @cluster.command("wait")
-@click.option("--cluster", "name", required=True, help="Cluster name.")
+@click.option(
+    "--cluster", "name", required=True, help="Cluster name.", shell_complete=complete.clusters
+)
 @click.option(
     "--provider", type=PROVIDER_CHOICE, help=FOUND_PROVIDER.replace("gke", "queued-resource")
 )

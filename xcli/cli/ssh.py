@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from xcli.cli import complete
 from xcli.cli.common import Common, change_options, emit
 
 VM_PROVIDERS = click.Choice(["queued-resource", "local"])
@@ -27,7 +28,13 @@ def _batch(value: str) -> int:
 
 def transport_options(func: Any) -> Any:
     options = [
-        click.option("--cluster", "name", required=True, help="Cluster name."),
+        click.option(
+            "--cluster",
+            "name",
+            required=True,
+            help="Cluster name.",
+            shell_complete=complete.clusters,
+        ),
         click.option(
             "--provider",
             type=VM_PROVIDERS,

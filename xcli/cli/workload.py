@@ -7,6 +7,7 @@ from typing import Any
 
 import click
 
+from xcli.cli import complete
 from xcli.cli.common import Common, change_options, run_plan
 
 PRIORITY_CHOICE = click.Choice(["very-low", "low", "medium", "high", "very-high"])
@@ -19,7 +20,12 @@ def workload() -> None:
 
 def _workload_options(func: Any) -> Any:
     options = [
-        click.option("--cluster", required=True, help="Cluster to run on."),
+        click.option(
+            "--cluster",
+            required=True,
+            help="Cluster to run on.",
+            shell_complete=complete.clusters,
+        ),
         click.option(
             "--provider",
             type=click.Choice(["gke", "queued-resource", "local"]),
@@ -30,8 +36,18 @@ def _workload_options(func: Any) -> Any:
         click.option("--workload", "name", required=True, help="Workload name."),
         click.option("--docker-image", "image", required=True, help="Container image."),
         click.option("--command", required=True, help="Command run in every worker (sh -c)."),
-        click.option("--tpu-type", metavar="T", help="TPU shape (default: the cluster's)."),
-        click.option("--device-type", metavar="T", help="TPU or GPU shape (default: cluster's)."),
+        click.option(
+            "--tpu-type",
+            metavar="T",
+            help="TPU shape (default: the cluster's).",
+            shell_complete=complete.accelerators,
+        ),
+        click.option(
+            "--device-type",
+            metavar="T",
+            help="TPU or GPU shape (default: cluster's).",
+            shell_complete=complete.accelerators,
+        ),
         click.option("--num-slices", type=click.IntRange(1, 1024), help="Default: cluster's."),
         click.option("--num-nodes", type=click.IntRange(1, 4096), help="GPU nodes."),
         click.option("--priority", type=PRIORITY_CHOICE, default="medium", show_default=True),

@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from xcli.cli import complete
 from xcli.cli.common import Common, emit, emit_record, read_options
 from xcli.errors import UserError
 from xcli.providers.base import ClusterRef
@@ -18,9 +19,13 @@ STATE_CHOICE = click.Choice(["queued", "running", "succeeded", "failed"])
 
 def cluster_option(func: Any) -> Any:
     # eager: parsed before --provider, whose default depends on it
-    return click.option("--cluster", required=True, is_eager=True, help="The workload's cluster.")(
-        func
-    )
+    return click.option(
+        "--cluster",
+        required=True,
+        is_eager=True,
+        help="The workload's cluster.",
+        shell_complete=complete.clusters,
+    )(func)
 
 
 def provider_option(func: Any) -> Any:
