@@ -146,7 +146,7 @@ def scp(paths: tuple[str, ...], recurse: bool, common: Common, **flags: Any) -> 
     Examples:
       xcli scp --cluster demo --worker=all train.py data.json :~/job/
       xcli scp --cluster demo --worker=all -r ./configs :~/configs
-      xcli scp --cluster demo --worker=3 :~/job/out.log ./out-w3.log
+      xcli scp --cluster demo --worker=3 --slice 0 :~/job/out.log ./out-w3.log
     """
     from xcli.cli.ssh_run import broadcast, copy_action, resolve
 

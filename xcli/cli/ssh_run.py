@@ -150,7 +150,8 @@ def copy_action(paths: tuple[str, ...], recurse: bool, workers: int) -> Action:
         raise UserError("copy from a worker takes :REMOTE LOCAL", hint="one source, one target")
     if workers != 1:
         raise UserError(
-            f"copying from workers needs one worker, not {workers}", hint="pass --worker=N"
+            f"copying from workers needs one worker, not {workers}",
+            hint="pass --worker=N, and --slice S when the cluster has several slices",
         )
     return Download(paths[0][1:], paths[1], recurse)
 

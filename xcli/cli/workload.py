@@ -34,7 +34,12 @@ def _workload_options(func: Any) -> Any:
             "the provider that created the cluster on this machine, else gke.",
         ),
         click.option("--workload", "name", required=True, help="Workload name."),
-        click.option("--docker-image", "image", required=True, help="Container image."),
+        click.option(
+            "--docker-image",
+            "image",
+            help="Container image (gke, queued-resource). Local: optional; without it the "
+            "command runs as a plain process on each worker.",
+        ),
         click.option("--command", required=True, help="Command run in every worker (sh -c)."),
         click.option(
             "--tpu-type",
@@ -130,6 +135,16 @@ def create(common: Common, **flags: Any) -> int:
     from xcli.plan.workload import gke_cluster_path, plan_workload_create
 
     flags["provider"] = provider_for(flags["cluster"], flags["provider"], "gke")
+    if flags["image"] is None:
+        if flags["provider"] != "local":
+            from xcli.errors import UserError
+
+            raise UserError(
+                f"--provider {flags['provider']} runs the command in a container: "
+                "pass --docker-image",
+                hint="e.g. --docker-image python:3.11 (only the local provider can do without)",
+            )
+        flags["image"] = ""
     if flags["provider"] != "gke":
         from xcli.cli.workload_vm import create_on_vms
 
