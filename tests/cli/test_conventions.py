@@ -224,3 +224,19 @@ def test_create_records_and_delete_forgets(capsys: pytest.CaptureFixture[str]) -
     assert code == 0, err
     _, local, _ = run(["cluster", "delete", *argv, "--dry-run"], capsys)
     assert out == local and "local/idx" in out
+
+
+def test_docker_image_is_required_where_a_container_runs(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["workload", "create", "--cluster", "c", "--workload", "w", "--command", "true",
+            "--tpu-type", "v6e-8", "--num-slices", "1", "--dry-run", "--project", "my-project",
+            "--zone", "us-east5-b"]  # fmt: skip
+    code, out, err = run(argv, capsys)
+    assert code == 1 and out == ""
+    assert err.splitlines() == [
+        "error: --provider gke runs the command in a container: pass --docker-image",
+        "hint: e.g. --docker-image python:3.11 (only the local provider can do without)",
+    ]
+    code, out, err = run([*argv, "--docker-image", "python:3.11"], capsys)
+    assert code == 0 and "python:3.11" in out, err
