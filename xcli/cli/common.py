@@ -13,7 +13,6 @@ from typing import Any, Literal, TypeVar
 
 import click
 
-from xcli import config
 from xcli.errors import PlanFailed, UserError
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -35,10 +34,14 @@ class Common:
 
     @functools.cached_property
     def project(self) -> str:
+        from xcli import config  # reads YAML: loaded only by commands that need a location
+
         return config.require("project", self.project_flag).value
 
     @functools.cached_property
     def zone(self) -> str:
+        from xcli import config
+
         return config.require("zone", self.zone_flag).value
 
 
