@@ -240,3 +240,13 @@ def test_docker_image_is_required_where_a_container_runs(
     ]
     code, out, err = run([*argv, "--docker-image", "python:3.11"], capsys)
     assert code == 0 and "python:3.11" in out, err
+
+
+def test_copy_from_several_workers_names_the_slice() -> None:
+    from xcli.cli.ssh_run import copy_action
+    from xcli.errors import UserError
+
+    with pytest.raises(UserError) as err:
+        copy_action((":~/job/out.log", "./out.log"), False, 2)  # --worker=3 on two slices
+    assert err.value.message == "copying from workers needs one worker, not 2"
+    assert "--slice" in err.value.hint
