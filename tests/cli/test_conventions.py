@@ -250,3 +250,21 @@ def test_copy_from_several_workers_names_the_slice() -> None:
         copy_action((":~/job/out.log", "./out.log"), False, 2)  # --worker=3 on two slices
     assert err.value.message == "copying from workers needs one worker, not 2"
     assert "--slice" in err.value.hint
+
+
+def test_a_local_cluster_is_known_by_its_folder_too(isolated_home: Path) -> None:
+    from xcli import paths
+    from xcli.cli import complete
+
+    folder = paths.state_dir() / "local" / "older"  # made before the index existed
+    folder.mkdir(parents=True)
+    assert cluster_index.providers_of("older") == []  # no cluster.json: not a cluster
+    (folder / "cluster.json").write_text("{}", encoding="utf-8")
+    assert cluster_index.providers_of("older") == ["local"]
+    assert cluster_index.provider_for("older", None, "queued-resource") == "local"
+    assert [
+        i.value for i in complete.families(click.Context(cli), click.Option(["--x"]), "v5")
+    ] == [
+        "v5e",
+        "v5p",
+    ]

@@ -22,7 +22,10 @@ def catalog() -> None:
 
 @catalog.command("list")
 @click.option(
-    "--family", metavar="F", help="Only this family: v4, v5e, v5p, v6e, tpu7x, h100-80gb ..."
+    "--family",
+    metavar="F",
+    help="Only this family: v4, v5e, v5p, v6e, tpu7x, h100-80gb ...",
+    shell_complete=complete.families,
 )
 @local_options
 def list_(family: str | None, common: Common) -> None:

@@ -26,3 +26,10 @@ def clusters(_ctx: click.Context, _param: click.Parameter, incomplete: str) -> l
     from xcli.cluster_index import known_names
 
     return [CompletionItem(name) for name in known_names() if name.startswith(incomplete)]
+
+
+def families(_ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[CompletionItem]:
+    """`catalog list --family`: the catalogue's families."""
+    from xcli.catalog import family_names
+
+    return [CompletionItem(name) for name in family_names() if name.startswith(incomplete)]
