@@ -60,8 +60,14 @@ def _under_terminal(argv: list[str], env: dict[str, str]) -> bytes:
     ],
 )
 def test_no_color_under_a_terminal_prints_no_escape_codes(argv: list[str]) -> None:
-    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "TERM")}
-    env["TERM"] = "xterm-256color"
+    # no project from anywhere (the describe fails before any call), and no way out if it did not
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("NO_COLOR", "TERM", "FORCE_COLOR")
+        and not k.startswith(("CLOUDSDK_", "GOOGLE_", "XCLI_PROJECT"))
+    }
+    env.update(TERM="xterm-256color", HTTPS_PROXY="http://127.0.0.1:9")
     coloured = _under_terminal([*XCLI, *argv], env)
     assert b"\x1b[" in coloured, coloured  # the test can fail: a terminal does get colour
     plain = _under_terminal([*XCLI, *argv], {**env, "NO_COLOR": "1"})
