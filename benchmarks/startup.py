@@ -1,6 +1,6 @@
 """Start-up time and memory of xcli against xpk 1.16.0, side by side in one run.
 
-    python benchmarks/startup.py [--runs 15] [--xpk PATH_TO_XPK]
+    python benchmarks/startup.py [--runs 15] [--xpk PATH_TO_XPK | --no-xpk]
 
 Measures, for each command, the wall time and the peak resident memory of the child process
 (from wait4), interleaving the tools run by run so that machine load affects both alike, and
@@ -9,7 +9,10 @@ prints medians and ratios. Without --xpk it installs xpk 1.16.0 into benchmarks/
 switched off (TELEMETRY_ENABLED=false and send-telemetry false in a private config).
 
 Targets (issue: foundation): `xcli --help` median <= 80 ms, >= 15x faster than `xpk --help`,
-peak memory of `xcli --help` < 40 MB. This is a measurement, not a test: nothing here fails.
+peak memory of `xcli --help` < 40 MB. Listings (issue 12): `xcli catalog list` with its output
+piped (read by this script through a pipe, as `| cat` would) and `xcli catalog list -o json`
+cost at most 2x `xcli --help`. --no-xpk measures xcli alone (no peer to install). This is a
+measurement, not a test: nothing here fails.
 """
 
 from __future__ import annotations
@@ -72,7 +75,11 @@ def ensure_xpk(path: str | None) -> str:
 def run_once(argv: list[str], env: dict[str, str]) -> tuple[float, float, int]:
     """(wall seconds, peak RSS in MiB, exit code) of one run."""
     start = time.perf_counter()
-    proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # stdout is a pipe read to the end, as `xcli ... | cat` has it (not a terminal)
+    proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    assert proc.stdout is not None
+    while proc.stdout.read(65536):
+        pass
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
     proc.returncode = os.waitstatus_to_exitcode(status)
@@ -83,10 +90,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--xpk", help="path to an xpk executable (default: install 1.16.0)")
+    parser.add_argument("--no-xpk", action="store_true", help="measure xcli alone")
     args = parser.parse_args()
 
     xcli = find_xcli()
-    xpk = ensure_xpk(args.xpk)
+    xpk = None if args.no_xpk else ensure_xpk(args.xpk)
     home = Path(tempfile.mkdtemp(prefix="xcli-bench-"))
     env = {
         "PATH": os.environ.get("PATH", ""),
@@ -103,10 +111,13 @@ def main() -> None:
 
     cases = {
         "xcli --help": [xcli, "--help"],
-        "xpk --help": [xpk, "--help"],
+        "xcli catalog list | cat": [xcli, "catalog", "list"],
+        "xcli catalog list -o json": [xcli, "catalog", "list", "-o", "json"],
         "xcli cluster create --dry-run": [xcli, "cluster", "create", *DRY_ARGS],
-        "xpk cluster create --dry-run": [xpk, "cluster", "create", *DRY_ARGS],
     }
+    if xpk is not None:
+        cases["xpk --help"] = [xpk, "--help"]
+        cases["xpk cluster create --dry-run"] = [xpk, "cluster", "create", *DRY_ARGS]
     samples: dict[str, list[tuple[float, float, int]]] = {name: [] for name in cases}
     for argv in cases.values():  # one warm-up each (bytecode caches, page cache)
         run_once(argv, env)
@@ -115,9 +126,10 @@ def main() -> None:
             samples[name].append(run_once(argv, env))
     shutil.rmtree(home, ignore_errors=True)
 
+    peer = f"; xpk {XPK_VERSION}" if xpk else ""
     print(
         f"runs per command: {args.runs}; machine: {os.cpu_count()} cores; "
-        f"python {sys.version.split()[0]}; xpk {XPK_VERSION}"
+        f"python {sys.version.split()[0]}{peer}"
     )
     print(
         f"{'command':34} {'median ms':>10} {'min ms':>8} {'max ms':>8} {'peak MiB':>9} {'exit':>5}"
@@ -132,19 +144,26 @@ def main() -> None:
             f"{name:34} {medians[name]:10.1f} {min(walls):8.1f} {max(walls):8.1f} "
             f"{rss:9.1f} {','.join(map(str, codes)):>5}"
         )
-    print()
-    for what in ("--help", "cluster create --dry-run"):
-        ratio = medians[f"xpk {what}"] / medians[f"xcli {what}"]
-        print(f"xpk {what} / xcli {what}: {ratio:.1f}x")
     help_ms = medians["xcli --help"]
     help_rss = statistics.median(r[1] for r in samples["xcli --help"])
-    ratio = medians["xpk --help"] / help_ms
     print()
+    if xpk is not None:
+        for what in ("--help", "cluster create --dry-run"):
+            ratio = medians[f"xpk {what}"] / medians[f"xcli {what}"]
+            print(f"xpk {what} / xcli {what}: {ratio:.1f}x")
+        ratio = medians["xpk --help"] / help_ms
+        print()
+        print(
+            f"target >= 15x faster than xpk --help: {'met' if ratio >= 15 else 'NOT met'} "
+            f"({ratio:.1f}x)"
+        )
     print(f"target xcli --help <= 80 ms: {'met' if help_ms <= 80 else 'NOT met'} ({help_ms:.1f})")
-    print(
-        f"target >= 15x faster than xpk --help: {'met' if ratio >= 15 else 'NOT met'} "
-        f"({ratio:.1f}x)"
-    )
+    for listing in ("xcli catalog list | cat", "xcli catalog list -o json"):
+        times = medians[listing] / help_ms
+        print(
+            f"target {listing} <= 2x xcli --help: {'met' if times <= 2 else 'NOT met'} "
+            f"({times:.2f}x)"
+        )
     print(
         f"target --help peak memory < 40 MB: {'met' if help_rss < 40 else 'NOT met'} "
         f"({help_rss:.1f} MiB)"

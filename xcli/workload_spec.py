@@ -267,7 +267,8 @@ def workload_spec(
         raise UserError(
             f"unknown priority {priority!r}", hint=f"use one of {', '.join(PRIORITIES)}"
         )
-    if not image.strip() or any(c.isspace() for c in image):
+    no_image = meta.provider == "local" and not image  # a plain process on each worker
+    if not no_image and (not image.strip() or any(c.isspace() for c in image)):
         raise UserError(
             f"docker image {image!r} is not an image reference", hint="e.g. repo/img:tag"
         )

@@ -131,6 +131,21 @@ def test_local_plan_passes_the_workers_own_environment_through() -> None:
     assert "-e TPU_WORKER_ID \\" in script and "TPU_WORKER_ID=" not in script
 
 
+def test_local_without_an_image_runs_a_plain_process() -> None:
+    from dataclasses import replace
+
+    from xcli.errors import UserError
+
+    meta = replace(meta_for("v5litepod-16-x1"), provider="local")
+    spec = workload_spec(cluster="demo", name="t1", image="", command="true", meta=meta)
+    script = plan_vm_workload(spec, WORKERS[:2], provider="local").steps[0].workers[0].argv[-1]  # type: ignore[attr-defined]
+    assert "runtime=process" in script and "command -v docker" not in script
+    with pytest.raises(UserError, match="not an image reference"):  # elsewhere an image is needed
+        workload_spec(
+            cluster="demo", name="t1", image="", command="true", meta=meta_for("v5litepod-16-x1")
+        )
+
+
 # ---- the restart rule ----------------------------------------------------------------------
 
 

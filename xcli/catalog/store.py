@@ -145,10 +145,27 @@ def lookup(name: str) -> Accelerator:
 
 
 def _unknown(name: str) -> NotFoundError:
-    candidates = all_names() + [f"{r.prefix}-" for r in families().values()]
-    close = difflib.get_close_matches(name.lower(), candidates, n=3, cutoff=0.5)
+    alias = _family_alias(name)
+    if alias:
+        close = [alias]
+    else:
+        candidates = all_names() + [f"{r.prefix}-" for r in families().values()]
+        close = difflib.get_close_matches(name.lower(), candidates, n=3, cutoff=0.5)
     hint = f"did you mean {' or '.join(close)}? " if close else ""
     return NotFoundError(
         f"unknown accelerator {name!r}",
         hint=hint + "`xcli catalog list` shows every name",
     )
+
+
+def _family_alias(name: str) -> str | None:
+    """A family's name used as its TPU type prefix (v5e-16 for v5litepod-16): the same size
+    under the real prefix when that is a valid shape, else the bare prefix."""
+    family, _, size = name.strip().lower().rpartition("-")
+    rules = families().get(family)
+    if rules is None or rules.prefix == family:
+        return None
+    try:
+        return lookup(f"{rules.prefix}-{size}").name
+    except UserError:
+        return f"{rules.prefix}-"

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import click
 
-from xcli.cli.common import Common, common_options, emit_json
+from xcli.cli import complete
+from xcli.cli.common import Common, emit, local_options
 from xcli.cli.table import print_table
 
 
@@ -21,9 +22,12 @@ def catalog() -> None:
 
 @catalog.command("list")
 @click.option(
-    "--family", metavar="F", help="Only this family: v4, v5e, v5p, v6e, tpu7x, h100-80gb ..."
+    "--family",
+    metavar="F",
+    help="Only this family: v4, v5e, v5p, v6e, tpu7x, h100-80gb ...",
+    shell_complete=complete.families,
 )
-@common_options
+@local_options
 def list_(family: str | None, common: Common) -> None:
     """List every accelerator by its canonical (count-form) name."""
     from xcli.catalog import all_names, family_names, lookup
@@ -32,8 +36,8 @@ def list_(family: str | None, common: Common) -> None:
     if family is not None and family not in family_names():
         raise UserError(f"unknown family {family!r}", hint="families: " + ", ".join(family_names()))
     accels = [lookup(name) for name in all_names(family)]
-    if common.output == "json":
-        emit_json([a.to_dict() for a in accels])
+    if common.output != "text":
+        emit(common.output, [a.to_dict() for a in accels])
         return
     rows = [
         [
@@ -51,8 +55,8 @@ def list_(family: str | None, common: Common) -> None:
 
 
 @catalog.command("show")
-@click.argument("name")
-@common_options
+@click.argument("name", shell_complete=complete.accelerators)
+@local_options
 def show(name: str, common: Common) -> None:
     """Show one accelerator, by count form (v6e-256) or topology form (v6e-16x16).
 
@@ -65,8 +69,8 @@ def show(name: str, common: Common) -> None:
 
     accel = lookup(name)
     data = accel.to_dict()
-    if common.output == "json":
-        emit_json(data)
+    if common.output != "text":
+        emit(common.output, data)
         return
     for key, value in data.items():
         if isinstance(value, dict) and "value" in value:

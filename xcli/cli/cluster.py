@@ -6,10 +6,21 @@ from typing import Any
 
 import click
 
-from xcli.cli.common import Common, common_options, confirm, emit_json, run_plan
+from xcli import cluster_index
+from xcli.cli import complete
+from xcli.cli.common import (
+    Common,
+    change_options,
+    common_options,
+    confirm,
+    emit,
+    read_options,
+    run_plan,
+)
 from xcli.cli.options import provider_options, split_options
 
 PROVIDER_CHOICE = click.Choice(["gke", "queued-resource", "local"])
+FOUND_PROVIDER = "Default: the provider that created the cluster on this machine, else gke."
 # GKE's own limit is 40; providers may check tighter limits of their own (derived names)
 CLUSTER_NAME_LIMIT = 40
 
@@ -38,8 +49,11 @@ def capacity_options(func: Any) -> Any:
         ),
         click.option(
             "--flex-start",
+            "--flex",
+            "flex_start",
             is_flag=True,
-            help="Flex-start (Dynamic Workload Scheduler): queued until capacity frees.",
+            help="Flex-start (Dynamic Workload Scheduler): queued until capacity frees "
+            "(--flex: XPK's name for it).",
         ),
         click.option(
             "--max-run-duration",
@@ -63,10 +77,22 @@ def capacity_options(func: Any) -> Any:
 
 
 @cluster.command("create")
-@click.option("--cluster", "name", required=True, help="Cluster name.")
+@click.option(
+    "--cluster", "name", required=True, help="Cluster name.", shell_complete=complete.clusters
+)
 @click.option("--provider", type=PROVIDER_CHOICE, default="gke", show_default=True)
-@click.option("--tpu-type", metavar="T", help="TPU slice shape, e.g. v6e-256 or v5p-4x4x4.")
-@click.option("--device-type", metavar="T", help="TPU or GPU shape, e.g. h100-80gb-8.")
+@click.option(
+    "--tpu-type",
+    metavar="T",
+    help="TPU slice shape, e.g. v6e-256 or v5p-4x4x4.",
+    shell_complete=complete.accelerators,
+)
+@click.option(
+    "--device-type",
+    metavar="T",
+    help="TPU or GPU shape, e.g. h100-80gb-8.",
+    shell_complete=complete.accelerators,
+)
 @click.option("--num-slices", type=click.IntRange(1, 1024), default=1, show_default=True)
 @click.option(
     "--num-nodes", type=click.IntRange(1, 4096), default=1, show_default=True, help="GPU VMs."
@@ -142,6 +168,8 @@ def create(
     ref = _ref(name, provider, common)
     plan = backend.plan_create(spec, **_observed(backend, ref, common, "create"))
     _confirm_removals(common, plan)
+    if not common.dry_run:  # before running: a cluster that is partly there is found too
+        cluster_index.record(name, provider)
     run_plan(common, plan, lambda: backend.handlers(ref))
 
 
@@ -183,8 +211,10 @@ def _location(provider: str, common: Common) -> tuple[str, str]:
 
 
 @cluster.command("delete")
-@click.option("--cluster", "name", required=True, help="Cluster name.")
-@click.option("--provider", type=PROVIDER_CHOICE, default="gke", show_default=True)
+@click.option(
+    "--cluster", "name", required=True, help="Cluster name.", shell_complete=complete.clusters
+)
+@click.option("--provider", type=PROVIDER_CHOICE, help=FOUND_PROVIDER)
 @click.option(
     "--terraform",
     "terraform_dir",
@@ -193,7 +223,7 @@ def _location(provider: str, common: Common) -> tuple[str, str]:
     help="For a cluster made with --terraform DIR: terraform destroy in that folder.",
 )
 @common_options
-def delete(name: str, provider: str, terraform_dir: str | None, common: Common) -> None:
+def delete(name: str, provider: str | None, terraform_dir: str | None, common: Common) -> None:
     """Delete a cluster and everything xcli created for it.
 
     \b
@@ -207,16 +237,19 @@ def delete(name: str, provider: str, terraform_dir: str | None, common: Common) 
 
         terraform_mode.delete(name, terraform_dir, common)
         return
+    provider = cluster_index.provider_for(name, provider, "gke")
     backend = get_provider(provider)
     ref = _ref(name, provider, common)
     plan = backend.plan_delete(ref, **_observed(backend, ref, common, "delete"))
     confirm(common, f"Delete cluster {name} ({provider}) and everything xcli created for it?")
     run_plan(common, plan, lambda: backend.handlers(ref))
+    if not common.dry_run:
+        cluster_index.forget(name, provider)
 
 
 @cluster.command("list")
 @click.option("--provider", type=PROVIDER_CHOICE, default="gke", show_default=True)
-@common_options
+@read_options
 def list_(provider: str, common: Common) -> None:
     """List clusters with accelerator, slices, capacity type and status."""
     from dataclasses import asdict
@@ -226,8 +259,8 @@ def list_(provider: str, common: Common) -> None:
 
     zone = common.zone_flag  # the region is a filter here, not a requirement
     rows = get_provider(provider).list_clusters(_location(provider, common)[0], zone)
-    if common.output == "json":
-        emit_json([asdict(r) for r in rows])
+    if common.output != "text":
+        emit(common.output, [asdict(r) for r in rows])
         return
     extra = sorted({k for r in rows for k in r.extra})  # provider columns, e.g. age
     print_table(
@@ -242,16 +275,19 @@ def list_(provider: str, common: Common) -> None:
 
 
 @cluster.command("describe")
-@click.option("--cluster", "name", required=True, help="Cluster name.")
-@click.option("--provider", type=PROVIDER_CHOICE, default="gke", show_default=True)
-@common_options
-def describe(name: str, provider: str, common: Common) -> None:
+@click.option(
+    "--cluster", "name", required=True, help="Cluster name.", shell_complete=complete.clusters
+)
+@click.option("--provider", type=PROVIDER_CHOICE, help=FOUND_PROVIDER)
+@read_options
+def describe(name: str, provider: str | None, common: Common) -> None:
     """Show a cluster's slices, nodes and state."""
     from xcli.providers import get_provider
 
+    provider = cluster_index.provider_for(name, provider, "gke")
     info = get_provider(provider).describe(_ref(name, provider, common))
-    if common.output == "json":
-        emit_json(info)
+    if common.output != "text":
+        emit(common.output, info)
         return
     import yaml
 
@@ -259,16 +295,20 @@ def describe(name: str, provider: str, common: Common) -> None:
 
 
 @cluster.command("wait")
-@click.option("--cluster", "name", required=True, help="Cluster name.")
-@click.option("--provider", type=PROVIDER_CHOICE, default="queued-resource", show_default=True)
+@click.option(
+    "--cluster", "name", required=True, help="Cluster name.", shell_complete=complete.clusters
+)
+@click.option(
+    "--provider", type=PROVIDER_CHOICE, help=FOUND_PROVIDER.replace("gke", "queued-resource")
+)
 @click.option("--timeout", metavar="D", help="Give up waiting after D (default 24h).")
 @click.option("--ssh-key", metavar="FILE", help="Private SSH key to authorize on the VMs.")
 @click.option("--ssh-user", metavar="USER", help="Login user for that key.")
 @click.option("--os-login", is_flag=True, help="Import the key with OS Login, not metadata.")
-@common_options
+@change_options
 def wait(
     name: str,
-    provider: str,
+    provider: str | None,
     timeout: str | None,
     ssh_key: str | None,
     ssh_user: str | None,
@@ -285,6 +325,7 @@ def wait(
     from xcli.providers import get_provider
     from xcli.spec import parse_duration
 
+    provider = cluster_index.provider_for(name, provider, "queued-resource")
     backend: Any = get_provider(provider)
     if not hasattr(backend, "plan_wait"):
         raise UserError(f"--provider {provider} has nothing to wait for", hint="create waits")

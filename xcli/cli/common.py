@@ -13,12 +13,12 @@ from typing import Any, Literal, TypeVar
 
 import click
 
-from xcli import config
 from xcli.errors import PlanFailed, UserError
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-Output = Literal["text", "json"]
+Output = Literal["text", "json", "yaml"]
+OUTPUTS = ("text", "json", "yaml")
 
 
 @dataclass(frozen=True)
@@ -34,10 +34,14 @@ class Common:
 
     @functools.cached_property
     def project(self) -> str:
+        from xcli import config  # reads YAML: loaded only by commands that need a location
+
         return config.require("project", self.project_flag).value
 
     @functools.cached_property
     def zone(self) -> str:
+        from xcli import config
+
         return config.require("zone", self.zone_flag).value
 
 
@@ -45,69 +49,101 @@ def _env_flag(name: str) -> bool:
     return os.environ.get(name, "").lower() in ("1", "true", "yes", "on")
 
 
-def common_options(func: F) -> F:
-    """Add --project --zone --output --dry-run --out --yes; pass them as `common`."""
+def options(*, location: bool, dry_run: bool, out: bool, yes: bool) -> Callable[[F], F]:
+    """The shared options a command offers, where they mean something; pass them as `common`.
 
-    @click.option(
-        "--project",
-        "project_flag",
-        metavar="PROJECT",
-        help="Google Cloud project (default: XCLI_PROJECT, config file, gcloud).",
-    )
-    @click.option(
-        "--zone",
-        "zone_flag",
-        metavar="ZONE",
-        help="Zone, e.g. us-east5-b; the region is derived from it.",
-    )
-    @click.option(
+    --output always; --project/--zone (location) on commands that talk to a cloud; --dry-run on
+    commands that change something, --out where the dry-run is a plan; --yes (alias --quiet,
+    XPK's name) on commands that may ask before changing something. Options not offered keep
+    their neutral value in `Common`.
+    """
+
+    def decorate(func: F) -> F:
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            project_flag, zone_flag = (
+                kwargs.pop("project_flag", None),
+                kwargs.pop("zone_flag", None),
+            )
+            dry, folder = kwargs.pop("dry_run", False), kwargs.pop("out", None)
+            common = Common(
+                project_flag=project_flag,
+                zone_flag=zone_flag,
+                output=kwargs.pop("output"),
+                dry_run=dry_run and (dry or _env_flag("XCLI_DRY_RUN")),
+                yes=yes and (kwargs.pop("yes", False) or _env_flag("XCLI_YES")),
+                out=folder,
+            )
+            if folder is not None and not common.dry_run:
+                raise UserError(
+                    "--out writes a dry-run deployment folder", hint="add --dry-run, or drop --out"
+                )
+            return func(*args, common=common, **kwargs)
+
+        decorated: Any = wrapper
+        if yes:
+            decorated = click.option(
+                "--yes",
+                "-y",
+                "--quiet",
+                "yes",
+                is_flag=True,
+                default=False,
+                help="Do not ask for confirmation (--quiet: XPK's name for it).",
+            )(decorated)
+        if out:
+            decorated = click.option(
+                "--out",
+                type=click.Path(file_okay=False, path_type=Path),
+                default=None,
+                help="With --dry-run: also write a deployment folder (plan.json, manifests/).",
+            )(decorated)
+        if dry_run:
+            decorated = click.option(
+                "--dry-run",
+                is_flag=True,
+                default=False,
+                help="Print the exact requests and manifests instead of sending them "
+                "(also XCLI_DRY_RUN=1). Needs no credentials.",
+            )(decorated)
+        decorated = output_option(decorated)
+        if location:
+            decorated = click.option(
+                "--zone",
+                "zone_flag",
+                metavar="ZONE",
+                help="Zone, e.g. us-east5-b; the region is derived from it.",
+            )(decorated)
+            decorated = click.option(
+                "--project",
+                "project_flag",
+                metavar="PROJECT",
+                help="Google Cloud project (default: XCLI_PROJECT, config file, gcloud).",
+            )(decorated)
+        return decorated  # type: ignore[no-any-return]
+
+    return decorate
+
+
+def output_option(func: F) -> F:
+    return click.option(
         "--output",
         "-o",
-        type=click.Choice(["text", "json"]),
+        type=click.Choice(OUTPUTS),
         default="text",
         show_default=True,
-        help="Output format.",
-    )
-    @click.option(
-        "--dry-run",
-        is_flag=True,
-        default=False,
-        help="Print the exact requests and manifests instead of sending them "
-        "(also XCLI_DRY_RUN=1). Needs no credentials.",
-    )
-    @click.option(
-        "--out",
-        type=click.Path(file_okay=False, path_type=Path),
-        default=None,
-        help="With --dry-run: also write a deployment folder (plan.json, manifests/).",
-    )
-    @click.option("--yes", "-y", is_flag=True, default=False, help="Do not ask for confirmation.")
-    @functools.wraps(func)
-    def wrapper(
-        *args: Any,
-        project_flag: str | None,
-        zone_flag: str | None,
-        output: Output,
-        dry_run: bool,
-        out: Path | None,
-        yes: bool,
-        **kwargs: Any,
-    ) -> Any:
-        common = Common(
-            project_flag=project_flag,
-            zone_flag=zone_flag,
-            output=output,
-            dry_run=dry_run or _env_flag("XCLI_DRY_RUN"),
-            yes=yes or _env_flag("XCLI_YES"),
-            out=out,
-        )
-        if out is not None and not common.dry_run:
-            raise UserError(
-                "--out writes a dry-run deployment folder", hint="add --dry-run, or drop --out"
-            )
-        return func(*args, common=common, **kwargs)
+        help="Output format (json and yaml: the same data, the same key order).",
+    )(func)
 
-    return wrapper  # type: ignore[return-value]
+
+# Commands that change something: every shared option.
+common_options = options(location=True, dry_run=True, out=True, yes=True)
+# Commands that change something but never ask first (nothing to say --yes to).
+change_options = options(location=True, dry_run=True, out=True, yes=False)
+# Commands that only read from a cloud: where, and in which format; no --dry-run (docs/dry-run.md).
+read_options = options(location=True, dry_run=False, out=False, yes=False)
+# Commands that read nothing remote (the catalogue, the config file): only --output.
+local_options = options(location=False, dry_run=False, out=False, yes=False)
 
 
 def confirm(common: Common, question: str) -> None:
@@ -123,6 +159,32 @@ def confirm(common: Common, question: str) -> None:
 
 def emit_json(value: Any) -> None:
     click.echo(json.dumps(value, indent=2, ensure_ascii=False, default=str))
+
+
+def emit(output: str, value: Any) -> None:
+    """The one renderer of data for --output json|yaml. YAML is the JSON document's data, dumped
+    safely in the same key order, so both formats always carry the same fields."""
+    if output == "yaml":
+        click.echo(to_yaml(value), nl=False)
+    else:
+        emit_json(value)
+
+
+def emit_record(output: str, value: Any) -> None:
+    """One record of a stream (a log line): a JSON line, or one YAML document."""
+    if output == "yaml":
+        click.echo(to_yaml(value, explicit_start=True), nl=False)
+    else:
+        click.echo(json.dumps(value, ensure_ascii=False, default=str))
+
+
+def to_yaml(value: Any, *, explicit_start: bool = False) -> str:
+    import yaml
+
+    data = json.loads(json.dumps(value, ensure_ascii=False, default=str))
+    return yaml.safe_dump(
+        data, sort_keys=False, allow_unicode=True, explicit_start=explicit_start, width=1000
+    )
 
 
 def run_plan(common: Common, plan: Any, handlers: Callable[[], Mapping[str, Any]]) -> int:

@@ -6,7 +6,7 @@ import click
 
 from xcli import config as settings
 from xcli import paths
-from xcli.cli.common import Common, common_options, emit_json
+from xcli.cli.common import Common, emit, local_options, options
 
 
 @click.group()
@@ -26,7 +26,7 @@ def config() -> None:
 @config.command("set")
 @click.argument("key", type=click.Choice(sorted(settings.KEYS)))
 @click.argument("value")
-@common_options
+@options(location=False, dry_run=True, out=False, yes=False)
 def set_(key: str, value: str, common: Common) -> None:
     """Store KEY=VALUE in the config file."""
     data = settings.read_user_config()
@@ -40,25 +40,23 @@ def set_(key: str, value: str, common: Common) -> None:
 
 @config.command("get")
 @click.argument("key", type=click.Choice(sorted(settings.KEYS)))
-@common_options
+@local_options
 def get(key: str, common: Common) -> None:
     """Print the value KEY resolves to, and where it comes from."""
-    flag = {"project": common.project_flag, "zone": common.zone_flag}.get(key)
-    setting = settings.require(key, flag)
-    if common.output == "json":
-        emit_json({"key": key, "value": setting.value, "source": setting.source})
+    setting = settings.require(key, None)
+    if common.output != "text":
+        emit(common.output, {"key": key, "value": setting.value, "source": setting.source})
     else:
         click.echo(f"{setting.value}\t({setting.source})")
 
 
 @config.command("list")
-@common_options
+@local_options
 def list_(common: Common) -> None:
     """Print every setting with its value and source."""
-    flags = {"project": common.project_flag, "zone": common.zone_flag}
     rows = []
     for key in settings.KEYS:
-        found = settings.resolve(key, flags.get(key))
+        found = settings.resolve(key, None)
         rows.append(
             {
                 "key": key,
@@ -66,8 +64,8 @@ def list_(common: Common) -> None:
                 "source": found.source if found else "not set",
             }
         )
-    if common.output == "json":
-        emit_json(rows)
+    if common.output != "text":
+        emit(common.output, rows)
         return
     for row in rows:
         click.echo(f"{row['key']:10}{row['value'] or '-':30}{row['source']}")

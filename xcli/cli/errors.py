@@ -18,7 +18,10 @@ from xcli.errors import InternalError, Interrupted, XcliError
 
 
 def say_error(message: str, hint: str = "") -> None:
-    click.secho(f"error: {message}", fg="red", err=True)
+    from xcli.cli.table import colour
+
+    line = f"error: {message}"
+    click.echo(click.style(line, fg="red") if colour(sys.stderr) else line, err=True)
     if hint:
         click.echo(f"hint: {hint}", err=True)
 

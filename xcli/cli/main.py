@@ -56,7 +56,7 @@ HELP = {
     "config": "Set defaults (project, zone) in xcli's config file.",
     "ssh": "Run a command on every worker (streamed, prefixed, with a failure summary).",
     "scp": "Copy files to every worker, or from one.",
-    "workload": "Run training workloads: JobSets queued by Kueue on GKE.",
+    "workload": "Run training workloads: JobSets queued by Kueue on GKE, or on every VM.",
 }
 
 

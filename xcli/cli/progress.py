@@ -112,7 +112,10 @@ def close_reporter(reporter: Reporter) -> None:
 
 
 def make_reporter(output: str) -> Reporter:
-    if output == "text" and sys.stderr.isatty():
+    from xcli.cli.table import colour
+
+    # The live table redraws with escape codes: only on a terminal that wants them (NO_COLOR).
+    if output == "text" and colour(sys.stderr):
         return LiveTableReporter()
     return LineReporter()
 
@@ -125,10 +128,11 @@ def _message(error: BaseException | None) -> str:
 
 
 def render_summary(result: RunResult, output: str) -> None:
-    if output == "json":
-        from xcli.cli.common import emit_json
+    if output != "text":
+        from xcli.cli.common import emit
 
-        emit_json(
+        emit(
+            output,
             {
                 "title": result.title,
                 "ok": result.ok,
@@ -142,7 +146,7 @@ def render_summary(result: RunResult, output: str) -> None:
                     }
                     for r in result.results.values()
                 ],
-            }
+            },
         )
         return
     done = result.by_status("ok")

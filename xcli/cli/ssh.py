@@ -8,7 +8,8 @@ from typing import Any
 
 import click
 
-from xcli.cli.common import Common, common_options, emit_json
+from xcli.cli import complete
+from xcli.cli.common import Common, change_options, emit
 
 VM_PROVIDERS = click.Choice(["queued-resource", "local"])
 EXIT_STATUS = """\b
@@ -27,8 +28,19 @@ def _batch(value: str) -> int:
 
 def transport_options(func: Any) -> Any:
     options = [
-        click.option("--cluster", "name", required=True, help="Cluster name."),
-        click.option("--provider", type=VM_PROVIDERS, default="queued-resource", show_default=True),
+        click.option(
+            "--cluster",
+            "name",
+            required=True,
+            help="Cluster name.",
+            shell_complete=complete.clusters,
+        ),
+        click.option(
+            "--provider",
+            type=VM_PROVIDERS,
+            help="Default: the provider that created the cluster on this machine, "
+            "else queued-resource.",
+        ),
         click.option(
             "--worker",
             default="0",
@@ -98,7 +110,7 @@ def transport_options(func: Any) -> Any:
 @click.command("ssh", epilog=EXIT_STATUS)
 @transport_options
 @click.option("--command", "command_", metavar="CMD", help="Run CMD (one string) on each worker.")
-@common_options
+@change_options
 def ssh(command_: str | None, common: Common, **flags: Any) -> int:
     """Run a command on workers, or open a shell on one.
 
@@ -126,7 +138,7 @@ def ssh(command_: str | None, common: Common, **flags: Any) -> int:
 @transport_options
 @click.option("--recurse", "-r", is_flag=True, help="Copy folders recursively.")
 @click.argument("paths", nargs=-1, required=True)
-@common_options
+@change_options
 def scp(paths: tuple[str, ...], recurse: bool, common: Common, **flags: Any) -> int:
     """Copy files to every selected worker, or from one. A path on the workers starts with ':'.
 
@@ -134,7 +146,7 @@ def scp(paths: tuple[str, ...], recurse: bool, common: Common, **flags: Any) -> 
     Examples:
       xcli scp --cluster demo --worker=all train.py data.json :~/job/
       xcli scp --cluster demo --worker=all -r ./configs :~/configs
-      xcli scp --cluster demo --worker=3 :~/job/out.log ./out-w3.log
+      xcli scp --cluster demo --worker=3 --slice 0 :~/job/out.log ./out-w3.log
     """
     from xcli.cli.ssh_run import broadcast, copy_action, resolve
 
@@ -143,8 +155,8 @@ def scp(paths: tuple[str, ...], recurse: bool, common: Common, **flags: Any) -> 
 
 
 def print_summary(result: Any, common: Common) -> None:
-    if common.output == "json":
-        emit_json(result.to_json())
+    if common.output != "text":
+        emit(common.output, result.to_json())
         return
     for line in result.summary_lines():
         click.echo(line, err=True)

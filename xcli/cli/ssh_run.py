@@ -28,7 +28,7 @@ def resolve(
     common: Common,
     *,
     name: str,
-    provider: str,
+    provider: str | None,
     worker: str,
     slice_: str,
     batch_size: str,
@@ -61,6 +61,9 @@ def resolve(
     retry: float | None = parse_duration(retry_for, "--retry-for") if retry_for else None
     if ssh_key_file is not None and not ssh_key_file.is_file():
         raise UserError(f"--ssh-key-file {ssh_key_file} does not exist", hint="check the path")
+    from xcli.cluster_index import provider_for
+
+    provider = provider_for(name, provider, "queued-resource", ("queued-resource", "local"))
     backend = get_provider(provider)
     if not hasattr(backend, "workers"):
         raise UserError(
@@ -147,7 +150,8 @@ def copy_action(paths: tuple[str, ...], recurse: bool, workers: int) -> Action:
         raise UserError("copy from a worker takes :REMOTE LOCAL", hint="one source, one target")
     if workers != 1:
         raise UserError(
-            f"copying from workers needs one worker, not {workers}", hint="pass --worker=N"
+            f"copying from workers needs one worker, not {workers}",
+            hint="pass --worker=N, and --slice S when the cluster has several slices",
         )
     return Download(paths[0][1:], paths[1], recurse)
 
@@ -173,7 +177,7 @@ def broadcast(common: Common, req: Request, action: Action) -> int:
     step = plan.steps[0]
     assert isinstance(step, Broadcast)
     # With --output json, stdout carries only the JSON summary; worker output goes to stderr.
-    out = sys.stderr.buffer if common.output == "json" else sys.stdout.buffer
+    out = sys.stderr.buffer if common.output != "text" else sys.stdout.buffer
     sink = OutputSink(out, sys.stderr.buffer, req.output_dir or default_log_dir())
     result = run_broadcast(step, sink)
     print_summary(result, common)

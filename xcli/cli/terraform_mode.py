@@ -131,7 +131,7 @@ def create(spec: ClusterSpec, common: Common) -> None:
     if not common.dry_run:
         for note in plan.notes[1:]:
             if not apply or binary is None:
-                click.echo(note, err=common.output == "json")  # keep stdout one JSON doc
+                click.echo(note, err=common.output != "text")  # keep stdout one JSON doc
 
 
 def delete(name: str, folder: str, common: Common) -> None:

@@ -7,7 +7,8 @@ from typing import Any
 
 import click
 
-from xcli.cli.common import Common, common_options, run_plan
+from xcli.cli import complete
+from xcli.cli.common import Common, change_options, run_plan
 
 PRIORITY_CHOICE = click.Choice(["very-low", "low", "medium", "high", "very-high"])
 
@@ -19,20 +20,39 @@ def workload() -> None:
 
 def _workload_options(func: Any) -> Any:
     options = [
-        click.option("--cluster", required=True, help="Cluster to run on."),
+        click.option(
+            "--cluster",
+            required=True,
+            help="Cluster to run on.",
+            shell_complete=complete.clusters,
+        ),
         click.option(
             "--provider",
             type=click.Choice(["gke", "queued-resource", "local"]),
-            default="gke",
-            show_default=True,
             help="gke: a JobSet queued by Kueue; queued-resource or local: the command on every "
-            "worker over SSH, restarting all when one fails (up to --max-restarts).",
+            "worker over SSH, restarting all when one fails (up to --max-restarts). Default: "
+            "the provider that created the cluster on this machine, else gke.",
         ),
         click.option("--workload", "name", required=True, help="Workload name."),
-        click.option("--docker-image", "image", required=True, help="Container image."),
+        click.option(
+            "--docker-image",
+            "image",
+            help="Container image (gke, queued-resource). Local: optional; without it the "
+            "command runs as a plain process on each worker.",
+        ),
         click.option("--command", required=True, help="Command run in every worker (sh -c)."),
-        click.option("--tpu-type", metavar="T", help="TPU shape (default: the cluster's)."),
-        click.option("--device-type", metavar="T", help="TPU or GPU shape (default: cluster's)."),
+        click.option(
+            "--tpu-type",
+            metavar="T",
+            help="TPU shape (default: the cluster's).",
+            shell_complete=complete.accelerators,
+        ),
+        click.option(
+            "--device-type",
+            metavar="T",
+            help="TPU or GPU shape (default: cluster's).",
+            shell_complete=complete.accelerators,
+        ),
         click.option("--num-slices", type=click.IntRange(1, 1024), help="Default: cluster's."),
         click.option("--num-nodes", type=click.IntRange(1, 4096), help="GPU nodes."),
         click.option("--priority", type=PRIORITY_CHOICE, default="medium", show_default=True),
@@ -93,7 +113,7 @@ def _workload_options(func: Any) -> Any:
 
 @workload.command("create")
 @_workload_options
-@common_options
+@change_options
 def create(common: Common, **flags: Any) -> int:
     """Submit a workload: one pod per TPU VM of every slice (or per GPU node).
 
@@ -111,8 +131,20 @@ def create(common: Common, **flags: Any) -> int:
     JAX_PROCESS_ID (GPU).
     """
     from xcli.cli.workload_flags import build_request, write_manifests
+    from xcli.cluster_index import provider_for
     from xcli.plan.workload import gke_cluster_path, plan_workload_create
 
+    flags["provider"] = provider_for(flags["cluster"], flags["provider"], "gke")
+    if flags["image"] is None:
+        if flags["provider"] != "local":
+            from xcli.errors import UserError
+
+            raise UserError(
+                f"--provider {flags['provider']} runs the command in a container: "
+                "pass --docker-image",
+                hint="e.g. --docker-image python:3.11 (only the local provider can do without)",
+            )
+        flags["image"] = ""
     if flags["provider"] != "gke":
         from xcli.cli.workload_vm import create_on_vms
 

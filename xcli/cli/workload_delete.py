@@ -5,12 +5,18 @@ from __future__ import annotations
 import click
 
 from xcli.cli.common import Common, common_options, confirm, run_plan
-from xcli.cli.workload_read import cluster_option, cluster_ref, provider_option
+from xcli.cli.workload_read import (
+    cluster_option,
+    cluster_ref,
+    provider_option,
+    workload_argument,
+    workload_name,
+)
 from xcli.errors import UserError
 
 
 @click.command("delete")
-@click.argument("name", metavar="[WORKLOAD]", required=False)
+@workload_argument
 @cluster_option
 @provider_option
 @click.option(
@@ -23,6 +29,7 @@ from xcli.errors import UserError
 def delete(
     common: Common,
     name: str | None,
+    workload_flag: str | None,
     cluster: str,
     provider: str,
     state: str | None,
@@ -45,6 +52,7 @@ def delete(
     from xcli.plan.workload_delete import plan_workload_delete
     from xcli.spec import parse_duration
 
+    name = workload_name(name, workload_flag, required=False)
     if (name is None) == (state is None):
         raise UserError(
             "name one WORKLOAD, or select workloads with --state",

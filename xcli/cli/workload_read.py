@@ -1,6 +1,6 @@
 """`xcli workload list | status | logs | wait`: read a GKE cluster's workloads.
 
-These commands only read, so --dry-run is accepted and changes nothing.
+These commands only read, so they take no --dry-run (docs/dry-run.md says why).
 """
 
 from __future__ import annotations
@@ -9,7 +9,8 @@ from typing import Any
 
 import click
 
-from xcli.cli.common import Common, common_options, emit_json
+from xcli.cli import complete
+from xcli.cli.common import Common, emit, emit_record, read_options
 from xcli.errors import UserError
 from xcli.providers.base import ClusterRef
 
@@ -17,17 +18,58 @@ STATE_CHOICE = click.Choice(["queued", "running", "succeeded", "failed"])
 
 
 def cluster_option(func: Any) -> Any:
-    return click.option("--cluster", required=True, help="The workload's cluster (GKE).")(func)
+    # eager: parsed before --provider, whose default depends on it
+    return click.option(
+        "--cluster",
+        required=True,
+        is_eager=True,
+        help="The workload's cluster.",
+        shell_complete=complete.clusters,
+    )(func)
 
 
 def provider_option(func: Any) -> Any:
     return click.option(
         "--provider",
         type=click.Choice(["gke", "queued-resource", "local"]),
-        default="gke",
-        show_default=True,
-        help="queued-resource or local: workloads run from this machine on a VM-style cluster.",
+        callback=_found_provider,
+        help="queued-resource or local: workloads run from this machine on a VM-style cluster. "
+        "Default: the provider that created the cluster on this machine, else gke.",
     )(func)
+
+
+def _found_provider(ctx: click.Context, _param: click.Parameter, value: str | None) -> str:
+    """--provider, else the one recorded for --cluster (parsed first: it is eager)."""
+    from xcli.cluster_index import provider_for
+
+    cluster = ctx.params.get("cluster")
+    if value is not None or not cluster:
+        return value or "gke"
+    return provider_for(cluster, None, "gke")
+
+
+def workload_argument(func: Any) -> Any:
+    """The workload, named as xcli does (positional) or as XPK does (--workload NAME)."""
+    func = click.option(
+        "--workload",
+        "workload_flag",
+        metavar="NAME",
+        help="The workload, as XPK names it (same as the WORKLOAD argument).",
+    )(func)
+    return click.argument("name", metavar="[WORKLOAD]", required=False)(func)
+
+
+def workload_name(name: str | None, flag: str | None, *, required: bool = True) -> str | None:
+    """One name from the argument and --workload: either, or both when they agree."""
+    if name is not None and flag is not None and name != flag:
+        raise UserError(
+            f"two workloads named: {name} (argument) and {flag} (--workload)",
+            hint="name the workload once, as the argument or with --workload",
+        )
+    chosen = name if name is not None else flag
+    if chosen is None and required:
+        raise UserError("name the workload", hint="e.g. `train-1`, or --workload train-1")
+    return chosen
 
 
 def cluster_ref(common: Common, cluster: str) -> ClusterRef:
@@ -38,7 +80,7 @@ def cluster_ref(common: Common, cluster: str) -> ClusterRef:
 @cluster_option
 @provider_option
 @click.option("--state", type=STATE_CHOICE, help="Only workloads in this state.")
-@common_options
+@read_options
 def list_workloads(common: Common, cluster: str, provider: str, state: str | None) -> int:
     """List workloads, newest first: state, priority, slices, chips, restarts, age, duration.
 
@@ -62,9 +104,10 @@ def list_workloads(common: Common, cluster: str, provider: str, state: str | Non
 
     jobsets, kueue = workload_live.list_workloads(cluster_ref(common, cluster))
     rows = list_rows(jobsets, workload_live.current().now(), state)
-    if common.output == "json":
-        emit_json(
-            [{**row_dict(r), "kueue": admission(kueue_workload_for(r.name, kueue))} for r in rows]
+    if common.output != "text":
+        emit(
+            common.output,
+            [{**row_dict(r), "kueue": admission(kueue_workload_for(r.name, kueue))} for r in rows],
         )
         return 0
     if not rows:
@@ -76,11 +119,13 @@ def list_workloads(common: Common, cluster: str, provider: str, state: str | Non
 
 
 @click.command("status")
-@click.argument("name", metavar="WORKLOAD")
+@workload_argument
 @cluster_option
 @provider_option
-@common_options
-def status(common: Common, name: str, cluster: str, provider: str) -> int:
+@read_options
+def status(
+    common: Common, name: str | None, workload_flag: str | None, cluster: str, provider: str
+) -> int:
     """Why a workload is not running yet, or how it ended.
 
     \b
@@ -94,6 +139,7 @@ def status(common: Common, name: str, cluster: str, provider: str) -> int:
       xcli workload status train-1 --cluster demo
       xcli workload status train-1 --cluster demo --output json
     """
+    name = str(workload_name(name, workload_flag))
     if provider != "gke":
         from xcli.cli.workload_vm_read import vm_status
 
@@ -112,8 +158,8 @@ def status(common: Common, name: str, cluster: str, provider: str) -> int:
         found["queue"],
         found["position"],
     )
-    if common.output == "json":
-        emit_json(report)
+    if common.output != "text":
+        emit(common.output, report)
         return 0
     for line in status_lines(report, cluster):
         click.echo(line)
@@ -139,17 +185,18 @@ def status(common: Common, name: str, cluster: str, provider: str) -> int:
 
 
 @click.command("logs")
-@click.argument("name", metavar="WORKLOAD")
+@workload_argument
 @cluster_option
 @provider_option
 @click.option("--worker", default="all", show_default=True, help="Worker index in its slice.")
 @click.option("--slice", "slice_", default="all", show_default=True, help="Slice index.")
 @click.option("--follow", "-f", is_flag=True, help="Keep printing until the workers end.")
 @click.option("--since", metavar="D", help="Only lines newer than D (90s, 10m, 2h).")
-@common_options
+@read_options
 def logs(
     common: Common,
-    name: str,
+    name: str | None,
+    workload_flag: str | None,
     cluster: str,
     provider: str,
     worker: str,
@@ -166,11 +213,10 @@ def logs(
       xcli workload logs train-1 --cluster demo --slice 1 --follow
       xcli workload logs train-1 --cluster demo --since 10m --output json   # JSON lines
     """
-    import json
-
     from xcli.spec import parse_duration
     from xcli.workload_logs import stream_logs
 
+    name = str(workload_name(name, workload_flag))
     if provider != "gke":
         from xcli.cli.workload_vm_read import vm_logs
 
@@ -188,21 +234,28 @@ def logs(
         since=since_seconds,
     )
     for line in lines:
-        if common.output == "json":
+        if common.output != "text":
             record = {"worker": line.prefix.strip("[]"), "line": line.text, "note": line.note}
-            click.echo(json.dumps(record, ensure_ascii=False))
+            emit_record(common.output, record)
         else:
             click.echo(f"{line.prefix} {line.text}".lstrip(), err=line.note)
     return 0
 
 
 @click.command("wait")
-@click.argument("name", metavar="WORKLOAD")
+@workload_argument
 @cluster_option
 @provider_option
 @click.option("--timeout", metavar="D", help="Give up after D (e.g. 30m, 6h); default: never.")
-@common_options
-def wait(common: Common, name: str, cluster: str, provider: str, timeout: str | None) -> int:
+@read_options
+def wait(
+    common: Common,
+    name: str | None,
+    workload_flag: str | None,
+    cluster: str,
+    provider: str,
+    timeout: str | None,
+) -> int:
     """Wait until a workload finishes, for scripts and CI.
 
     \b
@@ -216,6 +269,7 @@ def wait(common: Common, name: str, cluster: str, provider: str, timeout: str | 
     from xcli import workload_live
     from xcli.spec import parse_duration
 
+    name = str(workload_name(name, workload_flag))
     seconds = parse_duration(timeout, "--timeout") if timeout else None
     if provider != "gke":
         from xcli.cli.workload_vm_read import vm_wait
@@ -231,8 +285,8 @@ def wait(common: Common, name: str, cluster: str, provider: str, timeout: str | 
 
     code = workload_live.wait_for(ref, name, seconds, said)
     result = {0: "succeeded", 1: "failed"}.get(code, "timeout")
-    if common.output == "json":
-        emit_json({"workload": name, "result": result, "exit_code": code})
+    if common.output != "text":
+        emit(common.output, {"workload": name, "result": result, "exit_code": code})
     elif code == workload_live.TIMEOUT_EXIT:
         click.echo(f"workload {name}: still not finished after {timeout}", err=True)
     elif code == 1:

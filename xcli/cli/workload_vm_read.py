@@ -3,7 +3,6 @@ as recorded on this machine (xcli.vm_runs) by the foreground run or the backgrou
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from pathlib import Path
@@ -11,7 +10,7 @@ from typing import Any
 
 import click
 
-from xcli.cli.common import Common, confirm, emit_json
+from xcli.cli.common import Common, confirm, emit, emit_record
 
 POLL = 0.1
 
@@ -54,8 +53,8 @@ def vm_list(common: Common, cluster: str, state: str | None) -> int:
 
     rows = [_summary(f) for f in runs(cluster)]
     rows = [r for r in rows if state is None or r["state"] == state]
-    if common.output == "json":
-        emit_json(rows)
+    if common.output != "text":
+        emit(common.output, rows)
         return 0
     if not rows:
         click.echo(f"no {state + ' ' if state else ''}workloads on cluster {cluster}", err=True)
@@ -77,8 +76,8 @@ def vm_status(common: Common, cluster: str, name: str) -> int:
     folder, state = find(cluster, name)
     report = {**_summary(folder), "exits": state.get("exits", []), "cluster": cluster}
     report["decisions"] = state.get("attempts", [])
-    if common.output == "json":
-        emit_json(report)
+    if common.output != "text":
+        emit(common.output, report)
         return 0
     click.echo(f"workload {name} on cluster {cluster}: {report['state']}")
     click.echo(f"restarts: {report['restarts']} of {state.get('max_restarts', 0)}")
@@ -146,8 +145,8 @@ def vm_logs(common: Common, cluster: str, name: str, worker: str, slice_: str, f
 
 
 def _print_line(common: Common, label: str, text: str) -> None:
-    if common.output == "json":
-        click.echo(json.dumps({"worker": label, "line": text}, ensure_ascii=False))
+    if common.output != "text":
+        emit_record(common.output, {"worker": label, "line": text})
     else:
         click.echo(f"[{label}] {text}")
 
@@ -170,9 +169,9 @@ def vm_wait(common: Common, cluster: str, name: str, timeout: float | None) -> i
             code = 124
             break
         time.sleep(POLL)
-    if common.output == "json":
+    if common.output != "text":
         result = {0: "succeeded", 1: "failed"}.get(code, "timeout")
-        emit_json({"workload": name, "result": result, "state": state, "exit_code": code})
+        emit(common.output, {"workload": name, "result": result, "state": state, "exit_code": code})
     return code
 
 

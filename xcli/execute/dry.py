@@ -7,6 +7,7 @@ under manifests/, and any Terraform files under terraform/.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Literal, TextIO
 
@@ -20,14 +21,21 @@ from xcli.plan.steps import K8sApply, LocalAction
 
 class DryRunExecutor:
     def __init__(
-        self, out: TextIO, fmt: Literal["text", "json"] = "text", folder: Path | None = None
+        self,
+        out: TextIO,
+        fmt: Literal["text", "json", "yaml"] = "text",
+        folder: Path | None = None,
     ) -> None:
         self.out = out
         self.fmt = fmt
         self.folder = folder
 
     def run(self, plan: Plan) -> RunResult:
-        self.out.write(plan_json(plan) if self.fmt == "json" else plan_text(plan))
+        if self.fmt == "yaml":  # the JSON document's data, in the same key order
+            data = json.loads(plan_json(plan))
+            self.out.write(yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=1000))
+        else:
+            self.out.write(plan_json(plan) if self.fmt == "json" else plan_text(plan))
         if self.folder is not None:
             write_deployment(plan, self.folder)
         return RunResult(plan.title, {s.id: StepResult(s, "planned") for s in plan.steps})

@@ -50,7 +50,7 @@ class ComputeGateway:
                 except DefaultCredentialsError:
                     raise CloudError(
                         "no Google credentials found",
-                        hint="run: gcloud auth application-default login (or use --dry-run)",
+                        hint=errs.NO_CREDENTIALS_HINT,
                     ) from None
             self._session = AuthorizedSession(creds)  # type: ignore[no-untyped-call]
         return self._session

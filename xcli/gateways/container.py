@@ -81,7 +81,7 @@ class ContainerGateway:
             except DefaultCredentialsError:
                 raise CloudError(
                     "no Google credentials found",
-                    hint="run: gcloud auth application-default login (or use --dry-run)",
+                    hint=errs.NO_CREDENTIALS_HINT,
                 ) from None
         return self._client
 

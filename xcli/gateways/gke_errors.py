@@ -13,6 +13,12 @@ from typing import Any
 
 from xcli.errors import CloudError
 
+# Read commands (list, describe) have no --dry-run, so the hint names it only for changes.
+NO_CREDENTIALS_HINT = (
+    "run: gcloud auth application-default login (to preview a change without credentials: "
+    "its --dry-run)"
+)
+
 _BUSY = re.compile(
     r"operation .*(is currently|in progress)|please wait and try again|incompatible operation"
     r"|concurrent operations",

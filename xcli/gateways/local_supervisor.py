@@ -128,6 +128,9 @@ class Supervisor:
         for site, (s, w) in zip(self.sites, layout.workers(), strict=True):
             site.env = {
                 **base_env,
+                # a worker's home is its own folder, as each TPU VM has its own: `~` in a
+                # command means what it means to scp and sftp (the worker's folder)
+                "HOME": str(site.directory),
                 **worker_env(layout, ports, s, w),
                 "XCLI_WORKER_DIR": str(site.directory),
                 INSTANCE_VAR: self.instance,

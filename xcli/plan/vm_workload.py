@@ -150,10 +150,11 @@ def plan_vm_workload(
     Cloud TPU VMs get the contract computed from the worker list and run a container (docker).
     Local workers already hold the contract in their own environment (the local provider sets
     it), so it is passed through, and the runtime is chosen on the worker: docker if installed,
-    else a plain process.
+    else a plain process; without an image, always a plain process.
     """
     on_tpu_vm = provider == "queued-resource"
-    chosen: Runtime = runtime or ("docker" if on_tpu_vm else "auto")
+    # local without an image: a plain process (nothing to run a container of)
+    chosen: Runtime = runtime or ("docker" if on_tpu_vm else "auto" if spec.image else "process")
     stop = stop_script(spec, on_tpu_vm)
     commands, stops = [], []
     several = len({w.slice for w in workers}) > 1  # labels as `xcli ssh` prints them

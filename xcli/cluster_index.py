@@ -1,0 +1,94 @@
+"""Which provider made each cluster this machine knows, so `--cluster NAME` finds it alone.
+
+`xcli cluster create` records (name, provider) in $XCLI_HOME/clusters.json before it runs the
+plan (a cluster that is partly there is found too), and `xcli cluster delete` forgets it after
+a delete that succeeded. A local cluster is also known by its own folder ($XCLI_HOME/local/NAME),
+so clusters made before this index existed are found as well.
+
+Commands that take `--cluster` and `--provider` ask `provider_for`: an explicit --provider
+always wins; otherwise the one recorded provider; two or more is an error naming them; none is
+the command's old default (gke, or queued-resource for the SSH commands).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from xcli import paths
+from xcli.errors import UserError
+
+
+def index_file() -> Path:
+    return paths.state_dir() / "clusters.json"
+
+
+def _read() -> dict[str, list[str]]:
+    try:
+        data = json.loads(index_file().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    clusters = data.get("clusters") if isinstance(data, dict) else None
+    if not isinstance(clusters, dict):
+        return {}
+    return {str(k): [str(p) for p in v] for k, v in clusters.items() if isinstance(v, list)}
+
+
+def _write(clusters: dict[str, list[str]]) -> None:
+    file = index_file()
+    file.parent.mkdir(parents=True, exist_ok=True)
+    tmp = file.with_name(f"{file.name}.{os.getpid()}.tmp")
+    body = {"clusters": {k: sorted(set(v)) for k, v in sorted(clusters.items()) if v}}
+    tmp.write_text(json.dumps(body, indent=2) + "\n", encoding="utf-8")
+    tmp.replace(file)  # atomic: a reader sees the old index or the new one
+
+
+def record(name: str, provider: str) -> None:
+    clusters = _read()
+    if provider not in clusters.get(name, []):
+        clusters.setdefault(name, []).append(provider)
+        _write(clusters)
+
+
+def forget(name: str, provider: str) -> None:
+    clusters = _read()
+    if provider in clusters.get(name, []):
+        clusters[name].remove(provider)
+        _write(clusters)
+
+
+def _local_names() -> list[str]:
+    from xcli.providers.local_layout import ClusterFiles, cluster_root
+
+    root = cluster_root()
+    if not root.is_dir():
+        return []
+    return sorted(p.name for p in root.iterdir() if ClusterFiles(p).spec.is_file())
+
+
+def providers_of(name: str) -> list[str]:
+    found = set(_read().get(name, []))
+    if name in _local_names():
+        found.add("local")
+    return sorted(found)
+
+
+def known_names() -> list[str]:
+    """Every cluster name this machine knows (for shell completion)."""
+    return sorted({*_read(), *_local_names()})
+
+
+def provider_for(
+    name: str, explicit: str | None, default: str, allowed: Sequence[str] | None = None
+) -> str:
+    if explicit is not None:
+        return explicit
+    found = [p for p in providers_of(name) if allowed is None or p in allowed]
+    if len(found) > 1:
+        raise UserError(
+            f"cluster {name} is known under several providers: {', '.join(found)}",
+            hint="say which: " + " or ".join(f"--provider {p}" for p in found),
+        )
+    return found[0] if found else default
