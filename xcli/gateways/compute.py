@@ -82,7 +82,7 @@ class ComputeGateway:
             if code == 404 and "NOT_FOUND" in step.accept:
                 ctx.report("already gone")
                 return {"result": "already gone"}
-            if code is None:
+            if not errs.understood(exc):
                 raise
             where = {"what": step.summary, "project": project, "region": region}
             raise errs.api_error(exc, api="compute", **where) from None
@@ -123,7 +123,15 @@ class ComputeGateway:
         names: list[str] = []
         params = {"filter": f'name eq "{prefix}.*"'}
         while True:
-            resp = self.session.get(url, params=params, timeout=60)
+            try:
+                resp = self.session.get(url, params=params, timeout=60)
+            except Exception as failed:
+                if not errs.understood(failed):
+                    raise
+                what = "list workload policies"
+                raise errs.api_error(
+                    failed, what=what, project=project, region=region, api="compute"
+                ) from None
             if resp.status_code >= 400:
                 from google.api_core import exceptions
 
