@@ -29,7 +29,7 @@ def run_guarded(command: click.Command, argv: list[str] | None, *, debug: bool) 
         return result if isinstance(result, int) else 0
     except click.exceptions.Abort as exc:
         if isinstance(exc.__cause__, KeyboardInterrupt):  # click turns Ctrl-C into Abort
-            say_error("interrupted")
+            say_error("interrupted", _INTERRUPTED_HINT)
             return 130
         say_error("aborted", "nothing was changed")
         return 1
@@ -46,7 +46,7 @@ def run_guarded(command: click.Command, argv: list[str] | None, *, debug: bool) 
         return exc.exit_code
     except (KeyboardInterrupt, Interrupted) as exc:
         hint = exc.hint if isinstance(exc, Interrupted) else ""
-        say_error("interrupted", hint)
+        say_error("interrupted", hint or _INTERRUPTED_HINT)
         return 130
     except InternalError as exc:
         return _bug(exc, debug)
@@ -61,6 +61,12 @@ def run_guarded(command: click.Command, argv: list[str] | None, *, debug: bool) 
         return 1
     except Exception as exc:
         return _bug(exc, debug)
+
+
+_INTERRUPTED_HINT = (
+    "a request already sent keeps going in the cloud: run the same command again to pick it up "
+    "(what finished is kept), or delete what it made"
+)
 
 
 def _one_line(message: str) -> str:

@@ -130,6 +130,15 @@ def _in_plan_order(plan: Plan, results: Mapping[str, StepResult]) -> dict[str, S
 
 
 def _interrupted(partial: RunResult) -> Interrupted:
-    return Interrupted(
-        "interrupted", hint="run the same command again to finish what is left", partial=partial
-    )
+    """The one Interrupted of a run. A step that was waiting says best what keeps going in the
+    cloud and how to pick it up (its own Interrupted's hint); otherwise a general one."""
+    for result in partial.results.values():
+        if isinstance(result.error, Interrupted) and result.error.hint:
+            hint = result.error.hint
+            break
+    else:
+        hint = (
+            "what was already sent keeps going in the cloud (see the summary above): run the "
+            "same command again to pick it up and finish the rest"
+        )
+    return Interrupted("interrupted", hint=hint, partial=partial)

@@ -285,9 +285,9 @@ class KubeApi:
             code = exc.response.status_code
             raise api_error(what, code, "", exc.response.text[:200]) from None
         except httpx2.TransportError as exc:
-            down = reach.unreachable(exc, self.endpoint)
+            # lightkube's client ignores proxy variables (trust_env=False): no proxy to name
             raise CloudError(
-                f"{what}: {down.message.replace('cannot reach', 'cannot reach the cluster at')}",
+                f"{what}: cannot reach the cluster at {self.endpoint}: {reach.reason(exc)}",
                 hint="check the cluster is running and this machine can reach its endpoint "
                 "(network, proxy settings HTTPS_PROXY and NO_PROXY)",
                 status="Unavailable",

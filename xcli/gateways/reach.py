@@ -101,13 +101,18 @@ def _reason(text: str) -> str:
     return "no connection"
 
 
+def reason(exc: BaseException) -> str:
+    """Why the host was not reached, in a few words (its name does not resolve, ...)."""
+    return _reason(_text(exc))
+
+
 def _proxy(text: str) -> str:
-    if "proxy" not in text.lower():
-        return ""
+    """Which proxy the request went through: requests takes it from these variables (Google's
+    APIs are all HTTPS, so HTTP_PROXY comes last)."""
     for var in _PROXY_VARS:
         if os.environ.get(var):
             return f" through the proxy {os.environ[var]} ({var})"
-    return " through a proxy"
+    return " through a proxy" if "proxy" in text.lower() else ""
 
 
 HINT = (
