@@ -54,6 +54,8 @@ class LiveExecutor:
                             lanes[step.lane] -= 1
                         results[step.id] = fut.result()
                         self.reporter.finished(results[step.id])
+                        if isinstance(results[step.id].error, Interrupted):
+                            raise KeyboardInterrupt  # a step saw Ctrl-C first: stop the rest
             except KeyboardInterrupt:
                 self.cancelled.set()
                 for fut, step in running.items():

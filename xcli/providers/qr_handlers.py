@@ -179,7 +179,7 @@ class QrHandlers:
                 cancelled=ctx.cancelled,
                 on_timeout=too_long,
             )
-        except Interrupted:
+        except (Interrupted, KeyboardInterrupt):
             what = "being deleted" if until_gone else f"queued ({seen['state'] or 'unknown'})"
             raise Interrupted(
                 f"stopped waiting; queued resource {short} stays {what}",
@@ -335,7 +335,7 @@ class QrHandlers:
                 cancelled=ctx.cancelled,
                 on_timeout=too_long,
             )
-        except Interrupted:
+        except (Interrupted, KeyboardInterrupt):
             raise Interrupted(
                 f"{short}: stopped waiting for the SSH key update",
                 hint="the update goes on in the cloud; run xcli cluster wait --provider "
@@ -372,7 +372,7 @@ class QrHandlers:
                 cancelled=ctx.cancelled,
                 on_timeout=too_long,
             )
-        except Interrupted:
+        except (Interrupted, KeyboardInterrupt):
             raise Interrupted(
                 f"{short}: stopped waiting for SSH host keys",
                 hint="the TPU VMs keep running; run xcli cluster wait --provider "
