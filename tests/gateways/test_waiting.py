@@ -265,3 +265,121 @@ def test_every_wait_sleeps_through_the_one_sleep() -> None:
     assert terraform_live.Connections().tpu_sleep is backoff.event_sleep
     assert workload_live.Live().sleep is backoff.event_sleep
     assert Timing().sleep is backoff.event_sleep
+
+
+# -- Kubernetes waits: apply retries, delete-until-gone, readiness ----------------------------
+
+
+def _kube(fake: Any) -> Any:
+    from xcli.gateways.kube import KubeApi
+    from xcli.gateways.kube_handlers import KubeHandlers
+
+    def ctrl_c(seconds: float, cancelled: threading.Event) -> None:
+        cancelled.set()  # what LiveExecutor does when Ctrl-C reaches the main thread
+
+    api = KubeApi("203.0.113.9", None, lambda: "t", transport=fake.transport())
+    return KubeHandlers(lambda _c: api, sleep=ctrl_c, clock=lambda: 0.0), api
+
+
+def _run_kube(kube: Any, step: Any) -> Interrupted:
+    first = LocalAction(id="cluster", summary="the cluster", action="noop")
+    table: dict[str, Any] = {**kube.handlers(), "local": lambda step, ctx: {}}
+    with pytest.raises(Interrupted) as err:
+        LiveExecutor(table).run(Plan("t", (first, step)))
+    return err.value
+
+
+def test_kubernetes_waits_are_interrupted() -> None:
+    from tests.gateways.test_kube_handlers import (
+        PROBE_PATH,
+        apply_step,
+        delete_step,
+        wait_step,
+    )
+    from tests.support.fakekube import FakeKube, webhook_down
+    from xcli.plan import incluster
+
+    fake = FakeKube()  # nothing is ready: the wait sleeps, and Ctrl-C comes
+    kube, _ = _kube(fake)
+    assert _run_kube(kube, wait_step()).message == "interrupted"
+
+    fake = FakeKube()  # the webhook is not serving: apply retries, and Ctrl-C comes
+    fake.script("PATCH", PROBE_PATH, webhook_down(), webhook_down())
+    kube, _ = _kube(fake)
+    assert _run_kube(kube, apply_step(incluster.webhook_probes()[0])).message == "interrupted"
+
+    fake = FakeKube()  # the object stays after DELETE: the wait for it to go sleeps
+    _kube(fake)[1].apply(incluster.webhook_probes()[0])
+    stored, original = fake.objects[PROBE_PATH], fake.handle
+
+    def never_gone(request: Any) -> Any:
+        response = original(request)
+        fake.objects[PROBE_PATH] = stored
+        return response
+
+    fake.handle = never_gone  # type: ignore[method-assign]
+    kube, _ = _kube(fake)  # its transport answers through never_gone
+    assert _run_kube(kube, delete_step()).message == "interrupted"
+
+
+@responses.activate
+def test_gke_operation_poll_is_interrupted() -> None:
+    from google.cloud import container_v1
+
+    from xcli.plan.operations import OperationCall
+
+    url = f"{GKE}/clusters/demo/nodePools"
+    responses.post(url, json={"name": "op-1", "operationType": "CREATE_NODE_POOL"})
+    client = container_v1.ClusterManagerClient(credentials=AnonymousCredentials(), transport="rest")
+    gateway = ContainerGateway(client, timing=Timing(sleep=_interrupting, clock=lambda: 0.0))
+    step = OperationCall(
+        id="np",
+        summary="create node pool np",
+        api="container.projects.locations.clusters.nodePools.create",
+        method="POST",
+        url=url,
+        body={"nodePool": {"name": "np", "initialNodeCount": 1}},
+        poll=f"GET {GKE}/operations/${{np.operation}}",
+    )
+    err = _run_interrupted(lambda _s, ctx: gateway.run(step, ctx))
+    assert err.message == "interrupted"
+    assert len(responses.calls) == 1  # sent once, then Ctrl-C during the first wait
+
+
+# -- a token endpoint that cannot be reached --------------------------------------------------
+
+
+def test_token_refresh_through_a_dead_proxy_is_one_cloud_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """google-auth's own request (a token refresh) through a proxy on a closed loopback port."""
+    import socket
+
+    import google.auth.transport.requests
+    from google.oauth2 import credentials as user_credentials
+
+    from xcli.gateways import reach
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    for var in ("HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"):
+        monkeypatch.setenv(var, f"http://127.0.0.1:{port}")
+    monkeypatch.setenv("NO_PROXY", "")
+    monkeypatch.setenv("no_proxy", "")
+    creds = user_credentials.Credentials(
+        token=None,
+        refresh_token="r",
+        client_id="c",
+        client_secret="s",
+        token_uri="https://oauth2.googleapis.com/token",
+    )
+    with pytest.raises(Exception) as raised:
+        creds.refresh(google.auth.transport.requests.Request())
+    error = reach.as_cloud_error(raised.value)
+    assert error is not None and error.status == "UNAVAILABLE"
+    assert error.message == (
+        f"cannot reach oauth2.googleapis.com through the proxy http://127.0.0.1:{port} "
+        "(HTTPS_PROXY): the proxy refused the connection"
+    )
+    assert "HTTPS_PROXY" in error.hint
