@@ -38,8 +38,11 @@ def fetch_manifest(url: str) -> str:
         response = requests.get(url, timeout=60)
         response.raise_for_status()
     except requests.RequestException as exc:
+        from xcli.gateways import reach
+
+        why = reach.reason(exc) if reach.is_unreachable(exc) else str(exc)
         raise CloudError(
-            f"cannot download {url}: {exc}",
+            f"cannot download {url}: {why}",
             hint="this machine needs HTTPS access to github.com to install JobSet and Kueue",
             retryable=True,
         ) from None
