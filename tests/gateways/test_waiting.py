@@ -383,3 +383,23 @@ def test_token_refresh_through_a_dead_proxy_is_one_cloud_error(
         "(HTTPS_PROXY): the proxy refused the connection"
     )
     assert "HTTPS_PROXY" in error.hint
+
+
+@responses.activate
+def test_a_read_retried_inside_a_step_ends_on_ctrl_c() -> None:
+    """A gateway read is not handed the step's context; it still sleeps on the run's cancel
+    event (execute.result.cancel_scope), so Ctrl-C does not wait out its retries."""
+    responses.get(f"{TPU}/queuedResources/boot", status=503, json=UNAVAILABLE)
+    seen: list[threading.Event] = []
+
+    def ctrl_c(seconds: float, cancelled: threading.Event) -> None:
+        seen.append(cancelled)
+        cancelled.set()
+
+    gateway = TpuGateway(
+        "us-east5-b", credentials=Credentials(token="t"), timing=Timing(sleep=ctrl_c)
+    )
+    name = "projects/my-proj/locations/us-east5-b/queuedResources/boot"
+    err = _run_interrupted(lambda _s, ctx: gateway.get_queued_resource(name))
+    assert err.message == "interrupted"
+    assert len(responses.calls) == 1 and len(seen) == 1

@@ -15,7 +15,15 @@ from collections.abc import Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 
 from xcli.errors import InternalError, Interrupted
-from xcli.execute.result import Handler, NullReporter, Reporter, RunResult, StepContext, StepResult
+from xcli.execute.result import (
+    Handler,
+    NullReporter,
+    Reporter,
+    RunResult,
+    StepContext,
+    StepResult,
+    cancel_scope,
+)
 from xcli.plan.model import Plan, Step
 
 
@@ -117,7 +125,8 @@ class LiveExecutor:
         try:
             real = step.resolved(outputs)
             ctx = StepContext(real, self.reporter, self.cancelled, outputs)
-            produced = self.handlers[step.kind](real, ctx)
+            with cancel_scope(self.cancelled):
+                produced = self.handlers[step.kind](real, ctx)
             return StepResult(step, "ok", dict(produced), seconds=time.monotonic() - start)
         except Exception as exc:  # a failed step must not stop independent steps
             return StepResult(step, "failed", error=exc, seconds=time.monotonic() - start)

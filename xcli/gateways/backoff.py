@@ -59,9 +59,13 @@ def _sleeper(timing: Timing, cancelled: threading.Event) -> Callable[[float], No
     return sleep
 
 
-def never_cancelled() -> threading.Event:
-    """An event nobody sets: for waits in the main thread, where Ctrl-C raises by itself."""
-    return threading.Event()
+def current_cancel() -> threading.Event:
+    """For a retry not handed a step's context: the cancel event of the run whose step this
+    thread carries out (set on Ctrl-C), else, in the main thread where Ctrl-C raises by
+    itself, an event nobody sets."""
+    from xcli.execute.result import run_cancel_event
+
+    return run_cancel_event()
 
 
 @dataclass

@@ -20,7 +20,7 @@ from xcli.gateways.backoff import (
     PollPolicy,
     RetryPolicy,
     Timing,
-    never_cancelled,
+    current_cancel,
     poll,
     retry_busy,
     timed_out,
@@ -257,7 +257,7 @@ class ContainerGateway:
         briefly (READ_POLICY), then reported as one CloudError."""
         try:
             return retry_busy(
-                call, errs.is_busy, self.timing, READ_POLICY, never_cancelled(), lambda _m: None
+                call, errs.is_busy, self.timing, READ_POLICY, current_cancel(), lambda _m: None
             )
         except Exception as exc:
             if errs.http_code(exc) == 404:

@@ -17,7 +17,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from xcli.errors import CloudError
 from xcli.gateways import reach
-from xcli.gateways.backoff import READ_POLICY, Timing, never_cancelled, retry_call
+from xcli.gateways.backoff import READ_POLICY, Timing, current_cancel, retry_call
 from xcli.gateways.tpu_errors import translate
 
 T = TypeVar("T")
@@ -117,7 +117,7 @@ class TpuGateway:
             worth_retrying,
             self.timing,
             READ_POLICY,
-            never_cancelled(),
+            current_cancel(),
             lambda _m: None,
             what="Cloud TPU API",
         )
