@@ -44,6 +44,10 @@ VISIBILITY = (
     "/pendingworkloads"
 )
 TIMEOUT_EXIT = 124  # what `timeout(1)` returns; CI scripts already know it
+# How long `workload wait` keeps waiting through API errors that waiting can fix: once it has
+# seen the workload, an outage of up to ten minutes; before any answer, a few seconds.
+OUTAGE_SECONDS = 600.0
+OUTAGE_BEFORE_FIRST_ANSWER = 8.0
 
 Obj = dict[str, Any]
 
@@ -230,12 +234,19 @@ def _wait_for(
     live = current()
     cancelled = threading.Event()  # nobody sets it: in the main thread Ctrl-C raises itself
     start, delay, last = live.clock(), 2.0, ""
+    failing_since: float | None = None
     while True:
         try:
             js = get_jobset(ref, name)
+            failing_since = None
         except CloudError as exc:
-            # A long wait outlives API server hiccups (503, connection reset): keep waiting.
-            if not exc.retryable:
+            # A long wait outlives API server hiccups (503, connection reset): keep waiting,
+            # but not through an outage longer than OUTAGE_SECONDS, nor when nothing has
+            # answered yet (no route to Google at all: say so within seconds, not never).
+            now = live.clock()
+            failing_since = now if failing_since is None else failing_since
+            budget = OUTAGE_SECONDS if last else OUTAGE_BEFORE_FIRST_ANSWER
+            if not exc.retryable or now - failing_since >= budget:
                 raise
             js = {}
         state = jobset_state(js) if js else last

@@ -89,3 +89,33 @@ def test_sigint_to_a_real_cli_waiting_between_retries(tmp_path: Path) -> None:
     assert lines[1].startswith("hint: "), err
     assert "Traceback" not in err and out == ""
     assert took < 1.5, f"took {took:.2f}s to answer SIGINT"
+
+
+def test_workload_wait_does_not_wait_forever_through_an_outage(
+    cluster: Cluster, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Retryable API errors keep `workload wait` waiting, within a budget: a few seconds before
+    anything has answered, ten minutes of outage once the workload has been seen."""
+    import httpx2
+
+    from tests.support.fakekube import status
+
+    set_up(cluster.fake)
+    queued = add_jobset(cluster.fake, "v6e-256-x2", "w", QUEUED)
+    down = status(503, "ServiceUnavailable", "the server is currently unable to handle it")
+    cluster.fake.script("GET", f"{JOBSETS}/w", *[down] * 50)
+    code, _, err = cluster.run(["workload", "wait", "w", *WHERE], capsys)
+    assert code == 1, err
+    assert err.splitlines()[0].startswith("error: get JobSet w: 503"), err
+    assert sum(cluster.clock.sleeps) <= workload_live.OUTAGE_BEFORE_FIRST_ANSWER + 15
+
+    cluster.clock.sleeps.clear()  # seen once, then a long outage
+    cluster.fake._script.clear()  # what the first run left of its 503s
+    cluster.fake.script("GET", f"{JOBSETS}/w", httpx2.Response(200, json=queued), *[down] * 500)
+    code, _, err = cluster.run(["workload", "wait", "w", *WHERE], capsys)
+    assert code == 1, err
+    lines = err.splitlines()
+    assert lines[0] == "workload w: queued" and lines[1].startswith("error: get JobSet w: 503")
+    assert len(lines) == 3 and lines[2].startswith("hint: ")
+    waited = sum(cluster.clock.sleeps)
+    assert workload_live.OUTAGE_SECONDS <= waited <= workload_live.OUTAGE_SECONDS + 15
