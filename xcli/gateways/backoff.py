@@ -175,7 +175,8 @@ def retry_call(
 
     retrying = tenacity.Retrying(
         sleep=_sleeper(timing, cancelled),
-        retry=tenacity.retry_if_exception(retryable),
+        # KeyboardInterrupt and the like are never retried, whatever `retryable` says
+        retry=tenacity.retry_if_exception(lambda e: isinstance(e, Exception) and retryable(e)),
         wait=wait,
         stop=stop,
         before_sleep=before_sleep,
