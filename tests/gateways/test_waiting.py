@@ -403,3 +403,23 @@ def test_a_read_retried_inside_a_step_ends_on_ctrl_c() -> None:
     err = _run_interrupted(lambda _s, ctx: gateway.get_queued_resource(name))
     assert err.message == "interrupted"
     assert len(responses.calls) == 1 and len(seen) == 1
+
+
+def test_an_api_core_retry_error_is_reported_as_its_last_attempt() -> None:
+    """Not raised any more (retry=None everywhere), but mapped in case a call retries."""
+    from google.api_core import exceptions
+
+    from xcli.gateways import gke_errors
+
+    last = exceptions.ServiceUnavailable("try later")
+    wrapped = exceptions.RetryError("Timeout of 20.0s exceeded", last)
+    assert gke_errors.understood(wrapped) and gke_errors.http_code(wrapped) == 503
+    error = gke_errors.api_error(
+        wrapped, what="list clusters", project="p", region="r", api="container"
+    )
+    assert error.message == "list clusters failed: try later" and error.retryable
+    dropped = exceptions.RetryError("Timeout", requests.exceptions.ConnectionError("refused"))
+    error = gke_errors.api_error(
+        dropped, what="list clusters", project="p", region="r", api="container"
+    )
+    assert error.message.startswith("list clusters: cannot reach container.googleapis.com")

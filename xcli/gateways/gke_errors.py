@@ -43,6 +43,9 @@ API_PAGES = {
 
 def server_message(exc: BaseException) -> str:
     """The server's own message, without the 'POST https://...: ' prefix api_core adds."""
+    cause = getattr(exc, "cause", None)
+    if type(exc).__name__ == "RetryError" and isinstance(cause, BaseException):
+        return server_message(cause)
     response = getattr(exc, "response", None)
     try:
         data: Any = response.json() if response is not None else None
@@ -56,6 +59,9 @@ def server_message(exc: BaseException) -> str:
 
 
 def http_code(exc: BaseException) -> int | None:
+    cause = getattr(exc, "cause", None)  # google.api_core RetryError: its last attempt's error
+    if type(exc).__name__ == "RetryError" and isinstance(cause, BaseException):
+        return http_code(cause)
     code = getattr(exc, "code", None)
     if isinstance(code, int):
         return code

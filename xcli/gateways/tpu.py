@@ -97,6 +97,13 @@ class TpuGateway:
             yield
         except exceptions.GoogleAPICallError as exc:
             raise translate(exc, self.zone) from exc
+        except exceptions.RetryError as exc:  # only if a retry ran: its last attempt's error
+            if isinstance(exc.cause, exceptions.GoogleAPICallError):
+                raise translate(exc.cause, self.zone) from exc.cause
+            down = reach.as_cloud_error(exc, "tpu.googleapis.com")
+            if down is None:
+                raise
+            raise down from exc
         except CloudError:
             raise
         except Exception as exc:
