@@ -64,7 +64,7 @@ def run_guarded(command: click.Command, argv: list[str] | None, *, debug: bool) 
 
 
 _INTERRUPTED_HINT = (
-    "a request already sent keeps going in the cloud: run the same command again to pick it up "
+    "whatever it had already started keeps running: run the same command again to pick it up "
     "(what finished is kept), or delete what it made"
 )
 
