@@ -245,7 +245,8 @@ def _short(exc: BaseException) -> str:
         return f"HTTP {code}"
     if is_transport(exc):
         return "cannot connect"
-    return type(exc).__name__
+    message = getattr(exc, "message", None)  # an XcliError: its one line says it best
+    return message[:160] if isinstance(message, str) and message else type(exc).__name__
 
 
 def timed_out(what: str, seconds: float) -> CloudError:
