@@ -13,13 +13,14 @@ else in xcli calls it, and no environment variable changes it.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
-from xcli.errors import CloudError, ConfigError, NotFoundError
+from xcli.errors import CloudError, ConfigError, Interrupted, NotFoundError
 from xcli.execute.result import Handler
 from xcli.gateways.kube import KubeApi
 from xcli.plan.jobset import API_VERSION as JOBSET_API
@@ -43,6 +44,10 @@ VISIBILITY = (
     "/pendingworkloads"
 )
 TIMEOUT_EXIT = 124  # what `timeout(1)` returns; CI scripts already know it
+# How long `workload wait` keeps waiting through API errors that waiting can fix: once it has
+# seen the workload, an outage of up to ten minutes; before any answer, a few seconds.
+OUTAGE_SECONDS = 600.0
+OUTAGE_BEFORE_FIRST_ANSWER = 8.0
 
 Obj = dict[str, Any]
 
@@ -52,6 +57,12 @@ def _gke_connect(ref: ClusterRef) -> KubeApi:
     from xcli.providers.gke_standard import KubeConnector
 
     return KubeConnector(ContainerGateway()).for_ref(ref.project, ref.region, ref.name)
+
+
+def _default_sleep() -> Callable[[float, threading.Event], None]:
+    from xcli.gateways.backoff import event_sleep
+
+    return event_sleep
 
 
 def _utcnow() -> datetime:
@@ -65,7 +76,8 @@ class Live:
     connect: Callable[[ClusterRef], KubeApi] = _gke_connect
     now: Callable[[], datetime] = _utcnow  # wall clock: ages and durations
     clock: Callable[[], float] = time.monotonic  # timeouts
-    sleep: Callable[[float], None] = time.sleep
+    # (seconds, cancel event): xcli.gateways.backoff.event_sleep, which Ctrl-C ends at once
+    sleep: Callable[[float, threading.Event], None] = field(default_factory=_default_sleep)
     _apis: dict[ClusterRef, KubeApi] = field(default_factory=dict, repr=False)
 
     def api(self, ref: ClusterRef) -> KubeApi:
@@ -206,14 +218,35 @@ def wait_for(
 
     `on_state` hears each new state (queued, running, ...) once.
     """
+    try:
+        return _wait_for(ref, name, timeout, on_state)
+    except (KeyboardInterrupt, Interrupted):
+        raise Interrupted(
+            f"stopped waiting; workload {name} keeps running on cluster {ref.name}",
+            hint=f"wait again with `xcli workload wait {name} --cluster {ref.name}`, or stop it "
+            f"with `xcli workload delete {name} --cluster {ref.name}`",
+        ) from None
+
+
+def _wait_for(
+    ref: ClusterRef, name: str, timeout: int | None, on_state: Callable[[str], None]
+) -> int:
     live = current()
+    cancelled = threading.Event()  # nobody sets it: in the main thread Ctrl-C raises itself
     start, delay, last = live.clock(), 2.0, ""
+    failing_since: float | None = None
     while True:
         try:
             js = get_jobset(ref, name)
+            failing_since = None
         except CloudError as exc:
-            # A long wait outlives API server hiccups (503, connection reset): keep waiting.
-            if not exc.retryable:
+            # A long wait outlives API server hiccups (503, connection reset): keep waiting,
+            # but not through an outage longer than OUTAGE_SECONDS, nor when nothing has
+            # answered yet (no route to Google at all: say so within seconds, not never).
+            now = live.clock()
+            failing_since = now if failing_since is None else failing_since
+            budget = OUTAGE_SECONDS if last else OUTAGE_BEFORE_FIRST_ANSWER
+            if not exc.retryable or now - failing_since >= budget:
                 raise
             js = {}
         state = jobset_state(js) if js else last
@@ -226,7 +259,7 @@ def wait_for(
         left = None if timeout is None else timeout - (live.clock() - start)
         if left is not None and left <= 0:
             return TIMEOUT_EXIT
-        live.sleep(delay if left is None else min(delay, left))
+        live.sleep(delay if left is None else min(delay, left), cancelled)
         delay = min(delay * 1.5, 15.0)
 
 

@@ -148,7 +148,7 @@ def _follow_attempts(
         if polls == 0 and followed is None:
             yield LogLine("", f"workload {name}: waiting for its pods", note=True)
         polls += 1
-        live.sleep(POLL_SECONDS)
+        live.sleep(POLL_SECONDS, threading.Event())  # main thread: Ctrl-C raises itself
 
 
 def _blocks(
@@ -193,7 +193,7 @@ def _follow(
                     if not any(word in exc.message for word in NOT_STARTED):
                         lines.put(LogLine(prefix, f"log stream ended: {exc.message}", note=True))
                         return
-                    live.sleep(POLL_SECONDS)  # not started yet: try again
+                    live.sleep(POLL_SECONDS, threading.Event())  # not started yet: try again
         except Exception as exc:  # a broken stream ends this worker's output, not the others
             lines.put(LogLine(prefix, f"log stream broke: {exc}", note=True))
         finally:

@@ -238,17 +238,19 @@ def test_409_on_a_cluster_elsewhere_is_refused_and_nothing_else_runs() -> None:
     assert [r.status for r in result.results.values()] == ["failed", "skipped", "skipped"]
 
 
-def test_workload_policy_operation_is_waited_on_with_operations_wait() -> None:
+def test_workload_policy_operation_is_polled_as_the_dry_run_prints_it() -> None:
+    """GET on the regional operation (the dry-run's poll line), not operations.wait, which
+    holds the connection for up to two minutes: Ctrl-C must not wait for it."""
     _, spec = CASES["tpu7x-128-x2-spot"]
     with live() as env:
         assert env.run(env.plan(spec), ref_of(spec)).ok
-        waits = env.fake.calls("POST", "/wait")
+        polls = env.fake.calls("GET", "/regions/us-east5/operations/")
+        assert env.fake.calls("POST", "/wait") == []
     # the policy insert runs beside the cluster create, so the fake may number its operation
-    # either way; what matters is one regional operations.wait for it
-    assert len(waits) == 1
+    # either way; what matters is that its regional operation is read until DONE
+    assert len(polls) == 1
     assert re.fullmatch(
-        r"/compute/v1/projects/my-project/regions/us-east5/operations/operation-\d+/wait",
-        waits[0][1],
+        r"/compute/v1/projects/my-project/regions/us-east5/operations/operation-\d+", polls[0][1]
     )
 
 

@@ -37,7 +37,7 @@ class Clock:
     def __call__(self) -> float:
         return self.now
 
-    def sleep(self, seconds: float) -> None:
+    def sleep(self, seconds: float, *_cancelled: object) -> None:
         self.sleeps.append(seconds)
         self.now += seconds
 

@@ -43,7 +43,7 @@ class FakeClock:
     def monotonic(self) -> float:
         return self.now
 
-    def sleep(self, seconds: float) -> None:
+    def sleep(self, seconds: float, *_cancelled: object) -> None:
         self.sleeps.append(seconds)
         self.now += seconds
 

@@ -32,7 +32,7 @@ def run_guarded(command: click.Command, argv: list[str] | None, *, debug: bool) 
         return result if isinstance(result, int) else 0
     except click.exceptions.Abort as exc:
         if isinstance(exc.__cause__, KeyboardInterrupt):  # click turns Ctrl-C into Abort
-            say_error("interrupted")
+            say_error("interrupted", _INTERRUPTED_HINT)
             return 130
         say_error("aborted", "nothing was changed")
         return 1
@@ -49,7 +49,7 @@ def run_guarded(command: click.Command, argv: list[str] | None, *, debug: bool) 
         return exc.exit_code
     except (KeyboardInterrupt, Interrupted) as exc:
         hint = exc.hint if isinstance(exc, Interrupted) else ""
-        say_error("interrupted", hint)
+        say_error("interrupted", hint or _INTERRUPTED_HINT)
         return 130
     except InternalError as exc:
         return _bug(exc, debug)
@@ -64,6 +64,12 @@ def run_guarded(command: click.Command, argv: list[str] | None, *, debug: bool) 
         return 1
     except Exception as exc:
         return _bug(exc, debug)
+
+
+_INTERRUPTED_HINT = (
+    "whatever it had already started keeps running: run the same command again to pick it up "
+    "(what finished is kept), or delete what it made"
+)
 
 
 def _one_line(message: str) -> str:

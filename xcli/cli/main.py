@@ -43,6 +43,16 @@ class LazyGroup(click.Group):
             return command
         return super().get_command(ctx, cmd_name)
 
+    def invoke(self, ctx: click.Context) -> Any:
+        # Ctrl-C in a command that did not catch it: click would print an empty line and raise
+        # Abort; one `error: interrupted` line with a hint is the rule (xcli/cli/errors.py).
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            from xcli.errors import Interrupted
+
+            raise Interrupted("interrupted") from None
+
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         # Short help without importing every module.
         rows = [(name, HELP.get(name, "")) for name in self.list_commands(ctx)]

@@ -152,6 +152,19 @@ def _print_line(common: Common, label: str, text: str) -> None:
 
 
 def vm_wait(common: Common, cluster: str, name: str, timeout: float | None) -> int:
+    from xcli.errors import Interrupted
+
+    try:
+        return _vm_wait(common, cluster, name, timeout)
+    except KeyboardInterrupt:
+        raise Interrupted(
+            f"stopped waiting; workload {name} keeps running on cluster {cluster}",
+            hint=f"wait again with `xcli workload wait {name} --cluster {cluster}` (same "
+            f"--provider), or stop it with `xcli workload delete {name} --cluster {cluster}`",
+        ) from None
+
+
+def _vm_wait(common: Common, cluster: str, name: str, timeout: float | None) -> int:
     from xcli.vm_runs import FINISHED, effective_state, find, read_state
 
     folder, _ = find(cluster, name)

@@ -15,7 +15,15 @@ from collections.abc import Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 
 from xcli.errors import InternalError, Interrupted
-from xcli.execute.result import Handler, NullReporter, Reporter, RunResult, StepContext, StepResult
+from xcli.execute.result import (
+    Handler,
+    NullReporter,
+    Reporter,
+    RunResult,
+    StepContext,
+    StepResult,
+    cancel_scope,
+)
 from xcli.plan.model import Plan, Step
 
 
@@ -54,6 +62,8 @@ class LiveExecutor:
                             lanes[step.lane] -= 1
                         results[step.id] = fut.result()
                         self.reporter.finished(results[step.id])
+                        if isinstance(results[step.id].error, Interrupted):
+                            raise KeyboardInterrupt  # a step saw Ctrl-C first: stop the rest
             except KeyboardInterrupt:
                 self.cancelled.set()
                 for fut, step in running.items():
@@ -115,7 +125,8 @@ class LiveExecutor:
         try:
             real = step.resolved(outputs)
             ctx = StepContext(real, self.reporter, self.cancelled, outputs)
-            produced = self.handlers[step.kind](real, ctx)
+            with cancel_scope(self.cancelled):
+                produced = self.handlers[step.kind](real, ctx)
             return StepResult(step, "ok", dict(produced), seconds=time.monotonic() - start)
         except Exception as exc:  # a failed step must not stop independent steps
             return StepResult(step, "failed", error=exc, seconds=time.monotonic() - start)
@@ -130,6 +141,15 @@ def _in_plan_order(plan: Plan, results: Mapping[str, StepResult]) -> dict[str, S
 
 
 def _interrupted(partial: RunResult) -> Interrupted:
-    return Interrupted(
-        "interrupted", hint="run the same command again to finish what is left", partial=partial
-    )
+    """The one Interrupted of a run. A step that was waiting says best what keeps going in the
+    cloud and how to pick it up (its own Interrupted's hint); otherwise a general one."""
+    for result in partial.results.values():
+        if isinstance(result.error, Interrupted) and result.error.hint:
+            hint = result.error.hint
+            break
+    else:
+        hint = (
+            "what was already sent keeps going in the cloud (see the summary above): run the "
+            "same command again to pick it up and finish the rest"
+        )
+    return Interrupted("interrupted", hint=hint, partial=partial)

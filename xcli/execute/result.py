@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -70,6 +72,26 @@ class StepContext:
 
     def report(self, message: str) -> None:
         self.reporter.progress(self.step, message)
+
+
+_RUN_CANCEL: ContextVar[threading.Event | None] = ContextVar("xcli_run_cancel", default=None)
+
+
+@contextmanager
+def cancel_scope(cancelled: threading.Event) -> Iterator[None]:
+    """While a step runs in its thread: the run's cancel event, for code that is not handed
+    the step's context (a gateway's brief retry of a read)."""
+    token = _RUN_CANCEL.set(cancelled)
+    try:
+        yield
+    finally:
+        _RUN_CANCEL.reset(token)
+
+
+def run_cancel_event() -> threading.Event:
+    """The cancel event of the step this thread carries out; outside a run (the main thread,
+    where Ctrl-C raises KeyboardInterrupt by itself) an event nobody sets."""
+    return _RUN_CANCEL.get() or threading.Event()
 
 
 class Handler(Protocol):

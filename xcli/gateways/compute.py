@@ -1,8 +1,8 @@
 """Compute Engine resource policies (tpu7x workload policies) over REST with google-auth.
 
 google-cloud-compute is a large dependency for two calls, so this sends the REST requests
-through google-auth's AuthorizedSession (a requests.Session) and waits on the region operation
-with operations.wait, which answers when the operation is done (or after about two minutes).
+through google-auth's AuthorizedSession (a requests.Session) and polls the region operation
+(GET, as the dry-run prints it) through xcli.gateways.backoff, so Ctrl-C ends the wait at once.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 from xcli.errors import CloudError
 from xcli.execute.result import StepContext
 from xcli.gateways import gke_errors as errs
-from xcli.gateways.backoff import RetryPolicy, Timing, retry_busy, timed_out
+from xcli.gateways.backoff import RetryPolicy, Timing, growing, poll, retry_busy, timed_out
 from xcli.plan.gke import COMPUTE
 from xcli.plan.steps import ApiCall
 
@@ -82,7 +82,7 @@ class ComputeGateway:
             if code == 404 and "NOT_FOUND" in step.accept:
                 ctx.report("already gone")
                 return {"result": "already gone"}
-            if code is None:
+            if not errs.understood(exc):
                 raise
             where = {"what": step.summary, "project": project, "region": region}
             raise errs.api_error(exc, api="compute", **where) from None
@@ -104,12 +104,28 @@ class ComputeGateway:
     def _wait(
         self, op: Mapping[str, Any], base: str, what: str, ctx: StepContext, region: str
     ) -> None:
-        start = self.timing.clock()
-        while op.get("status") != "DONE":
-            if self.timing.clock() - start > 1800:
-                raise timed_out(what, 1800)
-            ctx.report(f"operation {str(op.get('status', '')).lower()}")
-            op = self._send("POST", f"{base}/operations/{op['name']}/wait", ctx)
+        """Poll the region operation (GET, as the dry-run prints it) until DONE. Not
+        operations.wait: that call holds the connection for up to two minutes, and Ctrl-C
+        would have to wait for it."""
+        url = f"{base}/operations/{op['name']}"
+
+        def check() -> Mapping[str, Any] | None:
+            current: Mapping[str, Any] = self._send("GET", url, ctx)
+            if current.get("status") == "DONE":
+                return current
+            ctx.report(f"operation {str(current.get('status', '')).lower()}")
+            return None
+
+        if op.get("status") != "DONE":
+            op = poll(
+                check,
+                delays=growing(1.0, 1.5, 10.0),
+                timeout=1800,
+                timing=self.timing,
+                cancelled=ctx.cancelled,
+                on_timeout=lambda _s: timed_out(what, 1800),
+                first_wait=True,
+            )
         errors = op.get("error", {}).get("errors") or []
         if errors:
             message = "; ".join(str(e.get("message", e.get("code"))) for e in errors)
@@ -123,7 +139,15 @@ class ComputeGateway:
         names: list[str] = []
         params = {"filter": f'name eq "{prefix}.*"'}
         while True:
-            resp = self.session.get(url, params=params, timeout=60)
+            try:
+                resp = self.session.get(url, params=params, timeout=60)
+            except Exception as failed:
+                if not errs.understood(failed):
+                    raise
+                what = "list workload policies"
+                raise errs.api_error(
+                    failed, what=what, project=project, region=region, api="compute"
+                ) from None
             if resp.status_code >= 400:
                 from google.api_core import exceptions
 

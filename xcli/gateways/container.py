@@ -15,7 +15,16 @@ from typing import Any
 from xcli.errors import CloudError
 from xcli.execute.result import StepContext
 from xcli.gateways import gke_errors as errs
-from xcli.gateways.backoff import PollPolicy, RetryPolicy, Timing, retry_busy, timed_out
+from xcli.gateways.backoff import (
+    READ_POLICY,
+    PollPolicy,
+    RetryPolicy,
+    Timing,
+    current_cancel,
+    poll,
+    retry_busy,
+    timed_out,
+)
 from xcli.plan.operations import OperationCall
 from xcli.plan.steps import ApiCall, Wait
 
@@ -37,6 +46,11 @@ METHODS = {
 def resource_path(url: str) -> str:
     """https://container.googleapis.com/v1/projects/p/... -> projects/p/..."""
     return url.split("/v1/", 1)[1]
+
+
+# Every client call passes retry=None (google-api-core's default retry, 20 s on 503 for reads,
+# would otherwise run underneath xcli's own, backoff.py) and an explicit timeout (seconds).
+NO_RETRY: dict[str, Any] = {"retry": None, "timeout": 60.0}
 
 
 def _seconds(start: str, end: str) -> float:
@@ -110,7 +124,7 @@ class ContainerGateway:
         where = {"what": step.summary, "project": _project(step), "region": region}
         try:
             op = retry_busy(
-                lambda: method(request=request, timeout=60),
+                lambda: method(request=request, **NO_RETRY),
                 errs.is_busy,
                 self.timing,
                 self.retry,
@@ -124,7 +138,7 @@ class ContainerGateway:
                 return {"result": "already gone"}
             if code == 409 and step.method == "POST":
                 return self._adopt(step, request, ctx)
-            if code is None:
+            if not errs.understood(exc):
                 raise
             raise errs.api_error(exc, api="container", **where) from None
         if not isinstance(step, OperationCall):
@@ -136,14 +150,23 @@ class ContainerGateway:
         name = f"projects/{_project(step)}/locations/{region}/operations/{op.name}"
         kind = op.operation_type.name
         start = self.timing.clock()
-        for delay in self.poll.delays(kind):
-            if self.timing.clock() - start > step.timeout_seconds:
-                raise timed_out(step.summary, step.timeout_seconds)
-            self.timing.sleep(delay, ctx.cancelled)
-            op = self._poll(name, step.summary, region, ctx)
-            if op.status.name == "DONE":
-                break
-            ctx.report(f"{kind.lower().replace('_', ' ')}: {op.status.name.lower()}")
+
+        def check() -> Any:
+            current = self._poll(name, step.summary, region, ctx)
+            if current.status.name == "DONE":
+                return current
+            ctx.report(f"{kind.lower().replace('_', ' ')}: {current.status.name.lower()}")
+            return None
+
+        op = poll(
+            check,
+            delays=self.poll.delays(kind),
+            timeout=step.timeout_seconds,
+            timing=self.timing,
+            cancelled=ctx.cancelled,
+            on_timeout=lambda _s: timed_out(step.summary, step.timeout_seconds),
+            first_wait=True,
+        )
         spent = _seconds(op.start_time, op.end_time) or self.timing.clock() - start
         self.poll.record(kind, spent)
         if op.error.code or op.error.message:  # statusMessage alone is informational
@@ -155,7 +178,7 @@ class ContainerGateway:
         """operations.get, riding out throttling and server errors like the requests do."""
         try:
             return retry_busy(
-                lambda: self.client.get_operation(name=name, timeout=60),
+                lambda: self.client.get_operation(name=name, **NO_RETRY),
                 errs.is_busy,
                 self.timing,
                 self.retry,
@@ -163,7 +186,7 @@ class ContainerGateway:
                 ctx.report,
             )
         except Exception as exc:
-            if errs.http_code(exc) is None:
+            if not errs.understood(exc):
                 raise
             project = name.split("/")[1]
             raise errs.api_error(
@@ -178,11 +201,13 @@ class ContainerGateway:
         """409 on create: keep the existing resource when it matches what the step asks for."""
         if "nodePools" in step.api:
             pool = request.node_pool
-            get = partial(self.client.get_node_pool, name=f"{request.parent}/nodePools/{pool.name}")
+            name = f"{request.parent}/nodePools/{pool.name}"
+            get = partial(self.client.get_node_pool, name=name, **NO_RETRY)
             diff = _pool_diff(pool, get())
         else:
             cluster = request.cluster
-            get = partial(self.client.get_cluster, name=f"{request.parent}/clusters/{cluster.name}")
+            name = f"{request.parent}/clusters/{cluster.name}"
+            get = partial(self.client.get_cluster, name=name, **NO_RETRY)
             have = get()
             missing = set(cluster.locations) - set(have.locations)
             diff = f"node locations {', '.join(have.locations)}" if missing else ""
@@ -195,57 +220,73 @@ class ContainerGateway:
     def wait(self, step: Wait, ctx: StepContext) -> Mapping[str, Any]:
         name = resource_path(str(step.url))
         read = self.client.get_node_pool if "nodePools" in step.api else self.client.get_cluster
-        get = partial(read, name=name)
+        get = partial(read, name=name, **NO_RETRY)
         self._until_running(get, step.summary, ctx, step.timeout_seconds)
         return {"result": "running"}
 
     def _until_running(
         self, get: Callable[[], Any], what: str, ctx: StepContext, timeout: float
     ) -> None:
-        start = self.timing.clock()
-        delays = self.poll.delays("WAIT_RUNNING")
-        while True:
-            item = get()
+        def check() -> bool | None:
+            item = retry_busy(
+                get, errs.is_busy, self.timing, READ_POLICY, ctx.cancelled, ctx.report
+            )
             status = item.status.name
             if status in ("RUNNING", "RUNNING_WITH_ERROR", "DEGRADED"):
-                return
+                return True
             if status in ("ERROR", "STOPPING"):
                 raise errs.operation_error(
                     item.status_message or status, what=what, zone="its zone", region="its region"
                 )
-            if self.timing.clock() - start > timeout:
-                raise timed_out(what, timeout)
             ctx.report(status.lower())
-            self.timing.sleep(next(delays), ctx.cancelled)
+            return None
+
+        poll(
+            check,
+            delays=self.poll.delays("WAIT_RUNNING"),
+            timeout=timeout,
+            timing=self.timing,
+            cancelled=ctx.cancelled,
+            on_timeout=lambda _s: timed_out(what, timeout),
+        )
 
     # --- reads -------------------------------------------------------------------------------
 
-    def get_cluster(self, project: str, region: str, name: str) -> Any | None:
-        """The cluster message, or None when there is none."""
+    def _read(self, call: Callable[[], Any], what: str, project: str, region: str) -> Any:
+        """One read for a person waiting: busy answers and unreachable hosts are retried
+        briefly (READ_POLICY), then reported as one CloudError."""
         try:
-            return self.client.get_cluster(
-                name=f"projects/{project}/locations/{region}/clusters/{name}"
+            return retry_busy(
+                call, errs.is_busy, self.timing, READ_POLICY, current_cancel(), lambda _m: None
             )
         except Exception as exc:
             if errs.http_code(exc) == 404:
                 return None
-            if errs.http_code(exc) is None:
+            if not errs.understood(exc):
                 raise
-            what = f"read cluster {name}"
             raise errs.api_error(
                 exc, what=what, project=project, region=region, api="container"
             ) from None
 
+    def get_cluster(self, project: str, region: str, name: str) -> Any | None:
+        """The cluster message, or None when there is none."""
+        path = f"projects/{project}/locations/{region}/clusters/{name}"
+        return self._read(
+            lambda: self.client.get_cluster(name=path, **NO_RETRY),
+            f"read cluster {name}",
+            project,
+            region,
+        )
+
     def list_clusters(self, project: str, location: str) -> list[Any]:
-        try:
-            parent = f"projects/{project}/locations/{location}"
-            return list(self.client.list_clusters(parent=parent).clusters)
-        except Exception as exc:
-            if errs.http_code(exc) is None:
-                raise
-            raise errs.api_error(
-                exc, what="list clusters", project=project, region=location, api="container"
-            ) from None
+        parent = f"projects/{project}/locations/{location}"
+        found = self._read(
+            lambda: list(self.client.list_clusters(parent=parent, **NO_RETRY).clusters),
+            "list clusters",
+            project,
+            location,
+        )
+        return list(found or [])
 
 
 def _project(step: ApiCall) -> str:

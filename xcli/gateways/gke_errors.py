@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from xcli.errors import CloudError
+from xcli.gateways import reach
 
 # Read commands (list, describe) have no --dry-run, so the hint names it only for changes.
 NO_CREDENTIALS_HINT = (
@@ -48,6 +49,9 @@ API_PAGES = {
 
 def server_message(exc: BaseException) -> str:
     """The server's own message, without the 'POST https://...: ' prefix api_core adds."""
+    cause = getattr(exc, "cause", None)
+    if type(exc).__name__ == "RetryError" and isinstance(cause, BaseException):
+        return server_message(cause)
     response = getattr(exc, "response", None)
     try:
         data: Any = response.json() if response is not None else None
@@ -61,6 +65,9 @@ def server_message(exc: BaseException) -> str:
 
 
 def http_code(exc: BaseException) -> int | None:
+    cause = getattr(exc, "cause", None)  # google.api_core RetryError: its last attempt's error
+    if type(exc).__name__ == "RetryError" and isinstance(cause, BaseException):
+        return http_code(cause)
     code = getattr(exc, "code", None)
     if isinstance(code, int):
         return code
@@ -70,7 +77,7 @@ def http_code(exc: BaseException) -> int | None:
 
 def is_busy(exc: BaseException) -> bool:
     """Worth retrying after a pause: 429, 'operation in progress' (400), 5xx, dropped links."""
-    if type(exc).__name__ in ("ConnectionError", "ConnectTimeout", "ReadTimeout"):
+    if reach.is_unreachable(exc):
         return True
     code = http_code(exc)
     if code in (429, 500, 502, 503, 504):
@@ -78,9 +85,21 @@ def is_busy(exc: BaseException) -> bool:
     return code == 400 and bool(_BUSY.search(server_message(exc)))
 
 
+def understood(exc: BaseException) -> bool:
+    """An HTTP answer, a host not reached or a token not got: api_error can say what it was.
+    Anything else is a bug and is let through."""
+    return http_code(exc) is not None or reach.as_cloud_error(exc) is not None
+
+
 def api_error(exc: BaseException, *, what: str, project: str, region: str, api: str) -> CloudError:
     """A refused request as a CloudError; `what` names the action ("create node pool x-np-0")."""
     code = http_code(exc)
+    if code is None:
+        down = reach.as_cloud_error(exc, f"{api}.googleapis.com")
+        if down is not None:
+            return CloudError(
+                f"{what}: {down.message}", down.hint, status=down.status, retryable=down.retryable
+            )
     msg = server_message(exc)
     low = msg.lower()
     if code == 403 and "quota" in low:

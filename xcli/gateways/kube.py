@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from xcli.errors import CloudError, InternalError
+from xcli.gateways import reach
 from xcli.gateways.kube_auth import TokenProvider, build_client, google_token_provider
 
 if TYPE_CHECKING:
@@ -286,9 +287,11 @@ class KubeApi:
             code = exc.response.status_code
             raise api_error(what, code, "", exc.response.text[:200]) from None
         except httpx2.TransportError as exc:
+            # lightkube's client ignores proxy variables (trust_env=False): no proxy to name
             raise CloudError(
-                f"{what}: cannot reach the cluster at {self.endpoint}: {exc}",
-                hint="check the cluster is running and this machine can reach its endpoint",
+                f"{what}: cannot reach the cluster at {self.endpoint}: {reach.reason(exc)}",
+                hint="check the cluster is running and this machine can reach its endpoint "
+                "(network, proxy settings HTTPS_PROXY and NO_PROXY)",
                 status="Unavailable",
                 retryable=True,
             ) from None

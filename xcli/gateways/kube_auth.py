@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from xcli.errors import CloudError, ConfigError
+from xcli.gateways import reach
 
 if TYPE_CHECKING:
     import httpx2
@@ -41,6 +42,11 @@ def google_token_provider() -> TokenProvider:
                 creds = state["creds"]
                 if not creds.valid:
                     creds.refresh(Request())
+            except (
+                google.auth.exceptions.TransportError,
+                google.auth.exceptions.RefreshError,
+            ) as exc:  # credentials exist; the token endpoint was not reached or said no
+                raise reach.refresh_failed(exc) from None
             except google.auth.exceptions.GoogleAuthError as exc:
                 raise ConfigError(
                     f"no Google credentials for the Kubernetes API: {exc}",

@@ -6,12 +6,12 @@ per cluster is kept for the whole run.
 
 Every write is retried while the API server answers that a webhook is not serving yet, or that
 a freshly created CRD's kind is not served yet, with capped exponential backoff, until a
-deadline. Anything else fails the step at once with the server's message.
+deadline. Anything else fails the step at once with the server's message. Retries and waits go
+through xcli.gateways.backoff (tenacity, one cancellable sleep): Ctrl-C ends them at once.
 """
 
 from __future__ import annotations
 
-import random
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -21,6 +21,7 @@ import yaml
 
 from xcli.errors import CloudError
 from xcli.execute.result import Handler, StepContext
+from xcli.gateways.backoff import RetryPolicy, Sleep, Timing, event_sleep, growing, poll, retry_call
 from xcli.gateways.kube import KubeApi, kind_for_plural, register_crd
 from xcli.plan.kube_steps import K8sInstall, K8sWait
 from xcli.plan.steps import K8sApply
@@ -37,8 +38,11 @@ def fetch_manifest(url: str) -> str:
         response = requests.get(url, timeout=60)
         response.raise_for_status()
     except requests.RequestException as exc:
+        from xcli.gateways import reach
+
+        why = reach.reason(exc) if reach.is_unreachable(exc) else str(exc)
         raise CloudError(
-            f"cannot download {url}: {exc}",
+            f"cannot download {url}: {why}",
             hint="this machine needs HTTPS access to github.com to install JobSet and Kueue",
             retryable=True,
         ) from None
@@ -102,14 +106,14 @@ class KubeHandlers:
         connect: Callable[[str], KubeApi],
         *,
         fetch: Fetch = fetch_manifest,
-        sleep: Callable[[float], None] = time.sleep,
+        sleep: Sleep = event_sleep,
         clock: Callable[[], float] = time.monotonic,
         apply_timeout: float = 600.0,
     ) -> None:
         self._connect = connect
         self._fetch = fetch
-        self._sleep = sleep
         self._clock = clock
+        self._timing = Timing(sleep=sleep, clock=clock)
         self._apply_timeout = apply_timeout
         self._apis: dict[str, KubeApi] = {}
         self._lock = threading.Lock()
@@ -140,18 +144,30 @@ class KubeHandlers:
         kind = kind_for_plural(step.api_version, step.resource)
         args = (step.api_version, kind, step.name, step.namespace)
         existed = api.delete(*args, propagation=step.propagation)
-        start, delay = self._clock(), 1.0
-        while existed and api.get(*args) is not None:
-            elapsed = self._clock() - start
-            if elapsed + delay > step.timeout_seconds or ctx.cancelled.is_set():
-                raise CloudError(
-                    f"{kind} {step.namespace}/{step.name} still exists after {round(elapsed)}s",
-                    hint="its pods may be stuck terminating; look at them, then run again",
-                    status="DeadlineExceeded",
-                )
-            ctx.report(f"waiting for {kind} {step.name} to go ({round(elapsed)}s)")
-            self._sleep(delay)
-            delay = min(delay * 1.5, 10.0)
+        start = self._clock()
+
+        def gone() -> bool | None:
+            if api.get(*args) is None:
+                return True
+            ctx.report(f"waiting for {kind} {step.name} to go ({round(self._clock() - start)}s)")
+            return None
+
+        def too_long(elapsed: float) -> CloudError:
+            return CloudError(
+                f"{kind} {step.namespace}/{step.name} still exists after {round(elapsed)}s",
+                hint="its pods may be stuck terminating; look at them, then run again",
+                status="DeadlineExceeded",
+            )
+
+        if existed:
+            poll(
+                gone,
+                delays=growing(1.0, 1.5, 10.0),
+                timeout=step.timeout_seconds,
+                timing=self._timing,
+                cancelled=ctx.cancelled,
+                on_timeout=too_long,
+            )
         return {"existed": existed}
 
     def install(self, step: K8sInstall, ctx: StepContext) -> Mapping[str, Any]:
@@ -182,46 +198,59 @@ class KubeHandlers:
         field_manager: str | None = None,
     ) -> dict[str, Any]:
         """Apply, retrying while the refusal is one that waiting fixes (webhook not serving)."""
-        deadline = self._clock() + self._apply_timeout
-        delay = 1.0
-        while True:
-            try:
-                return api.apply(obj, dry_run=dry_run, field_manager=field_manager)
-            except CloudError as exc:
-                pause = delay * random.uniform(0.8, 1.2)  # jitter: concurrent steps spread out
-                if not exc.retryable or self._clock() + pause > deadline or ctx.cancelled.is_set():
-                    raise
-                ctx.report(f"{obj['kind']} {obj['metadata']['name']}: {exc.message}; retrying")
-                self._sleep(pause)
-                delay = min(delay * 2, 15.0)
+        policy = RetryPolicy(
+            initial=1.0, multiplier=2.0, maximum=15.0, deadline=self._apply_timeout
+        )
+        name = f"{obj['kind']} {obj['metadata']['name']}"
+        stored: dict[str, Any] = retry_call(
+            lambda: api.apply(obj, dry_run=dry_run, field_manager=field_manager),
+            lambda exc: isinstance(exc, CloudError) and exc.retryable,
+            self._timing,
+            policy,
+            ctx.cancelled,
+            ctx.report,
+            what=f"{name}: not accepted yet",
+        )
+        return stored
 
     def wait(self, step: K8sWait, ctx: StepContext) -> Mapping[str, Any]:
         api = self.api(str(step.cluster))
         start = self._clock()
         pending = [*(f"crd/{c}" for c in step.crds), *(f"deployment/{d}" for d in step.deployments)]
         probes = list(step.probes)
-        delay, last = 2.0, ""
-        while True:
+        last = {"said": "", "waiting": ""}
+
+        def ready() -> dict[str, Any] | None:
+            nonlocal pending, probes
             pending = [item for item in pending if not _ready(api, item)]
             if not pending:
                 probes = [p for p in probes if not _webhook_answers(api, p)]
             waiting = pending or [f"webhook for {p['kind']}" for p in probes]
             if not waiting:
                 return {"seconds": round(self._clock() - start)}
-            elapsed = self._clock() - start
-            if elapsed + delay > step.timeout_seconds or ctx.cancelled.is_set():
-                raise CloudError(
-                    f"not ready after {round(elapsed)}s: {', '.join(waiting)}",
-                    hint="look at the controller pods in jobset-system and kueue-system; "
-                    "run the same command again to continue",
-                    status="DeadlineExceeded",
-                )
-            message = f"waiting for {', '.join(waiting)} ({round(elapsed)}s)"
-            if message.split(" (")[0] != last:
-                ctx.report(message)
-                last = message.split(" (")[0]
-            self._sleep(delay)
-            delay = min(delay * 1.5, 10.0)
+            last["waiting"] = ", ".join(waiting)
+            if last["waiting"] != last["said"]:
+                ctx.report(f"waiting for {last['waiting']} ({round(self._clock() - start)}s)")
+                last["said"] = last["waiting"]
+            return None
+
+        def too_long(elapsed: float) -> CloudError:
+            return CloudError(
+                f"not ready after {round(elapsed)}s: {last['waiting']}",
+                hint="look at the controller pods in jobset-system and kueue-system; "
+                "run the same command again to continue",
+                status="DeadlineExceeded",
+            )
+
+        answer: dict[str, Any] = poll(
+            ready,
+            delays=growing(2.0, 1.5, 10.0),
+            timeout=step.timeout_seconds,
+            timing=self._timing,
+            cancelled=ctx.cancelled,
+            on_timeout=too_long,
+        )
+        return answer
 
 
 def _ready(api: KubeApi, item: str) -> bool:

@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from xcli.errors import InternalError, NotFoundError, UserError
+from xcli.errors import InternalError, Interrupted, NotFoundError, UserError
 from xcli.execute.result import StepContext
 from xcli.gateways import local_keys, local_process
 from xcli.providers.local_layout import (
@@ -162,7 +162,12 @@ def _launch(files: ClusterFiles, timeout: float, ctx: StepContext) -> Mapping[st
                 f"the supervisor exited with status {proc.returncode} before it was ready",
                 hint=f"its log: {files.log}\n{_tail(files.log)}",
             )
-        time.sleep(0.05)
+        if ctx.cancelled.wait(0.05):  # Ctrl-C: stop what this step started, then say so
+            local_process.stop_supervisor(proc.pid, instance)
+            raise Interrupted(
+                "stopped while the local cluster was starting",
+                hint="its supervisor was stopped; run the same command again to create it",
+            )
     local_process.stop_supervisor(proc.pid, instance)
     raise UserError(
         f"the supervisor was not ready after {timeout:.0f}s", hint=f"its log: {files.log}"

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from xcli.errors import UserError
+from xcli.errors import Interrupted, UserError
 
 RETRY = 0.1
 
@@ -34,7 +34,7 @@ async def probe(host: str, port: int, user: str, key: Path, known_hosts: Path) -
 
 
 async def _until_ready(
-    host: str, port: int, user: str, key: Path, known_hosts: Path, deadline: float
+    host: str, port: int, user: str, key: Path, known_hosts: Path, deadline: float, ctx: Any
 ) -> None:
     import asyncssh
 
@@ -47,6 +47,12 @@ async def _until_ready(
                 raise UserError(
                     f"the worker on {host}:{port} did not answer: {exc}",
                     hint="see supervisor.log in the cluster's folder",
+                ) from None
+            if ctx.cancelled.is_set():  # Ctrl-C: the executor set the run's cancel event
+                raise Interrupted(
+                    "stopped waiting for the local workers",
+                    hint="the local cluster keeps running: run the same command again to "
+                    "finish, or delete it with xcli cluster delete --provider local",
                 ) from None
             await asyncio.sleep(RETRY)
         except asyncssh.HostKeyNotVerifiable as exc:
@@ -78,7 +84,7 @@ async def probe_all(
     async def one(port: int) -> None:
         nonlocal done
         async with window:
-            await _until_ready(host, port, user, key, known_hosts, deadline)
+            await _until_ready(host, port, user, key, known_hosts, deadline, ctx)
         done += 1
         ctx.report(f"{done}/{len(ports)} workers answer")
 

@@ -12,13 +12,17 @@ AuthorizedSession as they are.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import parse_qs, urlsplit
 
 from xcli.errors import CloudError
+from xcli.gateways import reach
+from xcli.gateways.backoff import READ_POLICY, Timing, current_cancel, retry_call
 from xcli.gateways.tpu_errors import translate
+
+T = TypeVar("T")
 
 SCOPES = ["https://www.googleapis.com/auth/cloud-platform"]
 DEFAULT_ROOT = "https://tpu.googleapis.com"
@@ -38,11 +42,19 @@ class TpuGateway:
         credentials: Any = None,
         endpoint: str | None = None,
         timeout: float = 60.0,
+        timing: Timing | None = None,
     ) -> None:
         self.zone = zone
         self._credentials = credentials
         self.endpoint = endpoint
         self.timeout = timeout
+        self.timing = timing or Timing()
+
+    @property
+    def call_options(self) -> dict[str, Any]:
+        """What every GAPIC call passes: retry=None, so google-api-core's default retry never
+        runs underneath xcli's (backoff.py), and an explicit timeout (the client has none)."""
+        return {"retry": None, "timeout": self.timeout}
 
     # -- plumbing ---------------------------------------------------------------------------
 
@@ -87,6 +99,37 @@ class TpuGateway:
             yield
         except exceptions.GoogleAPICallError as exc:
             raise translate(exc, self.zone) from exc
+        except exceptions.RetryError as exc:  # only if a retry ran: its last attempt's error
+            if isinstance(exc.cause, exceptions.GoogleAPICallError):
+                raise translate(exc.cause, self.zone) from exc.cause
+            down = reach.as_cloud_error(exc, "tpu.googleapis.com")
+            if down is None:
+                raise
+            raise down from exc
+        except CloudError:
+            raise
+        except Exception as exc:
+            down = reach.as_cloud_error(exc, "tpu.googleapis.com")
+            if down is None:
+                raise
+            raise down from exc
+
+    def _read(self, call: Callable[[], T]) -> T:
+        """An idempotent read, retried briefly (READ_POLICY) on 5xx, rate limits and hosts that
+        cannot be reached; the last error (already a CloudError) is let through."""
+
+        def worth_retrying(exc: BaseException) -> bool:
+            return isinstance(exc, CloudError) and exc.retryable
+
+        return retry_call(
+            call,
+            worth_retrying,
+            self.timing,
+            READ_POLICY,
+            current_cancel(),
+            lambda _m: None,
+            what="Cloud TPU API",
+        )
 
     def _url(self, url: str) -> str:
         if not self.endpoint:
@@ -131,7 +174,7 @@ class TpuGateway:
                 parent=parent,
                 queued_resource_id=query["queuedResourceId"][0],
                 queued_resource=resource,
-                timeout=self.timeout,
+                **self.call_options,
             )
         return str(operation.operation.name)
 
@@ -139,9 +182,12 @@ class TpuGateway:
         """The queued resource, or None when it does not exist."""
         from google.api_core import exceptions
 
-        try:
+        def once() -> dict[str, Any]:
             with self._errors():
-                return self._dict(self.client.get_queued_resource(name=name, timeout=self.timeout))
+                return self._dict(self.client.get_queued_resource(name=name, **self.call_options))
+
+        try:
+            return self._read(once)
         except CloudError as exc:
             if isinstance(exc.__cause__, exceptions.NotFound):
                 return None
@@ -149,12 +195,15 @@ class TpuGateway:
 
     def get_queued_resource_alpha(self, name: str) -> dict[str, Any]:
         """v2alpha1 view of a queued resource: adds provisioningModel and runDuration."""
-        return self.raw("GET", f"{DEFAULT_ROOT}/v2alpha1/{name}")
+        return self._read(lambda: self.raw("GET", f"{DEFAULT_ROOT}/v2alpha1/{name}"))
 
     def list_queued_resources(self, parent: str) -> list[dict[str, Any]]:
-        with self._errors():
-            pager = self.client.list_queued_resources(parent=parent, timeout=self.timeout)
-            return [self._dict(qr) for qr in pager]
+        def once() -> list[dict[str, Any]]:
+            with self._errors():
+                pager = self.client.list_queued_resources(parent=parent, **self.call_options)
+                return [self._dict(qr) for qr in pager]
+
+        return self._read(once)
 
     def delete_queued_resource(self, name: str) -> bool:
         """DELETE ?force=true (the nodes go too). False when it was already gone."""
@@ -164,7 +213,7 @@ class TpuGateway:
         request = tpu_v2.DeleteQueuedResourceRequest(name=name, force=True)
         try:
             with self._errors():
-                self.client.delete_queued_resource(request=request, timeout=self.timeout)
+                self.client.delete_queued_resource(request=request, **self.call_options)
         except CloudError as exc:
             if isinstance(exc.__cause__, exceptions.NotFound):
                 return False
@@ -174,8 +223,11 @@ class TpuGateway:
     # -- nodes ------------------------------------------------------------------------------
 
     def get_node(self, name: str) -> dict[str, Any]:
-        with self._errors():
-            return self._dict(self.client.get_node(name=name, timeout=self.timeout))
+        def once() -> dict[str, Any]:
+            with self._errors():
+                return self._dict(self.client.get_node(name=name, **self.call_options))
+
+        return self._read(once)
 
     def set_node_metadata(self, name: str, metadata: Mapping[str, str]) -> str:
         """PATCH ?updateMask=metadata: the whole map is replaced, so pass all of it."""
@@ -187,7 +239,7 @@ class TpuGateway:
             operation = self.client.update_node(
                 node=node,
                 update_mask=field_mask_pb2.FieldMask(paths=["metadata"]),
-                timeout=self.timeout,
+                **self.call_options,
             )
         return str(operation.operation.name)
 
@@ -195,10 +247,14 @@ class TpuGateway:
         """GET v2/{operation} as REST JSON. Raw, because the client would unpack the operation's
         `response` (a Node) strictly (google-api-core's OperationsRestTransport parses with
         ignore_unknown_fields=False); a field newer than the client breaks that."""
-        return self.raw("GET", f"{DEFAULT_ROOT}/v2/{name}")
+        return self._read(lambda: self.raw("GET", f"{DEFAULT_ROOT}/v2/{name}"))
 
     def guest_attributes(self, name: str) -> list[dict[str, Any]]:
         """Every worker's guest attributes, in worker order."""
-        with self._errors():
-            answer = self.client.get_guest_attributes(request={"name": name}, timeout=self.timeout)
-        return list(self._dict(answer).get("guestAttributes", []))
+
+        def once() -> Any:
+            with self._errors():
+                request = {"name": name}
+                return self.client.get_guest_attributes(request=request, **self.call_options)
+
+        return list(self._dict(self._read(once)).get("guestAttributes", []))

@@ -31,7 +31,8 @@ class TpuAccount:
 
     def _send(self, what: str, method: str, url: str, body: Any = None) -> dict[str, Any]:
         """One request; an HTTP error becomes a CloudError whose status is the API's."""
-        response = self.tpu.session.request(method, url, json=body, timeout=self.tpu.timeout)
+        with self.tpu._errors():  # a host not reached: one CloudError (reach.py)
+            response = self.tpu.session.request(method, url, json=body, timeout=self.tpu.timeout)
         data: dict[str, Any] = response.json() if response.content else {}
         if response.status_code >= 400:
             error = data.get("error", {}) if isinstance(data.get("error"), dict) else {}
@@ -76,14 +77,16 @@ class TpuAccount:
             return email
         import google.auth.transport.requests
 
-        if not creds.valid:
-            creds.refresh(google.auth.transport.requests.Request())
+        with self.tpu._errors():
+            if not creds.valid:
+                creds.refresh(google.auth.transport.requests.Request())
         email = _email_of(creds)  # compute-engine credentials learn it on refresh
         if email:
             return email
-        response = self.tpu.session.post(
-            TOKENINFO, data={"access_token": creds.token}, timeout=self.tpu.timeout
-        )
+        with self.tpu._errors():
+            response = self.tpu.session.post(
+                TOKENINFO, data={"access_token": creds.token}, timeout=self.tpu.timeout
+            )
         info = response.json() if response.content else {}
         if response.status_code >= 400 or not info.get("email"):
             raise CloudError(

@@ -2,13 +2,14 @@
 
 Waiting polls the queued resource itself (tolerant parsing), not the create LRO, whose strict
 parser (google-api-core's OperationsRestTransport, ignore_unknown_fields=False) breaks on
-fields newer than the client. Sleep and clock are
-injected so tests never sleep; the default sleep wakes at once on Ctrl-C.
+fields newer than the client. Every wait goes through xcli.gateways.backoff (one mechanism, one
+cancellable sleep); sleep and clock are injected so tests never sleep. Ctrl-C ends any wait at
+once with Interrupted, whose hint says what keeps running in the cloud and how to pick it up
+again.
 """
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -16,6 +17,15 @@ from typing import Any
 
 from xcli.errors import CloudError, InternalError, Interrupted, UserError
 from xcli.execute.result import StepContext
+from xcli.gateways.backoff import (
+    RetryPolicy,
+    Sleep,
+    Timing,
+    event_sleep,
+    growing,
+    poll,
+    retry_call,
+)
 from xcli.gateways.tpu import TpuGateway, resource_name
 from xcli.gateways.tpu_account import TpuAccount
 from xcli.plan.queued_resource import QR_CREATE, QR_DELETE
@@ -25,16 +35,12 @@ from xcli.providers import tpu_access
 from xcli.providers.qr_login import LOGIN_APIS, LoginHandlers
 from xcli.spec import format_duration
 
-Sleep = Callable[[float, threading.Event], None]
+__all__ = ["QrHandlers", "Sleep", "event_sleep", "nodes_of"]
 CONFLICT = ("ABORTED", "ALREADY_EXISTS", "CONFLICT")
 SUSPENDED_WHY = (
     "its flex-start run time (--max-run-duration) is used up, or its capacity was reclaimed; "
     "its TPU VMs are gone"
 )
-
-
-def event_sleep(seconds: float, cancelled: threading.Event) -> None:
-    cancelled.wait(seconds)
 
 
 def nodes_of(qr: Mapping[str, Any]) -> list[str]:
@@ -72,6 +78,7 @@ class QrHandlers:
         self.gw = gateway
         self.sleep = sleep
         self.clock = clock
+        self.timing = Timing(sleep=sleep, clock=clock)
         self.login = LoginHandlers(TpuAccount(gateway))
 
     def mapping(self) -> dict[str, Any]:
@@ -136,8 +143,9 @@ class QrHandlers:
         self, name: str, timeout: int, ctx: StepContext, *, until_gone: bool
     ) -> dict[str, Any]:
         short = name.rsplit("/", 1)[-1]
-        start, delay, last = self.clock(), 5.0, ""
-        while True:
+        start, seen = self.clock(), {"state": ""}
+
+        def check() -> dict[str, Any] | None:
             qr = self.gw.get_queued_resource(name)
             waited = format_duration(int(self.clock() - start))
             if qr is None:
@@ -149,28 +157,36 @@ class QrHandlers:
                     status="NOT_FOUND",
                 )
             state = qr.get("state", {}).get("state", "STATE_UNSPECIFIED")
-            if state != last:
+            if state != seen["state"]:
                 ctx.report(f"{short}: {state} after {waited}")
-                last = state
-            if not until_gone:
-                done = self._check_state(short, state, qr)
-                if done is not None:
-                    return done
-            if self.clock() - start >= timeout:
-                raise CloudError(
-                    f"queued resource {short} is still {state} after {waited}",
-                    hint=f"it stays queued; wait again with xcli cluster wait --provider "
-                    f"queued-resource --cluster {short}, or delete it",
-                    status="DEADLINE_EXCEEDED",
-                )
-            self.sleep(delay, ctx.cancelled)
-            delay = min(delay * 1.5, 60.0)
-            if ctx.cancelled.is_set():
-                raise Interrupted(
-                    f"stopped waiting; queued resource {short} stays queued ({state})",
-                    hint=f"resume with xcli cluster wait --provider queued-resource --cluster "
-                    f"{short}, or delete it with xcli cluster delete",
-                )
+                seen["state"] = state
+            return None if until_gone else self._check_state(short, state, qr)
+
+        def too_long(seconds: float) -> CloudError:
+            return CloudError(
+                f"queued resource {short} is still {seen['state']} after "
+                f"{format_duration(int(seconds))}",
+                hint=f"it stays queued; wait again with xcli cluster wait --provider "
+                f"queued-resource --cluster {short}, or delete it",
+                status="DEADLINE_EXCEEDED",
+            )
+
+        try:
+            return poll(
+                check,
+                delays=growing(5.0, 1.5, 60.0),
+                timeout=timeout,
+                timing=self.timing,
+                cancelled=ctx.cancelled,
+                on_timeout=too_long,
+            )
+        except (Interrupted, KeyboardInterrupt):
+            what = "being deleted" if until_gone else f"queued ({seen['state'] or 'unknown'})"
+            raise Interrupted(
+                f"stopped waiting; queued resource {short} stays {what}",
+                hint=f"resume with xcli cluster wait --provider queued-resource --cluster "
+                f"{short}, or delete it with xcli cluster delete",
+            ) from None
 
     @staticmethod
     def _check_state(short: str, state: str, qr: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -247,10 +263,12 @@ class QrHandlers:
             out.append((hosts, keys))
         return out
 
-    def add_key(self, node: str, entry: str, ctx: StepContext, attempts: int = 6) -> bool:
-        """Append our key to the node's ssh-keys (never dropping others); retry on 409."""
+    def add_key(self, node: str, entry: str, ctx: StepContext) -> bool:
+        """Append our key to the node's ssh-keys (never dropping others); retry on 409 (another
+        metadata update won the race: read again, merge again) for up to a minute."""
         short = node.rsplit("/", 1)[-1]
-        for attempt in range(attempts):
+
+        def once() -> bool:
             metadata = self.gw.get_node(node).get("metadata", {})
             if metadata.get("enable-oslogin", "").upper() == "TRUE":
                 raise UserError(
@@ -262,64 +280,105 @@ class QrHandlers:
             merged = tpu_access.merge_ssh_keys(metadata, entry)
             if merged is None:
                 return False
-            try:
-                operation = self.gw.set_node_metadata(node, merged)
-                self.wait_operation(short, operation, ctx)
-                ctx.report(f"{short}: SSH key added")
-                return True
-            except CloudError as exc:
-                if exc.status not in CONFLICT or attempt == attempts - 1:
-                    raise
-                ctx.report(f"{short}: metadata busy (409), retrying")
-                self.sleep(2.0 * (attempt + 1), ctx.cancelled)
-        return False
+            operation = self.gw.set_node_metadata(node, merged)
+            self.wait_operation(short, operation, ctx)
+            ctx.report(f"{short}: SSH key added")
+            return True
+
+        def conflict(exc: BaseException) -> bool:
+            return isinstance(exc, CloudError) and exc.status in CONFLICT
+
+        policy = RetryPolicy(initial=2.0, multiplier=1.5, maximum=10.0, deadline=60.0)
+        timing = Timing(sleep=self.sleep, clock=self.clock, rand=lambda: 0.5)
+        return retry_call(
+            once,
+            conflict,
+            timing,
+            policy,
+            ctx.cancelled,
+            ctx.report,
+            what=f"{short}: metadata busy",
+        )
 
     def wait_operation(
         self, short: str, name: str, ctx: StepContext, timeout: float = 600.0
     ) -> None:
         """Poll the metadata update until done, so the key is on the VMs when create returns."""
-        start, delay = self.clock(), 1.0
-        while name:
+        if not name:
+            return
+
+        def check() -> bool | None:
             operation = self.gw.get_operation(name)
-            if operation.get("done"):
-                error = operation.get("error")
-                if error:
-                    raise CloudError(
-                        f"{short}: adding the SSH key failed: {error.get('message', error)}",
-                        hint="run xcli cluster wait to try again",
-                        status=str(error.get("code", "")),
-                    )
-                return
-            if self.clock() - start >= timeout:
+            if not operation.get("done"):
+                return None
+            error = operation.get("error")
+            if error:
                 raise CloudError(
-                    f"{short}: the SSH key update is still running after {int(timeout)}s",
-                    hint="run xcli cluster wait to check again",
-                    status="DEADLINE_EXCEEDED",
+                    f"{short}: adding the SSH key failed: {error.get('message', error)}",
+                    hint="run xcli cluster wait to try again",
+                    status=str(error.get("code", "")),
                 )
-            self.sleep(delay, ctx.cancelled)
-            delay = min(delay * 2, 10.0)
-            if ctx.cancelled.is_set():
-                raise Interrupted(f"{short}: stopped waiting for the SSH key update")
+            return True
+
+        def too_long(_seconds: float) -> CloudError:
+            return CloudError(
+                f"{short}: the SSH key update is still running after {int(timeout)}s",
+                hint="run xcli cluster wait to check again",
+                status="DEADLINE_EXCEEDED",
+            )
+
+        try:
+            poll(
+                check,
+                delays=growing(1.0, 2.0, 10.0),
+                timeout=timeout,
+                timing=self.timing,
+                cancelled=ctx.cancelled,
+                on_timeout=too_long,
+            )
+        except (Interrupted, KeyboardInterrupt):
+            raise Interrupted(
+                f"{short}: stopped waiting for the SSH key update",
+                hint="the update goes on in the cloud; run xcli cluster wait --provider "
+                "queued-resource to finish setting up SSH",
+            ) from None
 
     def host_keys(
         self, node: str, ctx: StepContext, timeout: float = 900.0
     ) -> tuple[dict[str, Any], list[dict[str, str]]]:
         """The node and its workers' host keys, once every worker has published them."""
-        start, delay = self.clock(), 5.0
-        while True:
+        short = node.rsplit("/", 1)[-1]
+
+        def check() -> tuple[dict[str, Any], list[dict[str, str]]] | None:
             info = self.gw.get_node(node)
             workers = tpu_access.host_keys(self.gw.guest_attributes(node))
             expected = len(info.get("networkEndpoints", []))
             if len(workers) >= expected and all(w["keys"] for w in workers[:expected]):
                 return info, workers
-            if self.clock() - start >= timeout or ctx.cancelled.is_set():
-                raise UserError(
-                    f"{node.rsplit('/', 1)[-1]}: workers have not published SSH host keys yet",
-                    hint="run xcli cluster wait again in a few minutes",
-                )
-            ctx.report(f"{node.rsplit('/', 1)[-1]}: waiting for host keys")
-            self.sleep(delay, ctx.cancelled)
-            delay = min(delay * 1.5, 30.0)
+            ctx.report(f"{short}: waiting for host keys")
+            return None
+
+        def too_long(_seconds: float) -> UserError:
+            return UserError(
+                f"{short}: workers have not published SSH host keys yet",
+                hint="run xcli cluster wait again in a few minutes",
+            )
+
+        try:
+            return poll(
+                check,
+                delays=growing(5.0, 1.5, 30.0),
+                timeout=timeout,
+                timing=self.timing,
+                cancelled=ctx.cancelled,
+                on_timeout=too_long,
+            )
+        except (Interrupted, KeyboardInterrupt):
+            raise Interrupted(
+                f"{short}: stopped waiting for SSH host keys",
+                hint="the TPU VMs keep running; run xcli cluster wait --provider "
+                "queued-resource to pin their host keys",
+            ) from None
 
 
 def _external(endpoint: Mapping[str, Any]) -> str:

@@ -27,10 +27,6 @@ from xcli.providers.qr_handlers import QrHandlers, Sleep, event_sleep
 from xcli.spec import ClusterSpec
 
 
-def _kube_sleep(seconds: float) -> None:
-    time.sleep(seconds)
-
-
 @dataclass(frozen=True)
 class Connections:
     """How post-apply handlers reach the cloud and the cluster, and tell time."""
@@ -39,8 +35,8 @@ class Connections:
     kube: Callable[[str, str | None], KubeApi] = KubeApi  # (endpoint, CA) -> cluster API
     tpu: Callable[[str], TpuGateway] = TpuGateway  # zone -> Cloud TPU API
     fetch: Fetch = fetch_manifest  # release manifests of JobSet and Kueue
-    sleep: Callable[[float], None] = _kube_sleep
-    tpu_sleep: Sleep = event_sleep  # wakes at once on Ctrl-C
+    sleep: Sleep = event_sleep  # Kubernetes waits; wakes at once on Ctrl-C
+    tpu_sleep: Sleep = event_sleep  # queued-resource waits; wakes at once on Ctrl-C
     clock: Callable[[], float] = time.monotonic
 
 
