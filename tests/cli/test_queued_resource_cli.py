@@ -69,7 +69,7 @@ def test_create_dry_run_reads_the_startup_script(
                 "--metadata-from-file",
                 "startup-script=/nonexistent",
             ],
-            "cannot read",
+            "no such file",
         ),
     ],
 )

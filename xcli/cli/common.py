@@ -13,7 +13,7 @@ from typing import Any, Literal, TypeVar
 
 import click
 
-from xcli import config
+from xcli import config, paths
 from xcli.errors import PlanFailed, UserError
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -39,10 +39,6 @@ class Common:
     @functools.cached_property
     def zone(self) -> str:
         return config.require("zone", self.zone_flag).value
-
-
-def _env_flag(name: str) -> bool:
-    return os.environ.get(name, "").lower() in ("1", "true", "yes", "on")
 
 
 def common_options(func: F) -> F:
@@ -93,18 +89,28 @@ def common_options(func: F) -> F:
         yes: bool,
         **kwargs: Any,
     ) -> Any:
+        from xcli.env_flags import env_bool
+
         common = Common(
-            project_flag=project_flag,
-            zone_flag=zone_flag,
+            project_flag=config.check_flag("project", project_flag),
+            zone_flag=config.check_flag("zone", zone_flag),
             output=output,
-            dry_run=dry_run or _env_flag("XCLI_DRY_RUN"),
-            yes=yes or _env_flag("XCLI_YES"),
+            dry_run=env_bool("XCLI_DRY_RUN") or dry_run,
+            yes=env_bool("XCLI_YES") or yes,
             out=out,
         )
         if out is not None and not common.dry_run:
             raise UserError(
                 "--out writes a dry-run deployment folder", hint="add --dry-run, or drop --out"
             )
+        from xcli.user_files import check_writable_folder
+
+        if out is not None:
+            check_writable_folder(out, "--out")
+        # xcli's state folder (local clusters, run logs, known_hosts), checked once up front
+        check_writable_folder(
+            paths.state_dir(), "XCLI_HOME" if os.environ.get("XCLI_HOME") else "state folder"
+        )
         return func(*args, common=common, **kwargs)
 
     return wrapper  # type: ignore[return-value]
@@ -119,6 +125,13 @@ def confirm(common: Common, question: str) -> None:
 
         raise UserError(f"{question} needs confirmation", hint="pass --yes to confirm")
     click.confirm(question, abort=True)
+
+
+def require_answerable(common: Common, what: str) -> None:
+    """Refuse before anything is read or sent when `what` will ask and nobody can answer."""
+    if common.yes or common.dry_run or sys.stdin.isatty():
+        return
+    raise UserError(f"{what} needs confirmation", hint="pass --yes to confirm")
 
 
 def emit_json(value: Any) -> None:

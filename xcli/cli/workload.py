@@ -110,9 +110,14 @@ def create(common: Common, **flags: Any) -> int:
     NNODES, NODE_RANK, MASTER_ADDR, MASTER_PORT, JAX_COORDINATOR_ADDRESS, JAX_NUM_PROCESSES,
     JAX_PROCESS_ID (GPU).
     """
-    from xcli.cli.workload_flags import build_request, write_manifests
+    from xcli.cli.workload_flags import build_request, precheck, write_manifests
     from xcli.plan.workload import gke_cluster_path, plan_workload_create
 
+    precheck(flags)  # all that needs no cluster, before the cluster is read
+    if flags["output_manifest_file"] is not None:
+        from xcli.user_files import check_writable_folder
+
+        check_writable_folder(flags["output_manifest_file"].parent, "--output-manifest-file")
     if flags["provider"] != "gke":
         from xcli.cli.workload_vm import create_on_vms
 

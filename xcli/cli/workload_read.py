@@ -31,7 +31,25 @@ def provider_option(func: Any) -> Any:
 
 
 def cluster_ref(common: Common, cluster: str) -> ClusterRef:
+    from xcli.spec import check_name
+
+    check_name(cluster, "cluster", 40)
     return ClusterRef(cluster, common.project, common.zone, "gke")
+
+
+def check_names(cluster: str, name: str | None) -> None:
+    from xcli.spec import check_name
+
+    check_name(cluster, "cluster", 40)
+    if name is not None:
+        check_workload_name(name)
+
+
+def check_workload_name(name: str) -> str:
+    """A workload name, checked before anything is read (a DNS label, as JobSet needs)."""
+    from xcli.spec import check_name
+
+    return check_name(name, "workload", 63)
 
 
 @click.command("list")
@@ -51,6 +69,7 @@ def list_workloads(common: Common, cluster: str, provider: str, state: str | Non
       xcli workload list --cluster demo
       xcli workload list --cluster demo --state failed --output json
     """
+    check_names(cluster, None)
     if provider != "gke":
         from xcli.cli.workload_vm_read import vm_list
 
@@ -94,6 +113,7 @@ def status(common: Common, name: str, cluster: str, provider: str) -> int:
       xcli workload status train-1 --cluster demo
       xcli workload status train-1 --cluster demo --output json
     """
+    check_names(cluster, name)
     if provider != "gke":
         from xcli.cli.workload_vm_read import vm_status
 
@@ -171,6 +191,7 @@ def logs(
     from xcli.spec import parse_duration
     from xcli.workload_logs import stream_logs
 
+    check_names(cluster, name)
     if provider != "gke":
         from xcli.cli.workload_vm_read import vm_logs
 
@@ -217,6 +238,7 @@ def wait(common: Common, name: str, cluster: str, provider: str, timeout: str | 
     from xcli.spec import parse_duration
 
     seconds = parse_duration(timeout, "--timeout") if timeout else None
+    check_names(cluster, name)
     if provider != "gke":
         from xcli.cli.workload_vm_read import vm_wait
 
