@@ -68,7 +68,7 @@ def read_user_config(path: Path | None = None) -> dict[str, Any]:
     path = path or paths.config_file()
     if not os.path.lexists(path):
         return {}
-    text = decode(read_bytes(path, "config file", FILE_LIMIT), f"config file {path}")
+    text = _read_settings_file(path, "config file", f"fix or delete {path}")
     try:
         data = yaml.safe_load(text) or {}
     except yaml.YAMLError as exc:
@@ -85,6 +85,16 @@ def read_user_config(path: Path | None = None) -> dict[str, Any]:
             hint=f"fix or delete {path}",
         )
     return data
+
+
+def _read_settings_file(path: Path, what: str, fix: str) -> str:
+    """A settings file's text; any problem is one ConfigError whose hint names the file."""
+    from xcli.errors import UserError
+
+    try:
+        return decode(read_bytes(path, what, FILE_LIMIT), f"{what} {path}")
+    except UserError as exc:
+        raise ConfigError(exc.message, hint=fix) from None
 
 
 def write_user_config(data: Mapping[str, Any], path: Path | None = None) -> Path:
@@ -107,8 +117,8 @@ def active_gcloud_configuration(base: Path | None = None) -> tuple[str, Path]:
         source = str(active)
         name = "default"
         if os.path.lexists(active):
-            raw = read_bytes(active, "gcloud file", FILE_LIMIT)
-            name = decode(raw, f"gcloud file {active}").strip() or "default"
+            fix = f"fix {active} (`gcloud config configurations activate NAME` rewrites it)"
+            name = _read_settings_file(active, "gcloud file", fix).strip() or "default"
     if not _CONFIG_NAME.fullmatch(name):
         raise ConfigError(
             f"gcloud configuration name {name!r} (from {source}) is not a configuration name",
@@ -123,7 +133,7 @@ def read_gcloud_config(base: Path | None = None) -> tuple[str, dict[str, str]]:
     name, ini = active_gcloud_configuration(base)
     if not os.path.lexists(ini):
         return name, {}
-    text = decode(read_bytes(ini, "gcloud configuration", FILE_LIMIT), f"gcloud file {ini}")
+    text = _read_settings_file(ini, "gcloud configuration", f"fix or delete {ini}")
     parser = configparser.ConfigParser(interpolation=None)
     try:
         parser.read_string(text, source=str(ini))
