@@ -600,6 +600,16 @@ def _choices() -> list[Case]:
             ("workload", "list", "--cluster", "c", "--state", "exploded", *P),
         ),
         Case("choice/config-key", "choices", ("config", "set", "region", "us-east5")),
+        Case(
+            "choice/vm-list-gke-state",
+            "choices",
+            ("workload", "list", *LOCAL, "--cluster", "c", "--state", "queued"),
+        ),
+        Case(
+            "choice/gke-list-vm-state",
+            "choices",
+            ("workload", "list", "--cluster", "c", "--state", "lost", *P),
+        ),
         Case("choice/config-get-key", "choices", ("config", "get", "color")),
     ]
 
@@ -607,7 +617,25 @@ def _choices() -> list[Case]:
 def _combinations() -> list[Case]:
     base = ("cluster", "create", "--cluster", "c", *TPU, *P, "--dry-run")
     qr = ("cluster", "create", *QR, "--cluster", "q", *TPU, *P, "--dry-run")
+    vm = ("workload", "create", *LOCAL, "--cluster", "c", *WL)
     return [
+        Case("combo/restart-codes-on-local", "combinations", (*vm, "--restart-on-exit-codes", "3")),
+        Case("combo/force-on-qr-without-terraform", "combinations", (*qr, "--spot", "--force")),
+        Case(
+            "combo/local-num-nodes",
+            "combinations",
+            (
+                "cluster",
+                "create",
+                *LOCAL,
+                "--cluster",
+                "l",
+                "--tpu-type",
+                "v5litepod-8",
+                "--num-nodes",
+                "2",
+            ),
+        ),
         Case("combo/spot-and-on-demand", "combinations", (*base, "--spot", "--on-demand")),
         Case("combo/spot-and-reservation", "combinations", (*base, "--spot", "--reservation", "r")),
         Case("combo/no-capacity", "combinations", base),
@@ -875,6 +903,12 @@ def _written() -> list[Case]:
                 "--output-dir",
                 "{in}/a-file/logs",
             ),
+        ),
+        Case(
+            "write/xcli-home-is-a-file-for-any-command",
+            "files xcli writes",
+            ("catalog", "show", "v5p-8"),
+            env={"XCLI_HOME": "{in}/a-file"},
         ),
         Case(
             "write/config-set-home-under-file",

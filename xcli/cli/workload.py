@@ -41,13 +41,17 @@ def _workload_options(func: Any) -> Any:
             type=click.IntRange(0, 10_000),
             default=0,
             show_default=True,
-            help="Restart all workers this many times after an infrastructure failure.",
+            help="Restart every worker up to this many times. gke: after a disruption "
+            "(preemption, maintenance, node loss) or an exit code of 42, 128-255 or one in "
+            "--restart-on-exit-codes; any other non-zero exit code fails at once. "
+            "queued-resource and local: after any worker fails, whatever its exit code.",
         ),
         click.option(
             "--restart-on-exit-codes",
             metavar="N,M",
             default="",
-            help="More exit codes that restart instead of failing (42 and 128-255 always do).",
+            help="gke: more exit codes that restart instead of failing (42 and 128-255 always "
+            "do). VM-style clusters restart on every failure, so it does not apply there.",
         ),
         click.option("--env", "env_pairs", multiple=True, metavar="K=V", help="Repeatable."),
         click.option("--env-file", type=click.Path(path_type=Path), help="NAME=VALUE lines."),

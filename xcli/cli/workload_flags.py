@@ -46,7 +46,12 @@ def precheck(flags: dict[str, Any]) -> None:
         check_counts(
             lookup(accelerator), flags["tpu_type"], flags["num_slices"], flags["num_nodes"]
         )
-    _exit_codes(flags["restart_on_exit_codes"])
+    if _exit_codes(flags["restart_on_exit_codes"]) and flags["provider"] != "gke":
+        raise UserError(
+            f"--restart-on-exit-codes applies only to --provider gke; on {flags['provider']} "
+            "clusters every worker failure restarts (up to --max-restarts)",
+            hint="drop --restart-on-exit-codes",
+        )
     parse_env(flags["env_pairs"], flags["env_file"])
     check_duration(flags["ttl_after_finished"], "--ttl-after-finished", 60, 365 * 86400)
     check_duration(flags["termination_grace_period"], "--termination-grace-period", 1, 86400)

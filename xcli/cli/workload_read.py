@@ -13,7 +13,11 @@ from xcli.cli.common import Common, common_options, emit_json
 from xcli.errors import UserError
 from xcli.providers.base import ClusterRef
 
-STATE_CHOICE = click.Choice(["queued", "running", "succeeded", "failed"])
+# gke: queued, running, succeeded, failed. VM-style (docs/workload.md): starting, running,
+# succeeded, failed, stopped (deleted while running), lost (its driver is gone).
+GKE_STATES = ("queued", "running", "succeeded", "failed")
+VM_STATES = ("starting", "running", "succeeded", "failed", "stopped", "lost")
+STATE_CHOICE = click.Choice(sorted({*GKE_STATES, *VM_STATES}))
 
 
 def cluster_option(func: Any) -> Any:
@@ -55,7 +59,12 @@ def check_workload_name(name: str) -> str:
 @click.command("list")
 @cluster_option
 @provider_option
-@click.option("--state", type=STATE_CHOICE, help="Only workloads in this state.")
+@click.option(
+    "--state",
+    type=STATE_CHOICE,
+    help="Only workloads in this state. gke: queued, running, succeeded, failed; "
+    "queued-resource and local: starting, running, succeeded, failed, stopped, lost.",
+)
 @common_options
 def list_workloads(common: Common, cluster: str, provider: str, state: str | None) -> int:
     """List workloads, newest first: state, priority, slices, chips, restarts, age, duration.
@@ -70,6 +79,12 @@ def list_workloads(common: Common, cluster: str, provider: str, state: str | Non
       xcli workload list --cluster demo --state failed --output json
     """
     check_names(cluster, None)
+    states = GKE_STATES if provider == "gke" else VM_STATES
+    if state is not None and state not in states:
+        raise UserError(
+            f"--state {state} does not occur on --provider {provider} clusters",
+            hint=f"states there: {', '.join(states)}",
+        )
     if provider != "gke":
         from xcli.cli.workload_vm_read import vm_list
 
