@@ -62,6 +62,11 @@ def _gcloud(home: Path, data: bytes, name: str = "default") -> None:
     path.write_bytes(data)
 
 
+def _corrupt_record(root: Path) -> None:
+    (root / "cwd" / "tf").mkdir()
+    (root / "cwd" / "tf" / "xcli.json").write_bytes(b"\x00not json")
+
+
 def _user_tf(root: Path) -> None:
     (root / "cwd" / "tf").mkdir()
     (root / "cwd" / "tf" / "main.tf").write_text('resource "x" "y" {}\n', encoding="utf-8")
@@ -84,6 +89,7 @@ SETUPS: dict[str, Callable[[Path], None]] = {
         (r / "home" / ".config" / "gcloud" / "active_config").write_bytes(b"\xff\xfe"),
     ),
     "user-tf": _user_tf,
+    "corrupt-record": _corrupt_record,
     "state-is-file": _home_is_file,
 }
 
@@ -903,6 +909,33 @@ def _written() -> list[Case]:
                 "--output-dir",
                 "{in}/a-file/logs",
             ),
+        ),
+        Case(
+            "write/terraform-delete-corrupt-record",
+            "files xcli writes",
+            ("cluster", "delete", "--cluster", "c", *P, "--terraform", "{cwd}/tf", "--yes"),
+            setup="corrupt-record",
+        ),
+        Case(
+            "write/terraform-create-corrupt-record",
+            "files xcli writes",
+            (
+                "cluster",
+                "create",
+                "--cluster",
+                "c",
+                *TPU,
+                "--on-demand",
+                *P,
+                "--terraform",
+                "{cwd}/tf",
+            ),
+            setup="corrupt-record",
+        ),
+        Case(
+            "write/ssh-output-dir-is-a-file",
+            "files xcli writes",
+            ("ssh", "--cluster", "c", *LOCAL, "--command", "true", "--output-dir", "{in}/a-file"),
         ),
         Case(
             "write/xcli-home-is-a-file-for-any-command",

@@ -63,6 +63,10 @@ def resolve(
         from xcli.user_files import KIB, read_bytes
 
         read_bytes(ssh_key_file, "--ssh-key-file", 64 * KIB, "an SSH private key is a few KiB")
+    if output_dir is not None:
+        from xcli.user_files import check_writable_folder
+
+        check_writable_folder(output_dir, "--output-dir")
     backend = get_provider(provider)
     if not hasattr(backend, "workers"):
         raise UserError(

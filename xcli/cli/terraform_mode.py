@@ -108,9 +108,24 @@ def _foreign_files(folder: Path, spec: ClusterSpec) -> list[str]:
     return [p for p in present if p not in ours]
 
 
+def _read_record(path: Path) -> dict[str, Any]:
+    """xcli.json of a Terraform folder; anything else there is one error, not a traceback."""
+    from xcli.user_files import MIB, read_text
+
+    try:
+        record = json.loads(read_text(path, "Terraform record", MIB))
+    except json.JSONDecodeError:
+        record = None
+    if not isinstance(record, dict):
+        raise UserError(
+            f"{path} is not the JSON record xcli writes",
+            hint="choose the folder `cluster create --terraform` wrote, or delete that file",
+        )
+    return record
+
+
 def _check_folder(folder: Path, spec: ClusterSpec) -> None:
     from xcli.terraform import RECORD
-    from xcli.user_files import MIB, read_text
 
     check_writable_folder(folder, "--terraform")
     foreign = _foreign_files(folder, spec)
@@ -126,15 +141,7 @@ def _check_folder(folder: Path, spec: ClusterSpec) -> None:
     path = folder / RECORD
     if not path.is_file():
         return
-    try:
-        old = json.loads(read_text(path, "Terraform record", MIB))
-    except json.JSONDecodeError:
-        raise UserError(
-            f"{path} is not the JSON record xcli writes",
-            hint="choose another --terraform folder, or delete that file",
-        ) from None
-    if not isinstance(old, dict):
-        raise UserError(f"{path} is not the record xcli writes", hint="choose another folder")
+    old = _read_record(path)
     if (old.get("cluster"), old.get("project")) != (spec.name, spec.project):
         raise UserError(
             f"{folder} holds the deployment of cluster {old.get('cluster')} "
@@ -189,7 +196,7 @@ def delete(name: str, folder: str, common: Common) -> None:
             f"{folder} is not an xcli Terraform folder (no {RECORD})",
             hint="give the folder `cluster create --terraform` wrote",
         )
-    record: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    record = _read_record(path)
     if record.get("cluster") != name:
         raise UserError(
             f"{folder} holds cluster {record.get('cluster')}, not {name}",
