@@ -236,6 +236,49 @@ def _names() -> list[Case]:
     return cases
 
 
+def _more_names() -> list[Case]:
+    """Names on the queued-resource and local variants of the read and delete verbs."""
+    return [
+        Case(
+            "names/qr-describe-upper", "names", ("cluster", "describe", *QR, "--cluster", "Q", *P)
+        ),
+        Case(
+            "names/qr-delete-space",
+            "names",
+            ("cluster", "delete", *QR, "--cluster", "a b", "--yes", *P),
+        ),
+        Case(
+            "names/local-describe-tab",
+            "names",
+            ("cluster", "describe", *LOCAL, "--cluster", "a\tb"),
+        ),
+        Case(
+            "names/local-status-upper",
+            "names",
+            ("workload", "status", "T", *LOCAL, "--cluster", "c"),
+        ),
+        Case(
+            "names/local-logs-space", "names", ("workload", "logs", "a b", *LOCAL, "--cluster", "c")
+        ),
+        Case(
+            "names/local-wait-cluster-upper",
+            "names",
+            ("workload", "wait", "t", *LOCAL, "--cluster", "C"),
+        ),
+        Case(
+            "names/local-list-cluster-newline",
+            "names",
+            ("workload", "list", *LOCAL, "--cluster", "c\n"),
+        ),
+        Case("names/qr-wait-upper", "names", ("cluster", "wait", "--cluster", "Q", *P)),
+        Case(
+            "ident/local-list-zone-newline",
+            "identifiers",
+            ("cluster", "list", *LOCAL, "--zone", "us-east5-b\n"),
+        ),
+    ]
+
+
 def _accelerators() -> list[Case]:
     create = ("cluster", "create", "--cluster", "c", "--spot", *P, "--dry-run")
     return [
@@ -1304,6 +1347,7 @@ def _usage() -> list[Case]:
 def all_cases() -> list[Case]:
     cases = [
         *_names(),
+        *_more_names(),
         *_accelerators(),
         *_durations(),
         *_counts(),

@@ -78,3 +78,20 @@ def test_the_dry_run_variable_must_be_a_boolean(
     code, out, err = _run(["cluster", "delete", "--cluster", "c", *P, "--yes"], capsys)
     assert (code, out) == (1, "")
     assert err.startswith("error: environment variable XCLI_DRY_RUN='maybe'")
+
+
+def test_gcloud_variables_reach_the_plan_and_config_list(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CLOUDSDK_CORE_PROJECT", "from-gcloud-env")
+    monkeypatch.setenv("CLOUDSDK_COMPUTE_ZONE", "us-central1-a")
+    argv = ["cluster", "create", "--cluster", "c", "--tpu-type", "v5p-8", "--spot", "--dry-run"]
+    code, out, err = _run(argv, capsys)
+    assert code == 0, err
+    assert "/projects/from-gcloud-env/locations/us-central1/clusters" in out
+    code, out, err = _run(["config", "list"], capsys)
+    assert code == 0, err
+    assert out.splitlines() == [
+        f"{'project':10}{'from-gcloud-env':30}environment CLOUDSDK_CORE_PROJECT",
+        f"{'zone':10}{'us-central1-a':30}environment CLOUDSDK_COMPUTE_ZONE",
+    ]
