@@ -185,7 +185,7 @@ def test_delete_by_state_and_age(cluster: Cluster, capsys: pytest.CaptureFixture
     code, _, err = cluster.run(args, capsys)
     # No terminal and no --yes: refused before the cluster is even read (issue 13)
     assert code == 1 and err.splitlines() == [
-        "error: deleting workloads needs confirmation",
+        "error: deleting the succeeded workloads on cluster demo needs confirmation",
         "hint: pass --yes to confirm",
     ]
     assert cluster.writes() == []
@@ -203,7 +203,7 @@ def test_delete_by_name(cluster: Cluster, capsys: pytest.CaptureFixture[str]) ->
     assert code == 1 and "no workload nope on cluster demo" in err
     assert cluster.writes() == []
     code, _, err = cluster.run(["workload", "delete", "old-failed", *WHERE], capsys)
-    assert code == 1 and "Delete workload old-failed (failed) on cluster demo? needs" in err
+    assert code == 1 and "deleting workload old-failed on cluster demo needs" in err
     assert cluster.writes() == []
     code, _, err = cluster.run(["workload", "delete", "old-failed", *WHERE, "--yes"], capsys)
     assert code == 0, err

@@ -58,7 +58,8 @@ def delete(
     seconds = parse_duration(older_than, "--older-than") if older_than else None
     if name is not None:
         check_workload_name(name)
-    require_answerable(common, "deleting workloads")  # before the cluster is read
+    what = f"workload {name}" if name is not None else f"the {state} workloads"
+    require_answerable(common, f"deleting {what} on cluster {cluster}")  # before any read
     if state is not None and common.dry_run:
         raise UserError(
             "a dry-run reads nothing from the cluster, so it cannot select workloads by --state",
