@@ -1294,6 +1294,11 @@ def _confirmations() -> list[Case]:
     return [
         Case("confirm/gke-delete", "confirmations", ("cluster", "delete", "--cluster", "c", *P)),
         Case(
+            "confirm/gke-create-force",
+            "confirmations",
+            ("cluster", "create", "--cluster", "c", *TPU, "--spot", "--force", *P),
+        ),
+        Case(
             "confirm/qr-delete", "confirmations", ("cluster", "delete", *QR, "--cluster", "q", *P)
         ),
         Case(

@@ -6,7 +6,14 @@ from typing import Any
 
 import click
 
-from xcli.cli.common import Common, common_options, confirm, emit_json, run_plan
+from xcli.cli.common import (
+    Common,
+    common_options,
+    confirm,
+    emit_json,
+    require_answerable,
+    run_plan,
+)
 from xcli.cli.options import provider_options, split_options
 
 PROVIDER_CHOICE = click.Choice(["gke", "queued-resource", "local"])
@@ -150,6 +157,8 @@ def create(
         return
     backend = get_provider(provider)
     ref = _ref(name, provider, common)
+    if extra.get("force"):  # it will ask before replacing pools: refuse now if nobody can answer
+        require_answerable(common, "--force (it may replace node pools)")
     plan = backend.plan_create(spec, **_observed(backend, ref, common, "create"))
     _confirm_removals(common, plan)
     run_plan(common, plan, lambda: backend.handlers(ref))
