@@ -10,8 +10,8 @@ A setting (project, zone) is taken from the first of these sources that has it:
    configuration named by `CLOUDSDK_ACTIVE_CONFIG_NAME`, else by its `active_config` file;
 6. project only: `GOOGLE_CLOUD_PROJECT`, which Google's client libraries read.
 
-Why this order: gcloud documents that flags override properties and that a property's
-`CLOUDSDK_<SECTION>_<NAME>` variable overrides the configuration file
+Why this order: gcloud documents that flags override properties, and that any property can be
+set with a `CLOUDSDK_<SECTION>_<NAME>` variable, read before the active configuration file
 (https://cloud.google.com/sdk/docs/properties), so 1, 3 and 5 keep gcloud's own order; xcli's
 settings sit just above gcloud's at the same level (2 before 3, 4 before 5), as a tool's own
 choice is more specific than a machine-wide one. `GOOGLE_CLOUD_PROJECT` comes last because it
