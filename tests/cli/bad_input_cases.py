@@ -1327,6 +1327,24 @@ def _confirmations() -> list[Case]:
     ]
 
 
+def _small_commands() -> list[Case]:
+    """config, catalog and scp: the commands with the fewest flags still refuse cleanly."""
+    scp = ("scp", "--cluster", "c", *LOCAL)
+    return [
+        Case("config/get-nothing-set", "identifiers", ("config", "get", "project")),
+        Case("config/set-region-as-zone", "identifiers", ("config", "set", "zone", "us-east5")),
+        Case(
+            "config/get-zone-flag-newline",
+            "identifiers",
+            ("config", "get", "zone", "--zone", "x\n"),
+        ),
+        Case("scp/batch-size-negative", "counts", (*scp, "--batch-size", "-1", "a", ":b")),
+        Case("scp/engine", "choices", (*scp, "--engine", "rcp", "a", ":b")),
+        Case("scp/timeout-word", "durations", (*scp, "--timeout", "soon", "a", ":b")),
+        Case("catalog/list-family-empty", "accelerators", ("catalog", "list", "--family", "")),
+    ]
+
+
 def _usage() -> list[Case]:
     return [
         Case("usage/unknown-command", "usage", ("clustr", "list"), code=2),
@@ -1363,6 +1381,7 @@ def all_cases() -> list[Case]:
         *_environment(),
         *_identifiers(),
         *_confirmations(),
+        *_small_commands(),
         *_usage(),
     ]
     ids = [c.id for c in cases]
