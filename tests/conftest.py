@@ -41,6 +41,9 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         "XCLI_YES",
         "XCLI_DEBUG",
         "CLOUDSDK_ACTIVE_CONFIG_NAME",
+        "CLOUDSDK_CORE_PROJECT",
+        "CLOUDSDK_COMPUTE_ZONE",
+        "GOOGLE_CLOUD_PROJECT",
     ):
         monkeypatch.delenv(var, raising=False)
     return home

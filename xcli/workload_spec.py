@@ -143,10 +143,11 @@ def parse_env(pairs: Iterable[str], env_file: Path | None = None) -> tuple[tuple
 
 
 def _read(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise UserError(f"cannot read --env-file {path}: {exc.strerror}") from None
+    from xcli.user_files import MIB, read_text
+
+    # The variables end up in the JobSet object (or every worker's environment); Kubernetes
+    # keeps an object under ~1.5 MB (etcd's request limit), so 1 MiB of variables is plenty.
+    return read_text(path, "--env-file", MIB, "variables end up in one Kubernetes object")
 
 
 def _split(text: str, where: str) -> tuple[str, str]:

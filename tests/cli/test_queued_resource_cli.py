@@ -69,7 +69,7 @@ def test_create_dry_run_reads_the_startup_script(
                 "--metadata-from-file",
                 "startup-script=/nonexistent",
             ],
-            "cannot read",
+            "no such file",
         ),
     ],
 )
@@ -242,3 +242,43 @@ def test_ssh_right_after_setup_retries_connections_longer(
     assert '"-l", "alice_example_com", "--", "34.0.0.2"' in json.dumps(step)  # the OS Login user
     code, out, _ = _run([*argv, "--retry-for", "5s"], capsys)  # the flag wins
     assert json.loads(out)["plan"][0]["retry_for_seconds"] == 5
+
+
+@pytest.mark.parametrize("verb", ["create", "wait"])
+def test_missing_credentials_fail_once_before_the_key_is_written(
+    verb: str,
+    isolated_home: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A credentials file that does not exist: google-auth fails at once, without the network.
+    monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(isolated_home / "missing.json"))
+    extra = ["--tpu-type", "v5litepod-8", "--spot"] if verb == "create" else []
+    argv = ["cluster", verb, "--provider", "queued-resource", "--cluster", "q", *extra]
+    code, _, err = _run([*argv, *COMMON, "--yes"], capsys)
+    assert code == 1
+    assert err.count("no Google credentials") == 1, err
+    assert len(err.splitlines()) == 2 and err.splitlines()[1].startswith("hint: ")
+    assert not (isolated_home / ".ssh").exists()
+
+
+@pytest.mark.parametrize(
+    ("key", "message"),
+    [
+        ("missing", "no such file"),
+        ("not-a-key", "is not an SSH private key"),
+        ("key.pub", "is a public key"),
+        ("folder", "is a folder, not a regular file"),
+    ],
+)
+def test_ssh_key_is_checked_before_anything_even_in_a_dry_run(
+    key: str, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "not-a-key").write_text("hello\n")
+    (tmp_path / "key.pub").write_text("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAA me\n")
+    (tmp_path / "folder").mkdir()
+    argv = ["cluster", "create", "--provider", "queued-resource", "--cluster", "q"]
+    argv += ["--tpu-type", "v5litepod-8", "--spot", "--ssh-key", str(tmp_path / key)]
+    code, out, err = _run([*argv, *COMMON, "--dry-run"], capsys)
+    assert (code, out) == (1, ""), err
+    assert message in err.splitlines()[0]

@@ -129,7 +129,7 @@ def test_output_manifest_file_holds_the_applied_jobset(
         (["--tpu-type", "v6e-257", "--num-slices", "1"], "did you mean v6e-256"),
         (["--cluster-metadata", "spot.yaml", "--num-slices", "5"], "5 slices requested"),
         (["--cluster-metadata", "spot.yaml", "--tpu-type", "v6e-256"], "has v5p-128, not v6e-256"),
-        (["--cluster-metadata", "missing.yaml"], "cannot read --cluster-metadata"),
+        (["--cluster-metadata", "missing.yaml"], "--cluster-metadata missing.yaml: no such file"),
         (["--tpu-type", "v6e-256", "--num-slices", "2", "--env", "X"], "is not NAME=VALUE"),
         (
             ["--tpu-type", "v6e-256", "--num-slices", "2", "--restart-on-exit-codes", "x"],

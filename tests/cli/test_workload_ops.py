@@ -183,8 +183,11 @@ def test_delete_by_state_and_age(cluster: Cluster, capsys: pytest.CaptureFixture
     _finished(cluster)
     args = ["workload", "delete", *WHERE, "--state", "succeeded", "--older-than", "1h"]
     code, _, err = cluster.run(args, capsys)
-    assert code == 1 and "succeeded workloads older than 1h: old-done" in err
-    assert "needs confirmation" in err and "--yes" in err
+    # No terminal and no --yes: refused before the cluster is even read (issue 13)
+    assert code == 1 and err.splitlines() == [
+        "error: deleting the succeeded workloads on cluster demo needs confirmation",
+        "hint: pass --yes to confirm",
+    ]
     assert cluster.writes() == []
     code, _, err = cluster.run([*args, "--yes"], capsys)
     assert code == 0, err
@@ -200,7 +203,7 @@ def test_delete_by_name(cluster: Cluster, capsys: pytest.CaptureFixture[str]) ->
     assert code == 1 and "no workload nope on cluster demo" in err
     assert cluster.writes() == []
     code, _, err = cluster.run(["workload", "delete", "old-failed", *WHERE], capsys)
-    assert code == 1 and "Delete workload old-failed (failed) on cluster demo? needs" in err
+    assert code == 1 and "deleting workload old-failed on cluster demo needs" in err
     assert cluster.writes() == []
     code, _, err = cluster.run(["workload", "delete", "old-failed", *WHERE, "--yes"], capsys)
     assert code == 0, err

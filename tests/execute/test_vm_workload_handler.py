@@ -52,3 +52,29 @@ def test_out_of_restarts_says_how_many_were_tried(tmp_path: Path) -> None:
     assert isinstance(error, WorkloadFailed)
     assert error.message == "workload failed: worker w1: connection lost (after 2 restart(s))"
     assert (runner.runs, runner.stops) == (3, 3)
+
+
+class Recording:
+    """A Reporter that keeps every progress message, in order."""
+
+    def __init__(self) -> None:
+        self.messages: list[str] = []
+
+    def started(self, step: object) -> None:
+        pass
+
+    def progress(self, step: object, message: str) -> None:
+        self.messages.append(message)
+
+    def finished(self, result: object) -> None:
+        pass
+
+
+def test_the_restart_reason_is_printed_before_the_restart(tmp_path: Path) -> None:
+    plan, runner, _ = local_run(tmp_path, max_restarts=1)
+    reporter = Recording()
+    assert LiveExecutor({"vm_workload": make_handler(runner)}, reporter).run(plan).ok
+    assert reporter.messages == [
+        "restart: worker w2 failed (exit code 1)",
+        "restart 1 of 1: starting all workers again",
+    ]

@@ -122,7 +122,14 @@ def all_names(family: str | None = None) -> list[str]:
 @cache
 def lookup(name: str) -> Accelerator:
     """Return the accelerator a name stands for, or raise a UserError that says what to use."""
-    text = name.strip().lower()
+    if name != name.strip() or not name.isprintable():
+        raise NotFoundError(
+            f"accelerator name {name!r} has whitespace or control characters",
+            hint=f"write it without them, e.g. {name.strip()!r}"
+            if name.strip().isprintable() and name.strip()
+            else "`xcli catalog list` shows every name",
+        )
+    text = name.lower()
     gpu = _GPU_NAME.match(text)
     if gpu and gpu["type"] in _data()["gpus"]:
         counts = _data()["gpus"][gpu["type"]]["machine_types"]

@@ -15,6 +15,7 @@ from xcli.cli.common import (
     confirm,
     emit,
     read_options,
+    require_answerable,
     run_plan,
 )
 from xcli.cli.options import provider_options, split_options
@@ -93,10 +94,10 @@ def capacity_options(func: Any) -> Any:
     help="TPU or GPU shape, e.g. h100-80gb-8.",
     shell_complete=complete.accelerators,
 )
-@click.option("--num-slices", type=click.IntRange(1, 1024), default=1, show_default=True)
 @click.option(
-    "--num-nodes", type=click.IntRange(1, 4096), default=1, show_default=True, help="GPU VMs."
+    "--num-slices", type=click.IntRange(1, 1024), help="TPU slices (multislice) [default: 1]."
 )
+@click.option("--num-nodes", type=click.IntRange(1, 4096), help="GPU VMs [default: 1].")
 @capacity_options
 @provider_options
 @common_options
@@ -105,8 +106,8 @@ def create(
     provider: str,
     tpu_type: str | None,
     device_type: str | None,
-    num_slices: int,
-    num_nodes: int,
+    num_slices: int | None,
+    num_nodes: int | None,
     on_demand: bool,
     spot: bool,
     reservation: str | None,
@@ -132,12 +133,22 @@ def create(
 
     check_name(name, "cluster", CLUSTER_NAME_LIMIT)
     extra = split_options(provider, options)  # provider-only flags; others' flags are refused
+    if provider == "queued-resource" and extra.get("force") and not extra.get("terraform"):
+        raise UserError(
+            "--force applies to --provider queued-resource only with --terraform DIR",
+            hint="drop --force",
+        )
     if bool(tpu_type) == bool(device_type):
         raise UserError(
             "pass exactly one of --tpu-type and --device-type",
             hint="e.g. --tpu-type v6e-256 or --device-type h100-80gb-8",
         )
     accel = lookup(tpu_type or device_type or "")
+    check_counts(accel, tpu_type, num_slices, num_nodes)
+    if provider == "queued-resource" and extra.get("ssh_key"):
+        from xcli.providers.tpu_access import check_user_key
+
+        check_user_key(str(extra["ssh_key"]))
     capacity = capacity_from_flags(
         on_demand=on_demand or (_cloudless(provider) and not (spot or reservation or flex_start)),
         spot=spot,
@@ -155,8 +166,8 @@ def create(
         provider=provider,
         accelerator=accel,
         capacity=capacity,
-        num_slices=num_slices,
-        num_nodes=num_nodes,
+        num_slices=num_slices or 1,
+        num_nodes=num_nodes or 1,
         options=extra,
     )
     from xcli.cli import terraform_mode
@@ -166,11 +177,37 @@ def create(
         return
     backend = get_provider(provider)
     ref = _ref(name, provider, common)
+    if extra.get("force"):  # it will ask before replacing pools: refuse now if nobody can answer
+        require_answerable(common, "--force (it may replace node pools)")
     plan = backend.plan_create(spec, **_observed(backend, ref, common, "create"))
     _confirm_removals(common, plan)
     if not common.dry_run:  # before running: a cluster that is partly there is found too
         cluster_index.record(name, provider)
     run_plan(common, plan, lambda: backend.handlers(ref))
+
+
+def check_counts(
+    accel: Any, tpu_type: str | None, num_slices: int | None, num_nodes: int | None
+) -> None:
+    """Refuse flags that do not apply to the accelerator, rather than ignore them."""
+    from xcli.errors import UserError
+
+    if tpu_type and accel.kind != "tpu":
+        raise UserError(
+            f"{tpu_type} is a GPU, and --tpu-type takes TPU shapes",
+            hint=f"pass it with --device-type {tpu_type}",
+        )
+    if accel.kind == "tpu" and num_nodes is not None:
+        raise UserError(
+            f"--num-nodes counts GPU VMs; {accel.name} is a TPU slice",
+            hint="drop --num-nodes: a slice's VMs follow from its shape; use --num-slices "
+            "for more slices",
+        )
+    if accel.kind == "gpu" and num_slices is not None:
+        raise UserError(
+            f"--num-slices counts TPU slices; {accel.name} is a GPU",
+            hint="use --num-nodes for more GPU VMs",
+        )
 
 
 def _observed(backend: Any, ref: Any, common: Common, purpose: str) -> dict[str, Any]:
@@ -240,8 +277,9 @@ def delete(name: str, provider: str | None, terraform_dir: str | None, common: C
     provider = cluster_index.provider_for(name, provider, "gke")
     backend = get_provider(provider)
     ref = _ref(name, provider, common)
-    plan = backend.plan_delete(ref, **_observed(backend, ref, common, "delete"))
+    # Ask first: nothing is read (no credentials, no API call) for an answer that may be no.
     confirm(common, f"Delete cluster {name} ({provider}) and everything xcli created for it?")
+    plan = backend.plan_delete(ref, **_observed(backend, ref, common, "delete"))
     run_plan(common, plan, lambda: backend.handlers(ref))
     if not common.dry_run:
         cluster_index.forget(name, provider)
@@ -330,6 +368,10 @@ def wait(
     if not hasattr(backend, "plan_wait"):
         raise UserError(f"--provider {provider} has nothing to wait for", hint="create waits")
     seconds = parse_duration(timeout, "--timeout") if timeout else 24 * 3600
+    if ssh_key:
+        from xcli.providers.tpu_access import check_user_key
+
+        check_user_key(ssh_key)
     ref = _ref(name, provider, common)
     raw = {"ssh_key": ssh_key, "ssh_user": ssh_user, "os_login": os_login}
     plan = backend.plan_wait(ref, seconds, raw)

@@ -45,10 +45,6 @@ class Common:
         return config.require("zone", self.zone_flag).value
 
 
-def _env_flag(name: str) -> bool:
-    return os.environ.get(name, "").lower() in ("1", "true", "yes", "on")
-
-
 def options(*, location: bool, dry_run: bool, out: bool, yes: bool) -> Callable[[F], F]:
     """The shared options a command offers, where they mean something; pass them as `common`.
 
@@ -66,18 +62,27 @@ def options(*, location: bool, dry_run: bool, out: bool, yes: bool) -> Callable[
                 kwargs.pop("zone_flag", None),
             )
             dry, folder = kwargs.pop("dry_run", False), kwargs.pop("out", None)
+            if project_flag is not None or zone_flag is not None:
+                from xcli import config  # reads YAML: loaded only when a flag needs checking
+
+                project_flag = config.check_flag("project", project_flag)
+                zone_flag = config.check_flag("zone", zone_flag)
+            from xcli.env_flags import env_bool
+
             common = Common(
                 project_flag=project_flag,
                 zone_flag=zone_flag,
                 output=kwargs.pop("output"),
-                dry_run=dry_run and (dry or _env_flag("XCLI_DRY_RUN")),
-                yes=yes and (kwargs.pop("yes", False) or _env_flag("XCLI_YES")),
+                dry_run=dry_run and (dry or env_bool("XCLI_DRY_RUN")),
+                yes=yes and (kwargs.pop("yes", False) or env_bool("XCLI_YES")),
                 out=folder,
             )
             if folder is not None and not common.dry_run:
                 raise UserError(
                     "--out writes a dry-run deployment folder", hint="add --dry-run, or drop --out"
                 )
+            if location or dry_run or yes:  # commands that may keep state on this machine
+                _check_folders(folder)
             return func(*args, common=common, **kwargs)
 
         decorated: Any = wrapper
@@ -125,6 +130,19 @@ def options(*, location: bool, dry_run: bool, out: bool, yes: bool) -> Callable[
     return decorate
 
 
+def _check_folders(out: Path | None) -> None:
+    """The folders a command may write, checked once up front (one line, not a traceback)."""
+    from xcli import paths
+    from xcli.user_files import check_writable_folder
+
+    if out is not None:
+        check_writable_folder(out, "--out")
+    # xcli's state folder (local clusters, run logs, known_hosts)
+    check_writable_folder(
+        paths.state_dir(), "XCLI_HOME" if os.environ.get("XCLI_HOME") else "state folder"
+    )
+
+
 def output_option(func: F) -> F:
     return click.option(
         "--output",
@@ -155,6 +173,13 @@ def confirm(common: Common, question: str) -> None:
 
         raise UserError(f"{question} needs confirmation", hint="pass --yes to confirm")
     click.confirm(question, abort=True)
+
+
+def require_answerable(common: Common, what: str) -> None:
+    """Refuse before anything is read or sent when `what` will ask and nobody can answer."""
+    if common.yes or common.dry_run or sys.stdin.isatty():
+        return
+    raise UserError(f"{what} needs confirmation", hint="pass --yes to confirm")
 
 
 def emit_json(value: Any) -> None:

@@ -14,8 +14,10 @@ def config() -> None:
     """Set defaults for --project and --zone.
 
     \b
-    Precedence: flag, then XCLI_PROJECT / XCLI_ZONE, then this file, then the active
-    gcloud configuration (its file is read; gcloud is never run).
+    Precedence, first wins: the flag; XCLI_PROJECT / XCLI_ZONE; CLOUDSDK_CORE_PROJECT /
+    CLOUDSDK_COMPUTE_ZONE; this file; the active gcloud configuration (CLOUDSDK_CONFIG,
+    CLOUDSDK_ACTIVE_CONFIG_NAME; its file is read, gcloud is never run); for the project
+    only, GOOGLE_CLOUD_PROJECT. `xcli config list` shows where each value came from.
     Examples:
       xcli config set project my-project
       xcli config set zone us-east5-b

@@ -10,6 +10,7 @@ that is named.
 
 from __future__ import annotations
 
+import errno
 import sys
 
 import click
@@ -62,6 +63,16 @@ def run_guarded(command: click.Command, argv: list[str] | None, *, debug: bool) 
         return exc.exit_code
     except BrokenPipeError:
         return 1
+    except OSError as exc:
+        if exc.filename is None or exc.errno not in _FILE_ERRORS:
+            return _bug(exc, debug)
+        # A file system refusal (a path under a regular file, no permission, a full disk)
+        # is about this machine, not a bug: one line naming the path.
+        say_error(
+            f"cannot use {exc.filename}: {exc.strerror}",
+            "check that path (XCLI_HOME and XDG_CONFIG_HOME move xcli's folders)",
+        )
+        return 1
     except Exception as exc:
         return _bug(exc, debug)
 
@@ -70,6 +81,17 @@ _INTERRUPTED_HINT = (
     "whatever it had already started keeps running: run the same command again to pick it up "
     "(what finished is kept), or delete what it made"
 )
+
+_FILE_ERRORS = {
+    errno.ENOTDIR,
+    errno.EISDIR,
+    errno.EACCES,
+    errno.EPERM,
+    errno.ENOSPC,
+    errno.EROFS,
+    errno.ENAMETOOLONG,
+    errno.ELOOP,
+}
 
 
 def _one_line(message: str) -> str:

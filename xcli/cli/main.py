@@ -7,7 +7,6 @@ later still, inside the gateways that use them.
 from __future__ import annotations
 
 import importlib
-import os
 import sys
 from typing import Any
 
@@ -91,6 +90,13 @@ def cli() -> None:
 
 def main(argv: list[str] | None = None) -> None:
     """Run the CLI and turn every outcome into one exit code."""
-    from xcli.cli.errors import run_guarded
+    from xcli.cli.errors import run_guarded, say_error
+    from xcli.env_flags import env_bool
+    from xcli.errors import UserError
 
-    sys.exit(run_guarded(cli, argv, debug=os.environ.get("XCLI_DEBUG") == "1"))
+    try:
+        debug = env_bool("XCLI_DEBUG")
+    except UserError as exc:
+        say_error(exc.message, exc.hint)
+        sys.exit(1)
+    sys.exit(run_guarded(cli, argv, debug=debug))

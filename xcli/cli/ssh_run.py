@@ -59,8 +59,14 @@ def resolve(
     size = _batch(batch_size)
     run_for = parse_duration(timeout, "--timeout") if timeout else None
     retry: float | None = parse_duration(retry_for, "--retry-for") if retry_for else None
-    if ssh_key_file is not None and not ssh_key_file.is_file():
-        raise UserError(f"--ssh-key-file {ssh_key_file} does not exist", hint="check the path")
+    if ssh_key_file is not None:  # a regular file (never a FIFO or a folder), checked first
+        from xcli.user_files import KIB, read_bytes
+
+        read_bytes(ssh_key_file, "--ssh-key-file", 64 * KIB, "an SSH private key is a few KiB")
+    if output_dir is not None:
+        from xcli.user_files import check_writable_folder
+
+        check_writable_folder(output_dir, "--output-dir")
     from xcli.cluster_index import provider_for
 
     provider = provider_for(name, provider, "queued-resource", ("queued-resource", "local"))

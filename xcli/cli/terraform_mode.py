@@ -18,11 +18,12 @@ import click
 from xcli.cli.common import Common, confirm, run_plan
 from xcli.errors import UserError
 from xcli.spec import ClusterSpec
+from xcli.user_files import check_writable_folder
 
 # Provider flags the Terraform modules express; any other provider flag given (a value other
 # than its default) is refused rather than silently dropped. Extend with the modules.
 SUPPORTED = {
-    "gke": {"release_channel", "gke_version"},
+    "gke": {"release_channel", "gke_version", "force"},
     "queued-resource": {"runtime_version", "network", "subnetwork", "internal_ips", "os_login"},
 }
 
@@ -83,13 +84,64 @@ def _echo(line: str) -> None:
     click.echo(line, err=True)
 
 
+# What terraform (or tofu) itself writes in the folder; never the user's.
+TERRAFORM_OWN = (".terraform", ".terraform.lock.hcl", "tfplan", "terraform.tfstate")
+
+
+def _foreign_files(folder: Path, spec: ClusterSpec) -> list[str]:
+    """Files in `folder` that xcli did not write. xcli recognises its folder by its record
+    (xcli.json): without one, every file is the user's; with one, the files of the deployment's
+    own names are xcli's, and anything else (besides terraform's own) is the user's."""
+    from xcli.terraform import RECORD
+    from xcli.terraform.folder import deployment_files
+
+    if not folder.is_dir():
+        return []
+    present = sorted(
+        str(p.relative_to(folder))
+        for p in folder.rglob("*")
+        if not p.is_dir() and not str(p.relative_to(folder)).startswith(TERRAFORM_OWN)
+    )
+    if not (folder / RECORD).is_file():
+        return present
+    ours = set(deployment_files(spec, str(folder)))
+    return [p for p in present if p not in ours]
+
+
+def _read_record(path: Path) -> dict[str, Any]:
+    """xcli.json of a Terraform folder; anything else there is one error, not a traceback."""
+    from xcli.user_files import MIB, read_text
+
+    try:
+        record = json.loads(read_text(path, "Terraform record", MIB))
+    except json.JSONDecodeError:
+        record = None
+    if not isinstance(record, dict):
+        raise UserError(
+            f"{path} is not the JSON record xcli writes",
+            hint="choose the folder `cluster create --terraform` wrote, or delete that file",
+        )
+    return record
+
+
 def _check_folder(folder: Path, spec: ClusterSpec) -> None:
     from xcli.terraform import RECORD
 
+    check_writable_folder(folder, "--terraform")
+    foreign = _foreign_files(folder, spec)
+    if foreign and not spec.options.get("force"):
+        shown = ", ".join(foreign[:3]) + (
+            f" and {len(foreign) - 3} more" if len(foreign) > 3 else ""
+        )
+        raise UserError(
+            f"--terraform {folder} holds files xcli did not write: {shown}",
+            hint="choose an empty or new folder, or pass --force to write there anyway "
+            "(files of the same name are replaced)",
+        )
     path = folder / RECORD
     if not path.is_file():
         return
-    old = json.loads(path.read_text(encoding="utf-8"))
+    old = _read_record(path)
     if (old.get("cluster"), old.get("project")) != (spec.name, spec.project):
         raise UserError(
             f"{folder} holds the deployment of cluster {old.get('cluster')} "
@@ -144,7 +196,7 @@ def delete(name: str, folder: str, common: Common) -> None:
             f"{folder} is not an xcli Terraform folder (no {RECORD})",
             hint="give the folder `cluster create --terraform` wrote",
         )
-    record: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    record = _read_record(path)
     if record.get("cluster") != name:
         raise UserError(
             f"{folder} holds cluster {record.get('cluster')}, not {name}",

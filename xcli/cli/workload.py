@@ -61,13 +61,17 @@ def _workload_options(func: Any) -> Any:
             type=click.IntRange(0, 10_000),
             default=0,
             show_default=True,
-            help="Restart all workers this many times after an infrastructure failure.",
+            help="Restart every worker up to this many times. gke: after a disruption "
+            "(preemption, maintenance, node loss) or an exit code of 42, 128-255 or one in "
+            "--restart-on-exit-codes; any other non-zero exit code fails at once. "
+            "queued-resource and local: after any worker fails, whatever its exit code.",
         ),
         click.option(
             "--restart-on-exit-codes",
             metavar="N,M",
             default="",
-            help="More exit codes that restart instead of failing (42 and 128-255 always do).",
+            help="gke: more exit codes that restart instead of failing (42 and 128-255 always "
+            "do). VM-style clusters restart on every failure, so it does not apply there.",
         ),
         click.option("--env", "env_pairs", multiple=True, metavar="K=V", help="Repeatable."),
         click.option("--env-file", type=click.Path(path_type=Path), help="NAME=VALUE lines."),
@@ -130,7 +134,7 @@ def create(common: Common, **flags: Any) -> int:
     NNODES, NODE_RANK, MASTER_ADDR, MASTER_PORT, JAX_COORDINATOR_ADDRESS, JAX_NUM_PROCESSES,
     JAX_PROCESS_ID (GPU).
     """
-    from xcli.cli.workload_flags import build_request, write_manifests
+    from xcli.cli.workload_flags import build_request, precheck, write_manifests
     from xcli.cluster_index import provider_for
     from xcli.plan.workload import gke_cluster_path, plan_workload_create
 
@@ -145,6 +149,11 @@ def create(common: Common, **flags: Any) -> int:
                 hint="e.g. --docker-image python:3.11 (only the local provider can do without)",
             )
         flags["image"] = ""
+    precheck(flags)  # all that needs no cluster, before the cluster is read
+    if flags["output_manifest_file"] is not None:
+        from xcli.user_files import check_writable_folder
+
+        check_writable_folder(flags["output_manifest_file"].parent, "--output-manifest-file")
     if flags["provider"] != "gke":
         from xcli.cli.workload_vm import create_on_vms
 

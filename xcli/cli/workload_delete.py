@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import click
 
-from xcli.cli.common import Common, common_options, confirm, run_plan
+from xcli.cli.common import Common, common_options, confirm, require_answerable, run_plan
 from xcli.cli.workload_read import (
+    check_workload_name,
     cluster_option,
     cluster_ref,
     provider_option,
@@ -64,6 +65,10 @@ def delete(
             "--older-than goes with --state", hint="add --state succeeded or --state failed"
         )
     seconds = parse_duration(older_than, "--older-than") if older_than else None
+    if name is not None:
+        check_workload_name(name)
+    what = f"workload {name}" if name is not None else f"the {state} workloads"
+    require_answerable(common, f"deleting {what} on cluster {cluster}")  # before any read
     if state is not None and common.dry_run:
         raise UserError(
             "a dry-run reads nothing from the cluster, so it cannot select workloads by --state",

@@ -25,8 +25,42 @@ def build_request(
 def requested_accelerator(flags: dict[str, Any]) -> str | None:
     tpu_type, device_type = flags["tpu_type"], flags["device_type"]
     if tpu_type and device_type:
-        raise UserError("pass at most one of --tpu-type and --device-type")
+        raise UserError(
+            "pass at most one of --tpu-type and --device-type",
+            hint="--tpu-type for a TPU shape, --device-type for a GPU (or TPU) shape",
+        )
     return str(tpu_type or device_type) if (tpu_type or device_type) else None
+
+
+def precheck(flags: dict[str, Any]) -> None:
+    """Every check that needs no cluster, run before the cluster is read (live or not)."""
+    from xcli.catalog import lookup
+    from xcli.spec import check_name
+
+    check_name(flags["cluster"], "cluster", 40)
+    check_name(flags["name"], "workload", 63)
+    accelerator = requested_accelerator(flags)
+    if accelerator:
+        from xcli.cli.cluster import check_counts
+
+        check_counts(
+            lookup(accelerator), flags["tpu_type"], flags["num_slices"], flags["num_nodes"]
+        )
+    if _exit_codes(flags["restart_on_exit_codes"]) and flags["provider"] != "gke":
+        raise UserError(
+            f"--restart-on-exit-codes applies only to --provider gke; on {flags['provider']} "
+            "clusters every worker failure restarts (up to --max-restarts)",
+            hint="drop --restart-on-exit-codes",
+        )
+    parse_env(flags["env_pairs"], flags["env_file"])
+    check_duration(flags["ttl_after_finished"], "--ttl-after-finished", 60, 365 * 86400)
+    check_duration(flags["termination_grace_period"], "--termination-grace-period", 1, 86400)
+    image = str(flags["image"] or "")
+    if image != image.strip() or not image.isprintable():
+        raise UserError(
+            f"--docker-image {image!r} has whitespace or control characters",
+            hint="write the image reference without them, e.g. us-docker.pkg.dev/p/r/img:1",
+        )
 
 
 def spec_from_flags(flags: dict[str, Any], meta: ClusterMeta) -> WorkloadSpec:
@@ -116,12 +150,20 @@ def _cluster_facts(
 def _load(path: Path) -> dict[str, Any]:
     import yaml
 
+    from xcli.user_files import MIB, read_text
+
+    # "The data stored in a ConfigMap cannot exceed 1 MiB":
+    # https://kubernetes.io/docs/concepts/configuration/configmap/
+    text = read_text(path, "--cluster-metadata", MIB, "a ConfigMap's limit")
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise UserError(f"cannot read --cluster-metadata {path}: {exc.strerror}") from None
+        data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
-        raise UserError(f"--cluster-metadata {path} is not YAML or JSON: {exc}") from None
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
+        raise UserError(
+            f"--cluster-metadata {path} is not YAML or JSON{where}",
+            hint="fix the file; it holds the cluster's ConfigMap data, e.g. accelerator: v6e-256",
+        ) from None
     if not isinstance(data, dict):
         raise UserError(f"--cluster-metadata {path} holds no mapping", hint="accelerator: v6e-256")
     return data

@@ -14,7 +14,11 @@ from xcli.cli.common import Common, emit, emit_record, read_options
 from xcli.errors import UserError
 from xcli.providers.base import ClusterRef
 
-STATE_CHOICE = click.Choice(["queued", "running", "succeeded", "failed"])
+# gke: queued, running, succeeded, failed. VM-style (docs/workload.md): starting, running,
+# succeeded, failed, stopped (deleted while running), lost (its driver is gone).
+GKE_STATES = ("queued", "running", "succeeded", "failed")
+VM_STATES = ("starting", "running", "succeeded", "failed", "stopped", "lost")
+STATE_CHOICE = click.Choice(sorted({*GKE_STATES, *VM_STATES}))
 
 
 def cluster_option(func: Any) -> Any:
@@ -73,13 +77,36 @@ def workload_name(name: str | None, flag: str | None, *, required: bool = True) 
 
 
 def cluster_ref(common: Common, cluster: str) -> ClusterRef:
+    from xcli.spec import check_name
+
+    check_name(cluster, "cluster", 40)
     return ClusterRef(cluster, common.project, common.zone, "gke")
+
+
+def check_names(cluster: str, name: str | None) -> None:
+    from xcli.spec import check_name
+
+    check_name(cluster, "cluster", 40)
+    if name is not None:
+        check_workload_name(name)
+
+
+def check_workload_name(name: str) -> str:
+    """A workload name, checked before anything is read (a DNS label, as JobSet needs)."""
+    from xcli.spec import check_name
+
+    return check_name(name, "workload", 63)
 
 
 @click.command("list")
 @cluster_option
 @provider_option
-@click.option("--state", type=STATE_CHOICE, help="Only workloads in this state.")
+@click.option(
+    "--state",
+    type=STATE_CHOICE,
+    help="Only workloads in this state. gke: queued, running, succeeded, failed; "
+    "queued-resource and local: starting, running, succeeded, failed, stopped, lost.",
+)
 @read_options
 def list_workloads(common: Common, cluster: str, provider: str, state: str | None) -> int:
     """List workloads, newest first: state, priority, slices, chips, restarts, age, duration.
@@ -93,6 +120,13 @@ def list_workloads(common: Common, cluster: str, provider: str, state: str | Non
       xcli workload list --cluster demo
       xcli workload list --cluster demo --state failed --output json
     """
+    check_names(cluster, None)
+    states = GKE_STATES if provider == "gke" else VM_STATES
+    if state is not None and state not in states:
+        raise UserError(
+            f"--state {state} does not occur on --provider {provider} clusters",
+            hint=f"states there: {', '.join(states)}",
+        )
     if provider != "gke":
         from xcli.cli.workload_vm_read import vm_list
 
@@ -140,6 +174,7 @@ def status(
       xcli workload status train-1 --cluster demo --output json
     """
     name = str(workload_name(name, workload_flag))
+    check_names(cluster, name)
     if provider != "gke":
         from xcli.cli.workload_vm_read import vm_status
 
@@ -217,6 +252,7 @@ def logs(
     from xcli.workload_logs import stream_logs
 
     name = str(workload_name(name, workload_flag))
+    check_names(cluster, name)
     if provider != "gke":
         from xcli.cli.workload_vm_read import vm_logs
 
@@ -271,6 +307,7 @@ def wait(
 
     name = str(workload_name(name, workload_flag))
     seconds = parse_duration(timeout, "--timeout") if timeout else None
+    check_names(cluster, name)
     if provider != "gke":
         from xcli.cli.workload_vm_read import vm_wait
 

@@ -13,7 +13,7 @@ from typing import Any, Protocol
 from xcli.errors import Interrupted, XcliError
 from xcli.execute.result import Handler, StepContext
 from xcli.plan.steps import WorkerCommand
-from xcli.plan.vm_workload import VmWorkloadRun, WorkerExit, run_with_restarts
+from xcli.plan.vm_workload import Decision, VmWorkloadRun, WorkerExit, run_with_restarts
 
 
 class WorkloadFailed(XcliError):
@@ -50,11 +50,17 @@ def make_handler(runner: WorkerRunner, launcher: Launcher | None = None) -> Hand
                     raise Interrupted("stopped while the workload ran")
                 yield event
 
+        def decided(decision: Decision) -> None:
+            if decision.action == "restart":  # the reason, before the restart it causes
+                ctx.report(decision.describe())
+
         outcome = run_with_restarts(
-            attempt, lambda: runner.stop(step.stop), len(step.workers), step.max_restarts
+            attempt,
+            lambda: runner.stop(step.stop),
+            len(step.workers),
+            step.max_restarts,
+            on_decision=decided,
         )
-        for decision in outcome.attempts[:-1]:
-            ctx.report(decision.describe())
         if not outcome.ok:
             raise WorkloadFailed(_failure_message(outcome.failure, outcome.restarts), hint=_HINT)
         return {"restarts": outcome.restarts}

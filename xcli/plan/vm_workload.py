@@ -243,11 +243,14 @@ def run_with_restarts(
     stop_all: Callable[[], None],
     total: int,
     max_restarts: int,
+    on_decision: Callable[[Decision], None] | None = None,
 ) -> Outcome:
     """Drive attempts until success, or a failure with no restarts left.
 
     `attempt(n)` starts every worker (attempt n, from 0) and yields each exit as it happens;
     `stop_all()` stops whatever still runs. The broadcast engine provides both.
+    `on_decision` hears each decision as soon as it is made, so a restart's reason is printed
+    before the workers are stopped and started again, not after the run.
     """
     decisions: list[Decision] = []
     restarts = 0
@@ -265,6 +268,8 @@ def run_with_restarts(
                 WorkerExit("?", None, f"{total - len(finished)} worker(s) never reported"),
             )
         decisions.append(decision)
+        if on_decision is not None:
+            on_decision(decision)
         if decision.action == "succeed":
             return Outcome(True, restarts, tuple(decisions))
         stop_all()

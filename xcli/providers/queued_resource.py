@@ -58,7 +58,11 @@ class QueuedResourceProvider:
         return qr_plan.plan_wait(ref.project, ref.zone, ref.name, options, timeout_seconds)
 
     def handlers(self, ref: ClusterRef) -> Mapping[str, Handler]:
-        handlers = QrHandlers(self._gateway(ref.zone), sleep=self.sleep, clock=self.clock)
+        gateway = self._gateway(ref.zone)
+        # Credentials first: without them nothing may run, not even the local step that
+        # creates ~/.ssh/xcli_ed25519, and the failure is reported once, not once per step.
+        getattr(gateway, "credentials", None)
+        handlers = QrHandlers(gateway, sleep=self.sleep, clock=self.clock)
         return handlers.mapping()
 
     # -- reads --------------------------------------------------------------------------------

@@ -67,6 +67,26 @@ def ensure_key(path: Path, create: bool, comment: str = "xcli") -> str:
     return f"{line.decode()} {comment}"
 
 
+def check_user_key(text: str, flag: str = "--ssh-key") -> Path:
+    """A key the user named: an existing private key file, checked before anything is sent."""
+    from xcli.user_files import KIB, read_bytes
+
+    path = key_path(text)
+    data = read_bytes(path, flag, 64 * KIB, "an SSH private key is a few KiB")
+    head = data.lstrip()[:200]
+    if head.startswith((b"ssh-", b"ecdsa-", b"sk-")):
+        raise UserError(
+            f"{flag} {text} is a public key", hint="pass the private key (the file without .pub)"
+        )
+    if not (head.startswith(b"-----BEGIN ") and b"PRIVATE KEY-----" in head):
+        raise UserError(
+            f"{flag} {text} is not an SSH private key",
+            hint="pass a private key file (its first line is -----BEGIN ... PRIVATE KEY-----), "
+            "e.g. one made by ssh-keygen",
+        )
+    return path
+
+
 def _key_blob(line: str) -> str:
     """'user:ssh-ed25519 AAAA.. c' or 'ssh-ed25519 AAAA.. c' -> 'AAAA..'."""
     parts = line.split(":", 1)[-1].split()

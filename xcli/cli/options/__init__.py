@@ -20,8 +20,9 @@ MODULES: dict[str, str] = {
     "queued-resource": "xcli.cli.options.queued_resource",
     "local": "xcli.cli.options.local",
     "terraform": "xcli.cli.options.terraform",  # shared by gke and queued-resource
+    "force": "xcli.cli.options.force",  # gke, and Terraform mode of both
 }
-SHARED_BY = {"terraform": ("gke", "queued-resource")}
+SHARED_BY = {"terraform": ("gke", "queued-resource"), "force": ("gke", "queued-resource")}
 
 
 def _options(group: str) -> list[Callable[[Any], Any]]:

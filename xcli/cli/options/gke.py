@@ -27,10 +27,4 @@ OPTIONS: list[Callable[[Any], Any]] = [
         type=click.IntRange(1, 32),
         help="Node pools created at once (gke; default 4; GKE limits concurrent operations).",
     ),
-    click.option(
-        "--force",
-        is_flag=True,
-        default=False,
-        help="Replace node pools of another shape (gke; asks first unless --yes).",
-    ),
 ]

@@ -7,12 +7,16 @@ a missing file is a one-line UserError before anything is planned.
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import click
 
 from xcli.errors import UserError
+from xcli.user_files import KIB, read_text
+
+# "The maximum size of a single metadata value is 256 KB" (and 512 KB for all of them):
+# https://cloud.google.com/compute/docs/metadata/setting-custom-metadata#limitations
+METADATA_VALUE_LIMIT = 256 * KIB
 
 
 def _read_files(ctx: click.Context, param: click.Parameter, values: Any) -> tuple[Any, ...]:
@@ -24,14 +28,13 @@ def _read_files(ctx: click.Context, param: click.Parameter, values: Any) -> tupl
                 f"--metadata-from-file {item!r} is not KEY=FILE",
                 hint="e.g. --metadata-from-file startup-script=setup.sh",
             )
-        path = Path(name).expanduser()
-        try:
-            out.append((key, path.read_text(encoding="utf-8")))
-        except OSError as exc:
-            raise UserError(
-                f"--metadata-from-file {key}: cannot read {name}: {exc.strerror}",
-                hint="check the file name",
-            ) from None
+        text = read_text(
+            name,
+            f"--metadata-from-file {key}=",
+            METADATA_VALUE_LIMIT,
+            "Compute Engine's limit for one metadata value",
+        )
+        out.append((key, text))
     return tuple(out)
 
 

@@ -1,0 +1,1389 @@
+"""The bad-input table: every case is refused with exit 1 (2 when the line does not parse).
+
+A case is (id, argv, expected exit code, extra environment, setup). In argv, `{in}` is the
+shared folder of prepared inputs (binary file, FIFO, 20 MB script, keys: see `prepare_inputs`),
+`{home}` and `{cwd}` the case's own HOME and empty working folder. `setup` names a function
+below that writes files into the case's sandbox before it runs (a corrupt config file, a user's
+own main.tf), so those files are part of the "nothing changed" check.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+P = ("--project", "bad-input-1", "--zone", "us-east5-b")
+TPU = ("--tpu-type", "v5p-8")
+QR = ("--provider", "queued-resource")
+LOCAL = ("--provider", "local")
+WL = ("--workload", "train-1", "--docker-image", "img:1", "--command", "true")
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    section: str  # the class of bad input, as reported per section of issue 13
+    argv: tuple[str, ...]
+    code: int = 1
+    env: dict[str, str] = field(default_factory=dict)
+    setup: str = ""
+
+
+def prepare_inputs(folder: Path) -> None:
+    """The files cases point flags at; made once, read-only for every case."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "binary.bin").write_bytes(b"#!/bin/sh\n" + bytes(range(256)) * 4)
+    (folder / "latin1.env").write_bytes(b"A=1\nNAME=caf\xe9\n")
+    (folder / "good.env").write_text("A=1\n", encoding="utf-8")
+    (folder / "big.sh").write_bytes(b"echo hello world, this is a big startup script\n" * 437_000)
+    (folder / "big.env").write_bytes(b"A=" + b"x" * (2 * 1024 * 1024) + b"\n")
+    (folder / "not-a-key").write_text("hello, I am not an SSH key\n", encoding="utf-8")
+    (folder / "list.yaml").write_text("- a\n- b\n", encoding="utf-8")
+    (folder / "a-file").write_text("a regular file\n", encoding="utf-8")
+    (folder / "a-dir").mkdir(exist_ok=True)
+    if not (folder / "fifo").exists():
+        os.mkfifo(folder / "fifo")
+
+
+# --- setups: files written into a case's sandbox before it runs -------------------------------
+
+
+def _config(home: Path, data: bytes) -> None:
+    path = home / ".config" / "xcli" / "config.yaml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+
+
+def _gcloud(home: Path, data: bytes, name: str = "default") -> None:
+    path = home / ".config" / "gcloud" / "configurations" / f"config_{name}"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+
+
+def _corrupt_record(root: Path) -> None:
+    (root / "cwd" / "tf").mkdir()
+    (root / "cwd" / "tf" / "xcli.json").write_bytes(b"\x00not json")
+
+
+def _user_tf(root: Path) -> None:
+    (root / "cwd" / "tf").mkdir()
+    (root / "cwd" / "tf" / "main.tf").write_text('resource "x" "y" {}\n', encoding="utf-8")
+
+
+def _home_is_file(root: Path) -> None:
+    (root / "home" / "state").write_text("I am a file, not a folder\n", encoding="utf-8")
+
+
+SETUPS: dict[str, Callable[[Path], None]] = {
+    "config-binary": lambda r: _config(r / "home", bytes(range(256))),
+    "config-corrupt": lambda r: _config(r / "home", b"project: [unclosed\nzone: {\n"),
+    "config-list": lambda r: _config(r / "home", b"- project\n- zone\n"),
+    "config-bad-project": lambda r: _config(r / "home", b"project: Not A Project\n"),
+    "config-dir": lambda r: (r / "home" / ".config" / "xcli" / "config.yaml").mkdir(parents=True),
+    "gcloud-binary": lambda r: _gcloud(r / "home", b"[core]\nproject = \xff\xfe\x00\x01\n"),
+    "gcloud-corrupt": lambda r: _gcloud(r / "home", b"project = p\n[core\n"),
+    "gcloud-active-binary": lambda r: (
+        (r / "home" / ".config" / "gcloud").mkdir(parents=True),
+        (r / "home" / ".config" / "gcloud" / "active_config").write_bytes(b"\xff\xfe"),
+    ),
+    "user-tf": _user_tf,
+    "corrupt-record": _corrupt_record,
+    "state-is-file": _home_is_file,
+}
+
+
+# --- the table ---------------------------------------------------------------------------------
+
+
+def _names() -> list[Case]:
+    bad = {
+        "upper": "Demo",
+        "digit-first": "1demo",
+        "underscore": "de_mo",
+        "trailing-hyphen": "demo-",
+        "empty": "",
+        "too-long": "a" * 41,
+        "accent": "démo",
+        "space": "de mo",
+        "newline": "demo\n",
+        "tab": "de\tmo",
+        "control": "de\x01mo",
+    }
+    cases = [
+        Case(
+            f"names/create-{k}", "names", ("cluster", "create", "--cluster", v, *TPU, "--spot", *P)
+        )
+        for k, v in bad.items()
+    ]
+    for verb in ("delete", "describe"):
+        for k in ("upper", "newline", "empty", "too-long"):
+            cases.append(
+                Case(f"names/{verb}-{k}", "names", ("cluster", verb, "--cluster", bad[k], *P))
+            )
+    cases += [
+        Case(
+            "names/qr-create-upper",
+            "names",
+            ("cluster", "create", *QR, "--cluster", "Q", *TPU, "--spot", *P, "--dry-run"),
+        ),
+        Case(
+            "names/local-create-space",
+            "names",
+            ("cluster", "create", *LOCAL, "--cluster", "a b", *TPU),
+        ),
+        Case(
+            "names/local-delete-upper",
+            "names",
+            ("cluster", "delete", *LOCAL, "--cluster", "A", "--yes"),
+        ),
+        Case(
+            "names/workload-upper",
+            "names",
+            (
+                "workload",
+                "create",
+                "--cluster",
+                "c",
+                "--workload",
+                "Train",
+                "--docker-image",
+                "i",
+                "--command",
+                "true",
+                *TPU,
+                "--num-slices",
+                "1",
+                *P,
+                "--dry-run",
+            ),
+        ),
+        Case(
+            "names/workload-underscore",
+            "names",
+            (
+                "workload",
+                "create",
+                "--cluster",
+                "c",
+                "--workload",
+                "t_1",
+                "--docker-image",
+                "i",
+                "--command",
+                "true",
+                *TPU,
+                "--num-slices",
+                "1",
+                *P,
+                "--dry-run",
+            ),
+        ),
+        Case(
+            "names/workload-too-long",
+            "names",
+            (
+                "workload",
+                "create",
+                "--cluster",
+                "c",
+                "--workload",
+                "t" * 70,
+                "--docker-image",
+                "i",
+                "--command",
+                "true",
+                *TPU,
+                "--num-slices",
+                "1",
+                *P,
+                "--dry-run",
+            ),
+        ),
+        Case(
+            "names/workload-cluster-upper",
+            "names",
+            (
+                "workload",
+                "create",
+                "--cluster",
+                "C",
+                *WL,
+                *TPU,
+                "--num-slices",
+                "1",
+                *P,
+                "--dry-run",
+            ),
+        ),
+        Case("names/status-upper", "names", ("workload", "status", "Train", "--cluster", "c", *P)),
+        Case("names/logs-newline", "names", ("workload", "logs", "t\n", "--cluster", "c", *P)),
+        Case("names/wait-space", "names", ("workload", "wait", "a b", "--cluster", "c", *P)),
+        Case(
+            "names/wl-delete-upper",
+            "names",
+            ("workload", "delete", "T", "--cluster", "c", "--yes", *P),
+        ),
+        Case("names/wl-list-cluster-upper", "names", ("workload", "list", "--cluster", "C", *P)),
+        Case(
+            "names/ssh-cluster-upper",
+            "names",
+            ("ssh", "--cluster", "C", *LOCAL, "--command", "true"),
+        ),
+        Case("names/scp-cluster-space", "names", ("scp", "--cluster", "a b", *LOCAL, "f", ":f")),
+    ]
+    return cases
+
+
+def _more_names() -> list[Case]:
+    """Names on the queued-resource and local variants of the read and delete verbs."""
+    return [
+        Case(
+            "names/qr-describe-upper", "names", ("cluster", "describe", *QR, "--cluster", "Q", *P)
+        ),
+        Case(
+            "names/qr-delete-space",
+            "names",
+            ("cluster", "delete", *QR, "--cluster", "a b", "--yes", *P),
+        ),
+        Case(
+            "names/local-describe-tab",
+            "names",
+            ("cluster", "describe", *LOCAL, "--cluster", "a\tb"),
+        ),
+        Case(
+            "names/local-status-upper",
+            "names",
+            ("workload", "status", "T", *LOCAL, "--cluster", "c"),
+        ),
+        Case(
+            "names/local-logs-space", "names", ("workload", "logs", "a b", *LOCAL, "--cluster", "c")
+        ),
+        Case(
+            "names/local-wait-cluster-upper",
+            "names",
+            ("workload", "wait", "t", *LOCAL, "--cluster", "C"),
+        ),
+        Case(
+            "names/local-list-cluster-newline",
+            "names",
+            ("workload", "list", *LOCAL, "--cluster", "c\n"),
+        ),
+        Case("names/qr-wait-upper", "names", ("cluster", "wait", "--cluster", "Q", *P)),
+        Case(
+            "ident/local-list-zone-newline",
+            "identifiers",
+            ("cluster", "list", *LOCAL, "--zone", "us-east5-b\n"),
+        ),
+    ]
+
+
+def _accelerators() -> list[Case]:
+    create = ("cluster", "create", "--cluster", "c", "--spot", *P, "--dry-run")
+    return [
+        Case("accel/v5p-7", "accelerators", (*create, "--tpu-type", "v5p-7")),
+        Case("accel/v6e-257", "accelerators", (*create, "--tpu-type", "v6e-257")),
+        Case("accel/unknown-family", "accelerators", (*create, "--tpu-type", "v9-8")),
+        Case("accel/empty", "accelerators", (*create, "--tpu-type", "")),
+        Case("accel/trailing-space", "accelerators", (*create, "--tpu-type", "v5p-8 ")),
+        Case("accel/gpu-to-tpu-type", "accelerators", (*create, "--tpu-type", "h100-80gb-8")),
+        Case("accel/bad-topology", "accelerators", (*create, "--tpu-type", "v5p-3x3x3")),
+        Case(
+            "accel/both-flags",
+            "accelerators",
+            (*create, "--tpu-type", "v5p-8", "--device-type", "v5p-8"),
+        ),
+        Case("accel/neither", "accelerators", create),
+        Case("accel/gpu-unknown", "accelerators", (*create, "--device-type", "h100-80gb-9")),
+        Case("accel/catalog-show", "accelerators", ("catalog", "show", "v6e-257")),
+        Case("accel/catalog-show-empty", "accelerators", ("catalog", "show", "")),
+        Case("accel/catalog-show-huge", "accelerators", ("catalog", "show", "v" * 5000)),
+        Case("accel/catalog-show-control", "accelerators", ("catalog", "show", "v5p-8\x1b[31m")),
+        Case("accel/catalog-family", "accelerators", ("catalog", "list", "--family", "v9")),
+        Case(
+            "accel/workload-tpu",
+            "accelerators",
+            (
+                "workload",
+                "create",
+                "--cluster",
+                "c",
+                *WL,
+                "--tpu-type",
+                "v5p-9",
+                "--num-slices",
+                "1",
+                *P,
+                "--dry-run",
+            ),
+        ),
+        Case(
+            "accel/workload-both",
+            "accelerators",
+            (
+                "workload",
+                "create",
+                "--cluster",
+                "c",
+                *WL,
+                "--tpu-type",
+                "v5p-8",
+                "--device-type",
+                "v5p-8",
+                *P,
+                "--dry-run",
+            ),
+        ),
+        Case(
+            "accel/workload-gpu-to-tpu-type",
+            "accelerators",
+            (
+                "workload",
+                "create",
+                "--cluster",
+                "c",
+                *WL,
+                "--tpu-type",
+                "h100-80gb-8",
+                "--num-nodes",
+                "1",
+                *P,
+                "--dry-run",
+            ),
+        ),
+        Case(
+            "accel/qr-gpu",
+            "accelerators",
+            (
+                "cluster",
+                "create",
+                *QR,
+                "--cluster",
+                "q",
+                "--device-type",
+                "h100-80gb-8",
+                "--spot",
+                *P,
+                "--dry-run",
+            ),
+        ),
+        Case(
+            "accel/local-gpu",
+            "accelerators",
+            (
+                "cluster",
+                "create",
+                *LOCAL,
+                "--cluster",
+                "l",
+                "--device-type",
+                "h100-80gb-8",
+                "--dry-run",
+            ),
+        ),
+    ]
+
+
+def _durations() -> list[Case]:
+    flex = ("cluster", "create", "--cluster", "c", *TPU, "--flex-start", *P, "--dry-run")
+    qr = ("cluster", "create", *QR, "--cluster", "q", *TPU, "--spot", *P, "--dry-run")
+    wl = ("workload", "create", "--cluster", "c", *WL, *TPU, "--num-slices", "1", *P, "--dry-run")
+    return [
+        Case("dur/max-run-word", "durations", (*flex, "--max-run-duration", "soon")),
+        Case("dur/max-run-zero", "durations", (*flex, "--max-run-duration", "0s")),
+        Case("dur/max-run-too-long", "durations", (*flex, "--max-run-duration", "8d")),
+        Case("dur/max-run-no-unit", "durations", (*flex, "--max-run-duration", "3600")),
+        Case("dur/max-run-negative", "durations", (*flex, "--max-run-duration", "-1h")),
+        Case(
+            "dur/max-run-without-flex",
+            "durations",
+            (
+                "cluster",
+                "create",
+                "--cluster",
+                "c",
+                *TPU,
+                "--spot",
+                "--max-run-duration",
+                "1h",
+                *P,
+                "--dry-run",
+            ),
+        ),
+        Case("dur/min-duration-without-guaranteed", "durations", (*qr, "--min-duration", "1h")),
+        Case("dur/valid-until-word", "durations", (*qr, "--valid-until-duration", "never")),
+        Case("dur/valid-after-time", "durations", (*qr, "--valid-after-time", "tomorrow")),
+        Case("dur/ttl-too-short", "durations", (*wl, "--ttl-after-finished", "10s")),
+        Case("dur/ttl-word", "durations", (*wl, "--ttl-after-finished", "later")),
+        Case("dur/grace-zero", "durations", (*wl, "--termination-grace-period", "0s")),
+        Case("dur/grace-too-long", "durations", (*wl, "--termination-grace-period", "2d")),
+        Case(
+            "dur/ssh-timeout-word",
+            "durations",
+            ("ssh", "--cluster", "c", *LOCAL, "--timeout", "x", "--command", "true"),
+        ),
+        Case(
+            "dur/ssh-retry-for",
+            "durations",
+            ("ssh", "--cluster", "c", *LOCAL, "--retry-for", "1y", "--command", "true"),
+        ),
+        Case(
+            "dur/cluster-wait-timeout",
+            "durations",
+            ("cluster", "wait", "--cluster", "q", "--timeout", "forever", *P),
+        ),
+        Case(
+            "dur/workload-wait-timeout",
+            "durations",
+            ("workload", "wait", "t", "--cluster", "c", "--timeout", "x", *P),
+        ),
+        Case(
+            "dur/logs-since",
+            "durations",
+            ("workload", "logs", "t", "--cluster", "c", "--since", "yesterday", *P),
+        ),
+        Case(
+            "dur/delete-older-than",
+            "durations",
+            (
+                "workload",
+                "delete",
+                "--cluster",
+                "c",
+                "--state",
+                "failed",
+                "--older-than",
+                "old",
+                "--yes",
+                *P,
+            ),
+        ),
+    ]
+
+
+def _counts() -> list[Case]:
+    create = ("cluster", "create", "--cluster", "c", "--spot", *P, "--dry-run")
+    return [
+        Case("count/slices-zero", "counts", (*create, *TPU, "--num-slices", "0")),
+        Case("count/slices-negative", "counts", (*create, *TPU, "--num-slices", "-1")),
+        Case("count/slices-word", "counts", (*create, *TPU, "--num-slices", "two")),
+        Case("count/slices-too-many", "counts", (*create, *TPU, "--num-slices", "1025")),
+        Case("count/slices-float", "counts", (*create, *TPU, "--num-slices", "1.5")),
+        Case(
+            "count/nodes-zero",
+            "counts",
+            (*create, "--device-type", "h100-80gb-8", "--num-nodes", "0"),
+        ),
+        Case("count/nodes-with-tpu", "counts", (*create, *TPU, "--num-nodes", "3")),
+        Case(
+            "count/slices-with-gpu",
+            "counts",
+            (*create, "--device-type", "h100-80gb-8", "--num-slices", "2"),
+        ),
+        Case("count/pool-parallelism", "counts", (*create, *TPU, "--pool-parallelism", "0")),
+        Case(
+            "count/base-port-low",
+            "counts",
+            ("cluster", "create", *LOCAL, "--cluster", "l", *TPU, "--base-port", "80", "--dry-run"),
+        ),
+        Case(
+            "count/base-port-high",
+            "counts",
+            (
+                "cluster",
+                "create",
+                *LOCAL,
+                "--cluster",
+                "l",
+                *TPU,
+                "--base-port",
+                "70000",
+                "--dry-run",
+            ),
+        ),
+        Case(
+            "count/max-restarts",
+            "counts",
+            (
+                "workload",
+                "create",
+                "--cluster",
+                "c",
+                *WL,
+                *TPU,
+                "--num-slices",
+                "1",
+                "--max-restarts",
+                "-1",
+                *P,
+                "--dry-run",
+            ),
+        ),
+        Case(
+            "count/exit-codes",
+            "counts",
+            (
+                "workload",
+                "create",
+                "--cluster",
+                "c",
+                *WL,
+                *TPU,
+                "--num-slices",
+                "1",
+                "--restart-on-exit-codes",
+                "x",
+                *P,
+                "--dry-run",
+            ),
+        ),
+        Case(
+            "count/wl-num-nodes-with-tpu",
+            "counts",
+            (
+                "workload",
+                "create",
+                "--cluster",
+                "c",
+                *WL,
+                *TPU,
+                "--num-slices",
+                "1",
+                "--num-nodes",
+                "2",
+                *P,
+                "--dry-run",
+            ),
+        ),
+        Case(
+            "count/connect-timeout",
+            "counts",
+            ("ssh", "--cluster", "c", *LOCAL, "--connect-timeout", "0", "--command", "true"),
+        ),
+        Case(
+            "count/batch-size",
+            "counts",
+            ("ssh", "--cluster", "c", *LOCAL, "--batch-size", "0", "--command", "true"),
+        ),
+        Case(
+            "count/batch-size-word",
+            "counts",
+            ("ssh", "--cluster", "c", *LOCAL, "--batch-size", "many", "--command", "true"),
+        ),
+        Case(
+            "count/scp-connect-timeout",
+            "counts",
+            ("scp", "--cluster", "c", *LOCAL, "--connect-timeout", "601", "f", ":f"),
+        ),
+    ]
+
+
+def _choices() -> list[Case]:
+    return [
+        Case(
+            "choice/provider",
+            "choices",
+            ("cluster", "create", "--provider", "aws", "--cluster", "c", *TPU),
+        ),
+        Case("choice/output", "choices", ("catalog", "list", "--output", "xml")),
+        Case(
+            "choice/priority",
+            "choices",
+            (
+                "workload",
+                "create",
+                "--cluster",
+                "c",
+                *WL,
+                *TPU,
+                "--priority",
+                "urgent",
+                *P,
+                "--dry-run",
+            ),
+        ),
+        Case(
+            "choice/release-channel",
+            "choices",
+            (
+                "cluster",
+                "create",
+                "--cluster",
+                "c",
+                *TPU,
+                "--spot",
+                "--release-channel",
+                "beta",
+                *P,
+                "--dry-run",
+            ),
+        ),
+        Case(
+            "choice/engine",
+            "choices",
+            ("ssh", "--cluster", "c", *LOCAL, "--engine", "rsh", "--command", "true"),
+        ),
+        Case(
+            "choice/host-keys",
+            "choices",
+            (
+                "ssh",
+                "--cluster",
+                "c",
+                *LOCAL,
+                "--strict-host-key-checking",
+                "no",
+                "--command",
+                "true",
+            ),
+        ),
+        Case(
+            "choice/ssh-provider",
+            "choices",
+            ("ssh", "--cluster", "c", "--provider", "gke", "--command", "true"),
+        ),
+        Case(
+            "choice/list-state",
+            "choices",
+            ("workload", "list", "--cluster", "c", "--state", "exploded", *P),
+        ),
+        Case("choice/config-key", "choices", ("config", "set", "region", "us-east5")),
+        Case(
+            "choice/vm-list-gke-state",
+            "choices",
+            ("workload", "list", *LOCAL, "--cluster", "c", "--state", "queued"),
+        ),
+        Case(
+            "choice/gke-list-vm-state",
+            "choices",
+            ("workload", "list", "--cluster", "c", "--state", "lost", *P),
+        ),
+        Case("choice/config-get-key", "choices", ("config", "get", "color")),
+    ]
+
+
+def _combinations() -> list[Case]:
+    base = ("cluster", "create", "--cluster", "c", *TPU, *P, "--dry-run")
+    qr = ("cluster", "create", *QR, "--cluster", "q", *TPU, *P, "--dry-run")
+    vm = ("workload", "create", *LOCAL, "--cluster", "c", *WL)
+    return [
+        Case("combo/restart-codes-on-local", "combinations", (*vm, "--restart-on-exit-codes", "3")),
+        Case("combo/force-on-qr-without-terraform", "combinations", (*qr, "--spot", "--force")),
+        Case(
+            "combo/local-num-nodes",
+            "combinations",
+            (
+                "cluster",
+                "create",
+                *LOCAL,
+                "--cluster",
+                "l",
+                "--tpu-type",
+                "v5litepod-8",
+                "--num-nodes",
+                "2",
+            ),
+        ),
+        Case("combo/spot-and-on-demand", "combinations", (*base, "--spot", "--on-demand")),
+        Case("combo/spot-and-reservation", "combinations", (*base, "--spot", "--reservation", "r")),
+        Case("combo/no-capacity", "combinations", base),
+        Case("combo/guaranteed-on-gke", "combinations", (*base, "--guaranteed")),
+        Case("combo/base-port-on-gke", "combinations", (*base, "--spot", "--base-port", "20000")),
+        Case(
+            "combo/release-channel-on-qr",
+            "combinations",
+            (*qr, "--spot", "--release-channel", "rapid"),
+        ),
+        Case("combo/metadata-on-gke", "combinations", (*base, "--spot", "--metadata", "a=b")),
+        Case(
+            "combo/out-without-dry-run",
+            "combinations",
+            ("cluster", "create", "--cluster", "c", *TPU, "--spot", *P, "--out", "{cwd}/out"),
+        ),
+        Case("combo/apply-without-terraform", "combinations", (*base, "--spot", "--apply")),
+        Case(
+            "combo/state-bucket-without-terraform",
+            "combinations",
+            (*base, "--spot", "--state-bucket", "b"),
+        ),
+        Case(
+            "combo/cluster-metadata-live",
+            "combinations",
+            (
+                "workload",
+                "create",
+                "--cluster",
+                "c",
+                *WL,
+                "--cluster-metadata",
+                "{in}/list.yaml",
+                *P,
+            ),
+        ),
+        Case(
+            "combo/dry-run-needs-accel",
+            "combinations",
+            ("workload", "create", "--cluster", "c", *WL, *P, "--dry-run"),
+        ),
+        Case(
+            "combo/dry-run-needs-slices",
+            "combinations",
+            ("workload", "create", "--cluster", "c", *WL, *TPU, *P, "--dry-run"),
+        ),
+        Case(
+            "combo/wait-on-gke",
+            "combinations",
+            ("cluster", "wait", "--cluster", "c", "--provider", "gke", *P),
+        ),
+        Case(
+            "combo/env-contract",
+            "combinations",
+            (
+                "workload",
+                "create",
+                "--cluster",
+                "c",
+                *WL,
+                *TPU,
+                "--num-slices",
+                "1",
+                "--env",
+                "TPU_WORKER_ID=3",
+                *P,
+                "--dry-run",
+            ),
+        ),
+        Case(
+            "combo/env-bad-name",
+            "combinations",
+            (
+                "workload",
+                "create",
+                "--cluster",
+                "c",
+                *WL,
+                *TPU,
+                "--num-slices",
+                "1",
+                "--env",
+                "1A=b",
+                *P,
+                "--dry-run",
+            ),
+        ),
+        Case(
+            "combo/env-no-equals",
+            "combinations",
+            (
+                "workload",
+                "create",
+                "--cluster",
+                "c",
+                *WL,
+                *TPU,
+                "--num-slices",
+                "1",
+                "--env",
+                "NOVALUE",
+                *P,
+                "--dry-run",
+            ),
+        ),
+        Case(
+            "combo/live-env-bad-name",
+            "combinations",
+            ("workload", "create", "--cluster", "c", *WL, "--env", "1A=b", *P),
+        ),
+        Case(
+            "combo/live-ttl-bad",
+            "combinations",
+            ("workload", "create", "--cluster", "c", *WL, "--ttl-after-finished", "x", *P),
+        ),
+        Case(
+            "combo/metadata-from-file-no-equals",
+            "combinations",
+            (*qr, "--spot", "--metadata-from-file", "setup.sh"),
+        ),
+        Case(
+            "combo/delete-state-and-name",
+            "combinations",
+            ("workload", "delete", "t", "--cluster", "c", "--state", "failed", "--yes", *P),
+        ),
+    ]
+
+
+def _files() -> list[Case]:
+    qr = ("cluster", "create", *QR, "--cluster", "q", *TPU, "--spot", *P, "--dry-run")
+    wl = ("workload", "create", "--cluster", "c", *WL, *TPU, "--num-slices", "1", *P, "--dry-run")
+    meta = ("workload", "create", "--cluster", "c", *WL, *P, "--dry-run", "--cluster-metadata")
+    ssh = ("ssh", "--cluster", "c", *LOCAL, "--command", "true", "--ssh-key-file")
+    sources = {
+        "binary": "{in}/binary.bin",
+        "dev-zero": "/dev/zero",
+        "fifo": "{in}/fifo",
+        "dir": "{in}/a-dir",
+        "missing": "{in}/missing",
+    }
+    cases = []
+    for k, v in {**sources, "too-big": "{in}/big.sh", "latin1": "{in}/latin1.env"}.items():
+        cases.append(
+            Case(
+                f"files/startup-script-{k}",
+                "files",
+                (*qr, "--metadata-from-file", f"startup-script={v}"),
+            )
+        )
+    for k, v in {**sources, "too-big": "{in}/big.env", "latin1": "{in}/latin1.env"}.items():
+        cases.append(Case(f"files/env-file-{k}", "files", (*wl, "--env-file", v)))
+    for k, v in {**sources, "not-a-mapping": "{in}/list.yaml"}.items():
+        cases.append(Case(f"files/cluster-metadata-{k}", "files", (*meta, v)))
+    for k, v in {**sources, "not-a-key": "{in}/not-a-key"}.items():
+        cases.append(Case(f"files/qr-ssh-key-{k}", "files", (*qr, "--ssh-key", v)))
+    for k in ("missing", "dir", "fifo"):
+        cases.append(Case(f"files/ssh-key-file-{k}", "files", (*ssh, sources[k])))
+    cases += [
+        Case(
+            "files/wait-ssh-key-missing",
+            "files",
+            ("cluster", "wait", "--cluster", "q", "--ssh-key", "{in}/missing", *P, "--dry-run"),
+        ),
+        Case(
+            "files/wait-ssh-key-not-a-key",
+            "files",
+            ("cluster", "wait", "--cluster", "q", "--ssh-key", "{in}/not-a-key", *P, "--dry-run"),
+        ),
+        Case("files/config-binary", "files", ("config", "list"), setup="config-binary"),
+        Case("files/config-corrupt", "files", ("config", "list"), setup="config-corrupt"),
+        Case(
+            "files/config-not-mapping", "files", ("config", "get", "project"), setup="config-list"
+        ),
+        Case("files/config-dir", "files", ("config", "list"), setup="config-dir"),
+        Case(
+            "files/config-bad-value",
+            "files",
+            (
+                "cluster",
+                "create",
+                "--cluster",
+                "c",
+                *TPU,
+                "--spot",
+                "--zone",
+                "us-east5-b",
+                "--dry-run",
+            ),
+            setup="config-bad-project",
+        ),
+        Case(
+            "files/config-corrupt-on-create",
+            "files",
+            ("cluster", "create", "--cluster", "c", *TPU, "--spot", "--dry-run"),
+            setup="config-corrupt",
+        ),
+        Case("files/gcloud-binary", "files", ("config", "list"), setup="gcloud-binary"),
+        Case("files/gcloud-corrupt", "files", ("config", "list"), setup="gcloud-corrupt"),
+        Case(
+            "files/gcloud-active-binary", "files", ("config", "list"), setup="gcloud-active-binary"
+        ),
+    ]
+    return cases
+
+
+def _written() -> list[Case]:
+    tf = ("cluster", "create", "--cluster", "c", *TPU, "--on-demand", *P, "--terraform")
+    return [
+        Case(
+            "write/terraform-user-folder", "files xcli writes", (*tf, "{cwd}/tf"), setup="user-tf"
+        ),
+        Case("write/terraform-under-file", "files xcli writes", (*tf, "{in}/a-file/tf")),
+        Case("write/terraform-is-file", "files xcli writes", (*tf, "{in}/a-file")),
+        Case(
+            "write/out-under-file",
+            "files xcli writes",
+            (
+                "cluster",
+                "create",
+                "--cluster",
+                "c",
+                *TPU,
+                "--spot",
+                *P,
+                "--dry-run",
+                "--out",
+                "{in}/a-file/out",
+            ),
+        ),
+        Case(
+            "write/manifest-under-file",
+            "files xcli writes",
+            (
+                "workload",
+                "create",
+                "--cluster",
+                "c",
+                *WL,
+                *TPU,
+                "--num-slices",
+                "1",
+                *P,
+                "--dry-run",
+                "--output-manifest-file",
+                "{in}/a-file/m.yaml",
+            ),
+        ),
+        Case(
+            "write/xcli-home-under-file",
+            "files xcli writes",
+            ("cluster", "create", *LOCAL, "--cluster", "l", "--tpu-type", "v5litepod-8"),
+            env={"XCLI_HOME": "{home}/state/below"},
+            setup="state-is-file",
+        ),
+        Case(
+            "write/ssh-output-dir-under-file",
+            "files xcli writes",
+            (
+                "ssh",
+                "--cluster",
+                "c",
+                *LOCAL,
+                "--command",
+                "true",
+                "--output-dir",
+                "{in}/a-file/logs",
+            ),
+        ),
+        Case(
+            "write/terraform-delete-corrupt-record",
+            "files xcli writes",
+            ("cluster", "delete", "--cluster", "c", *P, "--terraform", "{cwd}/tf", "--yes"),
+            setup="corrupt-record",
+        ),
+        Case(
+            "write/terraform-create-corrupt-record",
+            "files xcli writes",
+            (
+                "cluster",
+                "create",
+                "--cluster",
+                "c",
+                *TPU,
+                "--on-demand",
+                *P,
+                "--terraform",
+                "{cwd}/tf",
+            ),
+            setup="corrupt-record",
+        ),
+        Case(
+            "write/ssh-output-dir-is-a-file",
+            "files xcli writes",
+            ("ssh", "--cluster", "c", *LOCAL, "--command", "true", "--output-dir", "{in}/a-file"),
+        ),
+        Case(
+            "write/xcli-home-is-a-file-for-any-command",
+            "files xcli writes",
+            ("catalog", "show", "v5p-8"),
+            env={"XCLI_HOME": "{in}/a-file"},
+        ),
+        Case(
+            "write/config-set-home-under-file",
+            "files xcli writes",
+            ("config", "set", "zone", "us-east5-b"),
+            env={"XDG_CONFIG_HOME": "{in}/a-file/cfg"},
+        ),
+    ]
+
+
+def _environment() -> list[Case]:
+    dry_create = ("cluster", "create", "--cluster", "c", *TPU, "--spot", *P)
+    cases = [
+        Case(f"env/dry-run-{k}", "environment", dry_create, env={"XCLI_DRY_RUN": v})
+        for k, v in {
+            "maybe": "maybe",
+            "two": "2",
+            "yess": "yess",
+            "space": " 1",
+            "nul": "o\x01n",
+        }.items()
+    ]
+    cases += [
+        Case(
+            "env/yes-maybe",
+            "environment",
+            ("cluster", "delete", "--cluster", "c", *P),
+            env={"XCLI_YES": "maybe"},
+        ),
+        Case(
+            "env/debug-maybe",
+            "environment",
+            ("catalog", "show", "v5p-7"),
+            env={"XCLI_DEBUG": "maybe"},
+        ),
+        Case(
+            "env/project-bad",
+            "environment",
+            (
+                "cluster",
+                "create",
+                "--cluster",
+                "c",
+                *TPU,
+                "--spot",
+                "--zone",
+                "us-east5-b",
+                "--dry-run",
+            ),
+            env={"XCLI_PROJECT": "Not A Project"},
+        ),
+        Case(
+            "env/project-newline",
+            "environment",
+            (
+                "cluster",
+                "create",
+                "--cluster",
+                "c",
+                *TPU,
+                "--spot",
+                "--zone",
+                "us-east5-b",
+                "--dry-run",
+            ),
+            env={"XCLI_PROJECT": "bad-input-1\n"},
+        ),
+        Case(
+            "env/zone-bad",
+            "environment",
+            (
+                "cluster",
+                "create",
+                "--cluster",
+                "c",
+                *TPU,
+                "--spot",
+                "--project",
+                "bad-input-1",
+                "--dry-run",
+            ),
+            env={"XCLI_ZONE": "moon-1"},
+        ),
+        Case(
+            "env/cloudsdk-project-bad",
+            "environment",
+            (
+                "cluster",
+                "create",
+                "--cluster",
+                "c",
+                *TPU,
+                "--spot",
+                "--zone",
+                "us-east5-b",
+                "--dry-run",
+            ),
+            env={"CLOUDSDK_CORE_PROJECT": "Bad Project"},
+        ),
+        Case(
+            "env/cloudsdk-zone-bad",
+            "environment",
+            (
+                "cluster",
+                "create",
+                "--cluster",
+                "c",
+                *TPU,
+                "--spot",
+                "--project",
+                "bad-input-1",
+                "--dry-run",
+            ),
+            env={"CLOUDSDK_COMPUTE_ZONE": "us-east5-b "},
+        ),
+        Case(
+            "env/google-cloud-project-bad",
+            "environment",
+            (
+                "cluster",
+                "create",
+                "--cluster",
+                "c",
+                *TPU,
+                "--spot",
+                "--zone",
+                "us-east5-b",
+                "--dry-run",
+            ),
+            env={"GOOGLE_CLOUD_PROJECT": "x"},
+        ),
+        Case(
+            "env/active-config-name-bad",
+            "environment",
+            ("config", "list"),
+            env={"CLOUDSDK_ACTIVE_CONFIG_NAME": "../../etc"},
+        ),
+        Case(
+            "env/terraform-missing",
+            "environment",
+            (
+                "cluster",
+                "create",
+                "--cluster",
+                "c",
+                *TPU,
+                "--on-demand",
+                *P,
+                "--terraform",
+                "{cwd}/tf",
+                "--apply",
+                "--yes",
+            ),
+            env={"XCLI_TERRAFORM": "{in}/missing"},
+        ),
+        Case(
+            "env/no-project-anywhere",
+            "environment",
+            (
+                "cluster",
+                "create",
+                "--cluster",
+                "c",
+                *TPU,
+                "--spot",
+                "--zone",
+                "us-east5-b",
+                "--dry-run",
+            ),
+        ),
+        Case(
+            "env/no-zone-anywhere",
+            "environment",
+            ("cluster", "describe", "--cluster", "c", "--project", "bad-input-1"),
+        ),
+    ]
+    return cases
+
+
+def _identifiers() -> list[Case]:
+    create = ("cluster", "create", "--cluster", "c", *TPU, "--spot", "--dry-run")
+    zone = ("--zone", "us-east5-b")
+    project = ("--project", "bad-input-1")
+    projects = {
+        "newline": "bad-input-1\n",
+        "leading-space": " bad-input-1",
+        "tab": "bad-input-1\t",
+        "empty": "",
+        "upper": "Bad-Input-1",
+        "short": "abc",
+        "slash": "bad/input",
+        "control": "bad-\x07input",
+    }
+    zones = {
+        "newline": "us-east5-b\n",
+        "space": "us-east5-b ",
+        "empty": "",
+        "region": "us-east5",
+        "upper": "US-EAST5-B",
+        "control": "us-east5-\x00b",
+    }
+    cases = [
+        Case(f"ident/project-{k}", "identifiers", (*create, *zone, "--project", v))
+        for k, v in projects.items()
+        if "\x00" not in v
+    ]
+    cases += [
+        Case(f"ident/zone-{k}", "identifiers", (*create, *project, "--zone", v))
+        for k, v in zones.items()
+        if "\x00" not in v
+    ]
+    cases += [
+        Case(
+            "ident/describe-project-newline",
+            "identifiers",
+            ("cluster", "describe", "--cluster", "c", *zone, "--project", "p-12345\n"),
+        ),
+        Case(
+            "ident/list-project-empty", "identifiers", ("cluster", "list", *zone, "--project", "")
+        ),
+        Case(
+            "ident/list-zone-newline",
+            "identifiers",
+            ("cluster", "list", *project, "--zone", "us-east5-b\n"),
+        ),
+        Case(
+            "ident/status-zone-space",
+            "identifiers",
+            ("workload", "status", "t", "--cluster", "c", *project, "--zone", " us-east5-b"),
+        ),
+        Case(
+            "ident/qr-list-project-tab",
+            "identifiers",
+            ("cluster", "list", *QR, *zone, "--project", "\tbad-input-1"),
+        ),
+        Case(
+            "ident/config-set-project-newline",
+            "identifiers",
+            ("config", "set", "project", "bad-input-1\n"),
+        ),
+        Case(
+            "ident/config-set-zone-space", "identifiers", ("config", "set", "zone", "us-east5-b ")
+        ),
+        Case("ident/config-set-empty", "identifiers", ("config", "set", "project", "")),
+        Case(
+            "ident/config-set-control", "identifiers", ("config", "set", "project", "bad-\x1binput")
+        ),
+        Case("ident/reservation-newline", "identifiers", (*create, *P, "--reservation", "r\n")),
+        Case(
+            "ident/reservation-bad-path",
+            "identifiers",
+            (
+                "cluster",
+                "create",
+                "--cluster",
+                "c",
+                *TPU,
+                *P,
+                "--dry-run",
+                "--reservation",
+                "projects//reservations/r",
+            ),
+        ),
+        Case(
+            "ident/ssh-user-space",
+            "identifiers",
+            (
+                "cluster",
+                "create",
+                *QR,
+                "--cluster",
+                "q",
+                *TPU,
+                "--spot",
+                *P,
+                "--dry-run",
+                "--ssh-user",
+                "a b",
+            ),
+        ),
+        Case(
+            "ident/docker-image-newline",
+            "identifiers",
+            (
+                "workload",
+                "create",
+                "--cluster",
+                "c",
+                "--workload",
+                "t",
+                "--docker-image",
+                "img:1\n",
+                "--command",
+                "true",
+                *TPU,
+                "--num-slices",
+                "1",
+                *P,
+                "--dry-run",
+            ),
+        ),
+    ]
+    return cases
+
+
+def _confirmations() -> list[Case]:
+    return [
+        Case("confirm/gke-delete", "confirmations", ("cluster", "delete", "--cluster", "c", *P)),
+        Case(
+            "confirm/gke-create-force",
+            "confirmations",
+            ("cluster", "create", "--cluster", "c", *TPU, "--spot", "--force", *P),
+        ),
+        Case(
+            "confirm/qr-delete", "confirmations", ("cluster", "delete", *QR, "--cluster", "q", *P)
+        ),
+        Case(
+            "confirm/local-delete", "confirmations", ("cluster", "delete", *LOCAL, "--cluster", "l")
+        ),
+        Case(
+            "confirm/workload-delete",
+            "confirmations",
+            ("workload", "delete", "t", "--cluster", "c", *P),
+        ),
+        Case(
+            "confirm/workload-delete-state",
+            "confirmations",
+            ("workload", "delete", "--cluster", "c", "--state", "failed", *P),
+        ),
+        Case(
+            "confirm/vm-workload-delete",
+            "confirmations",
+            ("workload", "delete", "t", "--cluster", "l", *LOCAL),
+        ),
+        Case(
+            "confirm/terraform-delete",
+            "confirmations",
+            ("cluster", "delete", "--cluster", "c", *P, "--terraform", "{cwd}/tf"),
+        ),
+    ]
+
+
+def _small_commands() -> list[Case]:
+    """config, catalog and scp: the commands with the fewest flags still refuse cleanly."""
+    scp = ("scp", "--cluster", "c", *LOCAL)
+    return [
+        Case("config/get-nothing-set", "identifiers", ("config", "get", "project")),
+        Case("config/set-region-as-zone", "identifiers", ("config", "set", "zone", "us-east5")),
+        Case(
+            "config/get-zone-flag-newline",
+            "identifiers",
+            ("config", "get", "zone", "--zone", "x\n"),
+        ),
+        Case("scp/batch-size-negative", "counts", (*scp, "--batch-size", "-1", "a", ":b")),
+        Case("scp/engine", "choices", (*scp, "--engine", "rcp", "a", ":b")),
+        Case("scp/timeout-word", "durations", (*scp, "--timeout", "soon", "a", ":b")),
+        Case("catalog/list-family-empty", "accelerators", ("catalog", "list", "--family", "")),
+    ]
+
+
+def _usage() -> list[Case]:
+    return [
+        Case("usage/unknown-command", "usage", ("clustr", "list"), code=2),
+        Case("usage/unknown-subcommand", "usage", ("cluster", "destroy"), code=2),
+        Case("usage/unknown-option", "usage", ("catalog", "list", "--colour"), code=2),
+        Case("usage/missing-cluster", "usage", ("cluster", "create", *TPU), code=2),
+        Case("usage/missing-argument", "usage", ("catalog", "show"), code=2),
+        Case("usage/missing-value", "usage", ("cluster", "create", "--cluster"), code=2),
+        Case(
+            "usage/workload-missing-command",
+            "usage",
+            ("workload", "create", "--cluster", "c", "--workload", "t", "--docker-image", "i"),
+            code=2,
+        ),
+        Case("usage/scp-no-paths", "usage", ("scp", "--cluster", "c", *LOCAL), code=2),
+        Case("usage/ssh-no-cluster", "usage", ("ssh", "--command", "true"), code=2),
+        Case("usage/status-no-name", "usage", ("workload", "status", "--cluster", "c"), code=2),
+        Case("usage/config-set-no-value", "usage", ("config", "set", "project"), code=2),
+        Case("usage/extra-argument", "usage", ("cluster", "list", "extra"), code=2),
+    ]
+
+
+def all_cases() -> list[Case]:
+    cases = [
+        *_names(),
+        *_more_names(),
+        *_accelerators(),
+        *_durations(),
+        *_counts(),
+        *_choices(),
+        *_combinations(),
+        *_files(),
+        *_written(),
+        *_environment(),
+        *_identifiers(),
+        *_confirmations(),
+        *_small_commands(),
+        *_usage(),
+    ]
+    ids = [c.id for c in cases]
+    assert len(ids) == len(set(ids)), "duplicate case ids"
+    return cases
