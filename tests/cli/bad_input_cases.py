@@ -981,9 +981,10 @@ def _written() -> list[Case]:
             ("ssh", "--cluster", "c", *LOCAL, "--command", "true", "--output-dir", "{in}/a-file"),
         ),
         Case(
-            "write/xcli-home-is-a-file-for-any-command",
+            # Commands that keep nothing on this machine (catalog, config get) do not check it.
+            "write/xcli-home-is-a-file-for-a-read-command",
             "files xcli writes",
-            ("catalog", "show", "v5p-8"),
+            ("cluster", "list", "--provider", "local"),
             env={"XCLI_HOME": "{in}/a-file"},
         ),
         Case(
@@ -1334,9 +1335,9 @@ def _small_commands() -> list[Case]:
         Case("config/get-nothing-set", "identifiers", ("config", "get", "project")),
         Case("config/set-region-as-zone", "identifiers", ("config", "set", "zone", "us-east5")),
         Case(
-            "config/get-zone-flag-newline",
+            "config/set-zone-newline",
             "identifiers",
-            ("config", "get", "zone", "--zone", "x\n"),
+            ("config", "set", "zone", "us-east5-b\n"),
         ),
         Case("scp/batch-size-negative", "counts", (*scp, "--batch-size", "-1", "a", ":b")),
         Case("scp/engine", "choices", (*scp, "--engine", "rcp", "a", ":b")),

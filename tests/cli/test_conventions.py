@@ -151,7 +151,7 @@ def test_xpk_names(capsys: pytest.CaptureFixture[str]) -> None:
         "error: two workloads named: a (argument) and b (--workload)"
     )
     code, _, err = run(["workload", "status", "--cluster", "c", "--provider", "local"], capsys)
-    assert code == 1 and err.startswith("error: name the workload")
+    assert code == 2 and err.startswith("error: Missing argument 'WORKLOAD' (or --workload NAME).")
 
 
 def test_xpk_workload_flag_names_the_workload(

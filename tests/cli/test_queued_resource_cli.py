@@ -253,9 +253,9 @@ def test_missing_credentials_fail_once_before_the_key_is_written(
 ) -> None:
     # A credentials file that does not exist: google-auth fails at once, without the network.
     monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(isolated_home / "missing.json"))
-    extra = ["--tpu-type", "v5litepod-8", "--spot"] if verb == "create" else []
+    extra = ["--tpu-type", "v5litepod-8", "--spot", "--yes"] if verb == "create" else []
     argv = ["cluster", verb, "--provider", "queued-resource", "--cluster", "q", *extra]
-    code, _, err = _run([*argv, *COMMON, "--yes"], capsys)
+    code, _, err = _run([*argv, *COMMON], capsys)
     assert code == 1
     assert err.count("no Google credentials") == 1, err
     assert len(err.splitlines()) == 2 and err.splitlines()[1].startswith("hint: ")

@@ -72,7 +72,8 @@ def workload_name(name: str | None, flag: str | None, *, required: bool = True) 
         )
     chosen = name if name is not None else flag
     if chosen is None and required:
-        raise UserError("name the workload", hint="e.g. `train-1`, or --workload train-1")
+        # A missing argument is a command line that does not parse (exit 2), as click says it
+        raise click.UsageError("Missing argument 'WORKLOAD' (or --workload NAME).")
     return chosen
 
 
