@@ -113,6 +113,7 @@ def test_selection_and_json_summary(tmp_path: Path, env: dict[str, str]) -> None
         (["--worker=all"], "error: --worker selects 4 workers but gives no --command"),
         (["--worker=1-0", "--command", "x"], "error: --worker range 1-0 goes backwards"),
         (["--timeout", "10", "--command", "x"], "error: --timeout '10' has no unit"),
+        (["--timeout", "0s", "--command", "x"], "error: --timeout 0s would stop every command"),
     ],
 )
 def test_bad_input_is_one_line_and_touches_no_worker(
@@ -120,7 +121,23 @@ def test_bad_input_is_one_line_and_touches_no_worker(
 ) -> None:
     run = xcli("ssh", *BASE, *args, env=env)
     assert run.returncode == 1
-    assert run.stderr.splitlines()[0] == message and run.stderr.splitlines()[1].startswith("hint:")
+    lines = run.stderr.splitlines()
+    assert len(lines) == 2 and lines[0].startswith(message) and lines[1].startswith("hint:")
+    assert not (Path(env["XCLI_HOME"]) / "runs").exists()
+
+
+def test_scp_of_a_folder_without_r_is_refused_before_any_connection(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    folder = tmp_path / "configs"
+    folder.mkdir()
+    (folder / "a.txt").write_text("a")
+    run = xcli("scp", *BASE, "--worker=all", str(folder), ":~/x/", env=env)
+    assert run.returncode == 1
+    assert run.stderr.splitlines() == [
+        f"error: {folder} is a folder",
+        "hint: pass -r (--recursive) to copy folders",
+    ]
     assert not (Path(env["XCLI_HOME"]) / "runs").exists()
 
 

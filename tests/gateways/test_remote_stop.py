@@ -95,7 +95,8 @@ def broadcast(engine: str, sshd: Sshd, tmp_path: Path, control: Path, **kw: obje
     folder = tmp_path / "remote"
     folder.mkdir()
     reused = engine == "openssh-reused"
-    s = settings(tmp_path, sshd, control_dir=control if reused else None)
+    masters = reused or engine == "openssh-masters"  # -masters: the first run opens them
+    s = settings(tmp_path, sshd, control_dir=control if masters else None)
     tgts = targets(sshd, sshd.ports[:3])
     if reused:  # open the masters
         warm = plan_broadcast("t", tgts, Exec("true"), s).steps[0]
@@ -107,7 +108,7 @@ def broadcast(engine: str, sshd: Sshd, tmp_path: Path, control: Path, **kw: obje
         tgts,
         silent_commands(folder),
         s,
-        engine="openssh" if reused else engine,  # type: ignore[arg-type]
+        engine="openssh" if masters else engine,  # type: ignore[arg-type]
         **kw,  # type: ignore[arg-type]
     )
     step = plan.steps[0]
@@ -146,4 +147,18 @@ def test_timeout_stops_silent_remote_commands(
     assert statuses == [("timed out", None), ("timed out", None), ("exit", 3)]
     assert result.exit_code == 124
     assert out.getvalue() == b""
+    assert_gone(tmp_path / "remote")
+
+
+@pytest.mark.parametrize("engine", ["asyncssh", "openssh-masters", "openssh-reused"])
+def test_a_silent_command_cut_by_a_timeout_shorter_than_the_connect_timeout_is_124(
+    engine: str, sshd: Sshd, tmp_path: Path, control: Path
+) -> None:
+    # --timeout 2s, connect timeout 3 s: the engine itself says the session was open (the
+    # asyncssh connection, or the master's socket that OpenSSH creates once logged in)
+    step = broadcast(engine, sshd, tmp_path, control, timeout=2)
+    result = run_broadcast(step, OutputSink(None, None, None))
+    statuses = [(o.status, o.code) for o in result.outcomes]
+    assert statuses == [("timed out", 124), ("timed out", 124), ("exit", 3)]
+    assert result.exit_code == 124
     assert_gone(tmp_path / "remote")

@@ -124,7 +124,7 @@ def ssh(command_: str | None, common: Common, **flags: Any) -> int:
 
 @click.command("scp", epilog=EXIT_STATUS)
 @transport_options
-@click.option("--recurse", "-r", is_flag=True, help="Copy folders recursively.")
+@click.option("--recursive", "--recurse", "-r", "recurse", is_flag=True, help="Copy folders.")
 @click.argument("paths", nargs=-1, required=True)
 @common_options
 def scp(paths: tuple[str, ...], recurse: bool, common: Common, **flags: Any) -> int:

@@ -57,7 +57,12 @@ def resolve(
 
         engine = "openssh" if shutil.which("ssh") else "asyncssh"
     size = _batch(batch_size)
-    run_for = parse_duration(timeout, "--timeout") if timeout else None
+    run_for = parse_duration(timeout, "--timeout") if timeout is not None else None
+    if run_for == 0:
+        raise UserError(
+            f"--timeout {timeout} would stop every command before it starts",
+            hint="give a positive duration such as 30s or 10m, or leave --timeout out",
+        )
     retry: float | None = parse_duration(retry_for, "--retry-for") if retry_for else None
     if ssh_key_file is not None and not ssh_key_file.is_file():
         raise UserError(f"--ssh-key-file {ssh_key_file} does not exist", hint="check the path")
@@ -142,6 +147,11 @@ def copy_action(paths: tuple[str, ...], recurse: bool, workers: int) -> Action:
         missing = [p for p in paths[:-1] if not Path(p).exists()]
         if missing:
             raise UserError(f"{missing[0]} does not exist", hint="check the local path")
+        folders = [p for p in paths[:-1] if Path(p).is_dir()]
+        if folders and not recurse:
+            raise UserError(
+                f"{folders[0]} is a folder", hint="pass -r (--recursive) to copy folders"
+            )
         return Upload(paths[:-1], paths[-1][1:] or ".", recurse)
     if len(paths) != 2:
         raise UserError("copy from a worker takes :REMOTE LOCAL", hint="one source, one target")

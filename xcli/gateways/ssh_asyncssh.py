@@ -77,6 +77,7 @@ class AsyncSshEngine:
         except (OSError, asyncssh.Error) as exc:
             stream.note(f"cannot connect: {exc}")
             return Attempt("unreachable", detail=_short(exc), retryable=True)
+        stream.connected = True
         try:
             return await self._act(conn, step.action_for(index), stream)
         except (OSError, asyncssh.Error) as exc:
@@ -151,6 +152,10 @@ class AsyncSshEngine:
             stream.note(f"copy failed: {exc.reason}")
             return Attempt("exit", 1, detail=exc.reason, reached=True)
         return Attempt("ok", 0, reached=True)
+
+    def connected(self, step: Broadcast, index: int) -> bool:
+        """The stream's flag says it (set once the connection is up)."""
+        return False
 
     async def aclose(self) -> None:
         conns, self._conns = list(self._conns.values()), {}

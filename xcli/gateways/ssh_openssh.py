@@ -84,6 +84,7 @@ class OpenSshEngine:
         options = await self._options(step, index, path)
         if options is None:
             return None
+        stream.connected = True  # the master is this worker's open, authenticated connection
         try:
             status = await ssh_mux.run(path, argv[-1], options, stream.feed)
         except ssh_mux.NoSession:
@@ -109,6 +110,15 @@ class OpenSshEngine:
             return await asyncio.shield(self._session[key][1])
         except Exception:
             return None
+
+    def connected(self, step: Broadcast, index: int) -> bool:
+        """With reuse, the ssh that runs the command is its worker's master: OpenSSH creates
+        the control socket once it has logged in. (Without reuse, nothing tells; the pool
+        falls back to the time since the attempt began.)"""
+        if step.settings is None:
+            return False
+        path = control_path(step.settings, step.targets[index])
+        return path is not None and path.exists()
 
     async def aclose(self) -> None:
         """Reusable masters (ControlPersist) outlive the run on purpose."""

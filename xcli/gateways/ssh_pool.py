@@ -47,6 +47,11 @@ class SshEngine(Protocol):
 
     async def attempt(self, step: Broadcast, index: int, stream: WorkerStream) -> Attempt: ...
 
+    def connected(self, step: Broadcast, index: int) -> bool:
+        """Whether a worker whose attempt is still running has an open SSH connection (asked
+        when the deadline stops it, to tell a command's timeout from a connection's)."""
+        ...
+
     async def aclose(self) -> None: ...
 
 
@@ -96,10 +101,16 @@ async def run_pool(
     for i, target in enumerate(step.targets):
         outcome = outcomes.get(i)
         if outcome is None:
-            # a silent command still running past the connect timeout has reached its worker:
-            # the connect timeout covers the TCP connection and the SSH handshake
-            connected = time.monotonic() - began.get(i, time.monotonic()) > step.connect_timeout + 1
-            outcome = _unfinished(target.label, started.get(i), interrupted, start, connected)
+            stream = started.get(i)
+            # The engine knows when its session opened; failing that, a silent command still
+            # running past the connect timeout has reached its worker (the connect timeout
+            # covers the TCP connection and the SSH handshake).
+            connected = (
+                (stream is not None and stream.connected)
+                or (i in began and engine.connected(step, i))
+                or time.monotonic() - began.get(i, time.monotonic()) > step.connect_timeout + 1
+            )
+            outcome = _unfinished(target.label, stream, interrupted, start, connected)
         result.outcomes.append(outcome)
     result.seconds = time.monotonic() - start
     return result
