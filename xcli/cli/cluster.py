@@ -211,7 +211,24 @@ def delete(name: str, provider: str, terraform_dir: str | None, common: Common) 
     ref = _ref(name, provider, common)
     plan = backend.plan_delete(ref, **_observed(backend, ref, common, "delete"))
     confirm(common, f"Delete cluster {name} ({provider}) and everything xcli created for it?")
+    if provider != "gke" and not common.dry_run:
+        _stop_workloads(name, provider)
     run_plan(common, plan, lambda: backend.handlers(ref))
+    if provider != "gke" and not common.dry_run:
+        from xcli.vm_runs import end_with_cluster
+
+        end_with_cluster(name, provider)
+
+
+def _stop_workloads(name: str, provider: str) -> None:
+    """VM workloads still running on the cluster are stopped first, while their workers can
+    still be reached, so their records end as `stopped` rather than as a failure."""
+    from xcli.gateways.workload_driver import stop
+    from xcli.vm_runs import running_on
+
+    for folder in running_on(name, provider):
+        click.echo(f"stopping workload {folder.name} (its cluster is being deleted)", err=True)
+        stop(folder)
 
 
 @cluster.command("list")

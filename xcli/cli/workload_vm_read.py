@@ -221,7 +221,11 @@ def vm_delete(common: Common, cluster: str, names: list[str]) -> int:
         return 0
     found = [(n, *find(cluster, n)) for n in names]
     confirm(common, f"Delete workload(s) {', '.join(names)} on cluster {cluster}?")
-    for name, folder, _ in found:
+    for name, folder, state in found:
+        if state.get("cluster_deleted"):  # nothing left to stop: the workers went with it
+            shutil.rmtree(folder, ignore_errors=True)
+            click.echo(f"deleted the record of workload {name} (its cluster was deleted)", err=True)
+            continue
         stop(folder)
         shutil.rmtree(folder, ignore_errors=True)
         click.echo(f"deleted workload {name} (its workers stopped)", err=True)

@@ -21,6 +21,7 @@ from xcli.errors import InternalError, NotFoundError, UserError
 from xcli.execute.result import StepContext
 from xcli.gateways import local_keys, local_process
 from xcli.providers.local_layout import (
+    DIR_VAR,
     HOST,
     INSTANCE_VAR,
     ClusterFiles,
@@ -59,12 +60,15 @@ def _recorded_groups(files: ClusterFiles) -> list[int]:
     return [int(p.name) for p in files.procs.iterdir() if p.name.isdigit()]
 
 
-def clean_stale(files: ClusterFiles, state: StateRecord) -> list[int]:
-    """Kill what a dead supervisor left behind and forget its state (keys and dirs stay)."""
-    killed = local_process.sweep(state.instance, _recorded_groups(files))
+def clean_stale(files: ClusterFiles, state: StateRecord | None) -> list[int]:
+    """Kill what a dead (or unrecorded) supervisor left behind and forget its state (keys and
+    dirs stay). Without a readable state.json, the folder marker finds the processes."""
+    killed = local_process.sweep_cluster(files.root)
+    if state is not None:
+        killed += local_process.sweep(state.instance, _recorded_groups(files))
     shutil.rmtree(files.procs, ignore_errors=True)
     files.state.unlink(missing_ok=True)
-    return killed
+    return sorted(set(killed))
 
 
 def generate_keys(args: Mapping[str, Any], ctx: StepContext) -> Mapping[str, Any]:
@@ -133,8 +137,10 @@ def _start(
             )
         ctx.report(f"already running (supervisor {state.pid})")
         return _outputs(state)
-    if state is not None:
-        killed = clean_stale(files, state)
+    # also with no readable state.json: a supervisor whose state file was damaged must not
+    # keep running beside the new one
+    killed = clean_stale(files, state)
+    if state is not None or killed:
         ctx.report(f"cleaned a stale supervisor ({len(killed)} leftover processes)")
     write_spec(files, spec)
     return _launch(files, timeout, ctx)
@@ -142,7 +148,7 @@ def _start(
 
 def _launch(files: ClusterFiles, timeout: float, ctx: StepContext) -> Mapping[str, Any]:
     instance = secrets.token_hex(8)
-    env = {**os.environ, INSTANCE_VAR: instance}
+    env = {**os.environ, INSTANCE_VAR: instance, DIR_VAR: str(files.root.resolve())}
     argv = [sys.executable, "-m", "xcli.gateways.local_supervisor", str(files.root)]
     proc = local_process.spawn_detached(argv, cwd=files.root, env=env, log=files.log)
     ctx.report(f"supervisor {proc.pid} starting")
@@ -198,12 +204,22 @@ def wait_workers(args: Mapping[str, Any], ctx: StepContext) -> Mapping[str, Any]
 def stop_supervisor(args: Mapping[str, Any], ctx: StepContext) -> Mapping[str, Any]:
     files = _files(args)
     if not files.root.is_dir():
-        raise NotFoundError(
-            f"no local cluster {args['cluster']}", hint="xcli cluster list --provider local"
-        )
+        # the folder is gone, but processes marked with it may still run
+        killed = local_process.sweep_cluster(files.root)
+        if not killed:
+            raise NotFoundError(
+                f"no local cluster {args['cluster']}", hint="xcli cluster list --provider local"
+            )
+        ctx.report(f"its folder was gone; stopped {len(killed)} leftover processes")
+        return {"supervisor": None, "killed": killed}
     state = read_state(files)
     if state is None:
-        return {"supervisor": None, "killed": []}
+        killed = clean_stale(files, None)
+        ctx.report(
+            f"state.json was missing or unreadable; stopped {len(killed)} processes "
+            "marked with the cluster's folder"
+        )
+        return {"supervisor": None, "killed": killed}
     was_running = local_process.stop_supervisor(state.pid, state.instance)
     ctx.report(f"supervisor {state.pid} " + ("stopped" if was_running else "was not running"))
     killed = clean_stale(files, state)

@@ -23,6 +23,7 @@ from typing import Any
 from xcli.gateways.local_process import group_exists, signal_group
 from xcli.gateways.local_sshd import WorkerSite, serve
 from xcli.providers.local_layout import (
+    DIR_VAR,
     HOST,
     INSTANCE_VAR,
     ClusterFiles,
@@ -131,6 +132,7 @@ class Supervisor:
                 **worker_env(layout, ports, s, w),
                 "XCLI_WORKER_DIR": str(site.directory),
                 INSTANCE_VAR: self.instance,
+                DIR_VAR: os.environ.get(DIR_VAR) or str(self.files.root.resolve()),
             }
         return ports
 

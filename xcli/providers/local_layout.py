@@ -32,6 +32,9 @@ HOST = "127.0.0.1"
 FORMAT = "xcli.local/v1"
 MAX_WORKERS = 256  # one process serves them all; beyond this a laptop is the wrong tool
 INSTANCE_VAR = "XCLI_LOCAL_INSTANCE"  # tags every process a cluster starts, for cleanup
+# Also in every process a cluster starts: the cluster's folder (absolute), which delete knows
+# even when state.json (and with it the instance token) is damaged or gone.
+DIR_VAR = "XCLI_LOCAL_DIR"
 
 
 @dataclass(frozen=True)
