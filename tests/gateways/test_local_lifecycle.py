@@ -143,13 +143,15 @@ def test_base_port_and_a_port_in_use(tmp_path: Path, monkeypatch: pytest.MonkeyP
         tmp_path, "cluster", "create", "--provider", "local", "--cluster", "clash",
         "--tpu-type", "v5litepod-8", "--base-port", str(base), check=False,
     )  # fmt: skip
-    assert clash.returncode == 1
-    assert "could not start" in clash.stdout + clash.stderr
-    failed = state(tmp_path, "clash")
-    assert failed["status"] == "failed" and _wait_dead([failed["pid"]]) == []
+    assert (clash.returncode, clash.stdout) == (1, "")
+    assert clash.stderr.splitlines() == [
+        f"error: --base-port {base}: port {base} (and 1 more) of {base}-{base + 4} is already "
+        "in use",
+        "hint: choose another --base-port, or drop it to use free ports",
+    ]
+    assert not (tmp_path / "state" / "local" / "clash").exists()  # no `failed` folder left
     rows = json.loads(xcli(tmp_path, "cluster", "list", "--provider", "local", "-o", "json").stdout)
-    assert {r["name"]: r["status"] for r in rows} == {"clash": "failed", "fixed": "running"}
-    delete(tmp_path, "clash")
+    assert {r["name"]: r["status"] for r in rows} == {"fixed": "running"}
     delete(tmp_path, "fixed")
     assert _wait_dead([supervisor]) == []
 

@@ -141,6 +141,9 @@ def create(
     backend = get_provider(provider)
     ref = _ref(name, provider, common)
     plan = backend.plan_create(spec, **_observed(backend, ref, common, "create"))
+    check = getattr(backend, "check_create", None)  # what only a live run can check
+    if check is not None and not common.dry_run:
+        check(spec)
     _confirm_removals(common, plan)
     run_plan(common, plan, lambda: backend.handlers(ref))
 

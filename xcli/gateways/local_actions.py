@@ -14,7 +14,7 @@ import secrets
 import shutil
 import sys
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from xcli.errors import InternalError, NotFoundError, UserError
@@ -28,8 +28,11 @@ from xcli.providers.local_layout import (
     ClusterSpecRecord,
     StateRecord,
     cluster_root,
+    ports_from_base,
     read_spec,
     read_state,
+    served_shape,
+    shape_conflict,
     write_spec,
 )
 
@@ -69,6 +72,46 @@ def clean_stale(files: ClusterFiles, state: StateRecord | None) -> list[int]:
     shutil.rmtree(files.procs, ignore_errors=True)
     files.state.unlink(missing_ok=True)
     return sorted(set(killed))
+
+
+def busy_ports(ports: Sequence[int]) -> list[int]:
+    """The ports of `ports` that something on this machine already holds (bind test)."""
+    import socket
+
+    busy = []
+    for port in ports:
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            try:
+                sock.bind((HOST, port))
+            except OSError:
+                busy.append(port)
+    return busy
+
+
+def check_create(spec: ClusterSpecRecord) -> None:
+    """Before a live create changes anything: the name must not run another shape, and a
+    --base-port range must be free (unless it is this very cluster's)."""
+    files = ClusterFiles.of(spec.cluster)
+    state = read_state(files) if files.root.is_dir() else None
+    if state is not None and state.status == "running" and supervisor_alive(state):
+        conflict = shape_conflict(served_shape(files, state), spec)
+        if conflict is not None:
+            raise UserError(
+                f"local cluster {spec.cluster} already runs as {conflict}",
+                hint=f"delete it first (xcli cluster delete --provider local --cluster "
+                f"{spec.cluster} --yes), or choose another --cluster name",
+            )
+        return  # the same cluster: create is idempotent, and the ports are its own
+    if spec.base_port:
+        wanted = ports_from_base(spec.base_port, spec.layout.total).all()
+        busy = busy_ports(wanted)
+        if busy:
+            more = f" (and {len(busy) - 1} more)" if len(busy) > 1 else ""
+            raise UserError(
+                f"--base-port {spec.base_port}: port {busy[0]}{more} of {wanted[0]}-"
+                f"{wanted[-1]} is already in use",
+                hint="choose another --base-port, or drop it to use free ports",
+            )
 
 
 def generate_keys(args: Mapping[str, Any], ctx: StepContext) -> Mapping[str, Any]:
@@ -123,18 +166,18 @@ def _start(
 ) -> Mapping[str, Any]:
     state = read_state(files)
     if state is not None and state.status == "running" and supervisor_alive(state):
-        running = read_spec(files)
-        if (
-            running is None
-            or running.layout != spec.layout
-            or (spec.base_port and spec.base_port != running.base_port)
-        ):
-            shape = f"{running.accelerator} x{running.slices}" if running else "another shape"
+        # `cluster create` refuses this before the plan runs (LocalProvider.check_create);
+        # checked again here under the lock, for a create that raced another one
+        served = served_shape(files, state)
+        conflict = shape_conflict(served, spec)
+        if conflict is not None:
             raise UserError(
-                f"local cluster {spec.cluster} already runs as {shape}",
+                f"local cluster {spec.cluster} already runs as {conflict}",
                 hint=f"delete it first: xcli cluster delete --provider local "
                 f"--cluster {spec.cluster} --yes",
             )
+        if read_spec(files) is None:
+            write_spec(files, spec)  # cluster.json was lost: the shape is the same
         ctx.report(f"already running (supervisor {state.pid})")
         return _outputs(state)
     # also with no readable state.json: a supervisor whose state file was damaged must not

@@ -17,6 +17,7 @@ import secrets
 import signal
 import socket
 import sys
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -174,7 +175,8 @@ async def run(files: ClusterFiles) -> int:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         loop.add_signal_handler(sig, stopping.set)
-    write_state(files, StateRecord(os.getpid(), instance, "running", ports))
+    shape = {k: v for k, v in asdict(spec).items() if k not in ("cluster", "user")}
+    write_state(files, StateRecord(os.getpid(), instance, "running", ports, shape=shape))
     print(f"serving {len(supervisor.sites)} workers on {HOST}: ssh ports {list(ports.ssh)}")
     sys.stdout.flush()
     await stopping.wait()
