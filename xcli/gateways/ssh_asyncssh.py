@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from xcli.execute.fanout import WorkerStream
+from xcli.gateways.file_lock import locked
 from xcli.gateways.ssh_pool import Attempt
 from xcli.plan.fanout import (
     KEEPALIVE_COUNT,
@@ -197,12 +198,15 @@ def _client_factory(s: SshSettings, name: str) -> Any:
 
     class PinningClient(asyncssh.SSHClient):
         def validate_host_public_key(self, host: str, addr: str, port: int, key: Any) -> bool:
-            if s.host_keys != "accept-new" or name in _pinned_names(s.known_hosts):
+            if s.host_keys != "accept-new":
                 return False
-            s.known_hosts.parent.mkdir(parents=True, exist_ok=True)
             line = key.export_public_key("openssh").decode().strip()
-            with s.known_hosts.open("a", encoding="utf-8") as f:
-                f.write(f"{name} {line}\n")
+            # under the lock other xcli processes take to rewrite this file (tpu_access.pin)
+            with locked(s.known_hosts):
+                if name in _pinned_names(s.known_hosts):
+                    return False
+                with s.known_hosts.open("a", encoding="utf-8") as f:
+                    f.write(f"{name} {line}\n")
             return True
 
     return PinningClient
