@@ -84,11 +84,18 @@ class OpenSshEngine:
         options = await self._options(step, index, path)
         if options is None:
             return None
-        stream.connected = True  # the master is this worker's open, authenticated connection
+        timeout = step.settings.connect_timeout
         try:
-            status = await ssh_mux.run(path, argv[-1], options, stream.feed)
+            status = await ssh_mux.run(path, argv[-1], options, stream.feed, open_timeout=timeout)
         except ssh_mux.NoSession:
             return None
+        except ssh_mux.NoAnswer:
+            # The worker froze behind a connection that is still up: the master would notice
+            # only after its keepalives (30 s and more). Close that master, so the next run
+            # connects afresh (and meets the connect timeout) instead of waiting on it.
+            await _close_master(path)
+            stream.note(f"no answer over the open connection within {timeout}s; closed it")
+            return Attempt("timed out", detail=f"no SSH answer within {timeout}s (connect timeout)")
         except OSError as exc:
             stream.note(f"connection lost: {exc}")
             return Attempt("unreachable", detail="the shared connection failed", reached=True)
@@ -125,6 +132,18 @@ class OpenSshEngine:
         for _step, task in self._session.values():
             task.cancel()
         self._session.clear()
+
+
+async def _close_master(path: Path) -> None:
+    """`ssh -O exit` on one ControlMaster socket (the master answers it locally)."""
+    proc = await process.spawn(
+        ["ssh", "-F", "/dev/null", "-o", f"ControlPath={path}", "-O", "exit", "xcli-master"]
+    )
+    try:
+        await asyncio.wait_for(proc.communicate(), GRACE)
+    except asyncio.TimeoutError:
+        proc.kill()
+        await proc.wait()
 
 
 async def _stop(proc: asyncio.subprocess.Process) -> None:
