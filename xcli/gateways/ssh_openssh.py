@@ -15,6 +15,7 @@ per worker. Without a master (first run, or it exited), the printed argv runs as
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import os
 import signal
@@ -156,10 +157,27 @@ async def _stop(proc: asyncio.subprocess.Process) -> None:
         proc.send_signal(signal.SIGTERM)
         await asyncio.wait_for(proc.wait(), GRACE)
     except ProcessLookupError:
-        return
+        pass
     except asyncio.TimeoutError:
         proc.kill()
         await proc.wait()
+    # Read its pipes to the end while the loop still runs: the transport closes only once
+    # both reach EOF, and one left open is closed by the garbage collector after
+    # asyncio.run() has closed the loop ("Exception ignored ... Event loop is closed" on
+    # Ctrl-C). The output is already in the log up to here; the rest is dropped.
+    # If something else holds them (a process ssh started that outlives it), close them.
+    with contextlib.suppress(asyncio.TimeoutError, OSError):
+        await asyncio.wait_for(_drain(proc), GRACE)
+    transport = getattr(proc, "_transport", None)  # asyncio.subprocess.Process has no public
+    if transport is not None:  # handle on it; closing it twice is harmless
+        transport.close()
+
+
+async def _drain(proc: asyncio.subprocess.Process) -> None:
+    for reader in (proc.stdout, proc.stderr):
+        if reader is not None:
+            while await reader.read(65536):
+                pass
 
 
 _UNREACHABLE = (
