@@ -161,12 +161,29 @@ def test_dry_run_prints_each_worker_argv_and_is_deterministic(
     assert not (Path(env["XCLI_HOME"]) / "runs").exists()
 
 
-def test_auto_engine_is_openssh_with_a_client_and_asyncssh_without(
+def test_auto_engine_is_asyncssh_unless_the_openssh_setup_needs_openssh(
     tmp_path: Path, env: dict[str, str]
 ) -> None:
     args = ["ssh", *BASE, "--worker=all", "--command", "hostname", "--dry-run", "-o", "json"]
-    with_client = json.loads(xcli(*args, env=env).stdout)["plan"][0]
-    assert with_client["engine"] == "openssh"
+    empty = f"--ssh-flag=-F{tmp_path / 'ssh_config'}"  # nothing asyncssh cannot honour
+    plain = json.loads(xcli(*args, empty, env=env).stdout)
+    assert plain["plan"][0]["engine"] == "asyncssh" and plain["notes"] == []
+
+    jump = tmp_path / "jump_config"
+    jump.write_text("Host 127.0.0.1\n  ProxyJump bastion.example\n")
+    for extra, why in [
+        (f"--ssh-flag=-F{jump}", "your OpenSSH configuration for 127.0.0.1 sets proxyjump"),
+        ("--ssh-flag=-oKexAlgorithms=curve25519-sha256", "--ssh-flag -oKexAlgorithms="),
+    ]:
+        picked = xcli(*args, extra, env=env)
+        assert picked.returncode == 0, picked.stderr
+        plan = json.loads(picked.stdout)
+        assert plan["plan"][0]["engine"] == "openssh"
+        (note,) = plan["notes"]
+        assert note.startswith("engine openssh: ") and why in note, note
+        text = xcli(*args[:-2], extra, env=env)  # the text dry-run says it too
+        assert f"note: {note}" in text.stdout
+
     bare = tmp_path / "bin-without-ssh"  # only the Python that runs xcli, no ssh client
     bare.mkdir()
     (bare / "python").symlink_to(sys.executable)
@@ -174,6 +191,21 @@ def test_auto_engine_is_openssh_with_a_client_and_asyncssh_without(
     assert without.returncode == 0, without.stderr
     step = json.loads(without.stdout)["plan"][0]
     assert step["engine"] == "asyncssh"
+
+
+def test_auto_engine_runs_asyncssh_and_sends_what_sendenv_names(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    config = tmp_path / "sendenv_config"
+    config.write_text("Host *\n  SendEnv XCLI_TEST_*\n  SetEnv XCLI_TEST_SET=fixed\n")
+    run = xcli(
+        "ssh", *BASE, "--worker=0", "--slice=0", "--command",
+        'echo "$XCLI_TEST_SENT/$XCLI_TEST_SET"', f"--ssh-flag=-F{config}", "-o", "json",
+        env={**env, "XCLI_TEST_SENT": "from-client"},
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert "[s0/w0] from-client/fixed" in run.stderr.splitlines()  # worker output: stderr
+    assert "note:" not in run.stderr  # asyncssh was picked, quietly
 
 
 def test_ctrl_c_stops_and_prints_the_partial_summary(tmp_path: Path, env: dict[str, str]) -> None:

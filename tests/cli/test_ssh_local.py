@@ -56,8 +56,9 @@ def test_delete_leaves_no_reusable_connection_behind(
     home = tmp_path_factory.mktemp("ssh-local-delete")
     create(home, "gone", "v5litepod-16")
     xcli(
-        home, "ssh", "--provider", "local", "--cluster", "gone", "--worker=all", "--command", "true"
-    )
+        home, "ssh", "--provider", "local", "--cluster", "gone", "--worker=all",
+        "--command", "true", "--engine", "openssh",
+    )  # fmt: skip
     monkeypatch.setenv("XCLI_HOME", str(home / "state"))  # where that CLI kept its sockets
     sockets = list(control_dir().iterdir())
     assert len(sockets) == 4  # one reusable connection (an ssh master process) per worker

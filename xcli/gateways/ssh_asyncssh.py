@@ -80,7 +80,7 @@ class AsyncSshEngine:
             return Attempt("unreachable", detail=_short(exc), retryable=True)
         stream.connected = True
         try:
-            return await self._act(conn, step.action_for(index), stream)
+            return await self._act(conn, step.action_for(index), stream, step.settings.send_env)
         except (OSError, asyncssh.Error) as exc:
             self._conns.pop((target.host, target.port, target.user), None)
             stream.note(f"connection lost: {exc}")
@@ -124,12 +124,15 @@ class AsyncSshEngine:
             self._known[path] = cached
         return cached[1]
 
-    async def _act(self, conn: Any, action: Any, stream: WorkerStream) -> Attempt:
+    async def _act(
+        self, conn: Any, action: Any, stream: WorkerStream, env: tuple[str, ...] = ()
+    ) -> Attempt:
         import asyncssh
 
         if isinstance(action, Exec):
             # stdin stays open (never written): the remote wrapper stops the command at EOF.
-            proc = await conn.create_process(remote_command(action.command), encoding=None)
+            extra = {"env": dict(e.split("=", 1) for e in env if "=" in e)} if env else {}
+            proc = await conn.create_process(remote_command(action.command), encoding=None, **extra)
             try:
                 await asyncio.gather(
                     _pump(proc.stdout, stream, False), _pump(proc.stderr, stream, True)
