@@ -172,7 +172,7 @@ def _engine(req: Request) -> tuple[Any, SshSettings, str | None]:
     if choice.engine == "openssh":
         return "openssh", req.settings, choice.note
     settings = dataclasses.replace(req.settings, control_dir=None, send_env=choice.send_env)
-    return "asyncssh", settings, None
+    return "asyncssh", settings, choice.note
 
 
 def broadcast(common: Common, req: Request, action: Action) -> int:

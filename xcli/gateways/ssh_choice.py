@@ -82,7 +82,8 @@ HARMLESS = {
 @dataclass(frozen=True)
 class EngineChoice:
     engine: str  # "openssh" | "asyncssh"
-    note: str | None  # why OpenSSH, when it was picked over asyncssh
+    # why OpenSSH, when it was picked over asyncssh; for asyncssh, a key exchange it lacks
+    note: str | None
     send_env: tuple[str, ...] = ()  # NAME=VALUE the asyncssh engine sends (SendEnv, SetEnv)
 
 
@@ -109,7 +110,26 @@ def choose(
     if reason is not None:
         return _openssh(reason)
     env = dict(os.environ if environ is None else environ)
-    return EngineChoice("asyncssh", None, send_env=_env(mine, env))
+    return EngineChoice("asyncssh", kex_note(mine), send_env=_env(mine, env))
+
+
+def kex_note(mine: Mapping[str, list[str]]) -> str | None:
+    """Said when asyncssh is picked although this OpenSSH client would offer a post-quantum
+    hybrid key exchange first that asyncssh does not speak (OpenSSH 9.0 to 9.8: sntrup761):
+    asyncssh offers ML-KEM hybrids first, which only newer servers (OpenSSH 9.9+) accept, and
+    falls back to curve25519. The choice stays, but not silently."""
+    import asyncssh.kex
+
+    first = (mine.get("kexalgorithms") or [""])[0].split(",")[0]
+    ours = [a.decode() for a in asyncssh.kex.get_default_kex_algs()]
+    if first in ours or not any(pq in first for pq in ("sntrup", "mlkem")):
+        return None
+    hybrid = next((a for a in ours if "mlkem" in a or "sntrup" in a), None)
+    offer = f"{hybrid} (post-quantum hybrid), then curve25519" if hybrid else "curve25519"
+    return (
+        f"engine asyncssh (fastest first connections): it offers {offer}; your OpenSSH would "
+        f"offer {first} first (--engine openssh to use it)"
+    )
 
 
 def difference(
