@@ -1,10 +1,12 @@
-"""Faults on real OpenSSH sshd, both engines: a worker that freezes (SIGSTOP) after xcli's
-connection to it is open. Every engine gives up within the connect timeout plus a few seconds,
-not after OpenSSH's keepalives (30 s and more)."""
+"""Faults on real OpenSSH sshd and on the local provider, both engines: a worker that freezes
+(SIGSTOP) after xcli's connection to it is open. Every engine gives up within the connect
+timeout plus a few seconds, not after OpenSSH's keepalives (30 s and more). And a silent command
+cut by --timeout on the local provider's workers exits 124."""
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import io
 import os
 import signal
@@ -14,6 +16,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.gateways.local_support import (
+    LocalServers,
+    delete,
+    local_servers,
+    needs_openssh,
+    state,
+)
 from tests.gateways.test_broadcast import SLACK, settings, targets
 from tests.gateways.test_remote_stop import control  # noqa: F401  (a fixture)
 from tests.support.sshd import Sshd, make_sshd, sshd_binary
@@ -78,3 +87,62 @@ def test_a_worker_frozen_after_its_connection_opened_is_given_up_within_the_conn
     if reused:
         assert b"no answer over the open connection within 2s; closed it" in err.getvalue()
         assert list(control.iterdir()) == []  # the stuck masters were closed
+
+
+@pytest.fixture
+def frozen_local(tmp_path: Path) -> Iterator[tuple[LocalServers, int]]:
+    """A two-worker local cluster and its supervisor's PID (the test may freeze it)."""
+    needs_openssh()
+    home = tmp_path / "home"
+    servers = local_servers(home, "froz", "v5litepod-8")
+    pid = int(state(home, "froz")["pid"])
+    try:
+        yield servers, pid
+    finally:
+        _signal(pid, signal.SIGCONT)
+        delete(home, "froz", check=False)
+
+
+@pytest.mark.parametrize("engine", ["openssh-reused", "openssh", "asyncssh"])
+def test_a_frozen_local_cluster_is_given_up_within_the_connect_timeout(
+    engine: str,
+    frozen_local: tuple[LocalServers, int],
+    tmp_path: Path,
+    control: Path,  # noqa: F811
+) -> None:
+    servers, supervisor = frozen_local
+    reused = engine == "openssh-reused"
+    s = settings(tmp_path, servers, connect_timeout=CONNECT_TIMEOUT)
+    if reused:
+        s = dataclasses.replace(s, control_dir=control)
+    plan = plan_broadcast("t", targets(servers), Exec("echo hi"), s, engine=engine.split("-")[0])  # type: ignore[arg-type]
+    step = plan.steps[0]
+    assert isinstance(step, Broadcast)
+    assert run_broadcast(step, OutputSink(None, None, None)).exit_code == 0
+    _signal(supervisor, signal.SIGSTOP)  # every worker's server is in this one process
+    start = time.monotonic()
+    result = run_broadcast(step, OutputSink(None, None, None))
+    elapsed = time.monotonic() - start
+    assert elapsed < CONNECT_TIMEOUT + SLACK, f"took {elapsed:.1f}s"
+    assert [o.status for o in result.outcomes] == ["timed out", "timed out"]
+    assert result.exit_code == 255
+
+
+@pytest.mark.parametrize("engine", ["asyncssh", "openssh-reused"])
+def test_a_silent_command_on_the_local_provider_cut_by_timeout_is_124(
+    engine: str,
+    frozen_local: tuple[LocalServers, int],
+    tmp_path: Path,
+    control: Path,  # noqa: F811
+) -> None:
+    servers, _ = frozen_local
+    s = settings(tmp_path, servers, connect_timeout=5)
+    if engine == "openssh-reused":
+        s = dataclasses.replace(s, control_dir=control)
+    name = engine.split("-")[0]
+    plan = plan_broadcast("t", targets(servers), Exec("sleep 60"), s, engine=name, timeout=2)  # type: ignore[arg-type]
+    step = plan.steps[0]
+    assert isinstance(step, Broadcast)
+    result = run_broadcast(step, OutputSink(None, None, None))
+    assert [(o.status, o.code) for o in result.outcomes] == [("timed out", 124)] * 2
+    assert result.exit_code == 124

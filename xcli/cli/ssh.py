@@ -67,7 +67,8 @@ def transport_options(func: Any) -> Any:
             show_default=True,
             help="openssh: ssh processes, your ~/.ssh/config and agent, reused connections; "
             "asyncssh: in-process, least CPU and memory for the largest slices; "
-            "auto: openssh when an ssh client is installed, else asyncssh.",
+            "auto: asyncssh unless your OpenSSH configuration asks for something only openssh "
+            "does (a note then says what).",
         ),
         click.option(
             "--strict-host-key-checking",
