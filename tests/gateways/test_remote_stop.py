@@ -152,12 +152,13 @@ def test_timeout_stops_silent_remote_commands(
     assert_gone(tmp_path / "remote")
 
 
-@pytest.mark.parametrize("engine", ["asyncssh", "openssh-masters", "openssh-reused"])
+@pytest.mark.parametrize("engine", ["asyncssh", "openssh", "openssh-masters", "openssh-reused"])
 def test_a_silent_command_cut_by_a_timeout_shorter_than_the_connect_timeout_is_124(
     engine: str, sshd: Sshd, tmp_path: Path, control: Path
 ) -> None:
     # --timeout 2s, connect timeout 3 s: the engine itself says the session was open (the
-    # asyncssh connection, or the master's socket that OpenSSH creates once logged in)
+    # asyncssh connection; ssh has read its stdin, which it does only once the session is
+    # open; or the master's socket that OpenSSH creates once logged in)
     step = broadcast(engine, sshd, tmp_path, control, timeout=2)
     result = run_broadcast(step, OutputSink(None, None, None))
     statuses = [(o.status, o.code) for o in result.outcomes]

@@ -28,7 +28,7 @@ from tests.gateways.test_remote_stop import control  # noqa: F401  (a fixture)
 from tests.support.sshd import Sshd, make_sshd, sshd_binary
 from xcli.execute.fanout import OutputSink
 from xcli.gateways.broadcast import run_broadcast
-from xcli.plan.fanout import Broadcast, Exec, plan_broadcast
+from xcli.plan.fanout import Broadcast, Exec, Target, plan_broadcast
 
 CONNECT_TIMEOUT = 2
 
@@ -146,3 +146,18 @@ def test_a_silent_command_on_the_local_provider_cut_by_timeout_is_124(
     result = run_broadcast(step, OutputSink(None, None, None))
     assert [(o.status, o.code) for o in result.outcomes] == [("timed out", 124)] * 2
     assert result.exit_code == 124
+
+
+@pytest.mark.parametrize("engine", ["openssh", "asyncssh"])
+def test_a_worker_still_connecting_when_the_timeout_hits_counts_as_unreached(
+    engine: str, frozen_sshd: Sshd, blackhole: int, tmp_path: Path
+) -> None:
+    # the other half of the 124 rule: a server that accepted TCP but never spoke (its SSH
+    # session never opened) is not a command that ran past --timeout, so 255, not 124
+    s = settings(tmp_path, frozen_sshd, connect_timeout=5)
+    tgts = [*targets(frozen_sshd)[:1], Target("w1", "127.0.0.1", blackhole, frozen_sshd.user)]
+    plan = plan_broadcast("t", tgts, Exec("sleep 60"), s, engine=engine, timeout=2)  # type: ignore[arg-type]
+    step = plan.steps[0]
+    assert isinstance(step, Broadcast)
+    result = run_broadcast(step, OutputSink(None, None, None))
+    assert [(o.status, o.code) for o in result.outcomes] == [("timed out", 124), ("timed out", 255)]

@@ -42,6 +42,8 @@ class OpenSshEngine:
     def __init__(self) -> None:
         # Per step: what a passenger ssh would send (ssh -G, once per step), None = always ssh.
         self._session: dict[int, tuple[Broadcast, asyncio.Task[ssh_mux.SessionOptions | None]]] = {}
+        # The ssh processes running now, by (step, worker index): see connected().
+        self._running: dict[tuple[int, int], asyncio.subprocess.Process] = {}
 
     async def attempt(self, step: Broadcast, index: int, stream: WorkerStream) -> Attempt:
         direct = await self._over_master(step, index, stream)
@@ -51,6 +53,12 @@ class OpenSshEngine:
         # it reaches EOF, which is what closing it (or the connection going) sends.
         argv = step.workers[index].argv
         proc = await process.spawn(argv, hold_stdin=argv[0] == "ssh")
+        if proc.stdin is not None:
+            # One newline, which the remote wrapper's watcher reads and ignores. ssh reads its
+            # stdin only once the session channel is open, so while this byte still sits in the
+            # pipe, the worker has not been reached (connected() asks).
+            proc.stdin.write(b"\n")
+        self._running[(id(step), index)] = proc
         tail = bytearray()
 
         async def pump(reader: asyncio.StreamReader | None, err: bool) -> None:
@@ -65,6 +73,7 @@ class OpenSshEngine:
             await asyncio.gather(pump(proc.stdout, False), pump(proc.stderr, True))
             code = await proc.wait()
         finally:
+            self._running.pop((id(step), index), None)
             if proc.returncode is None:
                 await _stop(proc)
         assert step.settings is not None, "a Broadcast step always carries its SshSettings"
@@ -120,9 +129,12 @@ class OpenSshEngine:
             return None
 
     def connected(self, step: Broadcast, index: int) -> bool:
-        """With reuse, the ssh that runs the command is its worker's master: OpenSSH creates
-        the control socket once it has logged in. (Without reuse, nothing tells; the pool
-        falls back to the time since the attempt began.)"""
+        """Whether this worker's session is open: ssh has read the newline written to its
+        stdin (it reads stdin only once the session channel is open), or, with reuse, the
+        worker's master socket exists (OpenSSH creates it once it has logged in)."""
+        proc = self._running.get((id(step), index))
+        if proc is not None and proc.stdin is not None and _pipe_drained(proc.stdin):
+            return True
         if step.settings is None:
             return False
         path = control_path(step.settings, step.targets[index])
@@ -133,6 +145,24 @@ class OpenSshEngine:
         for _step, task in self._session.values():
             task.cancel()
         self._session.clear()
+
+
+def _pipe_drained(writer: asyncio.StreamWriter) -> bool:
+    """No byte left in the pipe: FIONREAD on a pipe's write end counts what the reader has not
+    read yet (Linux; elsewhere the ioctl fails and this says False)."""
+    import fcntl
+    import struct
+    import termios
+
+    pipe = writer.get_extra_info("pipe")
+    if pipe is None or writer.transport.get_write_buffer_size():
+        return False
+    try:
+        raw = fcntl.ioctl(pipe.fileno(), termios.FIONREAD, b"\0\0\0\0")
+    except (OSError, ValueError):
+        return False
+    pending: int = struct.unpack("i", raw)[0]
+    return pending == 0
 
 
 async def _close_master(path: Path) -> None:

@@ -94,6 +94,8 @@ async def run_pool(
     tasks = [asyncio.create_task(one(i)) for i in range(len(step.targets))]
     stop = _StopWatch()
     interrupted = await stop.wait(tasks, start, step.timeout, cancelled)
+    # asked before the attempts are stopped (stopping closes what the engine looks at)
+    open_at_stop = {i for i in started if i not in outcomes and engine.connected(step, i)}
     for task in tasks:
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
@@ -107,7 +109,7 @@ async def run_pool(
             # covers the TCP connection and the SSH handshake).
             connected = (
                 (stream is not None and stream.connected)
-                or (i in began and engine.connected(step, i))
+                or i in open_at_stop
                 or time.monotonic() - began.get(i, time.monotonic()) > step.connect_timeout + 1
             )
             outcome = _unfinished(target.label, stream, interrupted, start, connected)
