@@ -161,3 +161,36 @@ def test_a_worker_still_connecting_when_the_timeout_hits_counts_as_unreached(
     assert isinstance(step, Broadcast)
     result = run_broadcast(step, OutputSink(None, None, None))
     assert [(o.status, o.code) for o in result.outcomes] == [("timed out", 124), ("timed out", 255)]
+
+
+def test_asyncssh_connections_kept_across_runs_do_not_wait_on_a_frozen_worker(
+    frozen_sshd: Sshd, tmp_path: Path
+) -> None:
+    """Library use and workload restarts keep one AsyncSshEngine (its connections) across
+    runs: a worker that froze meanwhile must not hold the next run for the keepalives."""
+    import asyncio
+
+    from xcli.gateways.ssh_asyncssh import AsyncSshEngine
+    from xcli.gateways.ssh_pool import run_pool
+
+    step = _step(frozen_sshd, tmp_path, "asyncssh", None)
+
+    async def both() -> tuple[int, list[str], float]:
+        engine = AsyncSshEngine()
+        try:
+            first = await run_pool(step, engine, OutputSink(None, None, None))
+            for pid in [p.pid for p in frozen_sshd.procs] + frozen_sshd.children():
+                _signal(pid, signal.SIGSTOP)
+            start = time.monotonic()
+            second = await run_pool(step, engine, OutputSink(None, None, None))
+            elapsed = time.monotonic() - start
+        finally:
+            for pid in [p.pid for p in frozen_sshd.procs] + frozen_sshd.children():
+                _signal(pid, signal.SIGCONT)
+            await engine.aclose()
+        return first.exit_code, [o.status for o in second.outcomes], elapsed
+
+    first_code, statuses, elapsed = asyncio.run(both())
+    assert first_code == 0
+    assert statuses == ["timed out", "timed out"]
+    assert elapsed < CONNECT_TIMEOUT + SLACK, f"took {elapsed:.1f}s"

@@ -80,7 +80,17 @@ class AsyncSshEngine:
             return Attempt("unreachable", detail=_short(exc), retryable=True)
         stream.connected = True
         try:
-            return await self._act(conn, step.action_for(index), stream, step.settings.send_env)
+            return await self._act(conn, step.action_for(index), stream, step.settings)
+        except _NoSession:
+            # a worker that froze behind a connection opened earlier (a reused one): its
+            # keepalives would notice only after 30 s; drop it, the next attempt reconnects
+            self._conns.pop((target.host, target.port, target.user), None)
+            conn.abort()
+            stream.note("no answer over the open connection; closed it")
+            return Attempt(
+                "timed out",
+                detail=f"no SSH answer within {step.settings.connect_timeout}s (connect timeout)",
+            )
         except (OSError, asyncssh.Error) as exc:
             self._conns.pop((target.host, target.port, target.user), None)
             stream.note(f"connection lost: {exc}")
@@ -125,14 +135,19 @@ class AsyncSshEngine:
         return cached[1]
 
     async def _act(
-        self, conn: Any, action: Any, stream: WorkerStream, env: tuple[str, ...] = ()
+        self, conn: Any, action: Any, stream: WorkerStream, settings: SshSettings
     ) -> Attempt:
         import asyncssh
 
         if isinstance(action, Exec):
             # stdin stays open (never written): the remote wrapper stops the command at EOF.
+            env = settings.send_env
             extra = {"env": dict(e.split("=", 1) for e in env if "=" in e)} if env else {}
-            proc = await conn.create_process(remote_command(action.command), encoding=None, **extra)
+            opening = conn.create_process(remote_command(action.command), encoding=None, **extra)
+            try:  # the session must open within the connect timeout, as a connection must
+                proc = await asyncio.wait_for(opening, settings.connect_timeout)
+            except asyncio.TimeoutError:
+                raise _NoSession from None
             try:
                 await asyncio.gather(
                     _pump(proc.stdout, stream, False), _pump(proc.stderr, stream, True)
@@ -166,6 +181,10 @@ class AsyncSshEngine:
         for conn in conns:
             conn.close()
         await asyncio.gather(*(c.wait_closed() for c in conns), return_exceptions=True)
+
+
+class _NoSession(Exception):
+    """The session did not open within the connect timeout."""
 
 
 def _signal_death(exit_signal: Any) -> Attempt:
