@@ -9,7 +9,9 @@ on 127.0.0.1 (one port per worker, the same helper the tests use), runs every co
 repetition, interleaved so machine load hits all alike, then stops exactly the sshd it started.
 
 Contenders (each in its own process):
-  xcli-openssh        xcli's default engine, first run (no reusable connection yet)
+  xcli-default        what `xcli ssh` runs by default (--engine auto: gateways/ssh_choice.py
+                      reads `ssh -G` and picks an engine; that choice is timed too), first run
+  xcli-openssh        the openssh engine, first run (no reusable connection yet)
   xcli-openssh-reuse  the same command again over the ControlMaster connections of the run
                       before (xcli then talks to the masters directly: no ssh per worker)
   xcli-asyncssh       the asyncssh engine, first run
@@ -48,6 +50,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 CONTENDERS = [
+    "xcli-default",  # first in each repetition: no connection is open yet
     "xcli-openssh",
     "xcli-openssh-reuse",
     "xcli-asyncssh",
@@ -68,16 +71,25 @@ def _cpu() -> float:
 
 
 def _xcli_step(info: dict[str, Any], engine: str) -> Any:
+    from dataclasses import replace
+
     from xcli.plan.fanout import Exec, SshSettings, Target, plan_broadcast
 
     settings = SshSettings(
         known_hosts=Path(info["known_hosts"]),
         identity=Path(info["key"]),
         connect_timeout=10,
-        control_dir=Path(info["control_dir"]) if engine == "openssh" else None,
+        control_dir=Path(info["control_dir"]) if engine in ("openssh", "auto") else None,
         ssh_flags=tuple(info["ssh_flags"]),
     )
     targets = [Target(f"w{i}", "127.0.0.1", p, info["user"]) for i, p in enumerate(info["ports"])]
+    if engine == "auto":  # as cli/ssh_run.py does for --engine auto
+        from xcli.gateways.ssh_choice import choose
+
+        choice = choose(targets, settings)
+        engine = choice.engine
+        if engine == "asyncssh":
+            settings = replace(settings, control_dir=None, send_env=choice.send_env)
     batch = int(info.get("batch_size", 64))
     plan = plan_broadcast(
         "bench", targets, Exec("hostname"), settings, engine=engine, batch_size=batch
@@ -85,18 +97,20 @@ def _xcli_step(info: dict[str, Any], engine: str) -> Any:
     return plan.steps[0]
 
 
-def _xcli(info: dict[str, Any], engine: str, reuse: bool) -> tuple[float, float, int]:
+def _xcli(info: dict[str, Any], engine: str, reuse: bool) -> tuple[float, float, int, str]:
     import asyncio
 
     from xcli.execute.fanout import OutputSink
     from xcli.gateways.broadcast import make_engine
     from xcli.gateways.ssh_pool import run_pool
 
-    step = _xcli_step(info, engine)
+    t0, c0 = time.perf_counter(), _cpu()
+    step = _xcli_step(info, engine)  # for auto: the engine choice, timed with the run
+    chose = (time.perf_counter() - t0, _cpu() - c0)
 
-    async def main() -> tuple[float, float, int]:
-        eng = make_engine(engine)
-        if reuse and engine == "asyncssh":
+    async def main() -> tuple[float, float, int, str]:
+        eng = make_engine(step.engine)
+        if reuse and step.engine == "asyncssh":
             await run_pool(step, eng, OutputSink(io.BytesIO(), None, None))
         out = io.BytesIO()
         t, c = time.perf_counter(), _cpu()
@@ -104,7 +118,9 @@ def _xcli(info: dict[str, Any], engine: str, reuse: bool) -> tuple[float, float,
         wall, cpu = time.perf_counter() - t, _cpu() - c
         await eng.aclose()
         assert result.exit_code == 0, result.summary_lines()
-        return wall, cpu, out.getvalue().count(b"\n")
+        if engine == "auto":
+            wall, cpu = wall + chose[0], cpu + chose[1]
+        return wall, cpu, out.getvalue().count(b"\n"), step.engine
 
     return asyncio.run(main())
 
@@ -142,14 +158,15 @@ def _openssh_parallel(info: dict[str, Any]) -> tuple[float, float, int]:
 
 def driver(mode: str, info_path: str) -> None:
     info = json.loads(Path(info_path).read_text())
+    engine = ""
     if mode.startswith("xcli-"):
-        engine = mode.split("-")[1]
-        wall, cpu, lines = _xcli(info, engine, mode.endswith("-reuse"))
+        engine = {"default": "auto"}.get(mode.split("-")[1], mode.split("-")[1])
+        wall, cpu, lines, engine = _xcli(info, engine, mode.endswith("-reuse"))
     elif mode == "pssh":
         wall, cpu, lines = _pssh(info)
     else:
         wall, cpu, lines = _openssh_parallel(info)
-    print(json.dumps({"wall": wall, "cpu": cpu, "lines": lines}))
+    print(json.dumps({"wall": wall, "cpu": cpu, "lines": lines, "engine": engine}))
 
 
 # ---- orchestrator side --------------------------------------------------------------------
@@ -279,6 +296,14 @@ def report(all_results: dict[int, dict[str, list[Any]]], modes: list[str]) -> No
             print(
                 f"N={n}: best peer / xcli first run ({best_x}) = {ratio:.2f}x "
                 f"({'meets' if ratio >= 1 else 'misses'} 'at least as fast')"
+            )
+        rows = all_results[n].get("xcli-default", [])
+        if peers and walls.get("xcli-default"):
+            picked = sorted({r.get("engine", "?") for r in rows if "engine" in r})
+            ratio = min(peers) / (walls["xcli-default"] or 1)
+            print(
+                f"N={n}: best peer / xcli default first run (engine {', '.join(picked)}) = "
+                f"{ratio:.2f}x ({'meets' if ratio >= 1 else 'misses'} 'at least as fast')"
             )
         for m in ("xcli-openssh-reuse", "xcli-asyncssh-reuse"):
             if n == 256 and walls.get(m):

@@ -87,6 +87,7 @@ PRELUDE = {"docs/ssh.md": [DEMO], "docs/workload.md": [DEMO]}
 FILES = {
     "train.py": "import os\nprint('training on worker', os.environ.get('TPU_WORKER_ID'))\n",
     "data.json": "{}\n",
+    "configs/run.yaml": "steps: 10\n",
 }
 
 
@@ -195,6 +196,7 @@ def test_examples_run_as_written(file: str, tmp_path: Path) -> None:
     root = tmp_path / "sandbox"
     (root / "home").mkdir(parents=True)
     for name, content in {**FILES, "prog.py": _python_block(file)}.items():
+        (work / name).parent.mkdir(parents=True, exist_ok=True)
         (work / name).write_text(content, encoding="utf-8")
     env = _sandbox_env(root)
     try:

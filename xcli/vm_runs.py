@@ -98,6 +98,33 @@ def runs(cluster: str) -> Iterator[Path]:
                 yield folder
 
 
+def running_on(cluster: str, provider: str) -> list[Path]:
+    """Records of this cluster's workloads that still run (their driver is alive)."""
+    return [
+        folder
+        for folder in runs(cluster)
+        if (state := read_state(folder)).get("provider", "local") == provider
+        and effective_state(state) not in FINISHED
+    ]
+
+
+def end_with_cluster(cluster: str, provider: str) -> list[str]:
+    """After the cluster is deleted: every record of its workloads says so, and one that was
+    still running (its driver gone with the workers) reads `stopped`, not `lost` or `failed`."""
+    ended = []
+    now = time.time()
+    for folder in runs(cluster):
+        state = read_state(folder)
+        if state.get("provider", "local") != provider:
+            continue
+        if effective_state(state) not in FINISHED:
+            state.update(state="stopped", finished=now)
+        state["cluster_deleted"] = now
+        write_json(folder / "state.json", state)
+        ended.append(folder.name)
+    return ended
+
+
 def exit_dict(attempt: int, e: WorkerExit) -> dict[str, Any]:
     return {"attempt": attempt, **asdict(e)}
 

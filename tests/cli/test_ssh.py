@@ -113,6 +113,7 @@ def test_selection_and_json_summary(tmp_path: Path, env: dict[str, str]) -> None
         (["--worker=all"], "error: --worker selects 4 workers but gives no --command"),
         (["--worker=1-0", "--command", "x"], "error: --worker range 1-0 goes backwards"),
         (["--timeout", "10", "--command", "x"], "error: --timeout '10' has no unit"),
+        (["--timeout", "0s", "--command", "x"], "error: --timeout 0s would stop every command"),
     ],
 )
 def test_bad_input_is_one_line_and_touches_no_worker(
@@ -120,7 +121,23 @@ def test_bad_input_is_one_line_and_touches_no_worker(
 ) -> None:
     run = xcli("ssh", *BASE, *args, env=env)
     assert run.returncode == 1
-    assert run.stderr.splitlines()[0] == message and run.stderr.splitlines()[1].startswith("hint:")
+    lines = run.stderr.splitlines()
+    assert len(lines) == 2 and lines[0].startswith(message) and lines[1].startswith("hint:")
+    assert not (Path(env["XCLI_HOME"]) / "runs").exists()
+
+
+def test_scp_of_a_folder_without_r_is_refused_before_any_connection(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    folder = tmp_path / "configs"
+    folder.mkdir()
+    (folder / "a.txt").write_text("a")
+    run = xcli("scp", *BASE, "--worker=all", str(folder), ":~/x/", env=env)
+    assert run.returncode == 1
+    assert run.stderr.splitlines() == [
+        f"error: {folder} is a folder",
+        "hint: pass -r (--recursive) to copy folders",
+    ]
     assert not (Path(env["XCLI_HOME"]) / "runs").exists()
 
 
@@ -144,12 +161,42 @@ def test_dry_run_prints_each_worker_argv_and_is_deterministic(
     assert not (Path(env["XCLI_HOME"]) / "runs").exists()
 
 
-def test_auto_engine_is_openssh_with_a_client_and_asyncssh_without(
+def test_auto_engine_is_asyncssh_unless_the_openssh_setup_needs_openssh(
     tmp_path: Path, env: dict[str, str]
 ) -> None:
     args = ["ssh", *BASE, "--worker=all", "--command", "hostname", "--dry-run", "-o", "json"]
-    with_client = json.loads(xcli(*args, env=env).stdout)["plan"][0]
-    assert with_client["engine"] == "openssh"
+    empty = f"--ssh-flag=-F{tmp_path / 'ssh_config'}"  # nothing asyncssh cannot honour
+    plain = json.loads(xcli(*args, empty, env=env).stdout)
+    assert plain["plan"][0]["engine"] == "asyncssh"
+    # said only where this OpenSSH client would offer a post-quantum hybrid that asyncssh
+    # does not speak (OpenSSH 9.0-9.8: sntrup761)
+    defaults = subprocess.run(
+        ["ssh", "-G", "-F", "/dev/null", "127.0.0.1"], capture_output=True, text=True, check=True
+    ).stdout
+    kex = next(line.split()[1] for line in defaults.splitlines() if line.startswith("kexalg"))
+    if kex.split(",")[0].startswith("sntrup"):
+        (note,) = plain["notes"]
+        assert note.startswith("engine asyncssh (fastest first connections): it offers ")
+        assert note.endswith(f"your OpenSSH would offer {kex.split(',')[0]} first "
+                             "(--engine openssh to use it)")  # fmt: skip
+    else:
+        assert plain["notes"] == []
+
+    jump = tmp_path / "jump_config"
+    jump.write_text("Host 127.0.0.1\n  ProxyJump bastion.example\n")
+    for extra, why in [
+        (f"--ssh-flag=-F{jump}", "your OpenSSH configuration for 127.0.0.1 sets proxyjump"),
+        ("--ssh-flag=-oKexAlgorithms=curve25519-sha256", "--ssh-flag -oKexAlgorithms="),
+    ]:
+        picked = xcli(*args, extra, env=env)
+        assert picked.returncode == 0, picked.stderr
+        plan = json.loads(picked.stdout)
+        assert plan["plan"][0]["engine"] == "openssh"
+        (note,) = plan["notes"]
+        assert note.startswith("engine openssh: ") and why in note, note
+        text = xcli(*args[:-2], extra, env=env)  # the text dry-run says it too
+        assert f"note: {note}" in text.stdout
+
     bare = tmp_path / "bin-without-ssh"  # only the Python that runs xcli, no ssh client
     bare.mkdir()
     (bare / "python").symlink_to(sys.executable)
@@ -157,6 +204,21 @@ def test_auto_engine_is_openssh_with_a_client_and_asyncssh_without(
     assert without.returncode == 0, without.stderr
     step = json.loads(without.stdout)["plan"][0]
     assert step["engine"] == "asyncssh"
+
+
+def test_auto_engine_runs_asyncssh_and_sends_what_sendenv_names(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    config = tmp_path / "sendenv_config"
+    config.write_text("Host *\n  SendEnv XCLI_TEST_*\n  SetEnv XCLI_TEST_SET=fixed\n")
+    run = xcli(
+        "ssh", *BASE, "--worker=0", "--slice=0", "--command",
+        'echo "$XCLI_TEST_SENT/$XCLI_TEST_SET"', f"--ssh-flag=-F{config}", "-o", "json",
+        env={**env, "XCLI_TEST_SENT": "from-client"},
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert "[s0/w0] from-client/fixed" in run.stderr.splitlines()  # worker output: stderr
+    assert "note: engine openssh:" not in run.stderr  # asyncssh was picked
 
 
 def test_ctrl_c_stops_and_prints_the_partial_summary(tmp_path: Path, env: dict[str, str]) -> None:

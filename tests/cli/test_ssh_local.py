@@ -47,6 +47,27 @@ def test_copy_to_every_worker_and_back(home: Path, tmp_path: Path) -> None:
     assert back.read_text() == "hello workers\n"
 
 
+@pytest.mark.parametrize("engine", ["openssh", "asyncssh"])
+def test_copy_into_a_new_home_folder_is_the_same_on_both_engines(
+    home: Path, tmp_path: Path, engine: str
+) -> None:
+    """`:~/FOLDER/` is the worker's login folder on both engines, and is created when missing
+    (OpenSSH's scp does that in SFTP mode; the asyncssh engine creates it over SFTP first)."""
+    files = [tmp_path / "a.txt", tmp_path / "b.txt"]
+    for f in files:
+        f.write_text(f"{f.name} for {engine}\n")
+    folder = f"new-{engine}"
+    run = xcli(home, "scp", *BASE, "--worker=all", "--slice=1", "--engine", engine,
+               *map(str, files), f":~/{folder}/")  # fmt: skip
+    assert "4 of 4 workers succeeded" in run.stderr, run.stderr
+    run = xcli(home, "ssh", *BASE, "--worker=all", "--slice=1", "--command",
+               f"cat {folder}/a.txt ~/{folder}/b.txt")  # fmt: skip
+    lines = sorted(run.stdout.splitlines())
+    assert lines == sorted(
+        f"[s1/w{w}] {name} for {engine}" for w in range(4) for name in ("a.txt", "b.txt")
+    )
+
+
 def test_delete_leaves_no_reusable_connection_behind(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -56,8 +77,9 @@ def test_delete_leaves_no_reusable_connection_behind(
     home = tmp_path_factory.mktemp("ssh-local-delete")
     create(home, "gone", "v5litepod-16")
     xcli(
-        home, "ssh", "--provider", "local", "--cluster", "gone", "--worker=all", "--command", "true"
-    )
+        home, "ssh", "--provider", "local", "--cluster", "gone", "--worker=all",
+        "--command", "true", "--engine", "openssh",
+    )  # fmt: skip
     monkeypatch.setenv("XCLI_HOME", str(home / "state"))  # where that CLI kept its sockets
     sockets = list(control_dir().iterdir())
     assert len(sockets) == 4  # one reusable connection (an ssh master process) per worker

@@ -77,6 +77,17 @@ def test_worker_2_fails_once_then_all_restart_and_succeed(home: Path) -> None:
         ][-len(out.splitlines()) :]
     )
 
+    for args, error, hint in [
+        (("--worker", "9"), "error: --worker 9 is out of range for workload retry",
+         "hint: its workers are 0-3"),
+        (("--worker", "x"), "error: --worker 'x' is not a number or 'all'",
+         "hint: e.g. --worker 0"),
+        (("--slice", "2"), "error: --slice 2 is out of range for workload retry",
+         "hint: it runs on slice 0 only"),
+    ]:  # fmt: skip
+        code, out, err = wl(home, "logs", "retry", *args)
+        assert (code, out, err.splitlines()) == (1, "", [error, hint])
+
 
 def test_without_restarts_status_names_worker_2_and_its_exit_code(home: Path) -> None:
     submit(home, "once", FAILS_ONCE.replace("failed-once", "failed-once-b"), "--max-restarts", "0")

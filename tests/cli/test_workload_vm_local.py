@@ -62,3 +62,26 @@ def test_dry_run_prints_each_worker_command(home: Path) -> None:
     assert code == 0, err
     assert '"kind": "vm_workload"' in out
     assert out.count('"worker": "w') == 8  # four to run, four to stop
+
+
+@pytest.mark.parametrize(
+    ("extra", "error", "hint"),
+    [
+        (
+            ("--num-slices", "3"),
+            "error: --num-slices 3: cluster wldemo has 1 slice",
+            "hint: drop --num-slices, or give at most 1",
+        ),
+        (
+            ("--tpu-type", "v5litepod-8"),
+            "error: cluster wldemo has v5litepod-16 workers, not v5litepod-8",
+            "hint: drop --tpu-type to use the cluster's",
+        ),
+    ],
+)
+def test_a_shape_that_contradicts_the_cluster_is_refused_before_any_worker_runs(
+    home: Path, extra: tuple[str, ...], error: str, hint: str
+) -> None:
+    code, out, err = submit(home, "shape", *extra)
+    assert (code, out, err.splitlines()) == (1, "", [error, hint])
+    assert not (home / "state" / "workloads" / "wldemo" / "shape").exists()

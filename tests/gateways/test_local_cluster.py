@@ -280,8 +280,17 @@ def test_list_describe_and_idempotent_create(demo: Demo) -> None:
         demo.home, "cluster", "create", "--provider", "local", "--cluster", "demo", "--tpu-type",
         "v5litepod-8", check=False,
     )  # fmt: skip
-    assert other.returncode == 1
-    assert "already runs as v5litepod-16 x2" in other.stdout + other.stderr
+    assert (other.returncode, other.stdout) == (1, "")  # one line and a hint, no step output
+    assert other.stderr.splitlines() == [
+        "error: local cluster demo already runs as v5litepod-16 x2",
+        "hint: delete it first (xcli cluster delete --provider local --cluster demo --yes), "
+        "or choose another --cluster name",
+    ]
+    assert state(demo.home, "demo") == before
+    spec = demo.home / "state" / "local" / "demo" / "cluster.json"
+    spec.unlink()  # lost: the same shape is still recognised (state.json keeps a copy)
+    same = create(demo.home, "demo", "v5litepod-16", "--num-slices", "2")
+    assert "already running" in same.stderr and spec.is_file()
     assert state(demo.home, "demo") == before
 
 

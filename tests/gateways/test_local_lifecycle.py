@@ -143,13 +143,15 @@ def test_base_port_and_a_port_in_use(tmp_path: Path, monkeypatch: pytest.MonkeyP
         tmp_path, "cluster", "create", "--provider", "local", "--cluster", "clash",
         "--tpu-type", "v5litepod-8", "--base-port", str(base), check=False,
     )  # fmt: skip
-    assert clash.returncode == 1
-    assert "could not start" in clash.stdout + clash.stderr
-    failed = state(tmp_path, "clash")
-    assert failed["status"] == "failed" and _wait_dead([failed["pid"]]) == []
+    assert (clash.returncode, clash.stdout) == (1, "")
+    assert clash.stderr.splitlines() == [
+        f"error: --base-port {base}: port {base} (and 1 more) of {base}-{base + 4} is already "
+        "in use",
+        "hint: choose another --base-port, or drop it to use free ports",
+    ]
+    assert not (tmp_path / "state" / "local" / "clash").exists()  # no `failed` folder left
     rows = json.loads(xcli(tmp_path, "cluster", "list", "--provider", "local", "-o", "json").stdout)
-    assert {r["name"]: r["status"] for r in rows} == {"clash": "failed", "fixed": "running"}
-    delete(tmp_path, "clash")
+    assert {r["name"]: r["status"] for r in rows} == {"fixed": "running"}
     delete(tmp_path, "fixed")
     assert _wait_dead([supervisor]) == []
 
@@ -191,3 +193,81 @@ def test_cpu_jax_joins_across_emulated_hosts(
         assert [r.out.split()[-2:] for r in results] == [[str(n), "4"] for n in range(4)]
     finally:
         delete(tmp_path, "jax")
+
+
+def _supervisors(home: Path) -> list[int]:
+    """PIDs of the local supervisors serving clusters under `home` (read from /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"xcli.gateways.local_supervisor" in argv and any(str(home).encode() in a for a in argv):
+            found.append(int(entry.name))
+    return found
+
+
+@pytest.mark.parametrize("damage", ["random bytes", "truncated", "deleted"])
+def test_delete_stops_everything_when_state_json_is_damaged(
+    damage: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    create(tmp_path, "hurt", "v5litepod-8")
+    supervisor = state(tmp_path, "hurt")["pid"]
+    pids = [supervisor, *_start_leftovers(tmp_path, monkeypatch, "hurt")]
+    path = tmp_path / "state" / "local" / "hurt" / "state.json"
+    if damage == "random bytes":
+        path.write_bytes(os.urandom(300))
+    elif damage == "truncated":
+        path.write_text(path.read_text()[:40])
+    else:
+        path.unlink()
+    out = delete(tmp_path, "hurt")
+    assert out.returncode == 0 and "marked with the cluster's folder" in out.stderr
+    assert _wait_dead(pids) == []
+    assert not (tmp_path / "state" / "local" / "hurt").exists()
+
+
+def test_create_after_a_lost_state_json_replaces_the_orphan_and_delete_finds_a_lost_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    create(tmp_path, "orph", "v5litepod-8")
+    first = state(tmp_path, "orph")["pid"]
+    leftovers = _start_leftovers(tmp_path, monkeypatch, "orph")
+    (tmp_path / "state" / "local" / "orph" / "state.json").unlink()
+    again = create(tmp_path, "orph", "v5litepod-8")
+    assert "cleaned a stale supervisor" in again.stderr
+    assert _wait_dead([first, *leftovers]) == []
+    second = state(tmp_path, "orph")["pid"]
+    assert _supervisors(tmp_path) == [second]  # one supervisor, not two side by side
+
+    bg = _start_leftovers(tmp_path, monkeypatch, "orph")
+    shutil.rmtree(tmp_path / "state" / "local" / "orph")  # the whole folder, by hand
+    out = delete(tmp_path, "orph")
+    assert "leftover processes" in out.stderr
+    assert _wait_dead([second, *bg]) == [] and _supervisors(tmp_path) == []
+
+
+def test_cluster_delete_ends_its_workload_records(tmp_path: Path) -> None:
+    create(tmp_path, "wlend", "v5litepod-8")
+    where = ("--provider", "local", "--cluster", "wlend")
+    for name, command in (("long", "echo $$ > long.pid; exec sleep 300"), ("bad", "exit 1")):
+        xcli(tmp_path, "workload", "create", *where, "--workload", name,
+             "--docker-image", "python:3.11", "--command", command, "--detach")  # fmt: skip
+    xcli(tmp_path, "workload", "wait", "bad", *where, check=False)
+    workers = tmp_path / "state" / "local" / "wlend" / "workers"
+    deadline = time.monotonic() + 20
+    while len(list(workers.glob("*/long.pid"))) < 2 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    sleepers = [int(p.read_text()) for p in workers.glob("*/long.pid")]
+    assert len(sleepers) == 2
+
+    out = delete(tmp_path, "wlend")
+    assert "stopping workload long (its cluster is being deleted)" in out.stderr
+    assert _wait_dead(sleepers) == []
+    listed = xcli(tmp_path, "workload", "list", *where, "-o", "json")
+    states = {row["name"]: row["state"] for row in json.loads(listed.stdout)}
+    assert states == {"long": "stopped", "bad": "failed"}
+    gone = xcli(tmp_path, "workload", "delete", *where, "--state", "failed", "--yes")
+    assert "deleted the record of workload bad (its cluster was deleted)" in gone.stderr
+    assert "workers stopped" not in gone.stderr

@@ -8,7 +8,9 @@ those processes must be gone within a few seconds.
 
 from __future__ import annotations
 
+import contextlib
 import io
+import os
 import shutil
 import subprocess
 import tempfile
@@ -95,7 +97,8 @@ def broadcast(engine: str, sshd: Sshd, tmp_path: Path, control: Path, **kw: obje
     folder = tmp_path / "remote"
     folder.mkdir()
     reused = engine == "openssh-reused"
-    s = settings(tmp_path, sshd, control_dir=control if reused else None)
+    masters = reused or engine == "openssh-masters"  # -masters: the first run opens them
+    s = settings(tmp_path, sshd, control_dir=control if masters else None)
     tgts = targets(sshd, sshd.ports[:3])
     if reused:  # open the masters
         warm = plan_broadcast("t", tgts, Exec("true"), s).steps[0]
@@ -107,7 +110,7 @@ def broadcast(engine: str, sshd: Sshd, tmp_path: Path, control: Path, **kw: obje
         tgts,
         silent_commands(folder),
         s,
-        engine="openssh" if reused else engine,  # type: ignore[arg-type]
+        engine="openssh" if masters else engine,  # type: ignore[arg-type]
         **kw,  # type: ignore[arg-type]
     )
     step = plan.steps[0]
@@ -147,3 +150,56 @@ def test_timeout_stops_silent_remote_commands(
     assert result.exit_code == 124
     assert out.getvalue() == b""
     assert_gone(tmp_path / "remote")
+
+
+@pytest.mark.parametrize("engine", ["asyncssh", "openssh", "openssh-masters", "openssh-reused"])
+def test_a_silent_command_cut_by_a_timeout_shorter_than_the_connect_timeout_is_124(
+    engine: str, sshd: Sshd, tmp_path: Path, control: Path
+) -> None:
+    # --timeout 2s, connect timeout 3 s: the engine itself says the session was open (the
+    # asyncssh connection; ssh has read its stdin, which it does only once the session is
+    # open; or the master's socket that OpenSSH creates once logged in)
+    step = broadcast(engine, sshd, tmp_path, control, timeout=2)
+    result = run_broadcast(step, OutputSink(None, None, None))
+    statuses = [(o.status, o.code) for o in result.outcomes]
+    assert statuses == [("timed out", 124), ("timed out", 124), ("exit", 3)]
+    assert result.exit_code == 124
+    assert_gone(tmp_path / "remote")
+
+
+def test_cancel_leaves_no_open_transport_for_after_the_loop_is_closed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C while an `ssh` is still connecting used to print "Exception ignored ... Event
+    loop is closed": its pipes were still open (here: held by a process it started) when
+    asyncio.run() closed the loop, and the garbage collector closed them afterwards."""
+    import dataclasses
+    import gc
+    import signal as signals
+    import sys
+
+    from xcli.plan.fanout import SshSettings, Target
+
+    unraisable: list[object] = []
+    monkeypatch.setattr(sys, "unraisablehook", lambda u: unraisable.append(u.exc_value))
+    pidfile = tmp_path / "grandchild.pid"
+    settings_ = SshSettings(known_hosts=tmp_path / "known_hosts")
+    plan = plan_broadcast("t", [Target("w0", "127.0.0.1")], Exec("true"), settings_)
+    step = plan.steps[0]
+    assert isinstance(step, Broadcast)
+    # stands in for an ssh that is still connecting: it outlives nothing, but a process it
+    # started keeps its stdout and stderr open
+    script = f"sleep 30 & echo $! > {pidfile}; echo started; exec sleep 30"
+    worker = dataclasses.replace(step.workers[0], argv=("sh", "-c", script))
+    step = dataclasses.replace(step, workers=(worker,))
+    cancelled = threading.Event()
+    threading.Timer(1.0, cancelled.set).start()
+    try:
+        result = run_broadcast(step, OutputSink(None, None, None), cancelled)
+        gc.collect()
+    finally:
+        if pidfile.is_file():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(int(pidfile.read_text()), signals.SIGKILL)
+    assert result.interrupted
+    assert [e for e in unraisable if "Event loop is closed" in str(e)] == []

@@ -180,6 +180,9 @@ def create(
     if extra.get("force"):  # it will ask before replacing pools: refuse now if nobody can answer
         require_answerable(common, "--force (it may replace node pools)")
     plan = backend.plan_create(spec, **_observed(backend, ref, common, "create"))
+    check = getattr(backend, "check_create", None)  # what only a live run can check
+    if check is not None and not common.dry_run:
+        check(spec)
     _confirm_removals(common, plan)
     if not common.dry_run:  # before running: a cluster that is partly there is found too
         cluster_index.record(name, provider)
@@ -280,9 +283,26 @@ def delete(name: str, provider: str | None, terraform_dir: str | None, common: C
     # Ask first: nothing is read (no credentials, no API call) for an answer that may be no.
     confirm(common, f"Delete cluster {name} ({provider}) and everything xcli created for it?")
     plan = backend.plan_delete(ref, **_observed(backend, ref, common, "delete"))
+    if provider != "gke" and not common.dry_run:
+        _stop_workloads(name, provider)
     run_plan(common, plan, lambda: backend.handlers(ref))
     if not common.dry_run:
         cluster_index.forget(name, provider)
+    if provider != "gke" and not common.dry_run:
+        from xcli.vm_runs import end_with_cluster
+
+        end_with_cluster(name, provider)
+
+
+def _stop_workloads(name: str, provider: str) -> None:
+    """VM workloads still running on the cluster are stopped first, while their workers can
+    still be reached, so their records end as `stopped` rather than as a failure."""
+    from xcli.gateways.workload_driver import stop
+    from xcli.vm_runs import running_on
+
+    for folder in running_on(name, provider):
+        click.echo(f"stopping workload {folder.name} (its cluster is being deleted)", err=True)
+        stop(folder)
 
 
 @cluster.command("list")

@@ -79,7 +79,8 @@ def transport_options(func: Any) -> Any:
             show_default=True,
             help="openssh: ssh processes, your ~/.ssh/config and agent, reused connections; "
             "asyncssh: in-process, least CPU and memory for the largest slices; "
-            "auto: openssh when an ssh client is installed, else asyncssh.",
+            "auto: asyncssh unless your OpenSSH configuration asks for something only openssh "
+            "does (a note then says what).",
         ),
         click.option(
             "--strict-host-key-checking",
@@ -136,7 +137,7 @@ def ssh(command_: str | None, common: Common, **flags: Any) -> int:
 
 @click.command("scp", epilog=EXIT_STATUS)
 @transport_options
-@click.option("--recurse", "-r", is_flag=True, help="Copy folders recursively.")
+@click.option("--recursive", "--recurse", "-r", "recurse", is_flag=True, help="Copy folders.")
 @click.argument("paths", nargs=-1, required=True)
 @change_options
 def scp(paths: tuple[str, ...], recurse: bool, common: Common, **flags: Any) -> int:

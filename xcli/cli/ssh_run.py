@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import click
 
 from xcli.cli.common import Common, run_plan
 from xcli.errors import Interrupted, UserError
@@ -52,12 +55,13 @@ def resolve(
     from xcli.providers import get_provider
     from xcli.spec import parse_duration
 
-    if engine == "auto":
-        import shutil
-
-        engine = "openssh" if shutil.which("ssh") else "asyncssh"
     size = _batch(batch_size)
-    run_for = parse_duration(timeout, "--timeout") if timeout else None
+    run_for = parse_duration(timeout, "--timeout") if timeout is not None else None
+    if run_for == 0:
+        raise UserError(
+            f"--timeout {timeout} would stop every command before it starts",
+            hint="give a positive duration such as 30s or 10m, or leave --timeout out",
+        )
     retry: float | None = parse_duration(retry_for, "--retry-for") if retry_for else None
     if ssh_key_file is not None:  # a regular file (never a FIFO or a folder), checked first
         from xcli.user_files import KIB, read_bytes
@@ -87,7 +91,7 @@ def resolve(
         identity=ssh_key_file or (access.key_file if access else None),
         host_keys=host_keys,
         connect_timeout=connect_timeout,
-        control_dir=control_dir() if reuse and engine == "openssh" else None,
+        control_dir=control_dir() if reuse and engine != "asyncssh" else None,
         ssh_flags=ssh_flag,
     )
     several = len({w.slice for w in everyone}) > 1
@@ -151,6 +155,11 @@ def copy_action(paths: tuple[str, ...], recurse: bool, workers: int) -> Action:
         missing = [p for p in paths[:-1] if not Path(p).exists()]
         if missing:
             raise UserError(f"{missing[0]} does not exist", hint="check the local path")
+        folders = [p for p in paths[:-1] if Path(p).is_dir()]
+        if folders and not recurse:
+            raise UserError(
+                f"{folders[0]} is a folder", hint="pass -r (--recursive) to copy folders"
+            )
         return Upload(paths[:-1], paths[-1][1:] or ".", recurse)
     if len(paths) != 2:
         raise UserError("copy from a worker takes :REMOTE LOCAL", hint="one source, one target")
@@ -162,24 +171,43 @@ def copy_action(paths: tuple[str, ...], recurse: bool, workers: int) -> Action:
     return Download(paths[0][1:], paths[1], recurse)
 
 
+def _engine(req: Request) -> tuple[Any, SshSettings, str | None]:
+    """--engine auto: asyncssh unless the user's OpenSSH setup asks for something only
+    OpenSSH does (then a note says what); see gateways/ssh_choice.py."""
+    if req.engine != "auto":
+        return req.engine, req.settings, None
+    from xcli.gateways.ssh_choice import choose
+
+    choice = choose(req.targets, req.settings)
+    if choice.engine == "openssh":
+        return "openssh", req.settings, choice.note
+    settings = dataclasses.replace(req.settings, control_dir=None, send_env=choice.send_env)
+    return "asyncssh", settings, choice.note
+
+
 def broadcast(common: Common, req: Request, action: Action) -> int:
     from xcli.cli.ssh import print_summary
     from xcli.execute.fanout import OutputSink, default_log_dir
     from xcli.gateways.broadcast import run_broadcast
     from xcli.plan.fanout import Broadcast, plan_broadcast
 
+    engine, settings, note = _engine(req)
     plan = plan_broadcast(
         req.cluster,
         req.targets,
         action,
-        req.settings,
-        engine=req.engine,
+        settings,
+        engine=engine,
         batch_size=req.batch_size,
         timeout=req.timeout,
         retry_for=req.retry_for,
     )
+    if note is not None:
+        plan = dataclasses.replace(plan, notes=(*plan.notes, note))
     if common.dry_run:
         return run_plan(common, plan, dict)
+    if note is not None:
+        click.echo(f"note: {note}", err=True)
     step = plan.steps[0]
     assert isinstance(step, Broadcast)
     # With --output json, stdout carries only the JSON summary; worker output goes to stderr.

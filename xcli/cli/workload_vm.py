@@ -55,6 +55,12 @@ def create_on_vms(common: Common, flags: dict[str, Any]) -> int:
             f"cluster {ref.name} has {meta.accelerator.name} workers, not {spec.accelerator.name}",
             hint="drop --tpu-type to use the cluster's",
         )
+    if spec.num_slices > meta.num_slices:
+        raise UserError(
+            f"--num-slices {spec.num_slices}: cluster {ref.name} has "
+            f"{meta.num_slices} slice{'s' if meta.num_slices > 1 else ''}",
+            hint=f"drop --num-slices, or give at most {meta.num_slices}",
+        )
     chosen = [w for w in workers if w.slice < spec.num_slices]
     plan = plan_vm_workload(spec, chosen, provider=provider, detach=flags["detach"])
     (step,) = plan.steps

@@ -3,6 +3,7 @@ as recorded on this machine (xcli.vm_runs) by the foreground run or the backgrou
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from pathlib import Path
@@ -11,6 +12,7 @@ from typing import Any
 import click
 
 from xcli.cli.common import Common, confirm, emit, emit_record
+from xcli.errors import UserError
 
 POLL = 0.1
 
@@ -119,6 +121,7 @@ def vm_logs(common: Common, cluster: str, name: str, worker: str, slice_: str, f
     from xcli.vm_runs import FINISHED, effective_state, find, read_state
 
     folder, _ = find(cluster, name)
+    _check_selection(folder, name, worker, slice_)
     logs = folder / "logs" if (folder / "logs").is_dir() else folder
     offsets: dict[Path, int] = {}
     pending: dict[Path, bytes] = {}
@@ -142,6 +145,38 @@ def vm_logs(common: Common, cluster: str, name: str, worker: str, slice_: str, f
         if not follow or done:
             return 0
         time.sleep(POLL)
+
+
+def _check_selection(folder: Path, name: str, worker: str, slice_: str) -> None:
+    """--worker/--slice must name workers this workload runs on (run.json's targets), so a
+    typo is an error rather than an empty, successful listing."""
+    from xcli.workload_logs import check_selector
+
+    worker, slice_ = check_selector(worker, "--worker"), check_selector(slice_, "--slice")
+    try:
+        targets = json.loads((folder / "run.json").read_text())["targets"]
+        found = [re.fullmatch(r"(?:s(\d+)/)?w(\d+)", str(t["label"])) for t in targets]
+    except (OSError, ValueError, KeyError, TypeError):
+        return  # an older or damaged record: print what the log files hold
+    pairs = {(int(m.group(1) or 0), int(m.group(2))) for m in found if m is not None}
+    if not pairs:
+        return
+    slices = sorted({s for s, _ in pairs})
+    if slice_ != "all" and int(slice_) not in slices:
+        raise UserError(
+            f"--slice {slice_} is out of range for workload {name}",
+            hint=f"it runs on slices {slices[0]}-{slices[-1]}"
+            if len(slices) > 1
+            else f"it runs on slice {slices[0]} only",
+        )
+    indexes = sorted({w for s, w in pairs if slice_ in ("all", str(s))})
+    if worker != "all" and int(worker) not in indexes:
+        raise UserError(
+            f"--worker {worker} is out of range for workload {name}",
+            hint=f"its workers are {indexes[0]}-{indexes[-1]}"
+            if len(indexes) > 1
+            else f"it runs on worker {indexes[0]} only",
+        )
 
 
 def _print_line(common: Common, label: str, text: str) -> None:
@@ -199,7 +234,11 @@ def vm_delete(common: Common, cluster: str, names: list[str]) -> int:
         return 0
     found = [(n, *find(cluster, n)) for n in names]
     confirm(common, f"Delete workload(s) {', '.join(names)} on cluster {cluster}?")
-    for name, folder, _ in found:
+    for name, folder, state in found:
+        if state.get("cluster_deleted"):  # nothing left to stop: the workers went with it
+            shutil.rmtree(folder, ignore_errors=True)
+            click.echo(f"deleted the record of workload {name} (its cluster was deleted)", err=True)
+            continue
         stop(folder)
         shutil.rmtree(folder, ignore_errors=True)
         click.echo(f"deleted workload {name} (its workers stopped)", err=True)

@@ -1,8 +1,10 @@
 """What a broadcast prints and returns: prefixed whole lines, per-worker logs, outcomes, summary.
 
 Both SSH engines feed raw bytes in here. Each worker's stdout and stderr are line-buffered
-separately and written as whole lines, `[w3] ...`, under one lock, so lines are never split or
-mixed, whatever the engine or thread; stderr goes to stderr. Every worker also gets a log file.
+separately and written as whole lines, `[w3] ...`, under one lock, so lines are never mixed,
+whatever the engine or thread; stderr goes to stderr. A line longer than MAX_LINE is written in
+pieces of MAX_LINE bytes (a bounded buffer; docs/ssh.md says so). Every worker also gets a log
+file with the raw bytes.
 """
 
 from __future__ import annotations
@@ -154,6 +156,9 @@ class WorkerStream:
     _pending: dict[bool, bytes] = field(default_factory=lambda: {False: b"", True: b""})
     _log: BinaryIO | None = None
     saw_stdout: bool = False
+    # The engine opened a session on the worker (the command started): a run stopped by
+    # --timeout from then on counts as the command's timeout (124), not as unreachable.
+    connected: bool = False
 
     def __post_init__(self) -> None:
         self._prefix = f"[{self.label}] ".encode()

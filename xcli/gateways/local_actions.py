@@ -14,21 +14,25 @@ import secrets
 import shutil
 import sys
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from xcli.errors import InternalError, Interrupted, NotFoundError, UserError
 from xcli.execute.result import StepContext
 from xcli.gateways import local_keys, local_process
 from xcli.providers.local_layout import (
+    DIR_VAR,
     HOST,
     INSTANCE_VAR,
     ClusterFiles,
     ClusterSpecRecord,
     StateRecord,
     cluster_root,
+    ports_from_base,
     read_spec,
     read_state,
+    served_shape,
+    shape_conflict,
     write_spec,
 )
 
@@ -59,12 +63,55 @@ def _recorded_groups(files: ClusterFiles) -> list[int]:
     return [int(p.name) for p in files.procs.iterdir() if p.name.isdigit()]
 
 
-def clean_stale(files: ClusterFiles, state: StateRecord) -> list[int]:
-    """Kill what a dead supervisor left behind and forget its state (keys and dirs stay)."""
-    killed = local_process.sweep(state.instance, _recorded_groups(files))
+def clean_stale(files: ClusterFiles, state: StateRecord | None) -> list[int]:
+    """Kill what a dead (or unrecorded) supervisor left behind and forget its state (keys and
+    dirs stay). Without a readable state.json, the folder marker finds the processes."""
+    killed = local_process.sweep_cluster(files.root)
+    if state is not None:
+        killed += local_process.sweep(state.instance, _recorded_groups(files))
     shutil.rmtree(files.procs, ignore_errors=True)
     files.state.unlink(missing_ok=True)
-    return killed
+    return sorted(set(killed))
+
+
+def busy_ports(ports: Sequence[int]) -> list[int]:
+    """The ports of `ports` that something on this machine already holds (bind test)."""
+    import socket
+
+    busy = []
+    for port in ports:
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            try:
+                sock.bind((HOST, port))
+            except OSError:
+                busy.append(port)
+    return busy
+
+
+def check_create(spec: ClusterSpecRecord) -> None:
+    """Before a live create changes anything: the name must not run another shape, and a
+    --base-port range must be free (unless it is this very cluster's)."""
+    files = ClusterFiles.of(spec.cluster)
+    state = read_state(files) if files.root.is_dir() else None
+    if state is not None and state.status == "running" and supervisor_alive(state):
+        conflict = shape_conflict(served_shape(files, state), spec)
+        if conflict is not None:
+            raise UserError(
+                f"local cluster {spec.cluster} already runs as {conflict}",
+                hint=f"delete it first (xcli cluster delete --provider local --cluster "
+                f"{spec.cluster} --yes), or choose another --cluster name",
+            )
+        return  # the same cluster: create is idempotent, and the ports are its own
+    if spec.base_port:
+        wanted = ports_from_base(spec.base_port, spec.layout.total).all()
+        busy = busy_ports(wanted)
+        if busy:
+            more = f" (and {len(busy) - 1} more)" if len(busy) > 1 else ""
+            raise UserError(
+                f"--base-port {spec.base_port}: port {busy[0]}{more} of {wanted[0]}-"
+                f"{wanted[-1]} is already in use",
+                hint="choose another --base-port, or drop it to use free ports",
+            )
 
 
 def generate_keys(args: Mapping[str, Any], ctx: StepContext) -> Mapping[str, Any]:
@@ -119,22 +166,24 @@ def _start(
 ) -> Mapping[str, Any]:
     state = read_state(files)
     if state is not None and state.status == "running" and supervisor_alive(state):
-        running = read_spec(files)
-        if (
-            running is None
-            or running.layout != spec.layout
-            or (spec.base_port and spec.base_port != running.base_port)
-        ):
-            shape = f"{running.accelerator} x{running.slices}" if running else "another shape"
+        # `cluster create` refuses this before the plan runs (LocalProvider.check_create);
+        # checked again here under the lock, for a create that raced another one
+        served = served_shape(files, state)
+        conflict = shape_conflict(served, spec)
+        if conflict is not None:
             raise UserError(
-                f"local cluster {spec.cluster} already runs as {shape}",
+                f"local cluster {spec.cluster} already runs as {conflict}",
                 hint=f"delete it first: xcli cluster delete --provider local "
                 f"--cluster {spec.cluster} --yes",
             )
+        if read_spec(files) is None:
+            write_spec(files, spec)  # cluster.json was lost: the shape is the same
         ctx.report(f"already running (supervisor {state.pid})")
         return _outputs(state)
-    if state is not None:
-        killed = clean_stale(files, state)
+    # also with no readable state.json: a supervisor whose state file was damaged must not
+    # keep running beside the new one
+    killed = clean_stale(files, state)
+    if state is not None or killed:
         ctx.report(f"cleaned a stale supervisor ({len(killed)} leftover processes)")
     write_spec(files, spec)
     return _launch(files, timeout, ctx)
@@ -142,7 +191,7 @@ def _start(
 
 def _launch(files: ClusterFiles, timeout: float, ctx: StepContext) -> Mapping[str, Any]:
     instance = secrets.token_hex(8)
-    env = {**os.environ, INSTANCE_VAR: instance}
+    env = {**os.environ, INSTANCE_VAR: instance, DIR_VAR: str(files.root.resolve())}
     argv = [sys.executable, "-m", "xcli.gateways.local_supervisor", str(files.root)]
     proc = local_process.spawn_detached(argv, cwd=files.root, env=env, log=files.log)
     ctx.report(f"supervisor {proc.pid} starting")
@@ -203,12 +252,22 @@ def wait_workers(args: Mapping[str, Any], ctx: StepContext) -> Mapping[str, Any]
 def stop_supervisor(args: Mapping[str, Any], ctx: StepContext) -> Mapping[str, Any]:
     files = _files(args)
     if not files.root.is_dir():
-        raise NotFoundError(
-            f"no local cluster {args['cluster']}", hint="xcli cluster list --provider local"
-        )
+        # the folder is gone, but processes marked with it may still run
+        killed = local_process.sweep_cluster(files.root)
+        if not killed:
+            raise NotFoundError(
+                f"no local cluster {args['cluster']}", hint="xcli cluster list --provider local"
+            )
+        ctx.report(f"its folder was gone; stopped {len(killed)} leftover processes")
+        return {"supervisor": None, "killed": killed}
     state = read_state(files)
     if state is None:
-        return {"supervisor": None, "killed": []}
+        killed = clean_stale(files, None)
+        ctx.report(
+            f"state.json was missing or unreadable; stopped {len(killed)} processes "
+            "marked with the cluster's folder"
+        )
+        return {"supervisor": None, "killed": killed}
     was_running = local_process.stop_supervisor(state.pid, state.instance)
     ctx.report(f"supervisor {state.pid} " + ("stopped" if was_running else "was not running"))
     killed = clean_stale(files, state)

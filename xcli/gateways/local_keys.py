@@ -10,6 +10,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from xcli.gateways.file_lock import locked, replace_text
 from xcli.providers.local_layout import HOST, ClusterFiles, Layout
 
 KEY_TYPE = "ssh-ed25519"
@@ -64,7 +65,6 @@ def pin_host_keys(path: Path, ports: Sequence[int], host_keys: Sequence[str]) ->
     """Replace the cluster's known_hosts file; returns how many keys it pins."""
     lines = known_hosts_lines(ports, host_keys)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    with locked(path):
+        replace_text(path, "\n".join(lines) + "\n")
     return len(lines)

@@ -1,11 +1,13 @@
 """Processes of the local provider: the detached supervisor, worker commands, and cleanup.
 
-Every process an emulated cluster starts carries XCLI_LOCAL_INSTANCE=<random token> in its
-environment and lives in a process group the supervisor records under procs/. Cleanup uses
-both: the recorded groups (any POSIX system) and, where /proc exists, every process of this
-user whose environment carries the token (this also finds commands that left their group,
-e.g. `setsid nohup ... &`). A PID is only signalled while it still carries the token (or, with
-no /proc, while its recorded group still exists), so a reused PID is never hit.
+Every process an emulated cluster starts carries XCLI_LOCAL_INSTANCE=<random token> and
+XCLI_LOCAL_DIR=<the cluster's folder> in its environment and lives in a process group the
+supervisor records under procs/. Cleanup uses all three: the recorded groups (any POSIX
+system) and, where /proc exists, every process of this user whose environment carries the token
+or the folder (this also finds commands that left their group, e.g. `setsid nohup ... &`, and
+works when state.json, which holds the token, is damaged or gone). A PID is only signalled
+while it still carries the marker (or, with no /proc, while its recorded group still exists),
+so a reused PID is never hit.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
-from xcli.providers.local_layout import INSTANCE_VAR
+from xcli.providers.local_layout import DIR_VAR, INSTANCE_VAR
 
 PROC = Path("/proc")
 
@@ -121,6 +123,65 @@ def tagged(instance: str) -> list[int]:
         if entry.name.isdigit() and int(entry.name) != me and carries(int(entry.name), instance):
             found.append(int(entry.name))
     return found
+
+
+def of_cluster(pid: int, root: Path) -> bool:
+    """Whether `pid` is ours and carries the cluster folder's marker (DIR_VAR) in its
+    environment: true for the supervisor and everything its workers started, whatever
+    became of state.json. Read again right before each signal, so a reused PID is not hit."""
+    marker = f"{DIR_VAR}={root}".encode()
+    try:
+        if (PROC / str(pid)).stat().st_uid != os.getuid():
+            return False
+        environ = (PROC / str(pid) / "environ").read_bytes()
+    except OSError:
+        return False
+    return marker in environ.split(b"\0")
+
+
+def of_cluster_pids(root: Path) -> list[int]:
+    """Every live process of this user marked with the cluster folder (empty without /proc)."""
+    if not PROC.is_dir():
+        return []
+    me = os.getpid()
+    return [
+        int(entry.name)
+        for entry in PROC.iterdir()
+        if entry.name.isdigit() and int(entry.name) != me and of_cluster(int(entry.name), root)
+    ]
+
+
+def _is_supervisor(pid: int) -> bool:
+    try:
+        argv = (PROC / str(pid) / "cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return False
+    return b"xcli.gateways.local_supervisor" in argv
+
+
+def sweep_cluster(root: Path, grace: float = 5.0, rounds: int = 20) -> list[int]:
+    """Stop everything marked with the cluster folder `root`: supervisors first, with SIGTERM
+    (they hang up their commands), then SIGKILL for whatever is left. Returns the PIDs found."""
+    root = root.resolve()
+    found = of_cluster_pids(root)
+    supervisors = [pid for pid in found if _is_supervisor(pid)]
+    for pid in supervisors:
+        if of_cluster(pid, root):
+            signal_pid(pid, signal.SIGTERM)
+    deadline = time.monotonic() + grace
+    while any(alive(p) for p in supervisors) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    killed = set(found)
+    for _ in range(rounds):  # a dying parent may still fork: repeat until nothing is left
+        left = [pid for pid in of_cluster_pids(root) if alive(pid)]
+        if not left:
+            break
+        for pid in left:
+            if of_cluster(pid, root):
+                signal_pid(pid, signal.SIGKILL)
+        killed.update(left)
+        time.sleep(0.05)
+    return sorted(killed)
 
 
 def signal_group(pgid: int, sig: int) -> None:

@@ -69,6 +69,10 @@ class _WorkerSFTP(asyncssh.SFTPServer):
         self._base = os.fsencode(directory)
 
     def map_path(self, path: bytes) -> bytes:
+        # Legacy SCP (asyncssh's engine) sends the path as typed; on a real worker the login
+        # shell turns `~` into the login directory, which is the worker's directory here.
+        if path == b"~" or path.startswith(b"~/"):
+            path = path[2:]
         return path if path.startswith(b"/") else os.path.join(self._base, path)
 
     def exit(self) -> None:

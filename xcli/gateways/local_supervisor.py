@@ -17,12 +17,14 @@ import secrets
 import signal
 import socket
 import sys
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from xcli.gateways.local_process import group_exists, signal_group
 from xcli.gateways.local_sshd import WorkerSite, serve
 from xcli.providers.local_layout import (
+    DIR_VAR,
     HOST,
     INSTANCE_VAR,
     ClusterFiles,
@@ -134,6 +136,7 @@ class Supervisor:
                 **worker_env(layout, ports, s, w),
                 "XCLI_WORKER_DIR": str(site.directory),
                 INSTANCE_VAR: self.instance,
+                DIR_VAR: os.environ.get(DIR_VAR) or str(self.files.root.resolve()),
             }
         return ports
 
@@ -175,7 +178,8 @@ async def run(files: ClusterFiles) -> int:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         loop.add_signal_handler(sig, stopping.set)
-    write_state(files, StateRecord(os.getpid(), instance, "running", ports))
+    shape = {k: v for k, v in asdict(spec).items() if k not in ("cluster", "user")}
+    write_state(files, StateRecord(os.getpid(), instance, "running", ports, shape=shape))
     print(f"serving {len(supervisor.sites)} workers on {HOST}: ssh ports {list(ports.ssh)}")
     sys.stdout.flush()
     await stopping.wait()

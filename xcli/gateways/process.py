@@ -22,7 +22,7 @@ def _check(argv: Sequence[str]) -> list[str]:
 async def spawn(argv: Sequence[str], *, hold_stdin: bool = False) -> asyncio.subprocess.Process:
     """Start a child with stdout/stderr piped, in its own session (so a terminal's Ctrl-C
     reaches xcli only, and xcli decides what to stop). Its stdin is /dev/null, or with
-    `hold_stdin` a pipe that xcli holds open and never writes to (closing it is a signal)."""
+    `hold_stdin` a pipe that xcli holds open (closing it is a signal)."""
     args = _check(argv)
     try:
         return await asyncio.create_subprocess_exec(

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from xcli.execute.fanout import WorkerStream
+from xcli.gateways.file_lock import locked
 from xcli.gateways.ssh_pool import Attempt
 from xcli.plan.fanout import (
     KEEPALIVE_COUNT,
@@ -77,8 +78,19 @@ class AsyncSshEngine:
         except (OSError, asyncssh.Error) as exc:
             stream.note(f"cannot connect: {exc}")
             return Attempt("unreachable", detail=_short(exc), retryable=True)
+        stream.connected = True
         try:
-            return await self._act(conn, step.action_for(index), stream)
+            return await self._act(conn, step.action_for(index), stream, step.settings)
+        except _NoSession:
+            # a worker that froze behind a connection opened earlier (a reused one): its
+            # keepalives would notice only after 30 s; drop it, the next attempt reconnects
+            self._conns.pop((target.host, target.port, target.user), None)
+            conn.abort()
+            stream.note("no answer over the open connection; closed it")
+            return Attempt(
+                "timed out",
+                detail=f"no SSH answer within {step.settings.connect_timeout}s (connect timeout)",
+            )
         except (OSError, asyncssh.Error) as exc:
             self._conns.pop((target.host, target.port, target.user), None)
             stream.note(f"connection lost: {exc}")
@@ -122,12 +134,20 @@ class AsyncSshEngine:
             self._known[path] = cached
         return cached[1]
 
-    async def _act(self, conn: Any, action: Any, stream: WorkerStream) -> Attempt:
+    async def _act(
+        self, conn: Any, action: Any, stream: WorkerStream, settings: SshSettings
+    ) -> Attempt:
         import asyncssh
 
         if isinstance(action, Exec):
             # stdin stays open (never written): the remote wrapper stops the command at EOF.
-            proc = await conn.create_process(remote_command(action.command), encoding=None)
+            env = settings.send_env
+            extra = {"env": dict(e.split("=", 1) for e in env if "=" in e)} if env else {}
+            opening = conn.create_process(remote_command(action.command), encoding=None, **extra)
+            try:  # the session must open within the connect timeout, as a connection must
+                proc = await asyncio.wait_for(opening, settings.connect_timeout)
+            except asyncio.TimeoutError:
+                raise _NoSession from None
             try:
                 await asyncio.gather(
                     _pump(proc.stdout, stream, False), _pump(proc.stderr, stream, True)
@@ -142,6 +162,8 @@ class AsyncSshEngine:
             return Attempt.finished(done.exit_status)
         try:
             if isinstance(action, Upload):
+                if action.dest.endswith("/"):
+                    await _make_folder(conn, action.dest)
                 await asyncssh.scp(
                     list(action.sources), (conn, action.dest), recurse=action.recursive
                 )
@@ -152,11 +174,19 @@ class AsyncSshEngine:
             return Attempt("exit", 1, detail=exc.reason, reached=True)
         return Attempt("ok", 0, reached=True)
 
+    def connected(self, step: Broadcast, index: int) -> bool:
+        """The stream's flag says it (set once the connection is up)."""
+        return False
+
     async def aclose(self) -> None:
         conns, self._conns = list(self._conns.values()), {}
         for conn in conns:
             conn.close()
         await asyncio.gather(*(c.wait_closed() for c in conns), return_exceptions=True)
+
+
+class _NoSession(Exception):
+    """The session did not open within the connect timeout."""
 
 
 def _signal_death(exit_signal: Any) -> Attempt:
@@ -192,12 +222,15 @@ def _client_factory(s: SshSettings, name: str) -> Any:
 
     class PinningClient(asyncssh.SSHClient):
         def validate_host_public_key(self, host: str, addr: str, port: int, key: Any) -> bool:
-            if s.host_keys != "accept-new" or name in _pinned_names(s.known_hosts):
+            if s.host_keys != "accept-new":
                 return False
-            s.known_hosts.parent.mkdir(parents=True, exist_ok=True)
             line = key.export_public_key("openssh").decode().strip()
-            with s.known_hosts.open("a", encoding="utf-8") as f:
-                f.write(f"{name} {line}\n")
+            # under the lock other xcli processes take to rewrite this file (tpu_access.pin)
+            with locked(s.known_hosts):
+                if name in _pinned_names(s.known_hosts):
+                    return False
+                with s.known_hosts.open("a", encoding="utf-8") as f:
+                    f.write(f"{name} {line}\n")
             return True
 
     return PinningClient
@@ -219,3 +252,14 @@ def _short(exc: BaseException) -> str:
     if isinstance(exc, ConnectionRefusedError):
         return "connection refused"
     return text.splitlines()[0][:160]
+
+
+async def _make_folder(conn: Any, dest: str) -> None:
+    """A destination written as a folder (`:~/job/`) is created first, as OpenSSH's scp does
+    in its SFTP mode; legacy SCP, which asyncssh speaks, would refuse a folder that is not
+    there. SFTP paths are relative to the login directory, so `~/` is dropped."""
+    path = dest[2:] if dest.startswith("~/") else dest
+    if path.strip("/") in ("", "~"):
+        return
+    async with conn.start_sftp_client() as sftp:
+        await sftp.makedirs(path, exist_ok=True)

@@ -46,6 +46,12 @@ class NoSession(Exception):
     so the caller starts `ssh`, which also cleans up a stale socket."""
 
 
+class NoAnswer(Exception):
+    """The master took the request but the worker did not open the session in time (a frozen
+    VM behind a connection that is still up): the master only notices after its keepalives,
+    tens of seconds later."""
+
+
 @dataclass(frozen=True)
 class SessionOptions:
     """What the passenger ssh would send along with the command."""
@@ -161,50 +167,29 @@ async def run(
     command: str,
     options: SessionOptions,
     feed: Callable[[bytes, bool], None],
+    open_timeout: float | None = None,
 ) -> int | None:
     """Run `command` through the master listening at `path`. Output goes to feed(chunk,
     is_stderr) as it arrives. Returns the exit status, or None if the session was opened but the
     master went away without one (the connection was lost). Raises NoSession when no session
     could be opened (nothing ran). Cancelling it closes the session's stdin (the remote prefix
-    then stops the command) and then the control socket (the master closes the channel)."""
+    then stops the command) and then the control socket (the master closes the channel).
+    Raises NoAnswer when the session is not open `open_timeout` seconds after the request."""
     loop = asyncio.get_running_loop()
     sock, reader = await _connect(path)
     fds: list[int] = []
     stdin_w: int | None = None
     transports: list[asyncio.BaseTransport] = []
     try:
-        await loop.sock_sendall(sock, _packet(_u32(MUX_MSG_HELLO), _u32(VERSION)))
-        hello = await reader.packet()
-        if hello is None or hello[0] != MUX_MSG_HELLO or hello[1][:4] != _u32(VERSION):
-            raise NoSession("the master does not speak multiplexing protocol version 4")
-        request = [
-            _u32(MUX_C_NEW_SESSION),
-            _u32(1),  # request id
-            _string(b""),  # reserved
-            _u32(0),  # no terminal
-            _u32(0),  # no X11
-            _u32(1 if options.forward_agent else 0),
-            _u32(0),  # not a subsystem
-            _u32(NO_ESCAPE),
-            _string(b""),  # terminal type
-            _string(command.encode()),
-            *(_string(e.encode()) for e in options.env),
-        ]
-        await loop.sock_sendall(sock, _packet(*request))
-        stdin_r, stdin_w = os.pipe()
-        out_r, out_w = os.pipe()
-        err_r, err_w = os.pipe()
-        fds = [stdin_r, out_r, out_w, err_r, err_w]
-        for fd in (stdin_r, out_w, err_w):
-            await _send_fd(sock, fd)
-        for fd in (stdin_r, out_w, err_w):  # the master holds its own copies now
-            os.close(fd)
-            fds.remove(fd)
-        reply = await reader.packet()
-        if reply is None:
-            raise NoSession("the master closed the connection")
-        if reply[0] != MUX_S_SESSION_OPENED:
-            raise NoSession(f"the master refused a session: {_reason(reply[1])}")
+        try:
+            stdin_w = await asyncio.wait_for(
+                _open_session(sock, reader, command, options, fds), open_timeout
+            )
+        except asyncio.TimeoutError:
+            raise NoAnswer(
+                f"no session within {open_timeout:g}s over the open connection"
+            ) from None
+        out_r, err_r = fds
 
         async def pump(fd: int, err: bool) -> None:
             stream = asyncio.StreamReader()
@@ -234,6 +219,49 @@ async def run(
             os.close(fd)
         for transport in transports:
             transport.close()
+
+
+async def _open_session(
+    sock: socket.socket, reader: _Reader, command: str, options: SessionOptions, fds: list[int]
+) -> int:
+    """Hello, the session request and its three pipes; returns the write end of the session's
+    stdin once the master says the session is open. `fds` ends up holding the read ends of
+    stdout and stderr (on failure, whatever is left to close)."""
+    loop = asyncio.get_running_loop()
+    await loop.sock_sendall(sock, _packet(_u32(MUX_MSG_HELLO), _u32(VERSION)))
+    hello = await reader.packet()
+    if hello is None or hello[0] != MUX_MSG_HELLO or hello[1][:4] != _u32(VERSION):
+        raise NoSession("the master does not speak multiplexing protocol version 4")
+    request = [
+        _u32(MUX_C_NEW_SESSION),
+        _u32(1),  # request id
+        _string(b""),  # reserved
+        _u32(0),  # no terminal
+        _u32(0),  # no X11
+        _u32(1 if options.forward_agent else 0),
+        _u32(0),  # not a subsystem
+        _u32(NO_ESCAPE),
+        _string(b""),  # terminal type
+        _string(command.encode()),
+        *(_string(e.encode()) for e in options.env),
+    ]
+    await loop.sock_sendall(sock, _packet(*request))
+    stdin_r, stdin_w = os.pipe()
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    fds[:] = [stdin_r, stdin_w, out_r, out_w, err_r, err_w]
+    for fd in (stdin_r, out_w, err_w):
+        await _send_fd(sock, fd)
+    for fd in (stdin_r, out_w, err_w):  # the master holds its own copies now
+        os.close(fd)
+        fds.remove(fd)
+    reply = await reader.packet()
+    if reply is None:
+        raise NoSession("the master closed the connection")
+    if reply[0] != MUX_S_SESSION_OPENED:
+        raise NoSession(f"the master refused a session: {_reason(reply[1])}")
+    fds.remove(stdin_w)  # the caller owns it now
+    return stdin_w
 
 
 async def probe_options(argv: Sequence[str], control_path: Path) -> SessionOptions | None:

@@ -15,6 +15,7 @@ per worker. Without a master (first run, or it exited), the printed argv runs as
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import os
 import signal
@@ -41,6 +42,8 @@ class OpenSshEngine:
     def __init__(self) -> None:
         # Per step: what a passenger ssh would send (ssh -G, once per step), None = always ssh.
         self._session: dict[int, tuple[Broadcast, asyncio.Task[ssh_mux.SessionOptions | None]]] = {}
+        # The ssh processes running now, by (step, worker index): see connected().
+        self._running: dict[tuple[int, int], asyncio.subprocess.Process] = {}
 
     async def attempt(self, step: Broadcast, index: int, stream: WorkerStream) -> Attempt:
         direct = await self._over_master(step, index, stream)
@@ -50,6 +53,12 @@ class OpenSshEngine:
         # it reaches EOF, which is what closing it (or the connection going) sends.
         argv = step.workers[index].argv
         proc = await process.spawn(argv, hold_stdin=argv[0] == "ssh")
+        if proc.stdin is not None:
+            # One newline, which the remote wrapper's watcher reads and ignores. ssh reads its
+            # stdin only once the session channel is open, so while this byte still sits in the
+            # pipe, the worker has not been reached (connected() asks).
+            proc.stdin.write(b"\n")
+        self._running[(id(step), index)] = proc
         tail = bytearray()
 
         async def pump(reader: asyncio.StreamReader | None, err: bool) -> None:
@@ -64,6 +73,7 @@ class OpenSshEngine:
             await asyncio.gather(pump(proc.stdout, False), pump(proc.stderr, True))
             code = await proc.wait()
         finally:
+            self._running.pop((id(step), index), None)
             if proc.returncode is None:
                 await _stop(proc)
         assert step.settings is not None, "a Broadcast step always carries its SshSettings"
@@ -84,10 +94,18 @@ class OpenSshEngine:
         options = await self._options(step, index, path)
         if options is None:
             return None
+        timeout = step.settings.connect_timeout
         try:
-            status = await ssh_mux.run(path, argv[-1], options, stream.feed)
+            status = await ssh_mux.run(path, argv[-1], options, stream.feed, open_timeout=timeout)
         except ssh_mux.NoSession:
             return None
+        except ssh_mux.NoAnswer:
+            # The worker froze behind a connection that is still up: the master would notice
+            # only after its keepalives (30 s and more). Close that master, so the next run
+            # connects afresh (and meets the connect timeout) instead of waiting on it.
+            await _close_master(path)
+            stream.note(f"no answer over the open connection within {timeout}s; closed it")
+            return Attempt("timed out", detail=f"no SSH answer within {timeout}s (connect timeout)")
         except OSError as exc:
             stream.note(f"connection lost: {exc}")
             return Attempt("unreachable", detail="the shared connection failed", reached=True)
@@ -110,11 +128,53 @@ class OpenSshEngine:
         except Exception:
             return None
 
+    def connected(self, step: Broadcast, index: int) -> bool:
+        """Whether this worker's session is open: ssh has read the newline written to its
+        stdin (it reads stdin only once the session channel is open), or, with reuse, the
+        worker's master socket exists (OpenSSH creates it once it has logged in)."""
+        proc = self._running.get((id(step), index))
+        if proc is not None and proc.stdin is not None and _pipe_drained(proc.stdin):
+            return True
+        if step.settings is None:
+            return False
+        path = control_path(step.settings, step.targets[index])
+        return path is not None and path.exists()
+
     async def aclose(self) -> None:
         """Reusable masters (ControlPersist) outlive the run on purpose."""
         for _step, task in self._session.values():
             task.cancel()
         self._session.clear()
+
+
+def _pipe_drained(writer: asyncio.StreamWriter) -> bool:
+    """No byte left in the pipe: FIONREAD on a pipe's write end counts what the reader has not
+    read yet (Linux; elsewhere the ioctl fails and this says False)."""
+    import fcntl
+    import struct
+    import termios
+
+    pipe = writer.get_extra_info("pipe")
+    if pipe is None or writer.transport.get_write_buffer_size():
+        return False
+    try:
+        raw = fcntl.ioctl(pipe.fileno(), termios.FIONREAD, b"\0\0\0\0")
+    except (OSError, ValueError):
+        return False
+    pending: int = struct.unpack("i", raw)[0]
+    return pending == 0
+
+
+async def _close_master(path: Path) -> None:
+    """`ssh -O exit` on one ControlMaster socket (the master answers it locally)."""
+    proc = await process.spawn(
+        ["ssh", "-F", "/dev/null", "-o", f"ControlPath={path}", "-O", "exit", "xcli-master"]
+    )
+    try:
+        await asyncio.wait_for(proc.communicate(), GRACE)
+    except asyncio.TimeoutError:
+        proc.kill()
+        await proc.wait()
 
 
 async def _stop(proc: asyncio.subprocess.Process) -> None:
@@ -127,10 +187,27 @@ async def _stop(proc: asyncio.subprocess.Process) -> None:
         proc.send_signal(signal.SIGTERM)
         await asyncio.wait_for(proc.wait(), GRACE)
     except ProcessLookupError:
-        return
+        pass
     except asyncio.TimeoutError:
         proc.kill()
         await proc.wait()
+    # Read its pipes to the end while the loop still runs: the transport closes only once
+    # both reach EOF, and one left open is closed by the garbage collector after
+    # asyncio.run() has closed the loop ("Exception ignored ... Event loop is closed" on
+    # Ctrl-C). The output is already in the log up to here; the rest is dropped.
+    # If something else holds them (a process ssh started that outlives it), close them.
+    with contextlib.suppress(asyncio.TimeoutError, OSError):
+        await asyncio.wait_for(_drain(proc), GRACE)
+    transport = getattr(proc, "_transport", None)  # asyncio.subprocess.Process has no public
+    if transport is not None:  # handle on it; closing it twice is harmless
+        transport.close()
+
+
+async def _drain(proc: asyncio.subprocess.Process) -> None:
+    for reader in (proc.stdout, proc.stderr):
+        if reader is not None:
+            while await reader.read(65536):
+                pass
 
 
 _UNREACHABLE = (

@@ -47,6 +47,11 @@ class SshEngine(Protocol):
 
     async def attempt(self, step: Broadcast, index: int, stream: WorkerStream) -> Attempt: ...
 
+    def connected(self, step: Broadcast, index: int) -> bool:
+        """Whether a worker whose attempt is still running has an open SSH connection (asked
+        when the deadline stops it, to tell a command's timeout from a connection's)."""
+        ...
+
     async def aclose(self) -> None: ...
 
 
@@ -89,6 +94,8 @@ async def run_pool(
     tasks = [asyncio.create_task(one(i)) for i in range(len(step.targets))]
     stop = _StopWatch()
     interrupted = await stop.wait(tasks, start, step.timeout, cancelled)
+    # asked before the attempts are stopped (stopping closes what the engine looks at)
+    open_at_stop = {i for i in started if i not in outcomes and engine.connected(step, i)}
     for task in tasks:
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
@@ -96,10 +103,16 @@ async def run_pool(
     for i, target in enumerate(step.targets):
         outcome = outcomes.get(i)
         if outcome is None:
-            # a silent command still running past the connect timeout has reached its worker:
-            # the connect timeout covers the TCP connection and the SSH handshake
-            connected = time.monotonic() - began.get(i, time.monotonic()) > step.connect_timeout + 1
-            outcome = _unfinished(target.label, started.get(i), interrupted, start, connected)
+            stream = started.get(i)
+            # The engine knows when its session opened; failing that, a silent command still
+            # running past the connect timeout has reached its worker (the connect timeout
+            # covers the TCP connection and the SSH handshake).
+            connected = (
+                (stream is not None and stream.connected)
+                or i in open_at_stop
+                or time.monotonic() - began.get(i, time.monotonic()) > step.connect_timeout + 1
+            )
+            outcome = _unfinished(target.label, stream, interrupted, start, connected)
         result.outcomes.append(outcome)
     result.seconds = time.monotonic() - start
     return result

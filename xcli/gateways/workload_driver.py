@@ -53,6 +53,7 @@ def _settings(data: dict[str, Any]) -> SshSettings:
         if data.get(key) is not None:
             data[key] = Path(data[key])
     data["ssh_flags"] = tuple(data.get("ssh_flags", ()))
+    data["send_env"] = tuple(data.get("send_env", ()))
     return SshSettings(**data)
 
 

@@ -115,6 +115,9 @@ class SshSettings:
     control_dir: Path | None = None
     control_persist: int = 300
     ssh_flags: tuple[str, ...] = ()
+    # NAME=VALUE sent with each command by the asyncssh engine (what OpenSSH's SendEnv and
+    # SetEnv would send; set when `--engine auto` picks asyncssh, see gateways/ssh_choice.py)
+    send_env: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from xcli.providers.local_layout import (
     HOST,
     MAX_WORKERS,
     ClusterFiles,
+    ClusterSpecRecord,
     StateRecord,
     cluster_root,
     read_spec,
@@ -118,6 +119,18 @@ class LocalProvider:
         )
         title = f"create local cluster {spec.name}: {accel.name} x{spec.num_slices}"
         return Plan(title=title, steps=steps, notes=NOTES)
+
+    def check_create(self, spec: ClusterSpec) -> None:
+        """A live create's checks against this machine, before anything is written: the
+        name does not run as another shape; a --base-port range is free."""
+        from xcli.gateways.local_actions import check_create, local_user
+
+        _, base = _check(spec)
+        accel = spec.accelerator
+        record = ClusterSpecRecord(
+            spec.name, accel.name, spec.num_slices, accel.vms_per_slice, base, local_user()
+        )
+        check_create(record)
 
     def plan_delete(self, ref: ClusterRef) -> Plan:
         check_name(ref.name, "cluster", 40)

@@ -32,6 +32,9 @@ HOST = "127.0.0.1"
 FORMAT = "xcli.local/v1"
 MAX_WORKERS = 256  # one process serves them all; beyond this a laptop is the wrong tool
 INSTANCE_VAR = "XCLI_LOCAL_INSTANCE"  # tags every process a cluster starts, for cleanup
+# Also in every process a cluster starts: the cluster's folder (absolute), which delete knows
+# even when state.json (and with it the instance token) is damaged or gone.
+DIR_VAR = "XCLI_LOCAL_DIR"
 
 
 @dataclass(frozen=True)
@@ -191,6 +194,14 @@ class StateRecord:
     status: str  # "running" or "failed"
     ports: Ports | None
     error: str = ""
+    # what the supervisor serves (cluster.json's shape, kept here too: cluster.json may be lost)
+    shape: dict[str, Any] | None = None
+
+    def serves(self) -> str | None:
+        """'v5litepod-16 x2', or None when this record does not say."""
+        if not self.shape:
+            return None
+        return f"{self.shape.get('accelerator')} x{self.shape.get('slices')}"
 
 
 def write_json(path: Path, data: Mapping[str, Any]) -> None:
@@ -237,7 +248,36 @@ def read_state(files: ClusterFiles) -> StateRecord | None:
     try:
         ports = Ports.from_json(data["ports"]) if data.get("ports") else None
         return StateRecord(
-            int(data["pid"]), str(data["instance"]), str(data["status"]), ports, data["error"]
+            int(data["pid"]),
+            str(data["instance"]),
+            str(data["status"]),
+            ports,
+            data["error"],
+            data.get("shape") if isinstance(data.get("shape"), dict) else None,
         )
     except (KeyError, TypeError, ValueError):
         return None
+
+
+def served_shape(files: ClusterFiles, state: StateRecord) -> dict[str, Any] | None:
+    """The shape a running supervisor serves: cluster.json's, else the copy in state.json."""
+    spec = read_spec(files)
+    if spec is not None:
+        return {k: v for k, v in asdict(spec).items() if k not in ("cluster", "user")}
+    return state.shape
+
+
+def shape_conflict(served: dict[str, Any] | None, asked: ClusterSpecRecord) -> str | None:
+    """None when the running cluster is what `asked` describes; else what it runs as."""
+    if served is None:
+        return "a shape xcli cannot read (cluster.json and state.json do not say)"
+    same = (
+        served.get("accelerator") == asked.accelerator
+        and served.get("slices") == asked.slices
+        and served.get("workers_per_slice") == asked.workers_per_slice
+        and (not asked.base_port or served.get("base_port") == asked.base_port)
+    )
+    if same:
+        return None
+    port = f" on --base-port {served['base_port']}" if served.get("base_port") else ""
+    return f"{served.get('accelerator')} x{served.get('slices')}{port}"

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import threading
 from collections.abc import Iterable, Mapping
 from datetime import datetime, timezone
 from pathlib import Path
@@ -21,8 +20,6 @@ from typing import Any
 
 from xcli import paths
 from xcli.errors import UserError
-
-_LOCK = threading.Lock()
 
 
 def key_path(text: str) -> Path:
@@ -141,7 +138,9 @@ def pin(file: Path, owner: str, entries: Iterable[tuple[str, list[str], list[str
         hosts = [h for h in hosts if h]
         lines += [f"{','.join(hosts)} {key} {owner}{tag}" for key in keys if hosts]
     taken = {h for line in lines for h in line.split(" ", 1)[0].split(",")}
-    with _LOCK:
+    from xcli.gateways.file_lock import locked
+
+    with locked(file):  # other xcli processes edit this file too
         kept = [
             line
             for line in _read(file)
@@ -153,7 +152,9 @@ def pin(file: Path, owner: str, entries: Iterable[tuple[str, list[str], list[str
 
 
 def forget(file: Path, owner: str) -> int:
-    with _LOCK:
+    from xcli.gateways.file_lock import locked
+
+    with locked(file):
         old = _read(file)
         kept = [line for line in old if not _comment(line).startswith(owner)]
         if len(kept) != len(old):
@@ -173,10 +174,10 @@ def _read(file: Path) -> list[str]:
 
 
 def _write(file: Path, lines: list[str]) -> None:
+    from xcli.gateways.file_lock import replace_text
+
     file.parent.mkdir(parents=True, exist_ok=True)
-    tmp = file.with_name(file.name + ".tmp")
-    tmp.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
-    tmp.replace(file)
+    replace_text(file, "".join(line + "\n" for line in lines))
 
 
 def _access_file(project: str, zone: str, name: str) -> Path:
