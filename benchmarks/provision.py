@@ -35,8 +35,8 @@ from xcli.catalog import lookup
 from xcli.execute.live import LiveExecutor
 from xcli.gateways.compute import ComputeGateway
 from xcli.gateways.container import ContainerGateway
+from xcli.plan.cluster import ClusterRef
 from xcli.plan.gke import DEFAULT_POOL_PARALLELISM
-from xcli.providers.base import ClusterRef
 from xcli.providers.gke import GkeProvider
 from xcli.spec import Capacity, ClusterSpec
 

@@ -23,8 +23,8 @@ from typing import Any
 from xcli.errors import CloudError, ConfigError, Interrupted, NotFoundError
 from xcli.execute.result import Handler
 from xcli.gateways.kube import KubeApi
+from xcli.plan.cluster import ClusterRef
 from xcli.plan.jobset import API_VERSION as JOBSET_API
-from xcli.providers.base import ClusterRef
 from xcli.workload_report import admission, queue_position
 from xcli.workload_spec import ClusterMeta, cluster_meta_from_dict
 from xcli.workload_view import (

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from tests.support.sshd import keygen
-from xcli.providers.base import SshAccess, Worker
+from xcli.plan.cluster import SshAccess, Worker
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -15,7 +15,7 @@ from tests.support.gke_live import Recorder, live, ref_of
 from xcli.catalog import lookup
 from xcli.cli.common import Common, run_plan
 from xcli.errors import CloudError, Interrupted, PlanFailed
-from xcli.providers.base import ClusterRef
+from xcli.plan.cluster import ClusterRef
 from xcli.spec import Capacity, ClusterSpec
 
 FOUR = ClusterSpec("demo", PROJECT, ZONE, "gke", lookup("v5litepod-16"), Capacity("spot"), 4)

@@ -7,7 +7,7 @@ import pytest
 from tests.plan.gke_cases import CASES, PROJECT, ZONE
 from tests.support.gke_live import live, ref_of
 from xcli.errors import NotFoundError
-from xcli.providers.base import ClusterRef
+from xcli.plan.cluster import ClusterRef
 
 
 def test_list_shows_accelerator_slices_capacity_and_status() -> None:

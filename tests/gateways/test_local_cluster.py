@@ -27,7 +27,7 @@ from tests.gateways.local_support import (
     state,
     xcli,
 )
-from xcli.providers.base import ClusterRef, SshAccess, Worker
+from xcli.plan.cluster import ClusterRef, SshAccess, Worker
 from xcli.providers.local import LocalProvider
 from xcli.providers.local_layout import Layout, Ports, worker_env
 

@@ -27,7 +27,7 @@ from tests.gateways.local_support import (
     xcli,
 )
 from xcli.errors import UserError
-from xcli.providers.base import ClusterRef
+from xcli.plan.cluster import ClusterRef
 from xcli.providers.local import LocalProvider
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from xcli.errors import UserError
+from xcli.plan.cluster import Worker
 from xcli.plan.fanout import (
     Download,
     Exec,
@@ -25,7 +26,6 @@ from xcli.plan.fanout import (
 )
 from xcli.plan.remote import remote_command
 from xcli.plan.render import plan_json, plan_text
-from xcli.providers.base import Worker
 
 SETTINGS = SshSettings(known_hosts=Path("kh"), identity=Path("key"), control_dir=Path("cm"))
 

@@ -15,6 +15,7 @@ import pytest
 
 from tests.plan.workload_cases import meta_for
 from tests.support.process_runner import ProcessRunner
+from xcli.plan.cluster import Worker
 from xcli.plan.model import Plan
 from xcli.plan.render import plan_document
 from xcli.plan.vm_workload import (
@@ -28,7 +29,6 @@ from xcli.plan.vm_workload import (
     worker_env,
     worker_script,
 )
-from xcli.providers.base import Worker
 from xcli.workload_spec import WorkloadSpec, workload_spec
 
 WORKERS = [

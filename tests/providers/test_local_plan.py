@@ -12,8 +12,8 @@ from xcli.cli.errors import run_guarded
 from xcli.cli.main import cli
 from xcli.errors import UserError
 from xcli.execute.dry import DryRunExecutor
+from xcli.plan.cluster import ClusterRef
 from xcli.plan.model import Ref
-from xcli.providers.base import ClusterRef
 from xcli.providers.local import LocalProvider
 from xcli.providers.local_layout import Layout, Ports, ports_from_base, worker_env
 from xcli.spec import Capacity, ClusterSpec

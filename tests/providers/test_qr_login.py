@@ -29,10 +29,10 @@ from tests.providers.test_queued_resource import (
 from tests.support.qr_specs import SCENARIOS
 from xcli.errors import CloudError, UserError
 from xcli.execute.result import StepContext
+from xcli.plan.cluster import ClusterRef
 from xcli.plan.model import Step
 from xcli.plan.tpu_steps import TOKENINFO
 from xcli.providers import tpu_access
-from xcli.providers.base import ClusterRef
 
 LOGIN_REF = ClusterRef("login", "my-proj", "us-east5-b", "queued-resource")
 OSLOGIN = "https://oslogin.googleapis.com/v1/users/alice@example.com:importSshPublicKey"

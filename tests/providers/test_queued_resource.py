@@ -18,9 +18,9 @@ from xcli.errors import CloudError, Interrupted
 from xcli.execute.live import LiveExecutor
 from xcli.execute.result import NullReporter, StepResult
 from xcli.gateways.tpu import TpuGateway
+from xcli.plan.cluster import ClusterRef
 from xcli.plan.model import Step
 from xcli.providers import tpu_access
-from xcli.providers.base import ClusterRef
 from xcli.providers.queued_resource import QueuedResourceProvider
 
 BASE = "https://tpu.googleapis.com/v2/projects/my-proj/locations/us-east5-b"

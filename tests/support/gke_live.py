@@ -17,8 +17,8 @@ from xcli.execute.result import Reporter, RunResult, StepResult
 from xcli.gateways.backoff import PollPolicy, RetryPolicy, Timing
 from xcli.gateways.compute import ComputeGateway
 from xcli.gateways.container import ContainerGateway
+from xcli.plan.cluster import ClusterRef
 from xcli.plan.model import Plan, Step
-from xcli.providers.base import ClusterRef
 from xcli.providers.gke import GkeProvider
 from xcli.spec import ClusterSpec
 

@@ -27,7 +27,7 @@ from typing import Any
 
 import pytest
 
-from xcli.providers.base import ClusterRef, SshAccess, Worker
+from xcli.plan.cluster import ClusterRef, SshAccess, Worker
 
 PORTS_PER_SSHD = 16  # sshd refuses more listen sockets (MAX_LISTEN_SOCKS)
 

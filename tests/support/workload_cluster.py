@@ -24,8 +24,8 @@ from xcli.cli.errors import run_guarded
 from xcli.cli.main import cli
 from xcli.gateways.kube import KubeApi
 from xcli.plan import incluster
+from xcli.plan.cluster import ClusterRef
 from xcli.plan.jobset import build_jobset
-from xcli.providers.base import ClusterRef
 
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=timezone.utc)
 NS = "/api/v1/namespaces/default"

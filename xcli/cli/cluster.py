@@ -231,7 +231,7 @@ def _confirm_removals(common: Common, plan: Any) -> None:
 
 
 def _ref(name: str, provider: str, common: Common) -> Any:
-    from xcli.providers.base import ClusterRef
+    from xcli.plan.cluster import ClusterRef
     from xcli.spec import check_name
 
     check_name(name, "cluster", CLUSTER_NAME_LIMIT)

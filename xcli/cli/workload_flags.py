@@ -7,8 +7,8 @@ from typing import Any
 
 from xcli.cli.common import Common
 from xcli.errors import UserError
+from xcli.plan.cluster import ClusterRef
 from xcli.plan.model import Plan
-from xcli.providers.base import ClusterRef
 from xcli.spec import Capacity, check_duration
 from xcli.workload_spec import ClusterMeta, WorkloadSpec, cluster_meta_from_dict, parse_env
 

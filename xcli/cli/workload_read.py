@@ -12,7 +12,7 @@ import click
 from xcli.cli import complete
 from xcli.cli.common import Common, emit, emit_record, read_options
 from xcli.errors import UserError
-from xcli.providers.base import ClusterRef
+from xcli.plan.cluster import ClusterRef
 
 # gke: queued, running, succeeded, failed. VM-style (docs/workload.md): starting, running,
 # succeeded, failed, stopped (deleted while running), lost (its driver is gone).

@@ -26,7 +26,7 @@ KEEPALIVE_COUNT = 3
 
 
 class Worker(Protocol):
-    """The shape of providers.base.Worker this module needs (plan/ does not import providers/)."""
+    """The shape of plan.cluster.Worker this module needs."""
 
     @property
     def slice(self) -> int: ...

@@ -16,10 +16,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
+from xcli.plan.cluster import Worker
 from xcli.plan.fanout import label
 from xcli.plan.model import Plan
 from xcli.plan.steps import SshFanout, WorkerCommand
-from xcli.providers.base import Worker
 from xcli.templating import render
 from xcli.workload_spec import CONTRACT_ENV, WorkloadSpec
 

@@ -22,11 +22,11 @@ from xcli.errors import NotFoundError, UserError
 from xcli.execute.result import Handler, StepContext
 from xcli.gateways.compute import ComputeGateway
 from xcli.gateways.container import ContainerGateway
+from xcli.plan.cluster import ClusterRef, ClusterSummary, SshAccess, Worker
 from xcli.plan.gke_delete import plan_delete
 from xcli.plan.gke_plan import GkeObserved, ObservedPool, SetupBuilder, plan_create
 from xcli.plan.model import Plan
 from xcli.plan.steps import ApiCall
-from xcli.providers.base import ClusterRef, ClusterSummary, SshAccess, Worker
 from xcli.spec import ClusterSpec
 
 NEEDS_K8S = "unknown here (needs the Kubernetes API)"

@@ -17,8 +17,8 @@ from xcli.gateways.container import ContainerGateway
 from xcli.gateways.kube import KubeApi
 from xcli.gateways.kube_handlers import KubeHandlers
 from xcli.gateways.kube_status import cluster_status
+from xcli.plan.cluster import ClusterRef
 from xcli.plan.incluster import setup_steps
-from xcli.providers.base import ClusterRef
 from xcli.providers.gke import GkeProvider
 
 POOL_LABEL = "cloud.google.com/gke-nodepool"

@@ -12,9 +12,10 @@ from typing import TYPE_CHECKING, Any
 
 from xcli.errors import NotFoundError, UserError
 from xcli.execute.result import Handler
+from xcli.plan.cluster import ClusterRef, ClusterSummary, SshAccess, Worker
 from xcli.plan.model import Plan, Ref
 from xcli.plan.steps import LocalAction
-from xcli.providers.base import ClusterRef, ClusterSummary, Provider, SshAccess, Worker
+from xcli.providers.base import Provider
 from xcli.providers.local_layout import (
     HOST,
     MAX_WORKERS,

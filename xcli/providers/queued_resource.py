@@ -11,10 +11,10 @@ from xcli.errors import NotFoundError
 from xcli.execute.result import Handler
 from xcli.gateways.tpu import TpuGateway
 from xcli.plan import queued_resource as qr_plan
+from xcli.plan.cluster import ClusterRef, ClusterSummary, SshAccess, Worker
 from xcli.plan.model import Plan
 from xcli.plan.qr_options import DEFAULT_KEY
 from xcli.providers import tpu_access
-from xcli.providers.base import ClusterRef, ClusterSummary, SshAccess, Worker
 from xcli.providers.qr_handlers import QrHandlers, Sleep, event_sleep, nodes_of
 from xcli.spec import ClusterSpec, format_duration, parse_duration
 
