@@ -111,7 +111,7 @@ def test_user_input_is_quoted(tmp_path: Path) -> None:
 
 
 def test_plan_holds_one_restarting_run_step() -> None:
-    plan = plan_vm_workload(_spec(max_restarts=2), WORKERS, provider="queued-resource")
+    plan = plan_vm_workload(_spec(max_restarts=2), WORKERS, cloud_vms=True)
     (step,) = plan.steps
     assert isinstance(step, VmWorkloadRun) and step.max_restarts == 2
     assert [w.worker for w in step.workers] == [w.label for w in WORKERS]
@@ -125,7 +125,7 @@ def test_plan_holds_one_restarting_run_step() -> None:
 
 
 def test_local_plan_passes_the_workers_own_environment_through() -> None:
-    plan = plan_vm_workload(_spec(), WORKERS[:2], provider="local")
+    plan = plan_vm_workload(_spec(), WORKERS[:2], cloud_vms=False)
     script = plan.steps[0].workers[1].argv[-1]  # type: ignore[attr-defined]
     assert "command -v docker" in script  # docker if installed, else a plain process
     assert "-e TPU_WORKER_ID \\" in script and "TPU_WORKER_ID=" not in script
@@ -138,7 +138,7 @@ def test_local_without_an_image_runs_a_plain_process() -> None:
 
     meta = replace(meta_for("v5litepod-16-x1"), provider="local")
     spec = workload_spec(cluster="demo", name="t1", image="", command="true", meta=meta)
-    script = plan_vm_workload(spec, WORKERS[:2], provider="local").steps[0].workers[0].argv[-1]  # type: ignore[attr-defined]
+    script = plan_vm_workload(spec, WORKERS[:2], cloud_vms=False).steps[0].workers[0].argv[-1]  # type: ignore[attr-defined]
     assert "runtime=process" in script and "command -v docker" not in script
     with pytest.raises(UserError, match="not an image reference"):  # elsewhere an image is needed
         workload_spec(
@@ -219,7 +219,7 @@ def local_run(tmp_path: Path, max_restarts: int) -> tuple[Plan, ProcessRunner, P
     )
     workers = [Worker(0, i, "127.0.0.1") for i in range(4)]
     plan = plan_vm_workload(
-        _spec(command=command, max_restarts=max_restarts), workers, provider="local"
+        _spec(command=command, max_restarts=max_restarts), workers, cloud_vms=False
     )
     env = {
         # one slice: workers are labelled w0..w3, as `xcli ssh` prints them
@@ -267,8 +267,10 @@ def test_golden_vm_plan(provider: str, update_goldens: bool) -> None:
     from xcli.plan.render import plan_json, plan_text
 
     plan = plan_vm_workload(
-        _spec(env=(("WANDB_MODE", "offline"),), max_restarts=2), WORKERS, provider=provider
-    )  # type: ignore[arg-type]
+        _spec(env=(("WANDB_MODE", "offline"),), max_restarts=2),
+        WORKERS,
+        cloud_vms=provider == "queued-resource",
+    )
     for suffix, text in (("json", plan_json(plan)), ("txt", plan_text(plan))):
         path = REPO / "tests" / "goldens" / "workload" / f"vm-{provider}.{suffix}"
         if update_goldens:

@@ -7,9 +7,7 @@ from __future__ import annotations
 import sys
 
 from xcli.cli.main import main
-from xcli.providers import PROVIDERS
-
-PROVIDERS["local"] = "tests.support.sshd:SshdProvider"
+from xcli.providers import DEFAULT
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    main(sys.argv[1:], providers=DEFAULT.with_target("local", "tests.support.sshd:SshdProvider"))

@@ -19,24 +19,28 @@ from xcli.cli.common import (
     run_plan,
 )
 from xcli.cli.options import provider_options, split_options
+from xcli.cli.providers import CLUSTER_NAME_LIMIT, choice, location, ref_for, registry
+from xcli.providers import DEFAULT
 
-PROVIDER_CHOICE = click.Choice(["gke", "queued-resource", "local"])
+PROVIDER_CHOICE = choice()
 FOUND_PROVIDER = "Default: the provider that created the cluster on this machine, else gke."
-# GKE's own limit is 40; providers may check tighter limits of their own (derived names)
-CLUSTER_NAME_LIMIT = 40
 
 
-@click.group()
+def _providers_help() -> str:
+    """The providers and their help lines, from the registry (no provider module imported)."""
+    import textwrap
+
+    lines = ["Create, list, describe and delete clusters.", "", "\b", "Providers (--provider):"]
+    for name in DEFAULT:
+        text = textwrap.wrap(DEFAULT.help(name), 64)
+        lines.append(f"  {name:<17}{text[0]}")
+        lines += [" " * 19 + more for more in text[1:]]
+    return "\n".join(lines)
+
+
+@click.group(help=_providers_help())
 def cluster() -> None:
-    """Create, list, describe and delete clusters.
-
-    \b
-    Providers (--provider):
-      gke              a GKE cluster with one TPU node pool per slice (or a GPU pool),
-                       JobSet and Kueue installed (default)
-      queued-resource  Cloud TPU queued resources, TPU VMs without Kubernetes
-      local            an emulated slice on this machine, no cloud account needed
-    """
+    """Create, list, describe and delete clusters (the help text is built by _providers_help)."""
 
 
 def capacity_options(func: Any) -> Any:
@@ -128,14 +132,15 @@ def create(
     """
     from xcli.catalog import lookup
     from xcli.errors import UserError
-    from xcli.providers import get_provider
     from xcli.spec import ClusterSpec, capacity_from_flags, check_name
 
     check_name(name, "cluster", CLUSTER_NAME_LIMIT)
     extra = split_options(provider, options)  # provider-only flags; others' flags are refused
-    if provider == "queued-resource" and extra.get("force") and not extra.get("terraform"):
+    caps = registry().capabilities(provider)
+    # --force replaces what differs: what a reconciling provider does itself, or Terraform does
+    if extra.get("force") and not extra.get("terraform") and not caps.observer:
         raise UserError(
-            "--force applies to --provider queued-resource only with --terraform DIR",
+            f"--force applies to --provider {provider} only with --terraform DIR",
             hint="drop --force",
         )
     if bool(tpu_type) == bool(device_type):
@@ -145,12 +150,12 @@ def create(
         )
     accel = lookup(tpu_type or device_type or "")
     check_counts(accel, tpu_type, num_slices, num_nodes)
-    if provider == "queued-resource" and extra.get("ssh_key"):
+    if extra.get("ssh_key"):  # only a provider that takes --ssh-key (VMs) has the value
         from xcli.providers.tpu_access import check_user_key
 
         check_user_key(str(extra["ssh_key"]))
     capacity = capacity_from_flags(
-        on_demand=on_demand or (_cloudless(provider) and not (spot or reservation or flex_start)),
+        on_demand=on_demand or (not caps.cloud and not (spot or reservation or flex_start)),
         spot=spot,
         reservation=reservation,
         flex_start=flex_start,
@@ -158,7 +163,7 @@ def create(
         guaranteed=guaranteed,
         min_duration=min_duration,
     )
-    project, zone = _location(provider, common)
+    project, zone = location(provider, common)
     spec = ClusterSpec(
         name=name,
         project=project,
@@ -175,14 +180,18 @@ def create(
     if terraform_mode.requested(spec):  # provider-independent: writes a Terraform folder
         terraform_mode.create(spec, common)
         return
-    backend = get_provider(provider)
-    ref = _ref(name, provider, common)
+    backend = registry().get(provider)
+    ref = ref_for(name, provider, common)
     if extra.get("force"):  # it will ask before replacing pools: refuse now if nobody can answer
         require_answerable(common, "--force (it may replace node pools)")
-    plan = backend.plan_create(spec, **_observed(backend, ref, common, "create"))
-    check = getattr(backend, "check_create", None)  # what only a live run can check
-    if check is not None and not common.dry_run:
-        check(spec)
+    observer = registry().observer(provider, backend)
+    if observer is not None and not common.dry_run:
+        plan = observer.plan_create(spec, observed=observer.observe(ref, "create"))
+    else:  # the dry-run plans against nothing and needs no credentials; its plan says so
+        plan = backend.plan_create(spec)
+    checker = registry().live_checker(provider, backend)  # what only a live run can check
+    if checker is not None and not common.dry_run:
+        checker.check_create(spec)
     _confirm_removals(common, plan)
     if not common.dry_run:  # before running: a cluster that is partly there is found too
         cluster_index.record(name, provider)
@@ -213,41 +222,12 @@ def check_counts(
         )
 
 
-def _observed(backend: Any, ref: Any, common: Common, purpose: str) -> dict[str, Any]:
-    """A live run plans against what exists (read by the provider's gateways); the dry-run
-    plans against nothing, needs no credentials, and its plan says so."""
-    observe = getattr(backend, "observe", None)
-    if common.dry_run or observe is None:
-        return {}
-    return {"observed": observe(ref, purpose)}
-
-
 def _confirm_removals(common: Common, plan: Any) -> None:
     from xcli.plan.operations import destructive_steps
 
     doomed = destructive_steps(plan)
     if doomed:
         confirm(common, "This will " + "; ".join(doomed) + ". Continue?")
-
-
-def _ref(name: str, provider: str, common: Common) -> Any:
-    from xcli.plan.cluster import ClusterRef
-    from xcli.spec import check_name
-
-    check_name(name, "cluster", CLUSTER_NAME_LIMIT)
-    project, zone = _location(provider, common)
-    return ClusterRef(name=name, project=project, zone=zone, provider=provider)
-
-
-def _cloudless(provider: str) -> bool:
-    """A provider without a cloud (local) needs no project, zone or capacity choice."""
-    return provider == "local"
-
-
-def _location(provider: str, common: Common) -> tuple[str, str]:
-    if _cloudless(provider):
-        return common.project_flag or "", common.zone_flag or ""
-    return common.project, common.zone
 
 
 @cluster.command("delete")
@@ -270,25 +250,28 @@ def delete(name: str, provider: str | None, terraform_dir: str | None, common: C
     Example:
       xcli cluster delete --cluster demo --yes
     """
-    from xcli.providers import get_provider
-
     if terraform_dir is not None:
         from xcli.cli import terraform_mode
 
         terraform_mode.delete(name, terraform_dir, common)
         return
     provider = cluster_index.provider_for(name, provider, "gke")
-    backend = get_provider(provider)
-    ref = _ref(name, provider, common)
+    backend = registry().get(provider)
+    ref = ref_for(name, provider, common)
     # Ask first: nothing is read (no credentials, no API call) for an answer that may be no.
     confirm(common, f"Delete cluster {name} ({provider}) and everything xcli created for it?")
-    plan = backend.plan_delete(ref, **_observed(backend, ref, common, "delete"))
-    if provider != "gke" and not common.dry_run:
+    observer = registry().observer(provider, backend)
+    if observer is not None and not common.dry_run:
+        plan = observer.plan_delete(ref, observed=observer.observe(ref, "delete"))
+    else:
+        plan = backend.plan_delete(ref)
+    vm_workloads = registry().capabilities(provider).vm_workloads
+    if vm_workloads and not common.dry_run:
         _stop_workloads(name, provider)
     run_plan(common, plan, lambda: backend.handlers(ref))
     if not common.dry_run:
         cluster_index.forget(name, provider)
-    if provider != "gke" and not common.dry_run:
+    if vm_workloads and not common.dry_run:
         from xcli.vm_runs import end_with_cluster
 
         end_with_cluster(name, provider)
@@ -313,10 +296,9 @@ def list_(provider: str, common: Common) -> None:
     from dataclasses import asdict
 
     from xcli.cli.table import print_table
-    from xcli.providers import get_provider
 
     zone = common.zone_flag  # the region is a filter here, not a requirement
-    rows = get_provider(provider).list_clusters(_location(provider, common)[0], zone)
+    rows = registry().get(provider).list_clusters(location(provider, common)[0], zone)
     if common.output != "text":
         emit(common.output, [asdict(r) for r in rows])
         return
@@ -340,10 +322,8 @@ def list_(provider: str, common: Common) -> None:
 @read_options
 def describe(name: str, provider: str | None, common: Common) -> None:
     """Show a cluster's slices, nodes and state."""
-    from xcli.providers import get_provider
-
     provider = cluster_index.provider_for(name, provider, "gke")
-    info = get_provider(provider).describe(_ref(name, provider, common))
+    info = registry().get(provider).describe(ref_for(name, provider, common))
     if common.output != "text":
         emit(common.output, info)
         return
@@ -380,19 +360,18 @@ def wait(
       xcli cluster wait --cluster q --timeout 12h
     """
     from xcli.errors import UserError
-    from xcli.providers import get_provider
     from xcli.spec import parse_duration
 
     provider = cluster_index.provider_for(name, provider, "queued-resource")
-    backend: Any = get_provider(provider)
-    if not hasattr(backend, "plan_wait"):
+    backend = registry().waiter(provider, registry().get(provider))
+    if backend is None:
         raise UserError(f"--provider {provider} has nothing to wait for", hint="create waits")
     seconds = parse_duration(timeout, "--timeout") if timeout else 24 * 3600
     if ssh_key:
         from xcli.providers.tpu_access import check_user_key
 
         check_user_key(ssh_key)
-    ref = _ref(name, provider, common)
-    raw = {"ssh_key": ssh_key, "ssh_user": ssh_user, "os_login": os_login}
+    ref = ref_for(name, provider, common)
+    raw: dict[str, object] = {"ssh_key": ssh_key, "ssh_user": ssh_user, "os_login": os_login}
     plan = backend.plan_wait(ref, seconds, raw)
     run_plan(common, plan, lambda: backend.handlers(ref))

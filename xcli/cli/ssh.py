@@ -10,8 +10,9 @@ import click
 
 from xcli.cli import complete
 from xcli.cli.common import Common, change_options, emit
+from xcli.cli.providers import choice
 
-VM_PROVIDERS = click.Choice(["queued-resource", "local"])
+VM_PROVIDERS = choice(ssh=True)
 EXIT_STATUS = """\b
 Exit status: 0 when every worker succeeded; 255 when a worker could not be reached (refused,
 timed out connecting, authentication or host key refused); otherwise the largest exit code a

@@ -6,13 +6,17 @@ import dataclasses
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from xcli.cli.common import Common, run_plan
 from xcli.errors import Interrupted, UserError
 from xcli.plan.fanout import Action, Download, SshSettings, Target, Upload
+
+if TYPE_CHECKING:
+    from xcli.plan.cluster import ClusterRef, Worker
+    from xcli.providers.base import VmAccess
 
 
 @dataclass(frozen=True)
@@ -48,11 +52,10 @@ def resolve(
 ) -> Request:
     """Validate every flag, then ask the provider for its workers and how to reach them."""
     from xcli import paths
-    from xcli.cli.cluster import _ref
+    from xcli.cli.providers import ref_for, registry
     from xcli.cli.ssh import _batch
     from xcli.gateways.ssh_openssh import control_dir
     from xcli.plan.fanout import select, targets_for
-    from xcli.providers import get_provider
     from xcli.spec import parse_duration
 
     size = _batch(batch_size)
@@ -73,17 +76,18 @@ def resolve(
         check_writable_folder(output_dir, "--output-dir")
     from xcli.cluster_index import provider_for
 
-    provider = provider_for(name, provider, "queued-resource", ("queued-resource", "local"))
-    backend = get_provider(provider)
-    if not hasattr(backend, "workers"):
+    reachable = registry().names(ssh=True)
+    provider = provider_for(name, provider, reachable[0], reachable)
+    backend = registry().vm_access(provider, registry().get(provider))
+    if backend is None:
         raise UserError(
             f"the {provider} provider has no SSH-reachable workers",
-            hint="xcli ssh works with queued-resource and local clusters",
+            hint=f"xcli ssh works with {' and '.join(reachable)} clusters",
         )
-    ref = _ref(name, provider, common)  # checks the name; a local cluster needs no project
+    ref = ref_for(name, provider, common)  # checks the name; a local cluster needs no project
     everyone = _workers(backend, ref, common)
     chosen = select(everyone, worker, slice_)
-    access = backend.ssh_access(ref) if hasattr(backend, "ssh_access") else None
+    access = backend.ssh_access(ref)
     if retry is None and access is not None and access.retry_for is not None:
         retry = access.retry_for
     settings = SshSettings(
@@ -101,7 +105,7 @@ def resolve(
     return Request(name, targets, settings, engine, size, run_for, retry, output_dir)
 
 
-def _workers(backend: Any, ref: Any, common: Common) -> Any:
+def _workers(backend: VmAccess, ref: ClusterRef, common: Common) -> list[Worker]:
     """The provider's workers; without credentials, say why even --dry-run needs them."""
     from xcli.errors import CloudError
 

@@ -9,6 +9,7 @@ import click
 
 from xcli.cli import complete
 from xcli.cli.common import Common, change_options, run_plan
+from xcli.cli.providers import choice
 
 PRIORITY_CHOICE = click.Choice(["very-low", "low", "medium", "high", "very-high"])
 
@@ -28,7 +29,7 @@ def _workload_options(func: Any) -> Any:
         ),
         click.option(
             "--provider",
-            type=click.Choice(["gke", "queued-resource", "local"]),
+            type=choice(),
             help="gke: a JobSet queued by Kueue; queued-resource or local: the command on every "
             "worker over SSH, restarting all when one fails (up to --max-restarts). Default: "
             "the provider that created the cluster on this machine, else gke.",

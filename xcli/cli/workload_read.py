@@ -11,6 +11,7 @@ import click
 
 from xcli.cli import complete
 from xcli.cli.common import Common, emit, emit_record, read_options
+from xcli.cli.providers import choice
 from xcli.errors import UserError
 from xcli.plan.cluster import ClusterRef
 
@@ -35,7 +36,7 @@ def cluster_option(func: Any) -> Any:
 def provider_option(func: Any) -> Any:
     return click.option(
         "--provider",
-        type=click.Choice(["gke", "queued-resource", "local"]),
+        type=choice(),
         callback=_found_provider,
         help="queued-resource or local: workloads run from this machine on a VM-style cluster. "
         "Default: the provider that created the cluster on this machine, else gke.",

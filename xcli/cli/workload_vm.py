@@ -15,7 +15,7 @@ from xcli.cli.common import Common, run_plan
 def create_on_vms(common: Common, flags: dict[str, Any]) -> int:
     from xcli import paths
     from xcli.catalog import lookup
-    from xcli.cli.cluster import _ref
+    from xcli.cli.providers import ref_for, registry
     from xcli.cli.workload_flags import spec_from_flags
     from xcli.errors import UserError
     from xcli.execute.fanout import OutputSink
@@ -23,7 +23,6 @@ def create_on_vms(common: Common, flags: dict[str, Any]) -> int:
     from xcli.gateways.workload_runner import BroadcastRunner
     from xcli.plan.fanout import SshSettings, targets_for
     from xcli.plan.vm_workload import VmWorkloadRun, plan_vm_workload
-    from xcli.providers import get_provider
     from xcli.spec import Capacity
     from xcli.workload_spec import ClusterMeta
 
@@ -33,8 +32,13 @@ def create_on_vms(common: Common, flags: dict[str, Any]) -> int:
             "--output-manifest-file and --cluster-metadata are for GKE workloads (JobSets)",
             hint=f"drop them for --provider {provider}",
         )
-    backend = get_provider(provider)
-    ref = _ref(flags["cluster"], provider, common)
+    backend = registry().vm_access(provider, registry().get(provider))
+    if backend is None:
+        raise UserError(
+            f"the {provider} provider runs workloads as JobSets, not on VMs",
+            hint="drop --provider, or name a VM-style cluster",
+        )
+    ref = ref_for(flags["cluster"], provider, common)
     workers = backend.workers(ref)
     access = backend.ssh_access(ref)
     # The workers usually carry it; otherwise describe() reads the cluster (more API calls).
@@ -62,7 +66,9 @@ def create_on_vms(common: Common, flags: dict[str, Any]) -> int:
             hint=f"drop --num-slices, or give at most {meta.num_slices}",
         )
     chosen = [w for w in workers if w.slice < spec.num_slices]
-    plan = plan_vm_workload(spec, chosen, provider=provider, detach=flags["detach"])
+    plan = plan_vm_workload(
+        spec, chosen, cloud_vms=registry().capabilities(provider).cloud, detach=flags["detach"]
+    )
     (step,) = plan.steps
     assert isinstance(step, VmWorkloadRun)
     several = len({w.slice for w in chosen}) > 1

@@ -141,18 +141,19 @@ def plan_vm_workload(
     spec: WorkloadSpec,
     workers: Sequence[Worker],
     *,
-    provider: Literal["queued-resource", "local"],
+    cloud_vms: bool,
     runtime: Runtime | None = None,
     detach: bool = False,
 ) -> Plan:
     """One step that runs the workload on `workers` (every worker of the chosen slices).
 
-    Cloud TPU VMs get the contract computed from the worker list and run a container (docker).
-    Local workers already hold the contract in their own environment (the local provider sets
-    it), so it is passed through, and the runtime is chosen on the worker: docker if installed,
-    else a plain process; without an image, always a plain process.
+    Cloud VMs (`cloud_vms`: Cloud TPU VMs) get the contract computed from the worker list and
+    run a container (docker). Emulated workers (the local provider, no cloud) already hold the
+    contract in their own environment (the local provider sets it), so it is passed through,
+    and the runtime is chosen on the worker: docker if installed, else a plain process; without
+    an image, always a plain process.
     """
-    on_tpu_vm = provider == "queued-resource"
+    on_tpu_vm = cloud_vms
     # local without an image: a plain process (nothing to run a container of)
     chosen: Runtime = runtime or ("docker" if on_tpu_vm else "auto" if spec.image else "process")
     stop = stop_script(spec, on_tpu_vm)

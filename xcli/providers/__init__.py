@@ -1,40 +1,145 @@
-"""Provider registry: name -> where its class lives. Modules load only when a provider is used."""
+"""The one typed registry of providers: name -> where its class lives, its help line and what it
+can do. Adding a provider is its folder under providers/ plus one line in REGISTRY.
+
+The entries are static data on purpose. Click builds its choices (`--provider`, the providers
+`xcli ssh` accepts) when a command module is imported, and `xcli --help` must stay as cheap as
+click itself: reading a capability from the provider class would import the provider, its
+planners and their templates just to print help. So the capabilities live here, next to the
+module path, and the class is imported only when a command runs. tests/providers/
+test_registry.py checks that each class implements exactly the optional protocols
+(providers/base.py) its capabilities promise, so the two cannot drift apart silently.
+"""
 
 from __future__ import annotations
 
 import importlib
 import importlib.util
+from collections.abc import Iterator, Mapping
+from dataclasses import asdict, dataclass, replace
+from typing import TYPE_CHECKING, cast
 
 from xcli.errors import UserError
-from xcli.providers.base import Provider
 
-PROVIDERS: dict[str, str] = {
-    "gke": "xcli.providers.gke_standard:standard",
-    "queued-resource": "xcli.providers.queued_resource:QueuedResourceProvider",
-    "local": "xcli.providers.local:LocalProvider",
+if TYPE_CHECKING:
+    from xcli.providers.base import LiveChecker, Observer, Provider, VmAccess, Waiter
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What a provider can do beyond the verbs every provider has (providers/base.Provider)."""
+
+    cloud: bool = True  # needs a Google Cloud project and zone (local needs neither)
+    vm_workloads: bool = False  # runs workloads as a command on every VM, not as JobSets
+    ssh: bool = False  # its workers are reachable over SSH (`xcli ssh`/`scp`): VmAccess
+    wait: bool = False  # `xcli cluster wait` (e.g. after `create --async`): Waiter
+    terraform: bool = False  # `cluster create --terraform DIR` writes a Terraform folder
+    observer: bool = False  # reconciles: reads what exists before a live plan: Observer
+    live_checks: bool = False  # checks only a live run can make, before it starts: LiveChecker
+
+
+@dataclass(frozen=True)
+class ProviderEntry:
+    target: str  # "module:attribute" of the provider class (or factory), imported on use
+    help: str  # one line for `xcli cluster --help`
+    capabilities: Capabilities
+
+
+REGISTRY: dict[str, ProviderEntry] = {
+    "gke": ProviderEntry(
+        "xcli.providers.gke_standard:standard",
+        "a GKE cluster with one TPU node pool per slice (or a GPU pool), JobSet and Kueue "
+        "installed (default)",
+        Capabilities(terraform=True, observer=True),
+    ),
+    "queued-resource": ProviderEntry(
+        "xcli.providers.queued_resource:QueuedResourceProvider",
+        "Cloud TPU queued resources, TPU VMs without Kubernetes",
+        Capabilities(vm_workloads=True, ssh=True, wait=True, terraform=True),
+    ),
+    "local": ProviderEntry(
+        "xcli.providers.local:LocalProvider",
+        "an emulated slice on this machine, no cloud account needed",
+        Capabilities(cloud=False, vm_workloads=True, ssh=True, live_checks=True),
+    ),
 }
 
 
+class Registry:
+    """Looks providers up by name. The CLI uses the default one (`registry()`); tests build
+    their own (`with_target`) and hand it to `xcli.cli.main.main(argv, providers=...)`."""
+
+    def __init__(self, entries: Mapping[str, ProviderEntry]) -> None:
+        self._entries = dict(entries)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._entries)
+
+    def names(self, **wanted: bool) -> list[str]:
+        """Provider names, in registry order, whose capabilities match every `wanted` flag."""
+        return [
+            name
+            for name, entry in self._entries.items()
+            if all(asdict(entry.capabilities)[key] == value for key, value in wanted.items())
+        ]
+
+    def capabilities(self, name: str) -> Capabilities:
+        return self._entry(name).capabilities
+
+    def help(self, name: str) -> str:
+        return self._entry(name).help
+
+    def with_target(self, name: str, target: str) -> Registry:
+        """The same registry with `name` bound to another class (a test double)."""
+        entries = dict(self._entries)
+        entries[name] = replace(self._entry(name), target=target)
+        return Registry(entries)
+
+    def get(self, name: str) -> Provider:
+        module, _, attr = self._entry(name).target.partition(":")
+        try:
+            cls = getattr(importlib.import_module(module), attr)
+        except ModuleNotFoundError as exc:
+            if exc.name != module:
+                raise
+            raise UserError(
+                f"provider {name!r} is not available in this version of xcli",
+                hint="providers available: " + ", ".join(self._available()),
+            ) from None
+        provider: Provider = cls()
+        return provider
+
+    # Optional behaviour, found from the declared capabilities (never by probing the object).
+
+    def vm_access(self, name: str, provider: Provider) -> VmAccess | None:
+        return cast("VmAccess", provider) if self.capabilities(name).ssh else None
+
+    def waiter(self, name: str, provider: Provider) -> Waiter | None:
+        return cast("Waiter", provider) if self.capabilities(name).wait else None
+
+    def observer(self, name: str, provider: Provider) -> Observer | None:
+        return cast("Observer", provider) if self.capabilities(name).observer else None
+
+    def live_checker(self, name: str, provider: Provider) -> LiveChecker | None:
+        return cast("LiveChecker", provider) if self.capabilities(name).live_checks else None
+
+    def _entry(self, name: str) -> ProviderEntry:
+        if name not in self._entries:
+            raise UserError(
+                f"unknown provider {name!r}", hint="providers: " + ", ".join(self._entries)
+            )
+        return self._entries[name]
+
+    def _available(self) -> list[str]:
+        found = []
+        for name, entry in self._entries.items():
+            if importlib.util.find_spec(entry.target.partition(":")[0]) is not None:
+                found.append(name)
+        return found
+
+
+DEFAULT = Registry(REGISTRY)
+
+
 def get_provider(name: str) -> Provider:
-    if name not in PROVIDERS:
-        raise UserError(f"unknown provider {name!r}", hint="providers: " + ", ".join(PROVIDERS))
-    module, _, attr = PROVIDERS[name].partition(":")
-    try:
-        cls = getattr(importlib.import_module(module), attr)
-    except ModuleNotFoundError as exc:
-        if exc.name != module:
-            raise
-        raise UserError(
-            f"provider {name!r} is not available in this version of xcli",
-            hint="providers available: " + ", ".join(_available()),
-        ) from None
-    provider: Provider = cls()
-    return provider
-
-
-def _available() -> list[str]:
-    found = []
-    for name, target in PROVIDERS.items():
-        if importlib.util.find_spec(target.partition(":")[0]) is not None:
-            found.append(name)
-    return found
+    """The default registry's provider `name` (code outside the CLI, which takes no injection)."""
+    return DEFAULT.get(name)

@@ -31,6 +31,10 @@ class Provider(Protocol):
 
     def describe(self, ref: ClusterRef) -> Mapping[str, Any]: ...
 
+
+class VmAccess(Provider, Protocol):
+    """Providers whose workers are VMs reachable over SSH (Capabilities.ssh)."""
+
     def workers(self, ref: ClusterRef) -> list[Worker]:
         """Every VM of every slice, slice by slice, worker 0 first (VM-style providers)."""
         ...
@@ -40,8 +44,8 @@ class Provider(Protocol):
         ...
 
 
-class Observer(Protocol):
-    """Optional, for providers that reconcile: read what exists before a live plan is made.
+class Observer(Provider, Protocol):
+    """Providers that reconcile (Capabilities.observer): read what exists before a live plan.
 
     The CLI calls it only for live runs and passes the result to plan_create / plan_delete as
     `observed=`; a dry-run passes nothing and the provider plans against "nothing exists".
@@ -49,3 +53,23 @@ class Observer(Protocol):
 
     def observe(self, ref: ClusterRef, purpose: str) -> object:
         """`purpose` is "create" or "delete": what the observation is for."""
+        ...
+
+    def plan_create(self, spec: ClusterSpec, observed: object | None = None) -> Plan: ...
+
+    def plan_delete(self, ref: ClusterRef, observed: object | None = None) -> Plan: ...
+
+
+class Waiter(Provider, Protocol):
+    """Providers with `xcli cluster wait` (Capabilities.wait)."""
+
+    def plan_wait(self, ref: ClusterRef, timeout_seconds: int, options: dict[str, object]) -> Plan:
+        """Wait until the cluster is ready, then set up SSH access as `options` say."""
+        ...
+
+
+class LiveChecker(Provider, Protocol):
+    """Providers that check, before a live create runs, what only a live run can check
+    (Capabilities.live_checks); a dry-run skips it."""
+
+    def check_create(self, spec: ClusterSpec) -> None: ...

@@ -18,11 +18,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from xcli.errors import NotFoundError, UserError
+from xcli.errors import NotFoundError
 from xcli.execute.result import Handler, StepContext
 from xcli.gateways.compute import ComputeGateway
 from xcli.gateways.container import ContainerGateway
-from xcli.plan.cluster import ClusterRef, ClusterSummary, SshAccess, Worker
+from xcli.plan.cluster import ClusterRef, ClusterSummary
 from xcli.plan.gke_delete import plan_delete
 from xcli.plan.gke_plan import GkeObserved, ObservedPool, SetupBuilder, plan_create
 from xcli.plan.model import Plan
@@ -175,16 +175,3 @@ class GkeProvider:
             # cluster: the lead wires `kueue_status` to the Kubernetes gateway.
             "kueue": dict(self.kueue_status(ref)) if self.kueue_status else NEEDS_K8S,
         }
-
-    # --- VM access: not how GKE nodes are used ------------------------------------------------
-
-    def workers(self, ref: ClusterRef) -> list[Worker]:
-        raise UserError(
-            f"cluster {ref.name} is a GKE cluster: its TPU VMs run pods, not SSH sessions",
-            hint="xcli ssh works on --provider queued-resource and --provider local; "
-            "on GKE, run commands as a workload (xcli workload create)",
-        )
-
-    def ssh_access(self, ref: ClusterRef) -> SshAccess:
-        self.workers(ref)
-        raise AssertionError("unreachable")

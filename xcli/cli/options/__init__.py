@@ -14,15 +14,22 @@ from typing import Any
 import click
 
 from xcli.errors import UserError
+from xcli.providers import DEFAULT
 
+# One module per registered provider, named after it (cli/options/<provider>.py), then the
+# groups several providers share, owned as their capabilities say.
 MODULES: dict[str, str] = {
-    "gke": "xcli.cli.options.gke",
-    "queued-resource": "xcli.cli.options.queued_resource",
-    "local": "xcli.cli.options.local",
-    "terraform": "xcli.cli.options.terraform",  # shared by gke and queued-resource
-    "force": "xcli.cli.options.force",  # gke, and Terraform mode of both
+    **{name: "xcli.cli.options." + name.replace("-", "_") for name in DEFAULT},
+    "terraform": "xcli.cli.options.terraform",
+    "force": "xcli.cli.options.force",
 }
-SHARED_BY = {"terraform": ("gke", "queued-resource"), "force": ("gke", "queued-resource")}
+SHARED_BY = {
+    "terraform": tuple(DEFAULT.names(terraform=True)),
+    # --force replaces what differs: reconciling providers, and Terraform mode
+    "force": tuple(
+        n for n in DEFAULT if DEFAULT.capabilities(n).terraform or DEFAULT.capabilities(n).observer
+    ),
+}
 
 
 def _options(group: str) -> list[Callable[[Any], Any]]:

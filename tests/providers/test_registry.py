@@ -1,0 +1,98 @@
+"""The provider registry: capabilities match the classes, choices come from it, tests inject."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import click
+import pytest
+
+from xcli.cli.errors import run_guarded
+from xcli.cli.main import cli
+from xcli.errors import UserError
+from xcli.plan.cluster import ClusterSummary
+from xcli.providers import DEFAULT, REGISTRY, Capabilities, Registry
+
+# capability -> the methods a provider with it must have (providers/base.py protocols)
+OPTIONAL = {
+    "ssh": ("workers", "ssh_access"),
+    "wait": ("plan_wait",),
+    "observer": ("observe",),
+    "live_checks": ("check_create",),
+}
+CORE = ("plan_create", "plan_delete", "handlers", "list_clusters", "describe")
+
+
+@pytest.mark.parametrize("name", list(REGISTRY))
+def test_each_class_has_exactly_the_methods_its_capabilities_promise(name: str) -> None:
+    provider = DEFAULT.get(name)
+    caps = DEFAULT.capabilities(name)
+    assert provider.name == name
+    for method in CORE:
+        assert callable(getattr(provider, method)), method
+    for capability, methods in OPTIONAL.items():
+        for method in methods:
+            # a method without its capability would never be called: drift, not a feature
+            assert hasattr(provider, method) == getattr(caps, capability), (name, method)
+
+
+def test_typed_lookups_follow_capabilities() -> None:
+    qr, local, gke = (DEFAULT.get(n) for n in ("queued-resource", "local", "gke"))
+    assert DEFAULT.waiter("queued-resource", qr) is qr
+    assert DEFAULT.waiter("local", local) is None
+    assert DEFAULT.vm_access("gke", gke) is None
+    assert DEFAULT.observer("gke", gke) is gke
+    assert DEFAULT.live_checker("local", local) is local
+
+
+def test_names_filter_by_capability_in_registry_order() -> None:
+    assert DEFAULT.names() == ["gke", "queued-resource", "local"]
+    assert DEFAULT.names(ssh=True) == ["queued-resource", "local"]
+    assert DEFAULT.names(terraform=True) == ["gke", "queued-resource"]
+    assert DEFAULT.names(cloud=False) == ["local"]
+
+
+def test_click_choices_come_from_the_registry() -> None:
+    from xcli.cli import cluster, ssh, workload, workload_read
+
+    def choices(command: click.Command) -> list[str]:
+        option = next(p for p in command.params if p.name == "provider")
+        assert isinstance(option.type, click.Choice)
+        return list(option.type.choices)
+
+    assert choices(cluster.create) == DEFAULT.names()
+    assert choices(ssh.ssh) == DEFAULT.names(ssh=True)
+    assert choices(workload.create) == DEFAULT.names()
+    assert choices(workload_read.list_workloads) == DEFAULT.names()
+
+
+def test_unknown_provider_is_a_user_error() -> None:
+    with pytest.raises(UserError, match="unknown provider 'slurm'"):
+        DEFAULT.get("slurm")
+
+
+class ListsOne:
+    """A provider double: `cluster list` prints what it returns."""
+
+    name = "local"
+
+    def list_clusters(self, project: str, zone: str | None) -> list[ClusterSummary]:
+        return [ClusterSummary("fake", "local", "here", "v5litepod-16", 1, "on-demand", "OK")]
+
+
+def test_the_cli_runs_with_an_injected_registry(capsys: Any) -> None:
+    registry = DEFAULT.with_target("local", f"{__name__}:ListsOne")
+    argv = ["cluster", "list", "--provider", "local", "--output", "json"]
+    assert run_guarded(cli, argv, debug=False, obj=registry) == 0
+    assert json.loads(capsys.readouterr().out)[0]["name"] == "fake"
+    assert DEFAULT.get("local").__class__.__name__ == "LocalProvider"  # the default is untouched
+
+
+def test_a_registry_is_data() -> None:
+    entry = REGISTRY["local"]
+    one = Registry({"only": entry})
+    assert list(one) == ["only"]
+    assert one.capabilities("only") == Capabilities(
+        cloud=False, vm_workloads=True, ssh=True, live_checks=True
+    )

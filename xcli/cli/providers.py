@@ -1,0 +1,51 @@
+"""The provider registry as the CLI sees it: click choices, the registry in use, cluster refs.
+
+Choices are built from the default registry's static entries (xcli/providers/__init__.py), so
+building them imports no provider module. A test may run the CLI with another registry
+(`xcli.cli.main.main(argv, providers=...)`); commands find it on click's context.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import click
+
+from xcli.providers import DEFAULT, Registry
+
+if TYPE_CHECKING:
+    from xcli.cli.common import Common
+    from xcli.plan.cluster import ClusterRef
+
+# GKE's own limit is 40; providers may check tighter limits of their own (derived names)
+CLUSTER_NAME_LIMIT = 40
+
+
+def choice(**wanted: bool) -> click.Choice[str]:
+    """`--provider` values: every registered provider, or those with the `wanted` capabilities."""
+    return click.Choice(DEFAULT.names(**wanted))
+
+
+def registry() -> Registry:
+    """The registry this run uses: the one main() was given, else the default."""
+    ctx = click.get_current_context(silent=True)
+    found = ctx.find_object(Registry) if ctx is not None else None
+    return found if found is not None else DEFAULT
+
+
+def location(provider: str, common: Common) -> tuple[str, str]:
+    """Project and zone; a provider without a cloud (local) needs neither, and takes the flags
+    only as given (they name nothing it uses)."""
+    if not registry().capabilities(provider).cloud:
+        return common.project_flag or "", common.zone_flag or ""
+    return common.project, common.zone
+
+
+def ref_for(name: str, provider: str, common: Common) -> ClusterRef:
+    """The checked reference to cluster `name` of `provider`, located by the common options."""
+    from xcli.plan.cluster import ClusterRef
+    from xcli.spec import check_name
+
+    check_name(name, "cluster", CLUSTER_NAME_LIMIT)
+    project, zone = location(provider, common)
+    return ClusterRef(name=name, project=project, zone=zone, provider=provider)
