@@ -31,6 +31,7 @@ def test_each_class_has_exactly_the_methods_its_capabilities_promise(name: str) 
     assert provider.name == name
     for method in CORE:
         assert callable(getattr(provider, method)), method
+    assert (provider.terraform is not None) == caps.terraform
     for capability, methods in OPTIONAL.items():
         for method in methods:
             # a method without its capability would never be called: drift, not a feature

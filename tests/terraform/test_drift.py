@@ -19,7 +19,8 @@ import pytest
 from tests.support.discovery import check_request
 from tests.support.tffolder import folder_pools, module_inputs
 from tests.terraform.cases import CASES, Case, create_argv, xcli
-from xcli.terraform import tf_node_pool_settings, tf_queued_resource_settings
+from xcli.providers.gke_terraform import tf_node_pool_settings
+from xcli.providers.qr_terraform import tf_queued_resource_settings
 
 GKE_CASES = sorted(k for k, c in CASES.items() if c.provider == "gke")
 QR_CASES = sorted(k for k, c in CASES.items() if c.provider == "queued-resource")

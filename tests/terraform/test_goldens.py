@@ -17,8 +17,9 @@ from tests.support.tffolder import folder_pools, module_calls, module_inputs
 from tests.support.tfschema import check_file, parse
 from tests.terraform.cases import CASES, GOLDENS, create_argv, folder_files, xcli
 from xcli import __version__
+from xcli.providers.gke_terraform import tf_node_pool_settings
+from xcli.providers.qr_terraform import tf_queued_resource_settings
 from xcli.resources import resource_dir
-from xcli.terraform import tf_node_pool_settings, tf_queued_resource_settings
 
 
 def render_case(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:

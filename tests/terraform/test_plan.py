@@ -7,6 +7,8 @@ from dataclasses import replace
 from tests.terraform.cases import CASES
 from xcli.plan.model import Ref, Step
 from xcli.plan.steps import K8sApply
+from xcli.providers.gke_terraform import TERRAFORM as GKE
+from xcli.providers.qr_terraform import TERRAFORM as QR
 from xcli.spec import ClusterSpec
 from xcli.terraform import TerraformRun, deployment_files, plan_create
 
@@ -18,15 +20,15 @@ def applying(spec: ClusterSpec) -> ClusterSpec:
 
 
 def test_without_apply_only_files_are_written() -> None:
-    plan = plan_create(applying(SPEC), "d", binary=None)
+    plan = plan_create(applying(SPEC), "d", GKE, binary=None)
     assert {s.kind for s in plan.steps} == {"local"}
     written = {s.args["path"] for s in plan.steps}  # type: ignore[attr-defined]
-    assert written == {f"terraform/{rel}" for rel in deployment_files(SPEC, "d")}
+    assert written == {f"terraform/{rel}" for rel in deployment_files(SPEC, "d", GKE)}
     assert any("terraform -chdir=d apply -input=false tfplan" in n for n in plan.notes)
 
 
 def test_yes_skips_the_question() -> None:
-    plan = plan_create(applying(SPEC), "d", binary="tofu", confirm=False)
+    plan = plan_create(applying(SPEC), "d", GKE, binary="tofu", confirm=False)
     runs = [s for s in plan.steps if isinstance(s, TerraformRun)]
     assert [s.id for s in runs] == ["tf-init", "tf-plan", "tf-show", "tf-apply", "tf-output"]
     assert runs[3].after == ("tf-show",) and all(s.argv[0] == "tofu" for s in runs)
@@ -46,7 +48,7 @@ def test_post_apply_steps_run_after_the_outputs() -> None:
             )
         ]
 
-    plan = plan_create(applying(SPEC), "d", binary="terraform", post_apply=post_apply)
+    plan = plan_create(applying(SPEC), "d", GKE, binary="terraform", post_apply=post_apply)
     assert plan.steps[-1].id == "ns" and plan.steps[-1].after == ("tf-output",)
     assert plan.steps[-2].id == "tf-output"
 
@@ -56,16 +58,15 @@ def test_after_apply_a_single_queued_resource_gets_the_api_paths_steps() -> None
     --terraform; two slices: the same per queued resource, each under its own name."""
     from xcli.plan import queued_resource as qr_plan
     from xcli.plan.render import step_document
-    from xcli.terraform.after_apply import post_apply_steps
 
     one = replace(CASES["v6e-256-x2-queued-resource"].spec(), num_slices=1)
     api = {s.kind: step_document(s) for s in qr_plan.plan_create(one).steps if s.id != "create"}
-    tf = {s.kind: step_document(s) for s in post_apply_steps(one, "tf-output")}
+    tf = {s.kind: step_document(s) for s in QR.post_apply(one, "tf-output")}
     assert tf.keys() == api.keys() == {"local", "api_call", "wait", "tpu_ssh_access"}
     for kind, doc in tf.items():
         same = {k: v for k, v in doc.items() if k not in ("id", "after")}
         assert same == {k: v for k, v in api[kind].items() if k not in ("id", "after")}
-    two = post_apply_steps(CASES["v6e-256-x2-queued-resource"].spec(), "tf-output")
+    two = QR.post_apply(CASES["v6e-256-x2-queued-resource"].spec(), "tf-output")
     access = [s for s in two if s.kind == "tpu_ssh_access"]
     assert [(s.queued_resource, s.nodes) for s in access] == [  # type: ignore[attr-defined]
         ("demo-0", ("demo-0",)),

@@ -11,8 +11,11 @@ import pytest
 from tests.support.tfschema import parse
 from tests.terraform.cases import CASES, create_argv, xcli
 from xcli.errors import UserError
+from xcli.providers.gke_terraform import TERRAFORM as GKE
+from xcli.providers.gke_terraform import tf_node_pool_settings
+from xcli.providers.qr_terraform import TERRAFORM as QR
 from xcli.templating import escape_template, hcl, render
-from xcli.terraform import deployment_files, module_inputs, tf_node_pool_settings
+from xcli.terraform import deployment_files, module_inputs
 
 
 def test_v6e_256_x2_spot_settings() -> None:
@@ -28,7 +31,7 @@ def test_flex_start_settings_and_inputs() -> None:
     (pool,) = tf_node_pool_settings(spec)
     assert pool["flex_start"] and pool["max_run_duration"] == "21600s"
     assert pool["node_count"] == 4 and not pool["spot"] and pool["reservation"] is None
-    inputs = module_inputs(spec)["tpu_node_pool"]
+    inputs = module_inputs(spec, GKE)["tpu_node_pool"]
     assert inputs["auto_repair"] is False
     assert inputs["autoscaling"] == {
         "min_node_count": 0,
@@ -40,7 +43,7 @@ def test_flex_start_settings_and_inputs() -> None:
 def test_gpu_flex_start_uses_queued_provisioning() -> None:
     spec = CASES["h100-80gb-8-x2"].spec()
     flex = replace(spec, capacity=replace(spec.capacity, kind="flex-start"))
-    inputs = module_inputs(flex)["gpu_node_pool"]
+    inputs = module_inputs(flex, GKE)["gpu_node_pool"]
     assert inputs["queued_provisioning"] and inputs["autoscaling"]["max_node_count"] == 2
 
 
@@ -50,7 +53,7 @@ def test_single_host_slice_has_no_placement() -> None:
     spec = replace(CASES["v6e-256-x2-spot"].spec(), accelerator=lookup("v6e-4"), num_slices=1)
     (pool,) = tf_node_pool_settings(spec)
     assert pool["tpu_topology"] is None and pool["node_count"] == 1
-    assert module_inputs(spec)["tpu_node_pool"]["placement_type"] is None
+    assert module_inputs(spec, GKE)["tpu_node_pool"]["placement_type"] is None
 
 
 @pytest.mark.parametrize(
@@ -116,7 +119,7 @@ def test_values_stay_out_of_hcl() -> None:
     """User values live in terraform.tfvars.json (literal), never in the .tf files."""
     spec = CASES["v6e-256-x2-queued-resource"].spec()
     spec = replace(spec, options={"network": "net-${evil}", "subnetwork": "sub-%{x}"})
-    files = deployment_files(spec, "deploy")
+    files = deployment_files(spec, "deploy", QR)
     tfvars = json.loads(files["terraform.tfvars.json"])["queued_resource"]
     assert tfvars["network"] == "net-${evil}" and tfvars["subnetwork"] == "sub-%{x}"
     for rel, text in files.items():
@@ -128,10 +131,11 @@ def test_state_bucket_backend() -> None:
     spec = CASES["v5p-128-reservation"].spec()
     with_gs = replace(spec, options={"state_bucket": "gs://my-tf-state/"})
     assert (
-        deployment_files(with_gs, "d")["versions.tf"] == deployment_files(spec, "d")["versions.tf"]
+        deployment_files(with_gs, "d", GKE)["versions.tf"]
+        == deployment_files(spec, "d", GKE)["versions.tf"]
     )
     with pytest.raises(UserError):
-        deployment_files(replace(spec, options={"state_bucket": "Bad_Bucket"}), "d")
+        deployment_files(replace(spec, options={"state_bucket": "Bad_Bucket"}), "d", GKE)
 
 
 def test_folder_of_another_cluster_is_refused(

@@ -18,18 +18,14 @@ import click
 from xcli.cli.common import Common, confirm, run_plan
 from xcli.errors import UserError
 from xcli.spec import ClusterSpec
+from xcli.terraform.support import TerraformSupport
 from xcli.user_files import check_writable_folder
-
-# Provider flags the Terraform modules express; any other provider flag given (a value other
-# than its default) is refused rather than silently dropped. Extend with the modules.
-SUPPORTED = {
-    "gke": {"release_channel", "gke_version", "force"},
-    "queued-resource": {"runtime_version", "network", "subnetwork", "internal_ips", "os_login"},
-}
 
 
 def unsupported_flags(
-    values: Mapping[str, Any], decorators: Sequence[Callable[[Any], Any]], supported: set[str]
+    values: Mapping[str, Any],
+    decorators: Sequence[Callable[[Any], Any]],
+    supported: frozenset[str] | set[str],
 ) -> list[str]:
     """The flags among `decorators` set to a non-default value that Terraform mode cannot write."""
     params: list[click.Parameter] = []
@@ -48,13 +44,27 @@ def unsupported_flags(
     ]
 
 
-def _check_flags(spec: ClusterSpec) -> None:
+def support_for(provider: str) -> TerraformSupport:
+    """The provider's Terraform support; a provider without one is refused."""
+    from xcli.cli.providers import registry
+
+    support = registry().get(provider).terraform
+    if support is None:
+        able = registry().names(terraform=True)
+        raise UserError(
+            f"--terraform does not apply to --provider {provider}",
+            hint="use " + " or ".join(f"--provider {name}" for name in able),
+        )
+    return support
+
+
+def _check_flags(spec: ClusterSpec, support: TerraformSupport) -> None:
     import importlib
 
     from xcli.cli.options import MODULES
 
     decorators = importlib.import_module(MODULES[spec.provider]).OPTIONS
-    flags = unsupported_flags(spec.options, decorators, SUPPORTED.get(spec.provider, set()))
+    flags = unsupported_flags(spec.options, decorators, support.flags)
     if flags:
         raise UserError(
             f"{', '.join(flags)} cannot be written to a Terraform folder yet",
@@ -66,7 +76,7 @@ def requested(spec: ClusterSpec) -> bool:
     """True when --terraform DIR was given; --apply/--state-bucket alone are refused."""
     options = spec.options
     if options.get("terraform"):
-        _check_flags(spec)
+        _check_flags(spec, support_for(spec.provider))
         return True
     for flag, key in (("--apply", "apply"), ("--state-bucket", "state_bucket")):
         if options.get(key):
@@ -88,7 +98,7 @@ def _echo(line: str) -> None:
 TERRAFORM_OWN = (".terraform", ".terraform.lock.hcl", "tfplan", "terraform.tfstate")
 
 
-def _foreign_files(folder: Path, spec: ClusterSpec) -> list[str]:
+def _foreign_files(folder: Path, spec: ClusterSpec, support: TerraformSupport) -> list[str]:
     """Files in `folder` that xcli did not write. xcli recognises its folder by its record
     (xcli.json): without one, every file is the user's; with one, the files of the deployment's
     own names are xcli's, and anything else (besides terraform's own) is the user's."""
@@ -104,7 +114,7 @@ def _foreign_files(folder: Path, spec: ClusterSpec) -> list[str]:
     )
     if not (folder / RECORD).is_file():
         return present
-    ours = set(deployment_files(spec, str(folder)))
+    ours = set(deployment_files(spec, str(folder), support))
     return [p for p in present if p not in ours]
 
 
@@ -124,11 +134,11 @@ def _read_record(path: Path) -> dict[str, Any]:
     return record
 
 
-def _check_folder(folder: Path, spec: ClusterSpec) -> None:
+def _check_folder(folder: Path, spec: ClusterSpec, support: TerraformSupport) -> None:
     from xcli.terraform import RECORD
 
     check_writable_folder(folder, "--terraform")
-    foreign = _foreign_files(folder, spec)
+    foreign = _foreign_files(folder, spec, support)
     if foreign and not spec.options.get("force"):
         shown = ", ".join(foreign[:3]) + (
             f" and {len(foreign) - 3} more" if len(foreign) > 3 else ""
@@ -150,13 +160,13 @@ def _check_folder(folder: Path, spec: ClusterSpec) -> None:
         )
 
 
-def _after_apply(spec: ClusterSpec) -> Callable[[], Mapping[str, Any]]:
+def _after_apply(spec: ClusterSpec, support: TerraformSupport) -> Callable[[], Mapping[str, Any]]:
     """The live handlers for the post-apply steps, built only when a live run needs them."""
 
     def build() -> Mapping[str, Any]:
         from xcli.providers import terraform_live
 
-        return terraform_live.handlers(spec)
+        return terraform_live.handlers(spec, support)
 
     return build
 
@@ -164,21 +174,21 @@ def _after_apply(spec: ClusterSpec) -> Callable[[], Mapping[str, Any]]:
 def create(spec: ClusterSpec, common: Common) -> None:
     from xcli.gateways.terraform import TerraformHandlers, find_binary
     from xcli.terraform import plan_create
-    from xcli.terraform.after_apply import post_apply_steps
 
+    support = support_for(spec.provider)
     folder = str(spec.options["terraform"])
     apply = bool(spec.options.get("apply"))
     binary = find_binary() if apply else None
     if common.dry_run and apply and binary is None:
         binary = "terraform"  # show the commands a run would use
     if not common.dry_run:
-        _check_folder(Path(folder), spec)
+        _check_folder(Path(folder), spec, support)
         if apply and binary and not common.yes and not sys.stdin.isatty():
             raise UserError("terraform apply needs confirmation", hint="pass --yes to confirm")
     plan = plan_create(
-        spec, folder, binary=binary, confirm=not common.yes, post_apply=post_apply_steps
+        spec, folder, support, binary=binary, confirm=not common.yes, post_apply=support.post_apply
     )
-    post_handlers = _after_apply(spec)
+    post_handlers = _after_apply(spec, support)
     run_plan(common, plan, lambda: TerraformHandlers(_echo, _ask, post_handlers()).as_mapping())
     if not common.dry_run:
         for note in plan.notes[1:]:

@@ -14,10 +14,14 @@ from xcli.execute.result import Handler
 from xcli.plan.cluster import ClusterRef, ClusterSummary, SshAccess, Worker
 from xcli.plan.model import Plan
 from xcli.spec import ClusterSpec
+from xcli.terraform.support import TerraformSupport
 
 
 class Provider(Protocol):
     name: str
+    # `cluster create --terraform DIR`: the provider's modules and steps, or None
+    # (Capabilities.terraform says the same without importing the provider).
+    terraform: TerraformSupport | None
 
     def plan_create(self, spec: ClusterSpec) -> Plan: ...
 

@@ -27,7 +27,9 @@ from xcli.plan.gke_delete import plan_delete
 from xcli.plan.gke_plan import GkeObserved, ObservedPool, SetupBuilder, plan_create
 from xcli.plan.model import Plan
 from xcli.plan.steps import ApiCall
+from xcli.providers.gke_terraform import TERRAFORM
 from xcli.spec import ClusterSpec
+from xcli.terraform.support import TerraformSupport
 
 NEEDS_K8S = "unknown here (needs the Kubernetes API)"
 
@@ -62,6 +64,7 @@ def observed_pool(pool: Any) -> ObservedPool:
 
 class GkeProvider:
     name = "gke"
+    terraform: TerraformSupport | None = TERRAFORM
 
     def __init__(
         self,

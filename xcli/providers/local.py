@@ -29,6 +29,7 @@ from xcli.providers.local_layout import (
     worker_env,
 )
 from xcli.spec import ClusterSpec, check_name
+from xcli.terraform.support import TerraformSupport
 
 START_TIMEOUT = 30
 NOTES = (
@@ -70,6 +71,7 @@ def _check(spec: ClusterSpec) -> tuple[int, int | None]:
 
 class LocalProvider:
     name = "local"
+    terraform: TerraformSupport | None = None  # nothing in the cloud to describe
 
     def plan_create(self, spec: ClusterSpec) -> Plan:
         total, base = _check(spec)

@@ -16,7 +16,9 @@ from xcli.plan.model import Plan
 from xcli.plan.qr_options import DEFAULT_KEY
 from xcli.providers import tpu_access
 from xcli.providers.qr_handlers import QrHandlers, Sleep, event_sleep, nodes_of
+from xcli.providers.qr_terraform import TERRAFORM
 from xcli.spec import ClusterSpec, format_duration, parse_duration
+from xcli.terraform.support import TerraformSupport
 
 # Failed or suspended requests keep holding quota until deleted
 # (https://cloud.google.com/tpu/docs/queued-resources; https://github.com/marin-community/marin/issues/87).
@@ -32,6 +34,7 @@ FRESH_FOR_SECONDS = 600
 
 class QueuedResourceProvider:
     name = "queued-resource"
+    terraform: TerraformSupport | None = TERRAFORM
 
     def __init__(
         self,

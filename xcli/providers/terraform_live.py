@@ -1,9 +1,8 @@
-"""The live handlers for the steps that run after `terraform apply` (xcli/terraform/after_apply.py).
+"""The live handlers for the steps that run after `terraform apply` (TerraformSupport.post_apply).
 
-One function, `handlers(spec)`, gives them: for gke the Kubernetes handlers (KubeHandlers over
-a KubeConnector: clusters.get for the endpoint and CA, then the cluster's API with Google
-credentials); for queued-resource the queued-resource handlers (wait for ACTIVE, SSH key,
-host keys).
+One function, `handlers(spec, support)`, gives them: the provider's TerraformSupport builds
+them (support.live_handlers) over the connections below: for gke the Kubernetes handlers, for
+queued-resource the queued-resource handlers (xcli/providers/*_terraform.py).
 
 How they reach Google and the cluster is one seam, `Connections`. `install(Connections(...))`
 replaces it for the whole process: tests install a ContainerGateway and TpuGateway over fake
@@ -20,11 +19,11 @@ from dataclasses import dataclass
 from xcli.execute.result import Handler
 from xcli.gateways.container import ContainerGateway
 from xcli.gateways.kube import KubeApi
-from xcli.gateways.kube_handlers import Fetch, KubeHandlers, fetch_manifest
+from xcli.gateways.kube_handlers import Fetch, fetch_manifest
 from xcli.gateways.tpu import TpuGateway
-from xcli.providers.gke_standard import KubeConnector
-from xcli.providers.qr_handlers import QrHandlers, Sleep, event_sleep
+from xcli.providers.qr_handlers import Sleep, event_sleep
 from xcli.spec import ClusterSpec
+from xcli.terraform.support import TerraformSupport
 
 
 @dataclass(frozen=True)
@@ -53,15 +52,7 @@ def current() -> Connections:
     return _CONNECTIONS or Connections()
 
 
-def handlers(spec: ClusterSpec) -> Mapping[str, Handler]:
-    """Handlers for the step kinds post_apply_steps(spec, ...) makes; built lazily (no
+def handlers(spec: ClusterSpec, support: TerraformSupport) -> Mapping[str, Handler]:
+    """Handlers for the step kinds support.post_apply(spec, ...) makes; built lazily (no
     credentials are looked up until a step talks to Google or the cluster)."""
-    conn = current()
-    if spec.provider == "gke":
-        connect = KubeConnector(conn.container(), conn.kube)
-        kube = KubeHandlers(connect, fetch=conn.fetch, sleep=conn.sleep, clock=conn.clock)
-        return kube.handlers()
-    if spec.provider == "queued-resource":
-        qr = QrHandlers(conn.tpu(spec.zone), sleep=conn.tpu_sleep, clock=conn.clock)
-        return qr.mapping()
-    return {}
+    return support.live_handlers(spec, current())

@@ -1,29 +1,26 @@
 """Terraform mode: `xcli cluster create --terraform DIR` writes a reviewable deployment folder.
 
-Pure (no network, no subprocess): settings from the spec, the rendered folder, and the plan
-whose steps write it and run terraform. The subprocess side is xcli/gateways/terraform.py.
+Pure (no network, no subprocess) and generic: the folder writer and the plan whose steps write
+it and run terraform. What differs between providers (modules, inputs, checks, the steps after
+apply) is each provider's TerraformSupport (support.py), e.g. xcli/providers/gke_terraform.py.
+The subprocess side is xcli/gateways/terraform.py.
 """
 
 from __future__ import annotations
 
-from xcli.terraform.folder import RECORD, commands, deployment_files, record
+from xcli.terraform.folder import RECORD, commands, deployment_files, module_inputs, record
 from xcli.terraform.plan import PostApply, TerraformRun, plan_create, plan_destroy
-from xcli.terraform.settings import (
-    module_inputs,
-    tf_node_pool_settings,
-    tf_queued_resource_settings,
-)
+from xcli.terraform.support import TerraformSupport
 
 __all__ = [
     "RECORD",
     "PostApply",
     "TerraformRun",
+    "TerraformSupport",
     "commands",
     "deployment_files",
     "module_inputs",
     "plan_create",
     "plan_destroy",
     "record",
-    "tf_node_pool_settings",
-    "tf_queued_resource_settings",
 ]

@@ -1,7 +1,9 @@
 """The deployment folder: a thin root module, the modules it calls, the values, the record.
 
-`deployment_files(spec)` returns every file as text keyed by its path inside the folder, so the
-planner can show and write them as plan steps. Pure: it reads only xcli's own shipped files.
+`deployment_files(spec, folder, support)` returns every file as text keyed by its path inside
+the folder, so the planner can show and write them as plan steps. Generic: what differs between
+providers comes from their TerraformSupport (xcli/terraform/support.py). Pure: it reads only
+xcli's own shipped files.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from xcli.errors import UserError
 from xcli.resources import resource_dir
 from xcli.spec import ClusterSpec
 from xcli.templating import render
-from xcli.terraform.settings import check_terraform_spec, module_inputs
+from xcli.terraform.support import TerraformSupport
 
 RECORD = "xcli.json"
 RECORD_FORMAT = "xcli.terraform/v1"
@@ -38,13 +40,6 @@ def check_state_bucket(value: str) -> str:
     return name
 
 
-def modules_for(spec: ClusterSpec) -> tuple[str, ...]:
-    if spec.provider == "queued-resource":
-        return ("tpu-queued-resource",)
-    pool = "gpu-node-pool" if spec.accelerator.kind == "gpu" else "tpu-node-pool"
-    return ("gke-cluster", pool)
-
-
 def state_backend(spec: ClusterSpec) -> dict[str, str] | None:
     bucket = spec.options.get("state_bucket")
     if not bucket:
@@ -55,7 +50,13 @@ def state_backend(spec: ClusterSpec) -> dict[str, str] | None:
     }
 
 
-def record(spec: ClusterSpec) -> dict[str, Any]:
+def module_inputs(spec: ClusterSpec, support: TerraformSupport) -> dict[str, Any]:
+    """Everything terraform.tfvars.json holds: literal values, never interpolated."""
+    inputs: dict[str, Any] = {"project_id": spec.project, "region": spec.region, "zone": spec.zone}
+    return {**inputs, **support.inputs(spec)}
+
+
+def record(spec: ClusterSpec, support: TerraformSupport) -> dict[str, Any]:
     """xcli.json: the spec the folder came from, so delete (and a re-render) need nothing else."""
     kept = {k: v for k, v in sorted(spec.options.items()) if k not in ("terraform", "apply")}
     return {
@@ -70,7 +71,7 @@ def record(spec: ClusterSpec) -> dict[str, Any]:
         "num_slices": spec.num_slices,
         "num_nodes": spec.num_nodes,
         "options": {k: v for k, v in kept.items() if v not in (None, False, "", (), [])},
-        "modules": list(modules_for(spec)),
+        "modules": list(support.modules(spec)),
         "state": state_backend(spec) or {"local": "terraform.tfstate"},
     }
 
@@ -92,7 +93,7 @@ def commands(
     ]
 
 
-def instructions(spec: ClusterSpec, folder: str) -> str:
+def instructions(spec: ClusterSpec, folder: str, support: TerraformSupport) -> str:
     lines = [
         f"Terraform deployment of xcli cluster {spec.name} ({spec.provider}).",
         "",
@@ -104,48 +105,31 @@ def instructions(spec: ClusterSpec, folder: str) -> str:
         f"  or: xcli cluster delete --cluster {spec.name} --terraform {shlex.quote(folder)}",
         "",
     ]
-    if spec.provider == "gke":
-        lines += [
-            "After apply, xcli installs JobSet and Kueue in the cluster; `xcli cluster create`",
-            "with --apply does it for you.",
-            "",
-        ]
+    lines += support.instructions(spec)
     return "\n".join(lines)
 
 
-def deployment_files(spec: ClusterSpec, folder: str) -> dict[str, str]:
+def deployment_files(spec: ClusterSpec, folder: str, support: TerraformSupport) -> dict[str, str]:
     """Every file of the deployment folder, path inside the folder -> text."""
-    check_terraform_spec(spec)
-    mode = spec.provider
-    inputs = module_inputs(spec)
-    pool = None
-    if mode == "gke":
-        pool = "gpu" if spec.accelerator.kind == "gpu" else "tpu"
-    variables = [(k, _module_of(k)) for k in inputs if k not in ("project_id", "region", "zone")]
+    support.check(spec)
+    inputs = module_inputs(spec, support)
+    variables = [
+        (k, support.module_of(k)) for k in inputs if k not in ("project_id", "region", "zone")
+    ]
     context = {
-        "mode": mode,
-        "pool": pool,
+        **support.root_context(spec),
         "backend": state_backend(spec),
         "inputs": variables,
         "xcli_version": __version__,
     }
     files = {name: render(f"terraform/{name}.j2", **context) for name in _ROOT_TEMPLATES}
     files["terraform.tfvars.json"] = json.dumps(inputs, indent=2, ensure_ascii=False) + "\n"
-    files[RECORD] = json.dumps(record(spec), indent=2, ensure_ascii=False) + "\n"
-    files["instructions.txt"] = instructions(spec, folder)
+    files[RECORD] = json.dumps(record(spec, support), indent=2, ensure_ascii=False) + "\n"
+    files["instructions.txt"] = instructions(spec, folder, support)
     files[".gitignore"] = _GITIGNORE
-    for module in modules_for(spec):
+    for module in support.modules(spec):
         source = resource_dir("terraform") / module
         for path in sorted(source.iterdir()):
             if path.is_file():
                 files[f"modules/{module}/{path.name}"] = path.read_text(encoding="utf-8")
     return files
-
-
-def _module_of(variable: str) -> str:
-    return {
-        "cluster": "gke-cluster",
-        "tpu_node_pool": "tpu-node-pool",
-        "gpu_node_pool": "gpu-node-pool",
-        "queued_resource": "tpu-queued-resource",
-    }[variable]

@@ -1,8 +1,9 @@
 """Terraform mode as a plan: write the deployment folder, then (with --apply) run terraform.
 
-Provider-independent: `cluster create --terraform DIR` calls `plan_create` for gke and
-queued-resource specs alike. Every file is a LocalAction "write_file" step (the dry-run shows
-it and, with --out, writes it under <out>/terraform/); every terraform command is a
+Provider-independent: `cluster create --terraform DIR` calls `plan_create` with the provider's
+TerraformSupport (xcli/terraform/support.py), which says what differs. Every file is a
+LocalAction "write_file" step (the dry-run shows it and, with --out, writes it under
+<out>/terraform/); every terraform command is a
 `TerraformRun` step the gateway runs with its output streamed. Without a binary the plan only
 writes the folder and its notes carry the exact commands to run.
 """
@@ -16,10 +17,10 @@ from pathlib import PurePath
 from typing import Any, ClassVar
 
 from xcli.plan.model import Plan, Step
-from xcli.plan.queued_resource import node_names as qr_node_names
 from xcli.plan.steps import LocalAction
 from xcli.spec import ClusterSpec
 from xcli.terraform.folder import RECORD, commands, deployment_files, state_backend
+from xcli.terraform.support import TerraformSupport
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -40,15 +41,15 @@ class TerraformRun(Step):
         return out
 
 
-# The seam for what runs once the infrastructure exists (JobSet, Kueue and the metadata
-# ConfigMap for GKE; SSH keys for queued resources): given the spec and the id of the step
-# whose outputs hold the terraform outputs, return the steps (each running after that id).
+# What runs once the infrastructure exists (TerraformSupport.post_apply: JobSet, Kueue and the
+# metadata ConfigMap for GKE; SSH keys for queued resources): given the spec and the id of the
+# step whose outputs hold the terraform outputs, return the steps (each running after that id).
 PostApply = Callable[[ClusterSpec, str], Sequence[Step]]
 
 
-def _write_steps(spec: ClusterSpec, folder: str) -> list[Step]:
+def _write_steps(spec: ClusterSpec, folder: str, support: TerraformSupport) -> list[Step]:
     steps: list[Step] = []
-    for rel, text in sorted(deployment_files(spec, folder).items()):
+    for rel, text in sorted(deployment_files(spec, folder, support).items()):
         steps.append(
             LocalAction(
                 id=f"write-{rel.replace('/', '-').lstrip('.')}",
@@ -64,49 +65,37 @@ def _write_steps(spec: ClusterSpec, folder: str) -> list[Step]:
     return steps
 
 
-def _notes(spec: ClusterSpec, folder: str, binary: str | None, apply: bool) -> list[str]:
+def _notes(
+    spec: ClusterSpec, folder: str, binary: str | None, apply: bool, support: TerraformSupport
+) -> list[str]:
     notes = [f"Terraform deployment folder: {folder}"]
+    before, after = support.notes(spec, binary)
     if state_backend(spec) is None:
         notes.append(
             f"state is kept in {PurePath(folder) / 'terraform.tfstate'}; "
             "pass --state-bucket to keep it in Cloud Storage"
         )
-    if spec.provider == "queued-resource" and spec.num_slices > 1:
-        notes.append(
-            f"{spec.num_slices} queued resources, one per slice: the google-beta provider has "
-            "no multislice parameters, so the slices are not scheduled all-or-nothing"
-        )
-    if spec.provider == "gke" and binary is None:  # with a binary, the setup runs after apply
-        notes.append(
-            "the cluster also needs JobSet, Kueue, the queues and the metadata ConfigMap: run "
-            "this same command with --apply once terraform or tofu is on PATH (xcli then runs "
-            "terraform and installs them after the apply)"
-        )
+    notes += before
     if binary is None:
         why = "no terraform or tofu on PATH; " if apply else ""
         notes.append(why + "to create the cluster, run:")
         notes += ["  " + shlex.join(c) for c in commands("terraform", folder)[:4]]
-    if spec.provider == "queued-resource" and binary is None:
-        notes.append("after terraform apply, add the SSH key and pin the host keys with:")
-        where = f"--project {spec.project} --zone {spec.zone}"
-        notes += [
-            f"  xcli cluster wait --provider queued-resource --cluster {name} {where}"
-            for name in qr_node_names(spec.name, spec.num_slices)
-        ]
-    return notes
+    return notes + after
 
 
 def plan_create(
     spec: ClusterSpec,
     folder: str,
+    support: TerraformSupport,
     *,
     binary: str | None,
     confirm: bool = True,
     post_apply: PostApply | None = None,
 ) -> Plan:
-    """Write the folder; with a binary also init, plan, show, confirm, apply, output."""
+    """Write the folder; with a binary also init, plan, show, confirm, apply, output, then
+    `post_apply` (the CLI passes support.post_apply)."""
     apply = bool(spec.options.get("apply"))
-    steps = _write_steps(spec, folder)
+    steps = _write_steps(spec, folder, support)
     written = tuple(s.id for s in steps)
     if apply and binary is not None:
         init, tfplan, show, do_apply, output = commands(binary, folder)
@@ -145,7 +134,7 @@ def plan_create(
         if post_apply is not None:
             steps += post_apply(spec, "tf-output")
     title = f"create cluster {spec.name} with Terraform ({spec.provider}, {spec.accelerator.name})"
-    return Plan(title, tuple(steps), notes=tuple(_notes(spec, folder, binary, apply)))
+    return Plan(title, tuple(steps), notes=tuple(_notes(spec, folder, binary, apply, support)))
 
 
 def plan_destroy(record: dict[str, Any], folder: str, *, binary: str) -> Plan:

@@ -1,0 +1,203 @@
+"""Terraform mode for gke: a regional GKE cluster (gke-cluster module) and its TPU or GPU node
+pools (tpu-node-pool / gpu-node-pool), then the API path's in-cluster setup after apply.
+
+`tf_node_pool_settings(spec)` is the per-pool view of the deployment, in fields that can be
+compared with the node-pool request bodies of the API path (so the two paths cannot drift);
+`GkeTerraform.inputs(spec)` is what goes to terraform.tfvars.json. All arithmetic and every
+capacity rule live here, before anything is written; the modules' preconditions repeat the
+rules so a hand-edited tfvars file cannot bypass them. Pure, except `live_handlers`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from xcli.errors import UserError
+from xcli.plan.model import Step
+from xcli.spec import ClusterSpec, check_name
+
+if TYPE_CHECKING:
+    from xcli.execute.result import Handler
+
+# GKE: cluster names up to 40 characters; pool names are <cluster>-np-<i>.
+_MAX_GKE_NAME = 40
+_CHANNELS = ("rapid", "regular", "stable")
+_MODULE_OF = {
+    "cluster": "gke-cluster",
+    "tpu_node_pool": "tpu-node-pool",
+    "gpu_node_pool": "gpu-node-pool",
+}
+
+
+def pool_name(spec: ClusterSpec, index: int) -> str:
+    return f"{spec.name}-np-{index}"
+
+
+def _capacity(spec: ClusterSpec) -> dict[str, Any]:
+    cap = spec.capacity
+    seconds = cap.max_run_duration
+    return {
+        "spot": cap.kind == "spot",
+        "reservation": cap.reservation if cap.kind == "reservation" else None,
+        "flex_start": cap.kind == "flex-start",
+        "max_run_duration": f"{seconds}s" if seconds is not None else None,
+    }
+
+
+def tf_node_pool_settings(spec: ClusterSpec) -> list[dict[str, Any]]:
+    """One dict per node pool: the fields the API path's nodePools.create bodies also carry.
+
+    machine_type, node_count (VMs of the pool; for flex-start the autoscaling maximum, since
+    the pool starts at 0), tpu_topology (multi-host TPU slices only), accelerator_type and
+    accelerator_count (GPU pools only), spot, reservation (None, a name or path, or "-" for
+    any), flex_start, max_run_duration ("21600s" or None).
+    """
+    accel = spec.accelerator
+    if accel.kind == "gpu":
+        return [
+            {
+                "name": pool_name(spec, 0),
+                "machine_type": accel.machine_type,
+                "node_count": spec.num_nodes,
+                "tpu_topology": None,
+                "accelerator_type": accel.gke_accelerator,
+                "accelerator_count": accel.chips_per_vm,
+                **_capacity(spec),
+            }
+        ]
+    return [
+        {
+            "name": pool_name(spec, i),
+            "machine_type": accel.machine_type,
+            "node_count": accel.vms_per_slice,
+            "tpu_topology": accel.topology if accel.multi_host else None,
+            "accelerator_type": None,
+            "accelerator_count": None,
+            **_capacity(spec),
+        }
+        for i in range(spec.num_slices)
+    ]
+
+
+def _autoscaling(spec: ClusterSpec, maximum: int) -> dict[str, Any] | None:
+    if spec.capacity.kind != "flex-start":
+        return None
+    return {"min_node_count": 0, "max_node_count": maximum, "location_policy": "ANY"}
+
+
+def _pool_inputs(spec: ClusterSpec) -> tuple[str, dict[str, Any]]:
+    accel = spec.accelerator
+    flex = spec.capacity.kind == "flex-start"
+    common = {**_capacity(spec), "auto_repair": not flex, "zones": [spec.zone]}
+    if accel.kind == "gpu":
+        return "gpu_node_pool", {
+            "name": pool_name(spec, 0),
+            "node_count": spec.num_nodes,
+            "machine_type": accel.machine_type,
+            "accelerator_type": accel.gke_accelerator,
+            "accelerator_count": accel.chips_per_vm,
+            "gpu_driver_version": "LATEST",
+            "queued_provisioning": flex,
+            "autoscaling": _autoscaling(spec, spec.num_nodes),
+            **common,
+        }
+    return "tpu_node_pool", {
+        "name_prefix": f"{spec.name}-np",
+        "num_slices": spec.num_slices,
+        "machine_type": accel.machine_type,
+        "node_count": accel.vms_per_slice,
+        "tpu_topology": accel.topology if accel.multi_host else None,
+        "placement_type": "COMPACT" if accel.multi_host else None,
+        "autoscaling": _autoscaling(spec, accel.vms_per_slice),
+        **common,
+    }
+
+
+class GkeTerraform:
+    flags = frozenset({"release_channel", "gke_version", "force"})
+
+    def check(self, spec: ClusterSpec) -> None:
+        check_name(pool_name(spec, max(spec.num_slices, 1) - 1), "node pool", _MAX_GKE_NAME)
+        if spec.capacity.kind == "guaranteed":
+            raise UserError(
+                "--guaranteed applies only to --provider queued-resource",
+                hint="for GKE choose --on-demand, --spot, --reservation or --flex-start",
+            )
+        if spec.accelerator.placement == "workload-policy":
+            raise UserError(
+                f"{spec.accelerator.name} needs a workload-policy placement, which --terraform "
+                "does not write yet",
+                hint="drop --terraform to create it through the API, or pick a single-host shape",
+            )
+        channel = str(spec.options.get("release_channel") or "regular").lower()
+        if channel not in _CHANNELS:
+            raise UserError(
+                f"release channel {channel!r} is not one of {', '.join(_CHANNELS)}",
+                hint="pass --release-channel rapid, regular or stable",
+            )
+
+    def modules(self, spec: ClusterSpec) -> tuple[str, ...]:
+        pool = "gpu-node-pool" if spec.accelerator.kind == "gpu" else "tpu-node-pool"
+        return ("gke-cluster", pool)
+
+    def inputs(self, spec: ClusterSpec) -> dict[str, Any]:
+        inputs: dict[str, Any] = {
+            "cluster": {
+                "name": spec.name,
+                "zones": [spec.zone],
+                "release_channel": str(spec.options.get("release_channel") or "regular").upper(),
+                "gke_version": spec.options.get("gke_version") or None,
+                "labels": {"created-by": "xcli"},
+            }
+        }
+        key, pool = _pool_inputs(spec)
+        inputs[key] = dict(sorted(pool.items()))
+        return inputs
+
+    def module_of(self, variable: str) -> str:
+        return _MODULE_OF[variable]
+
+    def root_context(self, spec: ClusterSpec) -> dict[str, Any]:
+        return {"mode": "gke", "pool": "gpu" if spec.accelerator.kind == "gpu" else "tpu"}
+
+    def instructions(self, spec: ClusterSpec) -> list[str]:
+        return [
+            "After apply, xcli installs JobSet and Kueue in the cluster; `xcli cluster create`",
+            "with --apply does it for you.",
+            "",
+        ]
+
+    def notes(self, spec: ClusterSpec, binary: str | None) -> tuple[list[str], list[str]]:
+        if binary is not None:  # with a binary, the setup runs after apply
+            return [], []
+        setup = (
+            "the cluster also needs JobSet, Kueue, the queues and the metadata ConfigMap: run "
+            "this same command with --apply once terraform or tofu is on PATH (xcli then runs "
+            "terraform and installs them after the apply)"
+        )
+        return [setup], []
+
+    def post_apply(self, spec: ClusterSpec, after: str) -> Sequence[Step]:
+        """The in-cluster setup of the API path (xcli.plan.incluster.setup_steps: JobSet,
+        Kueue, the queues, priority classes and the metadata ConfigMap), against the regional
+        cluster the gke-cluster module makes (location = the zone's region, as the API path)."""
+        from xcli.plan.gke_plan import cluster_resource
+        from xcli.plan.incluster import setup_steps
+
+        cluster = cluster_resource(spec.project, spec.region, spec.name)
+        return setup_steps(spec, cluster, (after,))
+
+    def live_handlers(self, spec: ClusterSpec, connections: Any) -> Mapping[str, Handler]:
+        """The Kubernetes handlers (KubeHandlers over a KubeConnector: clusters.get for the
+        endpoint and CA, then the cluster's API with Google credentials)."""
+        from xcli.gateways.kube_handlers import KubeHandlers
+        from xcli.providers.gke_standard import KubeConnector
+
+        conn = connections
+        connect = KubeConnector(conn.container(), conn.kube)
+        kube = KubeHandlers(connect, fetch=conn.fetch, sleep=conn.sleep, clock=conn.clock)
+        return kube.handlers()
+
+
+TERRAFORM = GkeTerraform()
