@@ -37,7 +37,7 @@ from xcli.gateways.compute import ComputeGateway
 from xcli.gateways.container import ContainerGateway
 from xcli.plan.cluster import ClusterRef
 from xcli.plan.gke import DEFAULT_POOL_PARALLELISM
-from xcli.providers.gke import GkeProvider
+from xcli.providers.gke.provider import GkeProvider
 from xcli.spec import Capacity, ClusterSpec
 
 

@@ -60,7 +60,7 @@ def forget(name: str, provider: str) -> None:
 
 
 def _local_names() -> list[str]:
-    from xcli.providers.local_layout import ClusterFiles, cluster_root
+    from xcli.providers.local.layout import ClusterFiles, cluster_root
 
     root = cluster_root()
     if not root.is_dir():

@@ -53,7 +53,7 @@ def read_state(folder: Path) -> dict[str, Any]:
 
 def pid_alive(pid: int | None) -> bool:
     """Whether the driver (or a worker) process still runs; a zombie does not count."""
-    from xcli.gateways.local_process import alive
+    from xcli.gateways.process import alive
 
     return bool(pid) and alive(int(pid or 0))
 

@@ -54,7 +54,7 @@ Obj = dict[str, Any]
 
 def _gke_connect(ref: ClusterRef) -> KubeApi:
     from xcli.gateways.container import ContainerGateway
-    from xcli.providers.gke_standard import KubeConnector
+    from xcli.providers.gke.standard import KubeConnector
 
     return KubeConnector(ContainerGateway()).for_ref(ref.project, ref.region, ref.name)
 

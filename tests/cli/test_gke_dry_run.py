@@ -45,7 +45,7 @@ def test_create_asks_before_a_plan_that_removes_pools() -> None:
     from xcli.cli.cluster import _confirm_removals
     from xcli.cli.common import Common
     from xcli.errors import UserError
-    from xcli.plan.gke_plan import GkeObserved, ObservedPool, plan_create
+    from xcli.providers.gke.planner import GkeObserved, ObservedPool, plan_create
 
     spec = CASES["v6e-256-x2-spot"][1]
     extra = ObservedPool("demo-np-2", "RUNNING", "v6e-256", "ct6e-standard-4t", 64, "spot")

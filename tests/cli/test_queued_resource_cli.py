@@ -198,7 +198,7 @@ def test_create_os_login_dry_run_needs_no_credentials(
 def test_ssh_right_after_setup_retries_connections_longer(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from xcli.providers import tpu_access
+    from xcli.providers.queued_resource import access as tpu_access
 
     token_uri = "https://oauth2.googleapis.com/token"
     adc = tmp_path / "adc.json"

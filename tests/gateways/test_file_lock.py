@@ -15,7 +15,7 @@ ROUNDS = 40
 PINNER = """
 import sys
 from pathlib import Path
-from xcli.providers import tpu_access
+from xcli.providers.queued_resource import access as tpu_access
 
 file, me, rounds = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
 sys.stdin.readline()  # start together

@@ -15,9 +15,9 @@ import pytest
 from tests.plan.gke_cases import CASES
 from tests.support.discovery import check_request
 from tests.support.gke_live import live, ref_of
-from xcli.plan.gke_plan import plan_create
 from xcli.plan.model import symbolic
 from xcli.plan.steps import ApiCall
+from xcli.providers.gke.planner import plan_create
 
 REQUESTS = {
     "container.projects.locations.clusters.create": "CreateClusterRequest",

@@ -28,8 +28,8 @@ from tests.gateways.local_support import (
     xcli,
 )
 from xcli.plan.cluster import ClusterRef, SshAccess, Worker
-from xcli.providers.local import LocalProvider
-from xcli.providers.local_layout import Layout, Ports, worker_env
+from xcli.providers.local.layout import Layout, Ports, worker_env
+from xcli.providers.local.provider import LocalProvider
 
 REF = ClusterRef("demo", "", "", "local")
 LAYOUT = Layout("demo", "v5litepod-16", 2, 4)

@@ -28,7 +28,7 @@ from tests.gateways.local_support import (
 )
 from xcli.errors import UserError
 from xcli.plan.cluster import ClusterRef
-from xcli.providers.local import LocalProvider
+from xcli.providers.local.provider import LocalProvider
 
 
 @pytest.fixture(autouse=True)
@@ -203,7 +203,9 @@ def _supervisors(home: Path) -> list[int]:
             argv = (entry / "cmdline").read_bytes().split(b"\0")
         except OSError:
             continue
-        if b"xcli.gateways.local_supervisor" in argv and any(str(home).encode() in a for a in argv):
+        if b"xcli.providers.local.supervisor" in argv and any(
+            str(home).encode() in a for a in argv
+        ):
             found.append(int(entry.name))
     return found
 

@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 
 from tests.gateways.local_support import REPO, cli_env, delete, needs_openssh, state
-from xcli.gateways.local_supervisor import _free_ports, promised_elsewhere
-from xcli.providers.local_layout import ClusterFiles, Ports, StateRecord, write_state
+from xcli.providers.local.layout import ClusterFiles, Ports, StateRecord, write_state
+from xcli.providers.local.supervisor import _free_ports, promised_elsewhere
 
 
 def test_ports_promised_to_other_clusters_are_avoided(tmp_path: Path) -> None:

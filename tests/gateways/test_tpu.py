@@ -20,7 +20,7 @@ from tests.support.discovery import check_request
 from tests.support.qr_specs import SCENARIOS
 from xcli.errors import CloudError
 from xcli.gateways.tpu import TpuGateway
-from xcli.plan.queued_resource import plan_create
+from xcli.providers.queued_resource.planner import plan_create
 
 BASE = "https://tpu.googleapis.com/v2/projects/my-proj/locations/us-east5-b"
 ALPHA = "https://tpu.googleapis.com/v2alpha1/projects/my-proj/locations/us-east5-b"

@@ -33,7 +33,7 @@ from xcli.gateways.container import ContainerGateway
 from xcli.gateways.tpu import TpuGateway
 from xcli.plan.model import Plan, Step
 from xcli.plan.steps import LocalAction
-from xcli.providers.qr_handlers import QrHandlers
+from xcli.providers.queued_resource.handlers import QrHandlers
 
 GKE = "https://container.googleapis.com/v1/projects/my-proj/locations/us-east5"
 TPU = "https://tpu.googleapis.com/v2/projects/my-proj/locations/us-east5-b"

@@ -15,9 +15,9 @@ from tests.conftest import REPO
 from tests.plan.gke_cases import CASES, PROJECT, ZONE
 from tests.support.discovery import check_request
 from xcli.cli.main import cli
-from xcli.plan.gke_plan import plan_create
 from xcli.plan.incluster import setup_steps
 from xcli.plan.render import plan_json
+from xcli.providers.gke.planner import plan_create
 
 GOLDENS = REPO / "tests" / "goldens" / "gke"
 

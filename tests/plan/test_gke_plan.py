@@ -12,10 +12,10 @@ from tests.support.discovery import check_request
 from xcli.catalog import lookup
 from xcli.errors import UserError
 from xcli.plan import gke
-from xcli.plan.gke_delete import plan_delete
-from xcli.plan.gke_plan import GkeObserved, ObservedPool, plan_create
 from xcli.plan.operations import OperationCall, destructive_steps
 from xcli.plan.steps import ApiCall, Wait
+from xcli.providers.gke.planner import GkeObserved, ObservedPool, plan_create
+from xcli.providers.gke.planner_delete import plan_delete
 from xcli.spec import Capacity, ClusterSpec
 
 SPOT2 = CASES["v6e-256-x2-spot"][1]

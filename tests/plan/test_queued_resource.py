@@ -14,10 +14,10 @@ from tests.support.discovery import check_request
 from tests.support.qr_specs import SCENARIOS, spec
 from xcli.errors import UserError
 from xcli.plan.model import symbolic
-from xcli.plan.queued_resource import plan_create, plan_delete, plan_wait
 from xcli.plan.render import plan_json, plan_text
 from xcli.plan.steps import ApiCall
 from xcli.plan.tpu_steps import TpuSshAccess
+from xcli.providers.queued_resource.planner import plan_create, plan_delete, plan_wait
 from xcli.spec import Capacity
 
 GOLDENS = REPO / "tests" / "goldens" / "queued_resource"

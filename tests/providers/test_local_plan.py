@@ -14,8 +14,8 @@ from xcli.errors import UserError
 from xcli.execute.dry import DryRunExecutor
 from xcli.plan.cluster import ClusterRef
 from xcli.plan.model import Ref
-from xcli.providers.local import LocalProvider
-from xcli.providers.local_layout import Layout, Ports, ports_from_base, worker_env
+from xcli.providers.local.layout import Layout, Ports, ports_from_base, worker_env
+from xcli.providers.local.provider import LocalProvider
 from xcli.spec import Capacity, ClusterSpec
 
 REF = ClusterRef("demo", "", "", "local")

@@ -32,7 +32,7 @@ from xcli.execute.result import StepContext
 from xcli.plan.cluster import ClusterRef
 from xcli.plan.model import Step
 from xcli.plan.tpu_steps import TOKENINFO
-from xcli.providers import tpu_access
+from xcli.providers.queued_resource import access as tpu_access
 
 LOGIN_REF = ClusterRef("login", "my-proj", "us-east5-b", "queued-resource")
 OSLOGIN = "https://oslogin.googleapis.com/v1/users/alice@example.com:importSshPublicKey"

@@ -20,8 +20,8 @@ from xcli.execute.result import NullReporter, StepResult
 from xcli.gateways.tpu import TpuGateway
 from xcli.plan.cluster import ClusterRef
 from xcli.plan.model import Step
-from xcli.providers import tpu_access
-from xcli.providers.queued_resource import QueuedResourceProvider
+from xcli.providers.queued_resource import access as tpu_access
+from xcli.providers.queued_resource.provider import QueuedResourceProvider
 
 BASE = "https://tpu.googleapis.com/v2/projects/my-proj/locations/us-east5-b"
 ALPHA = "https://tpu.googleapis.com/v2alpha1/projects/my-proj/locations/us-east5-b"

@@ -19,7 +19,7 @@ from xcli.gateways.compute import ComputeGateway
 from xcli.gateways.container import ContainerGateway
 from xcli.plan.cluster import ClusterRef
 from xcli.plan.model import Plan, Step
-from xcli.providers.gke import GkeProvider
+from xcli.providers.gke.provider import GkeProvider
 from xcli.spec import ClusterSpec
 
 HOSTS = re.compile(r"https://(container|compute)\.googleapis\.com/.*")

@@ -19,7 +19,7 @@ from tests.terraform.cases import CASES, create_argv, xcli
 from xcli.gateways.kube_handlers import parse_manifest, set_limits
 from xcli.plan.incluster import setup_steps
 from xcli.plan.render import step_document
-from xcli.providers.tpu_access import recall_access
+from xcli.providers.queued_resource.access import recall_access
 
 FAKE = """#!{python}
 import json, os, sys

@@ -19,8 +19,8 @@ import pytest
 from tests.support.discovery import check_request
 from tests.support.tffolder import folder_pools, module_inputs
 from tests.terraform.cases import CASES, Case, create_argv, xcli
-from xcli.providers.gke_terraform import tf_node_pool_settings
-from xcli.providers.qr_terraform import tf_queued_resource_settings
+from xcli.providers.gke.terraform import tf_node_pool_settings
+from xcli.providers.queued_resource.terraform import tf_queued_resource_settings
 
 GKE_CASES = sorted(k for k, c in CASES.items() if c.provider == "gke")
 QR_CASES = sorted(k for k, c in CASES.items() if c.provider == "queued-resource")
@@ -138,7 +138,9 @@ def test_queued_resource_matches_the_api_path(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    pytest.importorskip("xcli.plan.queued_resource", reason="needs the queued-resource planner")
+    pytest.importorskip(
+        "xcli.providers.queued_resource.planner", reason="needs the queued-resource planner"
+    )
     case = CASES[name]
     spec = case.spec()
     (create,) = api_calls(dry_run_plan(case, capsys), "queuedResources.create")

@@ -17,8 +17,8 @@ from tests.support.tffolder import folder_pools, module_calls, module_inputs
 from tests.support.tfschema import check_file, parse
 from tests.terraform.cases import CASES, GOLDENS, create_argv, folder_files, xcli
 from xcli import __version__
-from xcli.providers.gke_terraform import tf_node_pool_settings
-from xcli.providers.qr_terraform import tf_queued_resource_settings
+from xcli.providers.gke.terraform import tf_node_pool_settings
+from xcli.providers.queued_resource.terraform import tf_queued_resource_settings
 from xcli.resources import resource_dir
 
 

@@ -7,8 +7,8 @@ from dataclasses import replace
 from tests.terraform.cases import CASES
 from xcli.plan.model import Ref, Step
 from xcli.plan.steps import K8sApply
-from xcli.providers.gke_terraform import TERRAFORM as GKE
-from xcli.providers.qr_terraform import TERRAFORM as QR
+from xcli.providers.gke.terraform import TERRAFORM as GKE
+from xcli.providers.queued_resource.terraform import TERRAFORM as QR
 from xcli.spec import ClusterSpec
 from xcli.terraform import TerraformRun, deployment_files, plan_create
 
@@ -56,8 +56,8 @@ def test_post_apply_steps_run_after_the_outputs() -> None:
 def test_after_apply_a_single_queued_resource_gets_the_api_paths_steps() -> None:
     """One slice: the same wait and SSH-access requests as `cluster create` without
     --terraform; two slices: the same per queued resource, each under its own name."""
-    from xcli.plan import queued_resource as qr_plan
     from xcli.plan.render import step_document
+    from xcli.providers.queued_resource import planner as qr_plan
 
     one = replace(CASES["v6e-256-x2-queued-resource"].spec(), num_slices=1)
     api = {s.kind: step_document(s) for s in qr_plan.plan_create(one).steps if s.id != "create"}

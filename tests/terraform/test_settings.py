@@ -11,9 +11,9 @@ import pytest
 from tests.support.tfschema import parse
 from tests.terraform.cases import CASES, create_argv, xcli
 from xcli.errors import UserError
-from xcli.providers.gke_terraform import TERRAFORM as GKE
-from xcli.providers.gke_terraform import tf_node_pool_settings
-from xcli.providers.qr_terraform import TERRAFORM as QR
+from xcli.providers.gke.terraform import TERRAFORM as GKE
+from xcli.providers.gke.terraform import tf_node_pool_settings
+from xcli.providers.queued_resource.terraform import TERRAFORM as QR
 from xcli.templating import escape_template, hcl, render
 from xcli.terraform import deployment_files, module_inputs
 

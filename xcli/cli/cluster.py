@@ -151,7 +151,7 @@ def create(
     accel = lookup(tpu_type or device_type or "")
     check_counts(accel, tpu_type, num_slices, num_nodes)
     if extra.get("ssh_key"):  # only a provider that takes --ssh-key (VMs) has the value
-        from xcli.providers.tpu_access import check_user_key
+        from xcli.providers.queued_resource.access import check_user_key
 
         check_user_key(str(extra["ssh_key"]))
     capacity = capacity_from_flags(
@@ -368,7 +368,7 @@ def wait(
         raise UserError(f"--provider {provider} has nothing to wait for", hint="create waits")
     seconds = parse_duration(timeout, "--timeout") if timeout else 24 * 3600
     if ssh_key:
-        from xcli.providers.tpu_access import check_user_key
+        from xcli.providers.queued_resource.access import check_user_key
 
         check_user_key(ssh_key)
     ref = ref_for(name, provider, common)

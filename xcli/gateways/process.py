@@ -9,8 +9,11 @@ import asyncio
 import os
 import subprocess
 from collections.abc import Sequence
+from pathlib import Path
 
 from xcli.errors import UserError
+
+PROC = Path("/proc")
 
 
 def _check(argv: Sequence[str]) -> list[str]:
@@ -62,3 +65,19 @@ def detach(argv: Sequence[str], log: str) -> int:
             _check(argv), stdin=subprocess.DEVNULL, stdout=out, stderr=out, start_new_session=True
         )
     return proc.pid
+
+
+def alive(pid: int) -> bool:
+    """True while `pid` exists and is not a zombie."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    stat = PROC / str(pid) / "stat"
+    try:
+        state = stat.read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return True
+    return state != "Z"

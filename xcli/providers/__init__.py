@@ -46,18 +46,18 @@ class ProviderEntry:
 
 REGISTRY: dict[str, ProviderEntry] = {
     "gke": ProviderEntry(
-        "xcli.providers.gke_standard:standard",
+        "xcli.providers.gke.standard:standard",
         "a GKE cluster with one TPU node pool per slice (or a GPU pool), JobSet and Kueue "
         "installed (default)",
         Capabilities(terraform=True, observer=True),
     ),
     "queued-resource": ProviderEntry(
-        "xcli.providers.queued_resource:QueuedResourceProvider",
+        "xcli.providers.queued_resource.provider:QueuedResourceProvider",
         "Cloud TPU queued resources, TPU VMs without Kubernetes",
         Capabilities(vm_workloads=True, ssh=True, wait=True, terraform=True),
     ),
     "local": ProviderEntry(
-        "xcli.providers.local:LocalProvider",
+        "xcli.providers.local.provider:LocalProvider",
         "an emulated slice on this machine, no cloud account needed",
         Capabilities(cloud=False, vm_workloads=True, ssh=True, live_checks=True),
     ),
@@ -138,8 +138,3 @@ class Registry:
 
 
 DEFAULT = Registry(REGISTRY)
-
-
-def get_provider(name: str) -> Provider:
-    """The default registry's provider `name` (code outside the CLI, which takes no injection)."""
-    return DEFAULT.get(name)

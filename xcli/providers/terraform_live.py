@@ -21,7 +21,7 @@ from xcli.gateways.container import ContainerGateway
 from xcli.gateways.kube import KubeApi
 from xcli.gateways.kube_handlers import Fetch, fetch_manifest
 from xcli.gateways.tpu import TpuGateway
-from xcli.providers.qr_handlers import Sleep, event_sleep
+from xcli.providers.queued_resource.handlers import Sleep, event_sleep
 from xcli.spec import ClusterSpec
 from xcli.terraform.support import TerraformSupport
 

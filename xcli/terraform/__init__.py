@@ -2,7 +2,7 @@
 
 Pure (no network, no subprocess) and generic: the folder writer and the plan whose steps write
 it and run terraform. What differs between providers (modules, inputs, checks, the steps after
-apply) is each provider's TerraformSupport (support.py), e.g. xcli/providers/gke_terraform.py.
+apply) is each provider's TerraformSupport (support.py), e.g. xcli/providers/gke/terraform.py.
 The subprocess side is xcli/gateways/terraform.py.
 """
 

@@ -1,4 +1,4 @@
-"""The supervisor of one local cluster: `python -m xcli.gateways.local_supervisor DIR`.
+"""The supervisor of one local cluster: `python -m xcli.providers.local.supervisor DIR`.
 
 Started detached by the start_supervisor step. It reads DIR/cluster.json, binds one SSH server
 per worker on 127.0.0.1, chooses the multislice and JAX coordinator ports, then writes
@@ -21,9 +21,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from xcli.gateways.local_process import group_exists, signal_group
-from xcli.gateways.local_sshd import WorkerSite, serve
-from xcli.providers.local_layout import (
+from xcli.providers.local.layout import (
     DIR_VAR,
     HOST,
     INSTANCE_VAR,
@@ -37,6 +35,8 @@ from xcli.providers.local_layout import (
     worker_env,
     write_state,
 )
+from xcli.providers.local.process import group_exists, signal_group
+from xcli.providers.local.sshd import WorkerSite, serve
 
 GRACE = 2.0
 
@@ -190,7 +190,7 @@ async def run(files: ClusterFiles) -> int:
 
 def main(argv: list[str]) -> int:
     if len(argv) != 1:
-        print("usage: python -m xcli.gateways.local_supervisor CLUSTER_DIR", file=sys.stderr)
+        print("usage: python -m xcli.providers.local.supervisor CLUSTER_DIR", file=sys.stderr)
         return 2
     files = ClusterFiles(Path(argv[0]))
     with contextlib.suppress(OSError):

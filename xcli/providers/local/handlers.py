@@ -19,8 +19,9 @@ from typing import Any
 
 from xcli.errors import InternalError, Interrupted, NotFoundError, UserError
 from xcli.execute.result import StepContext
-from xcli.gateways import local_keys, local_process
-from xcli.providers.local_layout import (
+from xcli.providers.local import keys as local_keys
+from xcli.providers.local import process as local_process
+from xcli.providers.local.layout import (
     DIR_VAR,
     HOST,
     INSTANCE_VAR,
@@ -192,7 +193,7 @@ def _start(
 def _launch(files: ClusterFiles, timeout: float, ctx: StepContext) -> Mapping[str, Any]:
     instance = secrets.token_hex(8)
     env = {**os.environ, INSTANCE_VAR: instance, DIR_VAR: str(files.root.resolve())}
-    argv = [sys.executable, "-m", "xcli.gateways.local_supervisor", str(files.root)]
+    argv = [sys.executable, "-m", "xcli.providers.local.supervisor", str(files.root)]
     proc = local_process.spawn_detached(argv, cwd=files.root, env=env, log=files.log)
     ctx.report(f"supervisor {proc.pid} starting")
     deadline = time.monotonic() + timeout
@@ -238,7 +239,7 @@ def pin_host_keys(args: Mapping[str, Any], ctx: StepContext) -> Mapping[str, Any
 
 
 def wait_workers(args: Mapping[str, Any], ctx: StepContext) -> Mapping[str, Any]:
-    from xcli.gateways.local_probe import probe_all
+    from xcli.providers.local.probe import probe_all
 
     files = _files(args)
     ports = [int(p) for p in args["ports"]]

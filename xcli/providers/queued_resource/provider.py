@@ -10,13 +10,13 @@ from typing import Any
 from xcli.errors import NotFoundError
 from xcli.execute.result import Handler
 from xcli.gateways.tpu import TpuGateway
-from xcli.plan import queued_resource as qr_plan
 from xcli.plan.cluster import ClusterRef, ClusterSummary, SshAccess, Worker
 from xcli.plan.model import Plan
-from xcli.plan.qr_options import DEFAULT_KEY
-from xcli.providers import tpu_access
-from xcli.providers.qr_handlers import QrHandlers, Sleep, event_sleep, nodes_of
-from xcli.providers.qr_terraform import TERRAFORM
+from xcli.providers.queued_resource import access as tpu_access
+from xcli.providers.queued_resource import planner as qr_plan
+from xcli.providers.queued_resource.handlers import QrHandlers, Sleep, event_sleep, nodes_of
+from xcli.providers.queued_resource.options import DEFAULT_KEY
+from xcli.providers.queued_resource.terraform import TERRAFORM
 from xcli.spec import ClusterSpec, format_duration, parse_duration
 from xcli.terraform.support import TerraformSupport
 

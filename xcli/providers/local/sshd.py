@@ -23,7 +23,7 @@ from typing import Any
 import asyncssh
 from asyncssh.sftp import MIN_SFTP_VERSION
 
-from xcli.gateways.local_process import signal_group, start_command
+from xcli.providers.local.process import signal_group, start_command
 
 CHUNK = 65536
 CLIENT_ENV = ("LANG", "LC_")  # what Debian's sshd accepts from clients (AcceptEnv LANG LC_*)

@@ -28,11 +28,11 @@ from xcli.gateways.backoff import (
 )
 from xcli.gateways.tpu import TpuGateway, resource_name
 from xcli.gateways.tpu_account import TpuAccount
-from xcli.plan.queued_resource import QR_CREATE, QR_DELETE
 from xcli.plan.steps import ApiCall, LocalAction, Wait
 from xcli.plan.tpu_steps import CallerEmail, TpuSshAccess
-from xcli.providers import tpu_access
-from xcli.providers.qr_login import LOGIN_APIS, LoginHandlers
+from xcli.providers.queued_resource import access as tpu_access
+from xcli.providers.queued_resource.login import LOGIN_APIS, LoginHandlers
+from xcli.providers.queued_resource.planner import QR_CREATE, QR_DELETE
 from xcli.spec import format_duration
 
 __all__ = ["QrHandlers", "Sleep", "event_sleep", "nodes_of"]

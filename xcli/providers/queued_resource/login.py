@@ -16,8 +16,8 @@ from xcli.errors import CloudError, InternalError, UserError
 from xcli.execute.result import StepContext
 from xcli.gateways.tpu_account import TpuAccount
 from xcli.plan.steps import ApiCall
-from xcli.plan.tpu_login import OSLOGIN_IMPORT, PROJECT_GET
 from xcli.plan.tpu_steps import CallerEmail
+from xcli.providers.queued_resource.login_plan import OSLOGIN_IMPORT, PROJECT_GET
 
 LOGIN_APIS = (PROJECT_GET, OSLOGIN_IMPORT)
 UNREADABLE = ("PERMISSION_DENIED", "403", "NOT_FOUND", "404")

@@ -1,9 +1,9 @@
 """The GKE provider: a GKE cluster with one TPU node pool per slice, or one GPU pool.
 
-Planning is pure (xcli.plan.gke_plan). A live run first calls `observe`, which reads what exists
-through the gateways, and plans against that; the dry-run plans against nothing (see the
-docstring of xcli.plan.gke_plan). Gateways are built on first use, so neither planning nor a
-dry-run needs credentials.
+Planning is pure (xcli.providers.gke.planner). A live run first calls `observe`, which reads
+what exists through the gateways, and plans against that; the dry-run plans against nothing
+(see the docstring of xcli.providers.gke.planner). Gateways are built on first use, so neither
+planning nor a dry-run needs credentials.
 
 Seams the lead wires in (this module does not build them):
 - `setup`: the in-cluster setup builder (xcli.plan.incluster.setup_steps), spliced after the
@@ -23,11 +23,11 @@ from xcli.execute.result import Handler, StepContext
 from xcli.gateways.compute import ComputeGateway
 from xcli.gateways.container import ContainerGateway
 from xcli.plan.cluster import ClusterRef, ClusterSummary
-from xcli.plan.gke_delete import plan_delete
-from xcli.plan.gke_plan import GkeObserved, ObservedPool, SetupBuilder, plan_create
 from xcli.plan.model import Plan
 from xcli.plan.steps import ApiCall
-from xcli.providers.gke_terraform import TERRAFORM
+from xcli.providers.gke.planner import GkeObserved, ObservedPool, SetupBuilder, plan_create
+from xcli.providers.gke.planner_delete import plan_delete
+from xcli.providers.gke.terraform import TERRAFORM
 from xcli.spec import ClusterSpec
 from xcli.terraform.support import TerraformSupport
 

@@ -10,12 +10,12 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from xcli.errors import UserError
-from xcli.plan import queued_resource as qr_plan
 from xcli.plan.model import Ref, Step
-from xcli.plan.qr_options import DEFAULT_KEY
 from xcli.plan.steps import LocalAction, Wait
-from xcli.plan.tpu_login import login_steps
 from xcli.plan.tpu_steps import TpuSshAccess
+from xcli.providers.queued_resource import planner as qr_plan
+from xcli.providers.queued_resource.login_plan import login_steps
+from xcli.providers.queued_resource.options import DEFAULT_KEY
 from xcli.spec import ClusterSpec, check_name
 
 if TYPE_CHECKING:
@@ -149,7 +149,7 @@ class QueuedResourceTerraform:
 
     def live_handlers(self, spec: ClusterSpec, connections: Any) -> Mapping[str, Handler]:
         """The queued-resource handlers (wait for ACTIVE, SSH key, host keys)."""
-        from xcli.providers.qr_handlers import QrHandlers
+        from xcli.providers.queued_resource.handlers import QrHandlers
 
         conn = connections
         qr = QrHandlers(conn.tpu(spec.zone), sleep=conn.tpu_sleep, clock=conn.clock)

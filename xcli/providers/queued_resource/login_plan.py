@@ -13,9 +13,9 @@ project's (Compute Engine metadata precedence).
 from __future__ import annotations
 
 from xcli.plan.model import Fmt, Ref, Step
-from xcli.plan.qr_options import QrOptions
 from xcli.plan.steps import ApiCall, Text
 from xcli.plan.tpu_steps import CallerEmail
+from xcli.providers.queued_resource.options import QrOptions
 
 PROJECT_GET = "compute.projects.get"
 OSLOGIN_IMPORT = "oslogin.users.importSshPublicKey"

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from xcli.gateways.file_lock import locked, replace_text
-from xcli.providers.local_layout import HOST, ClusterFiles, Layout
+from xcli.providers.local.layout import HOST, ClusterFiles, Layout
 
 KEY_TYPE = "ssh-ed25519"
 

@@ -21,7 +21,8 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
-from xcli.providers.local_layout import DIR_VAR, INSTANCE_VAR
+from xcli.gateways.process import alive as alive  # re-exported: handlers.py uses it from here
+from xcli.providers.local.layout import DIR_VAR, INSTANCE_VAR
 
 PROC = Path("/proc")
 
@@ -86,22 +87,6 @@ def _take_terminal() -> None:
     fcntl.ioctl(0, termios.TIOCSCTTY, 0)
 
 
-def alive(pid: int) -> bool:
-    """True while `pid` exists and is not a zombie."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    stat = PROC / str(pid) / "stat"
-    try:
-        state = stat.read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return True
-    return state != "Z"
-
-
 def carries(pid: int, instance: str) -> bool | None:
     """Whether `pid`'s environment has our instance token; None where that cannot be known."""
     if not PROC.is_dir():
@@ -156,7 +141,7 @@ def _is_supervisor(pid: int) -> bool:
         argv = (PROC / str(pid) / "cmdline").read_bytes().split(b"\0")
     except OSError:
         return False
-    return b"xcli.gateways.local_supervisor" in argv
+    return b"xcli.providers.local.supervisor" in argv
 
 
 def sweep_cluster(root: Path, grace: float = 5.0, rounds: int = 20) -> list[int]:

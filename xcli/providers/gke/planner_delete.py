@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from xcli.plan import gke
-from xcli.plan.gke_plan import DELETE_CLUSTER, DELETE_POLICY, GkeObserved, op_call
 from xcli.plan.model import Plan, Step
+from xcli.providers.gke.planner import DELETE_CLUSTER, DELETE_POLICY, GkeObserved, op_call
 
 
 def plan_delete(project: str, zone: str, name: str, observed: GkeObserved | None = None) -> Plan:

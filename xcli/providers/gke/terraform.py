@@ -182,8 +182,8 @@ class GkeTerraform:
         """The in-cluster setup of the API path (xcli.plan.incluster.setup_steps: JobSet,
         Kueue, the queues, priority classes and the metadata ConfigMap), against the regional
         cluster the gke-cluster module makes (location = the zone's region, as the API path)."""
-        from xcli.plan.gke_plan import cluster_resource
         from xcli.plan.incluster import setup_steps
+        from xcli.providers.gke.planner import cluster_resource
 
         cluster = cluster_resource(spec.project, spec.region, spec.name)
         return setup_steps(spec, cluster, (after,))
@@ -192,7 +192,7 @@ class GkeTerraform:
         """The Kubernetes handlers (KubeHandlers over a KubeConnector: clusters.get for the
         endpoint and CA, then the cluster's API with Google credentials)."""
         from xcli.gateways.kube_handlers import KubeHandlers
-        from xcli.providers.gke_standard import KubeConnector
+        from xcli.providers.gke.standard import KubeConnector
 
         conn = connections
         connect = KubeConnector(conn.container(), conn.kube)

@@ -19,7 +19,7 @@ from xcli.gateways.kube_handlers import KubeHandlers
 from xcli.gateways.kube_status import cluster_status
 from xcli.plan.cluster import ClusterRef
 from xcli.plan.incluster import setup_steps
-from xcli.providers.gke import GkeProvider
+from xcli.providers.gke.provider import GkeProvider
 
 POOL_LABEL = "cloud.google.com/gke-nodepool"
 

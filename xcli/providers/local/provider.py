@@ -2,7 +2,7 @@
 
 Planning is pure: the plan names every file relative to $XCLI_HOME and every port chosen at
 run time as a Ref, so `--dry-run` prints the same bytes on any machine. The live handlers are in
-xcli/gateways/local_actions.py; the supervisor they start in xcli/gateways/local_supervisor.py.
+xcli/providers/local/handlers.py; the supervisor they start in xcli/providers/local/supervisor.py.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from xcli.plan.cluster import ClusterRef, ClusterSummary, SshAccess, Worker
 from xcli.plan.model import Plan, Ref
 from xcli.plan.steps import LocalAction
 from xcli.providers.base import Provider
-from xcli.providers.local_layout import (
+from xcli.providers.local.layout import (
     HOST,
     MAX_WORKERS,
     ClusterFiles,
@@ -126,7 +126,7 @@ class LocalProvider:
     def check_create(self, spec: ClusterSpec) -> None:
         """A live create's checks against this machine, before anything is written: the
         name does not run as another shape; a --base-port range is free."""
-        from xcli.gateways.local_actions import check_create, local_user
+        from xcli.providers.local.handlers import check_create, local_user
 
         _, base = _check(spec)
         accel = spec.accelerator
@@ -156,13 +156,13 @@ class LocalProvider:
         return Plan(title=f"delete local cluster {ref.name}", steps=steps, notes=NOTES[:1])
 
     def handlers(self, ref: ClusterRef) -> Mapping[str, Handler]:
-        from xcli.gateways.local_actions import handle
+        from xcli.providers.local.handlers import handle
 
         return {"local": handle}
 
     # --- inspection -----------------------------------------------------------------------
     def _status(self, files: ClusterFiles) -> tuple[str, StateRecord | None]:
-        from xcli.gateways.local_actions import supervisor_alive
+        from xcli.providers.local.handlers import supervisor_alive
 
         state = read_state(files)
         if state is None:

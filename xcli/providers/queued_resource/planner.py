@@ -22,10 +22,10 @@ from typing import Any
 
 from xcli.errors import UserError
 from xcli.plan.model import Plan, Ref, Step
-from xcli.plan.qr_options import QrOptions, qr_options
 from xcli.plan.steps import ApiCall, LocalAction, Text, Wait
-from xcli.plan.tpu_login import login_steps
 from xcli.plan.tpu_steps import TpuSshAccess
+from xcli.providers.queued_resource.login_plan import login_steps
+from xcli.providers.queued_resource.options import QrOptions, qr_options
 from xcli.spec import ClusterSpec, check_name
 
 ROOT = "https://tpu.googleapis.com"
