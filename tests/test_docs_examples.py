@@ -63,7 +63,7 @@ SKIP = {
     "docs/ssh.md: xcli ssh --cluster demo --worker=2                  # an interactive shell on "
     "worker 2": "opens an interactive shell: needs a person at a terminal",
     "docs/local-provider.md: xcli ssh --cluster demo --worker=all --command 'JAX_PLATFORMS=cpu "
-    "python3 prog.py'": "needs JAX on the workers' python; tests/gateways/test_local_lifecycle.py "
+    "python3 prog.py'": "needs JAX on the workers' python; tests/providers/local/test_lifecycle.py "
     "runs this program on a local cluster when JAX is installed",
     "docs/workload.md: xcli workload create --cluster demo --workload train-1 --docker-image "
     "us-docker.pkg.dev/my-project/repo/trainer:1 --command 'python3 train.py' --max-restarts 3 "

@@ -136,12 +136,18 @@ def of_cluster_pids(root: Path) -> list[int]:
     ]
 
 
+# The supervisor's module as it appears in its argv (`python -m MODULE DIR`); the second is
+# its name before the local provider became one package, so clusters started by an older
+# xcli are still found and stopped.
+SUPERVISOR_MODULES = (b"xcli.providers.local.supervisor", b"xcli.gateways.local_supervisor")
+
+
 def _is_supervisor(pid: int) -> bool:
     try:
         argv = (PROC / str(pid) / "cmdline").read_bytes().split(b"\0")
     except OSError:
         return False
-    return b"xcli.providers.local.supervisor" in argv
+    return any(name in argv for name in SUPERVISOR_MODULES)
 
 
 def sweep_cluster(root: Path, grace: float = 5.0, rounds: int = 20) -> list[int]:
