@@ -11,7 +11,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import responses
 
-from tests.providers.test_queued_resource import (
+from tests.providers.queued_resource.test_provider import (
     BASE,
     COMPUTE,
     GUEST,
