@@ -50,6 +50,8 @@ def handlers(fake: FakeKube, clock: Clock, **kwargs: Any) -> KubeHandlers:
         assert cluster == CLUSTER
         return KubeApi("203.0.113.9", None, lambda: "tok", transport=fake.transport())
 
+    # a fixed jitter (x1.0): the waits grow as the policy says, in every run
+    kwargs.setdefault("rand", lambda: 0.5)
     made = KubeHandlers(connect, sleep=clock.sleep, clock=clock, **kwargs)
     made.connected = connected  # type: ignore[attr-defined]
     return made

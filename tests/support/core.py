@@ -19,7 +19,8 @@ import typing
 from typing import Any
 
 import msgspec
-from lightkube.codecs import resource_registry
+
+from xcli.gateways.kube import builtin_model
 
 STRING_MAPS = {"labels", "annotations", "data", "nodeSelector", "stringData"}
 _DNS_LABEL = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?"
@@ -30,7 +31,8 @@ _DATA_KEY = re.compile(r"^[-._a-zA-Z0-9]+$")
 
 def validate_core(obj: dict[str, Any]) -> None:
     """Raise AssertionError naming the first problem if `obj` is not a valid built-in object."""
-    model = resource_registry.load(obj["apiVersion"], obj["kind"])
+    model = builtin_model(obj["apiVersion"], obj["kind"])
+    assert model is not None, f"not a built-in kind: {obj['apiVersion']} {obj['kind']}"
     _check(obj, model, obj["kind"])
     meta = obj.get("metadata") or {}
     name = meta.get("name", "")

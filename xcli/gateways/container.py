@@ -74,7 +74,7 @@ class ContainerGateway:
         poll: PollPolicy | None = None,
         retry: RetryPolicy | None = None,
     ) -> None:
-        self._client = client
+        self._gapic = client
         self._credentials = credentials
         self._endpoint = endpoint
         self.timing = timing or Timing()
@@ -83,13 +83,13 @@ class ContainerGateway:
 
     @property
     def client(self) -> Any:
-        if self._client is None:
+        if self._gapic is None:
             from google.auth.exceptions import DefaultCredentialsError
             from google.cloud import container_v1
 
             options = {"api_endpoint": self._endpoint} if self._endpoint else None
             try:
-                self._client = container_v1.ClusterManagerClient(
+                self._gapic = container_v1.ClusterManagerClient(
                     transport="rest", credentials=self._credentials, client_options=options
                 )
             except DefaultCredentialsError:
@@ -97,7 +97,7 @@ class ContainerGateway:
                     "no Google credentials found",
                     hint=errs.NO_CREDENTIALS_HINT,
                 ) from None
-        return self._client
+        return self._gapic
 
     # --- steps -------------------------------------------------------------------------------
 

@@ -4,6 +4,12 @@ Objects go in and come out as plain dicts, so nothing outside xcli/gateways/ see
 Every apply is a server-side apply (PATCH, application/apply-patch+yaml, fieldManager=xcli,
 force=true, fieldValidation=Strict: an unknown field is an error, not silently dropped).
 
+Only lightkube's public API is used: `Client.apply` (server-side apply), `get`, `list`, `delete`
+and `log`, with generic resources (lightkube.generic_resource) for custom and built-in kinds
+alike, so answers stay the server's JSON. What lightkube has no public API for is done on the
+HTTP layer: `fieldValidation=Strict` on applies (kube_auth.py), and GETs of paths no kind
+describes, such as Kueue's visibility API (`get_path`, a plain client on the same connection).
+
 Connection and authentication (cluster CA, Google OAuth bearer token) are in kube_auth.py.
 Tests pass `transport=httpx2.MockTransport(...)` and see every request, with no socket.
 """
@@ -16,7 +22,13 @@ from typing import TYPE_CHECKING, Any
 
 from xcli.errors import CloudError, InternalError
 from xcli.gateways import reach
-from xcli.gateways.kube_auth import TokenProvider, build_client, google_token_provider
+from xcli.gateways.kube_auth import (
+    TokenProvider,
+    connection,
+    google_token_provider,
+    http_client,
+    lightkube_client,
+)
 
 if TYPE_CHECKING:
     import httpx2
@@ -61,12 +73,10 @@ def load_lightkube() -> None:
     """
     with _IMPORT_LOCK:
         import lightkube
-        import lightkube.codecs
         import lightkube.config.models
-        import lightkube.core.exceptions
-        import lightkube.core.generic_client
         import lightkube.core.resource
-        import lightkube.generic_resource  # noqa: F401
+        import lightkube.generic_resource
+        import lightkube.types  # noqa: F401
 
 
 class KubeApi:
@@ -78,7 +88,6 @@ class KubeApi:
         ca_cert: str | None,
         token: TokenProvider | None = None,
         *,
-        client: Client | None = None,
         transport: httpx2.BaseTransport | None = None,
         field_manager: str = "xcli",
     ) -> None:
@@ -88,17 +97,28 @@ class KubeApi:
         self._ca_cert = ca_cert
         self._token = token
         self._transport = transport
-        self._client = client
+        self._connected: tuple[Client, httpx2.Client] | None = None
         self._lock = threading.Lock()
+
+    def _connect(self) -> tuple[Client, httpx2.Client]:
+        """Both clients over one connection, built on first use (credentials are looked up
+        only then)."""
+        with self._lock:
+            if self._connected is None:
+                token = self._token or google_token_provider()
+                server, wire = connection(self.endpoint, self._ca_cert, token, self._transport)
+                self._connected = (lightkube_client(server, wire), http_client(server, wire))
+            return self._connected
 
     @property
     def client(self) -> Client:
-        """The lightkube Client, built on first use (credentials are looked up only then)."""
-        with self._lock:
-            if self._client is None:
-                token = self._token or google_token_provider()
-                self._client = build_client(self.endpoint, self._ca_cert, token, self._transport)
-            return self._client
+        """The lightkube Client: every request but `get_path`'s."""
+        return self._connect()[0]
+
+    @property
+    def http(self) -> httpx2.Client:
+        """A plain HTTP client on the same connection, for paths no kind describes."""
+        return self._connect()[1]
 
     def apply(
         self,
@@ -111,23 +131,20 @@ class KubeApi:
         """Server-side apply `obj`; return the object as the server stored it."""
         res = resource_for(obj["apiVersion"], obj["kind"])
         meta = obj.get("metadata") or {}
-        namespace = meta.get("namespace") or ("default" if _namespaced(res) else None)
-        params = {
-            "fieldManager": field_manager or self.field_manager,
-            "force": "true" if force else None,
-            "fieldValidation": "Strict",
-            "dryRun": "All" if dry_run else None,
-        }
-        return self._send(
+        # A generic resource is the dict itself, sent as it is. Its namespace is its
+        # metadata.namespace, or the client's ("default") for a namespaced kind.
+        stored: dict[str, Any] = self._call(
             f"apply {obj['kind']} {meta.get('name')}",
-            "patch",
-            res,
-            name=meta["name"],
-            namespace=namespace,
-            obj=dict(obj),
-            params=params,
-            headers={"Content-Type": "application/apply-patch+yaml"},
+            lambda: _plain(
+                self.client.apply(
+                    res(dict(obj)),
+                    field_manager=field_manager or self.field_manager,
+                    force=force,
+                    dry_run=dry_run,
+                )
+            ),
         )
+        return stored
 
     def get(
         self, api_version: str, kind: str, name: str, namespace: str | None = None
@@ -135,28 +152,21 @@ class KubeApi:
         """The object, or None if it does not exist."""
         res = resource_for(api_version, kind)
         try:
-            return self._send(f"get {kind} {name}", "get", res, name=name, namespace=namespace)
+            found: dict[str, Any] = self._call(
+                f"get {kind} {name}",
+                lambda: _plain(self.client.get(res, name, namespace=namespace)),
+            )
         except CloudError as exc:
             if exc.status == "NotFound":
                 return None
             raise
+        return found
 
     def get_path(self, path: str, what: str) -> dict[str, Any] | None:
         """GET an API path that no kind describes (an aggregated API's read-only endpoint,
         such as Kueue's pending-workloads visibility API); None if the server answers 404."""
-        from lightkube.core.generic_client import BasicRequest
-
-        generic = self.client._client
-
-        def call() -> dict[str, Any]:
-            request = generic.build_adapter_request(BasicRequest(method="GET", url=path))
-            response = generic.send(request)
-            generic.raise_for_status(response)  # type: ignore[no-untyped-call]
-            body = response.json() if response.content else {}
-            return body if isinstance(body, dict) else {}
-
         try:
-            out: dict[str, Any] = self._call(what, call)
+            out: dict[str, Any] = self._call(what, lambda: get_json(self.http, path))
         except CloudError as exc:
             if exc.status in ("NotFound", "404"):
                 return None
@@ -177,19 +187,20 @@ class KubeApi:
         {"involvedObject.name": "w-slice-0-0-abcde"}.
         """
         res = resource_for(api_version, kind)
-        method = "global_list" if namespace == "*" else "list"
-        found: list[dict[str, Any]] = []
-        params: dict[str, Any] = {
-            "labelSelector": _selector(labels),
-            "fieldSelector": _selector(fields),
-            "limit": 500,
-        }
-        while True:
-            page = self._send(f"list {kind}", method, res, namespace=namespace, params=params)
-            found += page.get("items") or []
-            params["continue"] = (page.get("metadata") or {}).get("continue")
-            if not params["continue"]:
-                return found
+        found: list[dict[str, Any]] = self._call(
+            f"list {kind}",
+            lambda: [
+                _plain(item)
+                for item in self.client.list(
+                    res,
+                    namespace=namespace,
+                    chunk_size=500,  # lightkube follows `continue` from page to page
+                    labels=dict(labels or {}),
+                    fields=dict(fields or {}),
+                )
+            ],
+        )
+        return found
 
     def delete(
         self,
@@ -200,16 +211,15 @@ class KubeApi:
         propagation: str = "Foreground",
     ) -> bool:
         """Delete (Foreground: dependents first); False if it was already gone."""
+        from lightkube.types import CascadeType
+
         res = resource_for(api_version, kind)
-        params = {"propagationPolicy": propagation}
         try:
-            self._send(
+            self._call(
                 f"delete {kind} {name}",
-                "delete",
-                res,
-                name=name,
-                namespace=namespace,
-                params=params,
+                lambda: self.client.delete(
+                    res, name, namespace=namespace, cascade=CascadeType(propagation)
+                ),
             )
         except CloudError as exc:
             if exc.status == "NotFound":
@@ -242,39 +252,6 @@ class KubeApi:
         )
         return iter(lines)
 
-    def _send(
-        self,
-        what: str,
-        method: str,
-        res: Any,
-        *,
-        name: str | None = None,
-        namespace: str | None = None,
-        obj: Any = None,
-        params: dict[str, Any] | None = None,
-        headers: dict[str, str] | None = None,
-    ) -> dict[str, Any]:
-        """One request built by lightkube (URL, auth, dry-run rules), answered as a plain dict.
-
-        The answer is not decoded into lightkube's models: objects go back to the caller as
-        the server sent them, whatever fields its version has.
-        """
-        generic = self.client._client  # the request builder behind Client's own methods
-        if method == "global_list":
-            method, namespace = "list", "*"
-
-        def call() -> dict[str, Any]:
-            request = generic.prepare_request(
-                method, res, obj, name, namespace, params=params, headers=headers
-            )
-            response = generic.send(generic.build_adapter_request(request))
-            generic.raise_for_status(response)  # type: ignore[no-untyped-call]
-            body = response.json() if response.content else {}
-            return body if isinstance(body, dict) else {}
-
-        out: dict[str, Any] = self._call(what, call)
-        return out
-
     def _call(self, what: str, fn: Callable[[], Any]) -> Any:
         import httpx2
         from lightkube import ApiError
@@ -295,6 +272,19 @@ class KubeApi:
                 status="Unavailable",
                 retryable=True,
             ) from None
+
+
+def get_json(http: httpx2.Client, path: str) -> dict[str, Any]:
+    """GET `path` and answer its JSON object, failing as lightkube's own requests fail
+    (lightkube.ApiError when the server answers a Status, HTTPStatusError otherwise)."""
+    from lightkube import ApiError
+
+    response = http.get(path)
+    if response.is_error and response.headers.get("Content-Type") == "application/json":
+        raise ApiError(request=response.request, response=response)
+    response.raise_for_status()
+    body = response.json() if response.content else {}
+    return body if isinstance(body, dict) else {}
 
 
 def api_error(what: str, code: int, reason: str, message: str) -> CloudError:
@@ -329,25 +319,51 @@ def resource_for(api_version: str, kind: str) -> Any:
 
 
 def _resource_for(api_version: str, kind: str) -> Any:
-    from lightkube.codecs import resource_registry
-    from lightkube.core.exceptions import LoadResourceError
-    from lightkube.generic_resource import create_global_resource, create_namespaced_resource
+    from lightkube.core import resource as r
+    from lightkube.generic_resource import (
+        create_global_resource,
+        create_namespaced_resource,
+        get_generic_resource,
+    )
 
-    found = resource_registry.get(api_version, kind)
+    found = get_generic_resource(api_version, kind)  # type: ignore[no-untyped-call]
     if found is not None:
         return found
     if (api_version, kind) in CUSTOM_KINDS:
         plural, namespaced = CUSTOM_KINDS[(api_version, kind)]
-        group, _, version = api_version.rpartition("/")
-        create = create_namespaced_resource if namespaced else create_global_resource
-        return create(group, version, kind, plural)
+    else:
+        # A built-in kind is a generic resource too, shaped like lightkube's model of it: a
+        # model would decode answers into its fields (dropping those it does not know, refusing
+        # objects without a required one); a generic resource keeps the server's JSON as it is.
+        model = builtin_model(api_version, kind)
+        if model is None:
+            raise CloudError(
+                f"xcli does not know the Kubernetes kind {api_version} {kind}",
+                hint="this is a bug in xcli, please report it",
+            )
+        plural, namespaced = r.api_info(model).plural, issubclass(model, r.NamespacedResource)
+    group, _, version = api_version.rpartition("/")
+    create = create_namespaced_resource if namespaced else create_global_resource
+    return create(group, version, kind, plural)
+
+
+def builtin_model(api_version: str, kind: str) -> Any:
+    """lightkube's model class of a built-in kind (lightkube.resources.apps_v1.Deployment for
+    apps/v1 Deployment), None if lightkube has none. Looked up by module, as lightkube's own
+    registry does, without registering it: xcli's registry entries are generic resources."""
+    import importlib
+
+    from lightkube.core import resource as r
+
+    group, _, version = api_version.rpartition("/")
+    if "." in group and not group.endswith(".k8s.io"):
+        return None  # not a Kubernetes API group: a custom resource
+    module = f"{group.removesuffix('.k8s.io').replace('.', '_') or 'core'}_{version}".lower()
     try:
-        return resource_registry.load(api_version, kind)
-    except (LoadResourceError, ImportError, AttributeError):
-        raise CloudError(
-            f"xcli does not know the Kubernetes kind {api_version} {kind}",
-            hint="this is a bug in xcli, please report it",
-        ) from None
+        model = getattr(importlib.import_module(f"lightkube.resources.{module}"), kind)
+    except (ImportError, AttributeError):
+        return None
+    return model if isinstance(model, type) and issubclass(model, r.Resource) else None
 
 
 def kind_for_plural(api_version: str, plural: str) -> str:
@@ -369,11 +385,8 @@ def register_crd(crd: Mapping[str, Any]) -> None:
             create(spec["group"], version["name"], spec["names"]["kind"], spec["names"]["plural"])
 
 
-def _selector(pairs: Mapping[str, str] | None) -> str | None:
-    return ",".join(f"{k}={v}" for k, v in (pairs or {}).items()) or None
-
-
-def _namespaced(res: Any) -> bool:
-    from lightkube.core import resource as r
-
-    return issubclass(res, (r.NamespacedResource, r.NamespacedSubResource))
+def _plain(obj: Any) -> dict[str, Any]:
+    """A generic resource (every kind xcli uses is one, see resource_for) as the plain dict the
+    server sent."""
+    out: dict[str, Any] = obj.to_dict()
+    return out

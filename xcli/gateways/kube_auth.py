@@ -86,6 +86,82 @@ def _bearer_transport(inner: httpx2.BaseTransport, token: TokenProvider) -> http
     return Bearer()
 
 
+def _strict_apply_transport(inner: httpx2.BaseTransport) -> httpx2.BaseTransport:
+    import httpx2
+
+    class StrictApply(httpx2.BaseTransport):
+        """Adds fieldValidation=Strict to every server-side apply.
+
+        lightkube's public Client.patch/apply have no parameter for it (they set only force,
+        fieldManager and dryRun, see patch() in
+        https://github.com/gtsystem/lightkube/blob/master/lightkube/core/client.py), and
+        without it the API server drops an unknown field with a warning instead of refusing
+        the object (https://kubernetes.io/docs/reference/using-api/api-concepts/#field-validation).
+        This is the one place where xcli's requests differ from what lightkube builds.
+        """
+
+        def handle_request(self, request: httpx2.Request) -> httpx2.Response:
+            if (
+                request.method == "PATCH"
+                and request.headers.get("Content-Type") == "application/apply-patch+yaml"
+            ):
+                request.url = request.url.copy_add_param("fieldValidation", "Strict")
+            return inner.handle_request(request)
+
+        def close(self) -> None:
+            inner.close()
+
+    return StrictApply()
+
+
+def connection(
+    endpoint: str,
+    ca_cert: str | None,
+    token: TokenProvider,
+    transport: httpx2.BaseTransport | None = None,
+) -> tuple[str, httpx2.BaseTransport]:
+    """The server URL https://<endpoint> and the transport every request to it goes through:
+    TLS verified with `ca_cert`, a fresh bearer token, strict field validation on applies."""
+    import httpx2
+
+    server = endpoint if "://" in endpoint else f"https://{endpoint}"
+    if transport is None:
+        verify: ssl.SSLContext | bool = _ssl_context(ca_cert) if ca_cert else True
+        transport = httpx2.HTTPTransport(verify=verify)
+    # TLS verification and auth live in the transport (lightkube's own settings would apply
+    # only to a transport it builds itself).
+    return server, _bearer_transport(_strict_apply_transport(transport), token)
+
+
+def lightkube_client(server: str, transport: httpx2.BaseTransport, timeout: float = 30.0) -> Client:
+    """A lightkube Client sending every request through `transport`."""
+    import httpx2
+    from lightkube import Client, KubeConfig
+    from lightkube.config.models import Cluster, User
+
+    config = KubeConfig.from_one(cluster=Cluster(server=server), user=User())
+    return Client(
+        config,
+        namespace="default",
+        field_manager="xcli",
+        trust_env=False,
+        timeout=httpx2.Timeout(timeout),
+        transport=transport,
+    )
+
+
+def http_client(
+    server: str, transport: httpx2.BaseTransport, timeout: float = 30.0
+) -> httpx2.Client:
+    """A plain HTTP client like lightkube's own (no proxy variables, same timeout), for the
+    paths no lightkube resource describes."""
+    import httpx2
+
+    return httpx2.Client(
+        base_url=server, transport=transport, timeout=httpx2.Timeout(timeout), trust_env=False
+    )
+
+
 def build_client(
     endpoint: str,
     ca_cert: str | None,
@@ -94,22 +170,4 @@ def build_client(
     timeout: float = 30.0,
 ) -> Client:
     """A lightkube Client for https://<endpoint>, verifying the server with `ca_cert`."""
-    import httpx2
-    from lightkube import Client, KubeConfig
-    from lightkube.config.models import Cluster, User
-
-    server = endpoint if "://" in endpoint else f"https://{endpoint}"
-    if transport is None:
-        verify: ssl.SSLContext | bool = _ssl_context(ca_cert) if ca_cert else True
-        transport = httpx2.HTTPTransport(verify=verify)
-    # TLS verification and auth live in the transport (lightkube's own settings would apply
-    # only to a transport it builds itself).
-    config = KubeConfig.from_one(cluster=Cluster(server=server), user=User())
-    return Client(
-        config,
-        namespace="default",
-        field_manager="xcli",
-        trust_env=False,
-        timeout=httpx2.Timeout(timeout),
-        transport=_bearer_transport(transport, token),
-    )
+    return lightkube_client(*connection(endpoint, ca_cert, token, transport), timeout=timeout)

@@ -12,6 +12,7 @@ through xcli.gateways.backoff (tenacity, one cancellable sleep): Ctrl-C ends the
 
 from __future__ import annotations
 
+import random
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -108,12 +109,13 @@ class KubeHandlers:
         fetch: Fetch = fetch_manifest,
         sleep: Sleep = event_sleep,
         clock: Callable[[], float] = time.monotonic,
+        rand: Callable[[], float] = random.random,
         apply_timeout: float = 600.0,
     ) -> None:
         self._connect = connect
         self._fetch = fetch
         self._clock = clock
-        self._timing = Timing(sleep=sleep, clock=clock)
+        self._timing = Timing(sleep=sleep, clock=clock, rand=rand)
         self._apply_timeout = apply_timeout
         self._apis: dict[str, KubeApi] = {}
         self._lock = threading.Lock()

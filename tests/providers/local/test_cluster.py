@@ -321,11 +321,13 @@ def test_interactive_login_shell_on_a_terminal(demo: Demo) -> None:
         os.execvp(argv[0], argv)
     os.write(fd, b"echo worker-$TPU_WORKER_ID-$MEGASCALE_SLICE_ID; sleep 30\n")
     assert b"worker-2-1" in _expect(fd, b"worker-2-1", 60.0)  # a loaded machine logs in slowly
-    os.write(fd, b"\x03")  # Ctrl-C: the terminal interrupts sleep, the shell goes on
-    # The terminal discards input typed before the shell is back at its prompt (ISIG flushes
-    # the queue), so type the next command until the shell answers it.
+    # Ctrl-C: the terminal interrupts sleep, the shell goes on. The echo above can show up
+    # before the shell has made sleep the terminal's foreground job, and a Ctrl-C then reaches
+    # no sleep; the terminal also discards input typed before the shell is back at its prompt
+    # (ISIG flushes the queue). So press Ctrl-C and type the next command until it is answered.
     seen, deadline = b"", time.monotonic() + 15
     while b"after-42" not in seen and time.monotonic() < deadline:
+        os.write(fd, b"\x03")
         os.write(fd, b"echo after-$((6*7))\n")
         seen += _expect(fd, b"after-42", 1.0)
     assert b"after-42" in seen

@@ -6,36 +6,21 @@ known_hosts file is rewritten whenever ports are (re)assigned.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from pathlib import Path
 
 from xcli.gateways.file_lock import locked, replace_text
+from xcli.gateways.keys import generate_key_pair
 from xcli.providers.local.layout import HOST, ClusterFiles, Layout
-
-KEY_TYPE = "ssh-ed25519"
-
-
-def _write_private(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    tmp = path.with_name(path.name + ".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "wb") as out:
-        out.write(data)
-    os.replace(tmp, path)
 
 
 def ensure_key(path: Path, comment: str) -> str:
     """The OpenSSH public key line of the private key at `path`, generated if missing."""
     import asyncssh
 
-    if path.is_file():
-        key = asyncssh.read_private_key(path)
-    else:
-        key = asyncssh.generate_private_key(KEY_TYPE, comment=comment)
-        _write_private(path, key.export_private_key("openssh"))
-        pub = key.export_public_key("openssh")
-        path.with_name(path.name + ".pub").write_bytes(pub)
+    if not path.is_file():
+        return generate_key_pair(path, comment)
+    key = asyncssh.read_private_key(path)
     line: str = key.export_public_key("openssh").decode().strip()
     return line
 

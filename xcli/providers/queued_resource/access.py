@@ -1,7 +1,7 @@
 """Local half of SSH access to TPU VMs: xcli's key, the ssh-keys metadata merge, known_hosts.
 
-- The key: ~/.ssh/xcli_ed25519 (OpenSSH format, mode 0600) and .pub, created with the
-  `cryptography` package when missing; or the user's --ssh-key FILE (FILE.pub, or derived).
+- The key: ~/.ssh/xcli_ed25519 (OpenSSH format, mode 0600) and .pub, created by
+  xcli/gateways/keys.py when missing; or the user's --ssh-key FILE (FILE.pub, or derived).
 - The merge: `ssh-keys` metadata is one "user:keytype key comment" line per key; ours is appended
   when absent and no other line is ever dropped.
 - known_hosts: xcli's own file in the state folder. Each line pins one worker's host key for its
@@ -29,26 +29,14 @@ def key_path(text: str) -> Path:
 def ensure_key(path: Path, create: bool, comment: str = "xcli") -> str:
     """The public key line for the private key at `path`, generating the pair if allowed."""
     from cryptography.hazmat.primitives import serialization
-    from cryptography.hazmat.primitives.asymmetric import ed25519
+
+    from xcli.gateways.keys import generate_key_pair
 
     public = path.with_name(path.name + ".pub")
     if not path.exists():
         if not create:
             raise UserError(f"SSH key {path} does not exist", hint="pass an existing --ssh-key")
-        key = ed25519.Ed25519PrivateKey.generate()
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        private = key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.OpenSSH,
-            serialization.NoEncryption(),
-        )
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(private)
-        line = key.public_key().public_bytes(
-            serialization.Encoding.OpenSSH, serialization.PublicFormat.OpenSSH
-        )
-        public.write_text(f"{line.decode()} {comment}\n", encoding="utf-8")
+        generate_key_pair(path, comment)
     if public.exists():
         return public.read_text(encoding="utf-8").strip()
     try:
