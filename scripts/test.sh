@@ -48,4 +48,5 @@ python3 -m venv .venv
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 .venv/bin/mypy
+.venv/bin/lint-imports --no-cache
 .venv/bin/pytest "$@"

@@ -1,0 +1,1 @@
+"""Click commands: flags in, frozen requests to the core, results rendered. Nothing imports it."""

@@ -1,0 +1,1 @@
+"""Plans and steps: pure values, built with no network and no credentials."""
