@@ -100,8 +100,8 @@ def _xcli_step(info: dict[str, Any], engine: str) -> Any:
 def _xcli(info: dict[str, Any], engine: str, reuse: bool) -> tuple[float, float, int, str]:
     import asyncio
 
-    from xcli.execute.fanout import OutputSink
     from xcli.gateways.broadcast import make_engine
+    from xcli.gateways.output import OutputSink
     from xcli.gateways.ssh_pool import run_pool
 
     t0, c0 = time.perf_counter(), _cpu()

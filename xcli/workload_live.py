@@ -21,9 +21,9 @@ from datetime import datetime, timezone
 from typing import Any
 
 from xcli.errors import CloudError, ConfigError, Interrupted, NotFoundError
-from xcli.execute.result import Handler
 from xcli.gateways.kube import KubeApi
 from xcli.plan.cluster import ClusterRef
+from xcli.plan.contract import Handler
 from xcli.plan.jobset import API_VERSION as JOBSET_API
 from xcli.workload_report import admission, queue_position
 from xcli.workload_spec import ClusterMeta, cluster_meta_from_dict

@@ -10,7 +10,7 @@ import pytest
 
 from xcli.errors import CloudError, Interrupted
 from xcli.execute.live import LiveExecutor
-from xcli.execute.result import StepContext, StepResult
+from xcli.plan.contract import StepContext, StepResult
 from xcli.plan.model import Plan, Ref, Step
 from xcli.plan.steps import LocalAction
 

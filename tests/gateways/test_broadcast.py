@@ -23,9 +23,10 @@ import pytest
 
 from tests.gateways.local_support import LocalServers, delete, local_servers, needs_openssh
 from tests.support.sshd import Sshd, free_ports
-from xcli.execute.fanout import FanoutResult, OutputSink
 from xcli.gateways.broadcast import run_broadcast
+from xcli.gateways.output import OutputSink
 from xcli.plan.fanout import Action, Broadcast, Exec, SshSettings, Target, plan_broadcast
+from xcli.plan.fanout_result import FanoutResult
 
 ENGINES = ["openssh", "asyncssh"]
 SLACK = 8  # seconds a deadline may be overrun on a loaded machine; a hang is 120 s or more

@@ -14,10 +14,11 @@ from tests.plan.test_incluster import CASES, CLUSTER, plan_for
 from tests.support.fakekube import FakeKube, status, webhook_down
 from xcli.errors import CloudError
 from xcli.execute.live import LiveExecutor
-from xcli.execute.result import RunResult, StepContext
+from xcli.execute.result import RunResult
 from xcli.gateways.kube import KubeApi
 from xcli.gateways.kube_handlers import KubeHandlers, fetch_manifest, parse_manifest
 from xcli.plan import incluster, kueue_objects
+from xcli.plan.contract import StepContext
 from xcli.plan.kube_steps import K8sInstall, K8sWait
 from xcli.plan.model import Plan, Step
 from xcli.plan.steps import K8sApply, LocalAction

@@ -23,8 +23,8 @@ import pytest
 
 from tests.gateways.test_broadcast import settings, targets
 from tests.support.sshd import Sshd
-from xcli.execute.fanout import OutputSink
 from xcli.gateways.broadcast import run_broadcast
+from xcli.gateways.output import OutputSink
 from xcli.plan.fanout import Broadcast, Exec, plan_broadcast
 
 # openssh-reused: the openssh engine over masters a first run left open (it then speaks the

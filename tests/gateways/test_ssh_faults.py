@@ -26,8 +26,8 @@ from tests.gateways.local_support import (
 from tests.gateways.test_broadcast import SLACK, settings, targets
 from tests.gateways.test_remote_stop import control  # noqa: F401  (a fixture)
 from tests.support.sshd import Sshd, make_sshd, sshd_binary
-from xcli.execute.fanout import OutputSink
 from xcli.gateways.broadcast import run_broadcast
+from xcli.gateways.output import OutputSink
 from xcli.plan.fanout import Broadcast, Exec, Target, plan_broadcast
 
 CONNECT_TIMEOUT = 2

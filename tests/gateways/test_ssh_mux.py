@@ -19,12 +19,13 @@ import pytest
 
 from tests.gateways.test_broadcast import CLIENT_PORT, PORT, _client_ports, settings, targets
 from tests.support.sshd import Sshd
-from xcli.execute.fanout import FanoutResult, OutputSink
 from xcli.gateways import process
 from xcli.gateways.broadcast import run_broadcast
+from xcli.gateways.output import OutputSink
 from xcli.gateways.ssh_mux import SessionOptions, session_options
 from xcli.gateways.ssh_openssh import ensure_control_dir
 from xcli.plan.fanout import Broadcast, Exec, SshSettings, Target, control_path, plan_broadcast
+from xcli.plan.fanout_result import FanoutResult
 
 
 @pytest.fixture(autouse=True)

@@ -18,7 +18,6 @@ from google.oauth2.credentials import Credentials
 
 from xcli.errors import CloudError, Interrupted, UserError
 from xcli.execute.live import LiveExecutor
-from xcli.execute.result import NullReporter, StepContext
 from xcli.gateways import backoff
 from xcli.gateways.backoff import (
     READ_POLICY,
@@ -31,6 +30,7 @@ from xcli.gateways.backoff import (
 )
 from xcli.gateways.container import ContainerGateway
 from xcli.gateways.tpu import TpuGateway
+from xcli.plan.contract import NullReporter, StepContext
 from xcli.plan.model import Plan, Step
 from xcli.plan.steps import LocalAction
 from xcli.providers.queued_resource.handlers import QrHandlers
@@ -388,7 +388,7 @@ def test_token_refresh_through_a_dead_proxy_is_one_cloud_error(
 @responses.activate
 def test_a_read_retried_inside_a_step_ends_on_ctrl_c() -> None:
     """A gateway read is not handed the step's context; it still sleeps on the run's cancel
-    event (execute.result.cancel_scope), so Ctrl-C does not wait out its retries."""
+    event (plan.contract.cancel_scope), so Ctrl-C does not wait out its retries."""
     responses.get(f"{TPU}/queuedResources/boot", status=503, json=UNAVAILABLE)
     seen: list[threading.Event] = []
 

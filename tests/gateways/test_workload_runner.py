@@ -9,9 +9,9 @@ import pytest
 
 from tests.gateways.test_broadcast import ENGINES, settings, targets
 from tests.support.sshd import Sshd
-from xcli.execute.fanout import OutputSink
 from xcli.execute.live import LiveExecutor
 from xcli.execute.vm_workload import WorkloadFailed, make_handler
+from xcli.gateways.output import OutputSink
 from xcli.gateways.workload_runner import BroadcastRunner
 from xcli.plan.model import Plan
 from xcli.plan.steps import WorkerCommand

@@ -13,7 +13,8 @@ from typing import Any
 
 import click
 
-from xcli.execute.result import Reporter, RunResult, StepResult
+from xcli.execute.result import RunResult
+from xcli.plan.contract import Reporter, StepResult
 from xcli.plan.model import Step
 
 

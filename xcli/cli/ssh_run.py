@@ -191,8 +191,8 @@ def _engine(req: Request) -> tuple[Any, SshSettings, str | None]:
 
 def broadcast(common: Common, req: Request, action: Action) -> int:
     from xcli.cli.ssh import print_summary
-    from xcli.execute.fanout import OutputSink, default_log_dir
     from xcli.gateways.broadcast import run_broadcast
+    from xcli.gateways.output import OutputSink, default_log_dir
     from xcli.plan.fanout import Broadcast, plan_broadcast
 
     engine, settings, note = _engine(req)

@@ -18,8 +18,8 @@ def create_on_vms(common: Common, flags: dict[str, Any]) -> int:
     from xcli.cli.providers import ref_for, registry
     from xcli.cli.workload_flags import spec_from_flags
     from xcli.errors import UserError
-    from xcli.execute.fanout import OutputSink
     from xcli.execute.vm_workload import make_handler
+    from xcli.gateways.output import OutputSink
     from xcli.gateways.workload_runner import BroadcastRunner
     from xcli.plan.fanout import SshSettings, targets_for
     from xcli.plan.vm_workload import VmWorkloadRun, plan_vm_workload

@@ -13,7 +13,8 @@ from typing import Literal, TextIO
 
 import yaml
 
-from xcli.execute.result import RunResult, StepResult
+from xcli.execute.result import RunResult
+from xcli.plan.contract import StepResult
 from xcli.plan.model import Plan, symbolic
 from xcli.plan.render import plan_json, plan_text
 from xcli.plan.steps import K8sApply, LocalAction

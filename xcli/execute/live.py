@@ -15,11 +15,11 @@ from collections.abc import Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 
 from xcli.errors import InternalError, Interrupted
-from xcli.execute.result import (
+from xcli.execute.result import RunResult
+from xcli.plan.contract import (
     Handler,
     NullReporter,
     Reporter,
-    RunResult,
     StepContext,
     StepResult,
     cancel_scope,

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Protocol
 
 from xcli.errors import Interrupted, XcliError
-from xcli.execute.result import Handler, StepContext
+from xcli.plan.contract import Handler, StepContext
 from xcli.plan.steps import WorkerCommand
 from xcli.plan.vm_workload import Decision, VmWorkloadRun, WorkerExit, run_with_restarts
 

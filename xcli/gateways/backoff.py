@@ -63,7 +63,7 @@ def current_cancel() -> threading.Event:
     """For a retry not handed a step's context: the cancel event of the run whose step this
     thread carries out (set on Ctrl-C), else, in the main thread where Ctrl-C raises by
     itself, an event nobody sets."""
-    from xcli.execute.result import run_cancel_event
+    from xcli.plan.contract import run_cancel_event
 
     return run_cancel_event()
 

@@ -15,10 +15,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from xcli.errors import CloudError, UserError
-from xcli.execute.fanout import FanoutResult, OutputSink, default_log_dir
-from xcli.execute.result import StepContext
+from xcli.gateways.output import OutputSink, default_log_dir
 from xcli.gateways.ssh_pool import SshEngine, run_pool
+from xcli.plan.contract import StepContext
 from xcli.plan.fanout import Broadcast
+from xcli.plan.fanout_result import FanoutResult
 
 
 def make_engine(name: str) -> SshEngine:

@@ -11,9 +11,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from xcli.errors import CloudError
-from xcli.execute.result import StepContext
 from xcli.gateways import gke_errors as errs
 from xcli.gateways.backoff import RetryPolicy, Timing, growing, poll, retry_busy, timed_out
+from xcli.plan.contract import StepContext
 from xcli.plan.gke import COMPUTE
 from xcli.plan.steps import ApiCall
 

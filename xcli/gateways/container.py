@@ -13,7 +13,6 @@ from functools import partial
 from typing import Any
 
 from xcli.errors import CloudError
-from xcli.execute.result import StepContext
 from xcli.gateways import gke_errors as errs
 from xcli.gateways.backoff import (
     READ_POLICY,
@@ -25,6 +24,7 @@ from xcli.gateways.backoff import (
     retry_busy,
     timed_out,
 )
+from xcli.plan.contract import StepContext
 from xcli.plan.operations import OperationCall
 from xcli.plan.steps import ApiCall, Wait
 

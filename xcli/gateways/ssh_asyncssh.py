@@ -15,8 +15,8 @@ import signal
 from pathlib import Path
 from typing import Any
 
-from xcli.execute.fanout import WorkerStream
 from xcli.gateways.file_lock import locked
+from xcli.gateways.output import WorkerStream
 from xcli.gateways.ssh_pool import Attempt
 from xcli.plan.fanout import (
     KEEPALIVE_COUNT,

@@ -23,8 +23,8 @@ import tempfile
 from pathlib import Path
 
 from xcli import paths
-from xcli.execute.fanout import WorkerStream
 from xcli.gateways import process, ssh_mux
+from xcli.gateways.output import WorkerStream
 from xcli.gateways.ssh_pool import Attempt
 from xcli.plan.fanout import Broadcast, Exec, SshSettings, Target, control_path
 

@@ -20,8 +20,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from xcli.execute.fanout import FanoutResult, OutputSink, Status, WorkerOutcome, WorkerStream
+from xcli.gateways.output import OutputSink, WorkerStream
 from xcli.plan.fanout import Broadcast
+from xcli.plan.fanout_result import FanoutResult, Status, WorkerOutcome
 
 FDS_PER_WORKER = 4  # two pipes per ssh, a log file, slack
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from xcli.errors import CloudError, InternalError, UserError
-from xcli.execute.result import Handler, StepContext
+from xcli.plan.contract import Handler, StepContext
 
 Echo = Callable[[str], None]
 Ask = Callable[[str], bool]

@@ -23,8 +23,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from xcli.execute.fanout import OutputSink
 from xcli.gateways import process
+from xcli.gateways.output import OutputSink
 from xcli.gateways.workload_runner import BroadcastRunner
 from xcli.plan.fanout import SshSettings, Target
 from xcli.plan.steps import WorkerCommand

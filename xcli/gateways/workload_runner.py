@@ -16,10 +16,11 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 
 from xcli.errors import UserError
-from xcli.execute.fanout import FanoutResult, OutputSink, WorkerOutcome
 from xcli.gateways.broadcast import make_engine
+from xcli.gateways.output import OutputSink
 from xcli.gateways.ssh_pool import run_pool
 from xcli.plan.fanout import Action, Broadcast, Engine, Exec, SshSettings, Target, plan_broadcast
+from xcli.plan.fanout_result import FanoutResult, WorkerOutcome
 from xcli.plan.steps import WorkerCommand
 from xcli.plan.vm_workload import WorkerExit
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Protocol
 
-from xcli.execute.result import Handler
 from xcli.plan.cluster import ClusterRef, ClusterSummary, SshAccess, Worker
+from xcli.plan.contract import Handler
 from xcli.plan.model import Plan
 from xcli.spec import ClusterSpec
 from xcli.terraform.support import TerraformSupport

@@ -16,11 +16,11 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from xcli.execute.result import Handler
 from xcli.gateways.container import ContainerGateway
 from xcli.gateways.kube import KubeApi
 from xcli.gateways.kube_handlers import Fetch, fetch_manifest
 from xcli.gateways.tpu import TpuGateway
+from xcli.plan.contract import Handler
 from xcli.providers.queued_resource.handlers import Sleep, event_sleep
 from xcli.spec import ClusterSpec
 from xcli.terraform.support import TerraformSupport

@@ -15,7 +15,7 @@ from xcli.plan.model import Step
 from xcli.spec import ClusterSpec
 
 if TYPE_CHECKING:
-    from xcli.execute.result import Handler
+    from xcli.plan.contract import Handler
 
 
 class TerraformSupport(Protocol):

@@ -28,8 +28,8 @@ from tests.providers.queued_resource.test_provider import (
 )
 from tests.support.qr_specs import SCENARIOS
 from xcli.errors import CloudError, UserError
-from xcli.execute.result import StepContext
 from xcli.plan.cluster import ClusterRef
+from xcli.plan.contract import StepContext
 from xcli.plan.model import Step
 from xcli.plan.tpu_steps import TOKENINFO
 from xcli.providers.queued_resource import access as tpu_access

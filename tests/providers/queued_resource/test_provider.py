@@ -16,9 +16,9 @@ from google.oauth2.credentials import Credentials
 from tests.support.qr_specs import SCENARIOS
 from xcli.errors import CloudError, Interrupted
 from xcli.execute.live import LiveExecutor
-from xcli.execute.result import NullReporter, StepResult
 from xcli.gateways.tpu import TpuGateway
 from xcli.plan.cluster import ClusterRef
+from xcli.plan.contract import NullReporter, StepResult
 from xcli.plan.model import Step
 from xcli.providers.queued_resource import access as tpu_access
 from xcli.providers.queued_resource.provider import QueuedResourceProvider
@@ -189,7 +189,7 @@ def test_waiting_then_failed_shows_the_reason() -> None:
 
 @responses.activate
 def test_active_then_suspended_is_explained() -> None:
-    from xcli.execute.result import StepContext
+    from xcli.plan.contract import StepContext
 
     fake = FakeTime()
     _states("ACTIVE")
@@ -229,7 +229,7 @@ def test_ctrl_c_while_waiting_leaves_it_queued() -> None:
 
     p = provider(fake)
     p.sleep = sleep_then_interrupt
-    from xcli.execute.result import StepContext
+    from xcli.plan.contract import StepContext
 
     ctx = StepContext(plan.by_id()["wait-active"], Recorder(), cancelled, {})
     with pytest.raises(Interrupted) as err:
@@ -252,7 +252,7 @@ def test_ssh_key_merge_retries_409_and_keeps_existing_keys() -> None:
     responses.patch(f"{BASE}/nodes/boot", json={"name": f"{PARENT}/operations/p"})
     _operation("p")
     handlers: Any = provider(fake).handlers(REF)["tpu_ssh_access"].__self__  # QrHandlers
-    from xcli.execute.result import StepContext
+    from xcli.plan.contract import StepContext
 
     ctx = StepContext(Step(id="x", summary=""), Recorder(), threading.Event(), {})
     added = handlers.add_key(f"{PARENT}/nodes/boot", "alice:ssh-ed25519 AAAAC3KEY xcli", ctx)
@@ -287,7 +287,7 @@ def test_create_conflict_same_shape_is_reused_different_shape_refused() -> None:
     responses.get(f"{BASE}/queuedResources/boot", json=same)
     plan = provider(fake).plan_create(SCENARIOS["v4-8-on-demand-startup"])
     handlers = provider(fake).handlers(REF)
-    from xcli.execute.result import StepContext
+    from xcli.plan.contract import StepContext
 
     step = plan.by_id()["create"]
     ctx = StepContext(step, Recorder(), threading.Event(), {})

@@ -19,10 +19,10 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from xcli.errors import NotFoundError
-from xcli.execute.result import Handler, StepContext
 from xcli.gateways.compute import ComputeGateway
 from xcli.gateways.container import ContainerGateway
 from xcli.plan.cluster import ClusterRef, ClusterSummary
+from xcli.plan.contract import Handler, StepContext
 from xcli.plan.model import Plan
 from xcli.plan.steps import ApiCall
 from xcli.providers.gke.planner import GkeObserved, ObservedPool, SetupBuilder, plan_create

@@ -18,7 +18,7 @@ from xcli.plan.model import Step
 from xcli.spec import ClusterSpec, check_name
 
 if TYPE_CHECKING:
-    from xcli.execute.result import Handler
+    from xcli.plan.contract import Handler
 
 # GKE: cluster names up to 40 characters; pool names are <cluster>-np-<i>.
 _MAX_GKE_NAME = 40

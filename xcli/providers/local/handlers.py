@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from xcli.errors import InternalError, Interrupted, NotFoundError, UserError
-from xcli.execute.result import StepContext
+from xcli.plan.contract import StepContext
 from xcli.providers.local import keys as local_keys
 from xcli.providers.local import process as local_process
 from xcli.providers.local.layout import (

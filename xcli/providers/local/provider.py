@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from xcli.errors import NotFoundError, UserError
-from xcli.execute.result import Handler
 from xcli.plan.cluster import ClusterRef, ClusterSummary, SshAccess, Worker
+from xcli.plan.contract import Handler
 from xcli.plan.model import Plan, Ref
 from xcli.plan.steps import LocalAction
 from xcli.providers.base import Provider

@@ -16,7 +16,6 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from xcli.errors import CloudError, InternalError, Interrupted, UserError
-from xcli.execute.result import StepContext
 from xcli.gateways.backoff import (
     RetryPolicy,
     Sleep,
@@ -28,6 +27,7 @@ from xcli.gateways.backoff import (
 )
 from xcli.gateways.tpu import TpuGateway, resource_name
 from xcli.gateways.tpu_account import TpuAccount
+from xcli.plan.contract import StepContext
 from xcli.plan.steps import ApiCall, LocalAction, Wait
 from xcli.plan.tpu_steps import CallerEmail, TpuSshAccess
 from xcli.providers.queued_resource import access as tpu_access

@@ -13,8 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 from xcli.errors import CloudError, InternalError, UserError
-from xcli.execute.result import StepContext
 from xcli.gateways.tpu_account import TpuAccount
+from xcli.plan.contract import StepContext
 from xcli.plan.steps import ApiCall
 from xcli.plan.tpu_steps import CallerEmail
 from xcli.providers.queued_resource.login_plan import OSLOGIN_IMPORT, PROJECT_GET

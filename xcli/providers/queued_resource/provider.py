@@ -8,9 +8,9 @@ from datetime import datetime, timezone
 from typing import Any
 
 from xcli.errors import NotFoundError
-from xcli.execute.result import Handler
 from xcli.gateways.tpu import TpuGateway
 from xcli.plan.cluster import ClusterRef, ClusterSummary, SshAccess, Worker
+from xcli.plan.contract import Handler
 from xcli.plan.model import Plan
 from xcli.providers.queued_resource import access as tpu_access
 from xcli.providers.queued_resource import planner as qr_plan

@@ -19,7 +19,7 @@ from xcli.providers.queued_resource.options import DEFAULT_KEY
 from xcli.spec import ClusterSpec, check_name
 
 if TYPE_CHECKING:
-    from xcli.execute.result import Handler
+    from xcli.plan.contract import Handler
 
 _MAX_QR_NAME = 63
 

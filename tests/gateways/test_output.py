@@ -7,8 +7,9 @@ import resource
 import threading
 from pathlib import Path
 
-from xcli.execute.fanout import MAX_LINE, FanoutResult, OutputSink, WorkerOutcome
+from xcli.gateways.output import MAX_LINE, OutputSink
 from xcli.gateways.ssh_pool import raise_open_file_limit
+from xcli.plan.fanout_result import FanoutResult, WorkerOutcome
 
 
 def test_chunks_split_mid_line_come_out_as_whole_prefixed_lines(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""What a broadcast prints and returns: prefixed whole lines, per-worker logs, outcomes, summary.
+"""What a broadcast prints: prefixed whole lines and per-worker logs.
 
 Both SSH engines feed raw bytes in here. Each worker's stdout and stderr are line-buffered
 separately and written as whole lines, `[w3] ...`, under one lock, so lines are never mixed,
@@ -14,104 +14,12 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO, Literal
+from typing import BinaryIO
 
 from xcli import paths
 
-Status = Literal["ok", "exit", "unreachable", "auth", "host key", "timed out", "interrupted"]
-UNREACHABLE: tuple[Status, ...] = ("unreachable", "auth", "host key")
 KEEP_RUNS = 20
 MAX_LINE = 1 << 20  # a longer line without a newline is written in pieces of this size
-
-
-@dataclass
-class WorkerOutcome:
-    label: str
-    status: Status
-    exit_code: int | None = None
-    detail: str = ""
-    log: Path | None = None
-    attempts: int = 1
-    seconds: float = 0.0
-    reached: bool = False  # the command started on the worker (a connection was made)
-
-    @property
-    def ok(self) -> bool:
-        return self.status == "ok"
-
-    @property
-    def reason(self) -> str:
-        text = {
-            "ok": "ok",
-            "exit": f"exit code {self.exit_code}",
-            "unreachable": "unreachable",
-            "auth": "authentication refused",
-            "host key": "host key does not match xcli's known_hosts",
-            "timed out": "timed out",
-            "interrupted": "interrupted",
-        }[self.status]
-        return f"{text} ({self.detail})" if self.detail else text
-
-    @property
-    def code(self) -> int:
-        """This worker's share of the exit status (see FanoutResult.exit_code)."""
-        if self.status == "ok":
-            return 0
-        if self.status == "exit":
-            return self.exit_code or 1
-        if self.status == "timed out" and self.reached:
-            return 124  # the command ran past --timeout, like timeout(1)
-        if self.status == "interrupted":
-            return 130
-        return 255
-
-
-@dataclass
-class FanoutResult:
-    outcomes: list[WorkerOutcome]
-    interrupted: bool = False
-    log_dir: Path | None = None
-    seconds: float = 0.0
-
-    @property
-    def failed(self) -> list[WorkerOutcome]:
-        return [o for o in self.outcomes if not o.ok]
-
-    @property
-    def exit_code(self) -> int:
-        """0 if every worker succeeded; 255 if one could not be reached; else the largest
-        remote exit code (124 for a command stopped by --timeout)."""
-        return max((o.code for o in self.outcomes), default=0)
-
-    def summary_lines(self) -> list[str]:
-        total, bad = len(self.outcomes), self.failed
-        head = f"{total - len(bad)} of {total} workers succeeded"
-        head += f" in {self.seconds:.1f}s" + (" (interrupted)" if self.interrupted else "")
-        lines = [head]
-        for o in bad:
-            where = f"  log: {o.log}" if o.log else ""
-            lines.append(f"  FAILED [{o.label}] {o.reason}{where}")
-        return lines
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "ok": not self.failed,
-            "exit_code": self.exit_code,
-            "interrupted": self.interrupted,
-            "log_dir": str(self.log_dir) if self.log_dir else None,
-            "workers": [
-                {
-                    "worker": o.label,
-                    "status": o.status,
-                    "reason": o.reason,
-                    "exit_code": o.exit_code,
-                    "attempts": o.attempts,
-                    "seconds": round(o.seconds, 3),
-                    "log": str(o.log) if o.log else None,
-                }
-                for o in self.outcomes
-            ],
-        }
 
 
 class OutputSink:
