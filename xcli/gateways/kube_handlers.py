@@ -123,7 +123,7 @@ class KubeHandlers:
     def handlers(self) -> dict[str, Handler]:
         return {
             "k8s_apply": self.apply,
-            "k8s_install": self.install,
+            "k8s_install": self.install_release,
             "k8s_wait": self.wait,
             "k8s_delete": self.delete,
         }
@@ -172,7 +172,7 @@ class KubeHandlers:
             )
         return {"existed": existed}
 
-    def install(self, step: K8sInstall, ctx: StepContext) -> Mapping[str, Any]:
+    def install_release(self, step: K8sInstall, ctx: StepContext) -> Mapping[str, Any]:
         api = self.api(str(step.cluster))
         ctx.report(f"downloading {step.component} {step.version}")
         objects = parse_manifest(self._fetch(step.url), step.url)
