@@ -23,7 +23,7 @@ from tests.support.workload_cluster import (
     cond,
     set_up,
 )
-from xcli import workload_live
+from xcli.workload.jobset import live as workload_live
 
 __all__ = ["cluster"]  # the fixture
 QUEUED = [cond("Suspended", "True", "SuspendedByKueue", "suspended", "2026-11-22T10:00:01Z")]

@@ -20,7 +20,7 @@ CHILD = """
 import json, sys
 from tests.support.workload_cluster import Cluster, FakeClock, NOW, WHERE, set_up, add_jobset, cond
 from tests.support.fakekube import FakeKube
-from xcli import workload_live
+from xcli.workload.jobset import live as workload_live
 from xcli.cli.errors import run_guarded
 from xcli.cli.main import cli
 from xcli.gateways.kube import KubeApi

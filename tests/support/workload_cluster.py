@@ -16,16 +16,16 @@ from typing import Any
 import pytest
 
 from tests.plan.test_incluster import CASES as CLUSTERS
-from tests.plan.workload_cases import meta_for, spec_for
 from tests.support.crd import validate
 from tests.support.fakekube import FakeKube
-from xcli import workload_live
+from tests.workload.cases import meta_for, spec_for
 from xcli.cli.errors import run_guarded
 from xcli.cli.main import cli
 from xcli.gateways.kube import KubeApi
 from xcli.plan import incluster
-from xcli.plan.jobset import build_jobset
 from xcli.providers.base import ClusterRef
+from xcli.workload.jobset import live as workload_live
+from xcli.workload.jobset.manifest import build_jobset
 
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=timezone.utc)
 NS = "/api/v1/namespaces/default"

@@ -136,7 +136,7 @@ def create(common: Common, **flags: Any) -> int:
     """
     from xcli.cli.workload_flags import build_request, precheck, write_manifests
     from xcli.cluster_index import provider_for
-    from xcli.plan.workload import gke_cluster_path, plan_workload_create
+    from xcli.workload.jobset.plan import gke_cluster_path, plan_workload_create
 
     flags["provider"] = provider_for(flags["cluster"], flags["provider"], "gke")
     if flags["image"] is None:
@@ -164,7 +164,7 @@ def create(common: Common, **flags: Any) -> int:
     plan = plan_workload_create(spec, meta, existing, cluster)
     if flags["output_manifest_file"] is not None:
         write_manifests(plan, flags["output_manifest_file"])
-    from xcli import workload_live
+    from xcli.workload.jobset import live as workload_live
 
     code = run_plan(common, plan, lambda: workload_live.handlers(ref))
     if not common.dry_run and common.output == "text":

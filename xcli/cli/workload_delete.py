@@ -48,10 +48,10 @@ def delete(
       xcli workload delete --cluster demo --state succeeded --older-than 7d --yes
       xcli workload delete train-1 --cluster demo --dry-run --output json
     """
-    from xcli import workload_live
-    from xcli.plan.workload import gke_cluster_path
-    from xcli.plan.workload_delete import plan_workload_delete
     from xcli.spec import parse_duration
+    from xcli.workload.jobset import live as workload_live
+    from xcli.workload.jobset.delete import plan_workload_delete
+    from xcli.workload.jobset.plan import gke_cluster_path
 
     name = workload_name(name, workload_flag, required=False)
     if (name is None) == (state is None):
@@ -87,7 +87,7 @@ def delete(
     if name is not None:
         names, state_now = [name], ""
         if not common.dry_run:
-            from xcli.workload_view import jobset_state
+            from xcli.workload.jobset.view import jobset_state
 
             # refuses an unknown name, listing the real ones
             state_now = f" ({jobset_state(workload_live.get_jobset(ref, name))})"

@@ -10,7 +10,7 @@ from xcli.errors import UserError
 from xcli.plan.model import Plan
 from xcli.providers.base import ClusterRef
 from xcli.spec import Capacity, check_duration
-from xcli.workload_spec import ClusterMeta, WorkloadSpec, cluster_meta_from_dict, parse_env
+from xcli.workload.spec import ClusterMeta, WorkloadSpec, cluster_meta_from_dict, parse_env
 
 
 def build_request(
@@ -65,7 +65,7 @@ def precheck(flags: dict[str, Any]) -> None:
 
 def spec_from_flags(flags: dict[str, Any], meta: ClusterMeta) -> WorkloadSpec:
     """The workload's flags, checked, with the cluster's facts as defaults (any provider)."""
-    from xcli.workload_spec import workload_spec
+    from xcli.workload.spec import workload_spec
 
     accelerator = requested_accelerator(flags)
     codes = _exit_codes(flags["restart_on_exit_codes"])
@@ -119,7 +119,7 @@ def _cluster_facts(
             _load(path), ref.name, source=f"--cluster-metadata {path}"
         ), []
     if not common.dry_run:
-        from xcli import workload_live
+        from xcli.workload.jobset import live as workload_live
 
         return workload_live.read_cluster(ref)
     if not accelerator:
@@ -174,7 +174,7 @@ def write_manifests(plan: Plan, path: Path) -> None:
     import yaml
 
     from xcli.plan.model import symbolic
-    from xcli.plan.workload import manifest_documents
+    from xcli.workload.jobset.plan import manifest_documents
 
     docs = [symbolic(m) for m in manifest_documents(plan)]
     try:

@@ -132,10 +132,10 @@ def list_workloads(common: Common, cluster: str, provider: str, state: str | Non
         from xcli.cli.workload_vm_read import vm_list
 
         return vm_list(common, cluster, state)
-    from xcli import workload_live
     from xcli.cli.table import print_table
-    from xcli.workload_report import LIST_HEADERS, admission, list_note, row_cells, row_dict
-    from xcli.workload_view import kueue_workload_for, list_rows
+    from xcli.workload.jobset import live as workload_live
+    from xcli.workload.jobset.report import LIST_HEADERS, admission, list_note, row_cells, row_dict
+    from xcli.workload.jobset.view import kueue_workload_for, list_rows
 
     jobsets, kueue = workload_live.list_workloads(cluster_ref(common, cluster))
     rows = list_rows(jobsets, workload_live.current().now(), state)
@@ -180,9 +180,9 @@ def status(
         from xcli.cli.workload_vm_read import vm_status
 
         return vm_status(common, cluster, name)
-    from xcli import workload_live
     from xcli.cli.table import print_table
-    from xcli.workload_report import status_lines, status_report
+    from xcli.workload.jobset import live as workload_live
+    from xcli.workload.jobset.report import status_lines, status_report
 
     found = workload_live.status_objects(cluster_ref(common, cluster), name)
     report = status_report(
@@ -250,7 +250,7 @@ def logs(
       xcli workload logs train-1 --cluster demo --since 10m --output json   # JSON lines
     """
     from xcli.spec import parse_duration
-    from xcli.workload_logs import stream_logs
+    from xcli.workload.jobset.logs import stream_logs
 
     name = str(workload_name(name, workload_flag))
     check_names(cluster, name)
@@ -303,8 +303,8 @@ def wait(
     Examples:
       xcli workload wait train-1 --cluster demo --timeout 6h && echo trained
     """
-    from xcli import workload_live
     from xcli.spec import parse_duration
+    from xcli.workload.jobset import live as workload_live
 
     name = str(workload_name(name, workload_flag))
     seconds = parse_duration(timeout, "--timeout") if timeout else None

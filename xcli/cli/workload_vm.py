@@ -19,13 +19,13 @@ def create_on_vms(common: Common, flags: dict[str, Any]) -> int:
     from xcli.cli.workload_flags import spec_from_flags
     from xcli.errors import UserError
     from xcli.execute.fanout import OutputSink
-    from xcli.execute.vm_workload import make_handler
     from xcli.gateways.workload_runner import BroadcastRunner
     from xcli.plan.fanout import SshSettings, targets_for
-    from xcli.plan.vm_workload import VmWorkloadRun, plan_vm_workload
     from xcli.providers import get_provider
     from xcli.spec import Capacity
-    from xcli.workload_spec import ClusterMeta
+    from xcli.workload.spec import ClusterMeta
+    from xcli.workload.vm.handler import make_handler
+    from xcli.workload.vm.plan import VmWorkloadRun, plan_vm_workload
 
     provider = flags["provider"]
     if flags["output_manifest_file"] is not None or flags["cluster_metadata"] is not None:
@@ -76,7 +76,7 @@ def create_on_vms(common: Common, flags: dict[str, Any]) -> int:
         import shutil
 
         from xcli.gateways.workload_driver import record_run
-        from xcli.vm_runs import RecordingRunner, refuse_running, run_dir
+        from xcli.workload.vm.runs import RecordingRunner, refuse_running, run_dir
 
         engine: Literal["openssh", "asyncssh"] = "openssh" if shutil.which("ssh") else "asyncssh"
         folder = run_dir(ref.name, spec.name)

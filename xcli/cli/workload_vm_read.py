@@ -1,5 +1,6 @@
 """`workload list|status|logs|wait|delete --provider queued-resource|local`: VM-style workloads
-as recorded on this machine (xcli.vm_runs) by the foreground run or the background driver."""
+as recorded on this machine (xcli.workload.vm.runs) by the foreground run or the background
+driver."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ def _ago(seconds: float | None) -> str:
 
 
 def _summary(folder: Path) -> dict[str, Any]:
-    from xcli.vm_runs import effective_state, read_state
+    from xcli.workload.vm.runs import effective_state, read_state
 
     state = read_state(folder)
     now = time.time()
@@ -51,7 +52,7 @@ def _failure_text(failure: dict[str, Any] | None) -> str:
 
 def vm_list(common: Common, cluster: str, state: str | None) -> int:
     from xcli.cli.table import print_table
-    from xcli.vm_runs import runs
+    from xcli.workload.vm.runs import runs
 
     rows = [_summary(f) for f in runs(cluster)]
     rows = [r for r in rows if state is None or r["state"] == state]
@@ -73,7 +74,7 @@ def vm_list(common: Common, cluster: str, state: str | None) -> int:
 
 def vm_status(common: Common, cluster: str, name: str) -> int:
     from xcli.cli.table import print_table
-    from xcli.vm_runs import find
+    from xcli.workload.vm.runs import find
 
     folder, state = find(cluster, name)
     report = {**_summary(folder), "exits": state.get("exits", []), "cluster": cluster}
@@ -118,7 +119,7 @@ def _key(path: Path) -> tuple[int, ...]:
 
 
 def vm_logs(common: Common, cluster: str, name: str, worker: str, slice_: str, follow: bool) -> int:
-    from xcli.vm_runs import FINISHED, effective_state, find, read_state
+    from xcli.workload.vm.runs import FINISHED, effective_state, find, read_state
 
     folder, _ = find(cluster, name)
     _check_selection(folder, name, worker, slice_)
@@ -150,7 +151,7 @@ def vm_logs(common: Common, cluster: str, name: str, worker: str, slice_: str, f
 def _check_selection(folder: Path, name: str, worker: str, slice_: str) -> None:
     """--worker/--slice must name workers this workload runs on (run.json's targets), so a
     typo is an error rather than an empty, successful listing."""
-    from xcli.workload_logs import check_selector
+    from xcli.workload.jobset.logs import check_selector
 
     worker, slice_ = check_selector(worker, "--worker"), check_selector(slice_, "--slice")
     try:
@@ -200,7 +201,7 @@ def vm_wait(common: Common, cluster: str, name: str, timeout: float | None) -> i
 
 
 def _vm_wait(common: Common, cluster: str, name: str, timeout: float | None) -> int:
-    from xcli.vm_runs import FINISHED, effective_state, find, read_state
+    from xcli.workload.vm.runs import FINISHED, effective_state, find, read_state
 
     folder, _ = find(cluster, name)
     deadline = None if timeout is None else time.monotonic() + timeout
@@ -227,7 +228,7 @@ def vm_delete(common: Common, cluster: str, names: list[str]) -> int:
     import shutil
 
     from xcli.gateways.workload_driver import stop
-    from xcli.vm_runs import find
+    from xcli.workload.vm.runs import find
 
     if not names:
         click.echo(f"no matching workloads on cluster {cluster}", err=True)
@@ -247,7 +248,7 @@ def vm_delete(common: Common, cluster: str, names: list[str]) -> int:
 
 def vm_select(cluster: str, state: str | None, older_than: float | None) -> list[str]:
     """Names of workloads in `state` that finished more than `older_than` seconds ago."""
-    from xcli.vm_runs import effective_state, read_state, runs
+    from xcli.workload.vm.runs import effective_state, read_state, runs
 
     now, names = time.time(), []
     for folder in runs(cluster):

@@ -17,11 +17,11 @@ from typing import Any
 
 from xcli.errors import CloudError, UserError
 from xcli.gateways.kube import KubeApi
-from xcli.plan.jobset import CONTAINER
 from xcli.providers.base import ClusterRef
-from xcli.workload_live import NAMESPACE, Live, current, get_jobset, pods_of
-from xcli.workload_report import RESTART_ATTEMPT, current_pods
-from xcli.workload_view import (
+from xcli.workload.jobset.live import NAMESPACE, Live, current, get_jobset, pods_of
+from xcli.workload.jobset.manifest import CONTAINER
+from xcli.workload.jobset.report import RESTART_ATTEMPT, current_pods
+from xcli.workload.jobset.view import (
     WorkerStatus,
     jobset_state,
     log_prefix,

@@ -1,8 +1,8 @@
 """The live side of `xcli workload ...` on GKE: what is read from, and sent to, a cluster.
 
-Planning stays pure (xcli/plan/workload.py, xcli/plan/jobset.py); this module reads the
-cluster's metadata and workloads through the Kubernetes gateway and builds the handlers that
-run the plans.
+Planning stays pure (xcli/workload/jobset/plan.py, xcli/workload/jobset/manifest.py); this
+module reads the cluster's metadata and workloads through the Kubernetes gateway and builds
+the handlers that run the plans.
 
 How a cluster is reached is one seam, `Live`: a function from ClusterRef to KubeApi, plus the
 clocks and sleep the polling loops use. By default it opens the GKE cluster's API through
@@ -23,17 +23,17 @@ from typing import Any
 from xcli.errors import CloudError, ConfigError, Interrupted, NotFoundError
 from xcli.execute.result import Handler
 from xcli.gateways.kube import KubeApi
-from xcli.plan.jobset import API_VERSION as JOBSET_API
 from xcli.providers.base import ClusterRef
-from xcli.workload_report import admission, queue_position
-from xcli.workload_spec import ClusterMeta, cluster_meta_from_dict
-from xcli.workload_view import (
+from xcli.workload.jobset.manifest import API_VERSION as JOBSET_API
+from xcli.workload.jobset.report import admission, queue_position
+from xcli.workload.jobset.view import (
     JOBSET_NAME,
     jobset_state,
     kueue_workload_for,
     select_for_delete,
     wait_exit_code,
 )
+from xcli.workload.spec import ClusterMeta, cluster_meta_from_dict
 
 METADATA_CONFIGMAP = "xcli-cluster-metadata"  # namespace default, written by `cluster create`
 NAMESPACE = "default"
