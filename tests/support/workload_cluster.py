@@ -3,7 +3,8 @@
 The JobSets are what `workload create` renders (plan/jobset.py), with the status the JobSet
 controller writes; the Kueue Workloads and JobSets are validated against the real CRDs. Pods
 and events are core/v1 objects shaped as the API server returns them. The CLI reaches this
-fake through workload_live.install(Live(...)), with a fake clock whose sleep only advances it.
+fake through the gateways handed to the entry point (run_guarded(..., obj=WorkloadGateways(
+live=Live(...)))), with a fake clock whose sleep only advances it.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from xcli.cli.main import cli
 from xcli.gateways.kube import KubeApi
 from xcli.plan import incluster
 from xcli.providers.base import ClusterRef
+from xcli.workload.backends import WorkloadGateways
 from xcli.workload.jobset import live as workload_live
 from xcli.workload.jobset.manifest import build_jobset
 
@@ -53,9 +55,11 @@ class Cluster:
     fake: FakeKube
     clock: FakeClock
     refs: list[ClusterRef]
+    live: workload_live.Live
 
     def run(self, args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-        code = run_guarded(cli, args, debug=False)
+        gateways = WorkloadGateways(live=self.live)
+        code = run_guarded(cli, args, debug=False, obj=gateways)
         out, err = capsys.readouterr()
         return code, out, err
 
@@ -72,11 +76,7 @@ def cluster() -> Iterator[Cluster]:
         return KubeApi("203.0.113.9", None, lambda: "tok", transport=fake.transport())
 
     live = workload_live.Live(connect, lambda: NOW, clock.monotonic, clock.sleep)
-    workload_live.install(live)
-    try:
-        yield Cluster(fake, clock, refs)
-    finally:
-        workload_live.install(None)
+    yield Cluster(fake, clock, refs, live)
 
 
 def set_up(fake: FakeKube, case: str = "v6e-256 x2 spot") -> dict[str, Any]:

@@ -27,9 +27,13 @@ def say_error(message: str, hint: str = "") -> None:
         click.echo(f"hint: {hint}", err=True)
 
 
-def run_guarded(command: click.Command, argv: list[str] | None, *, debug: bool) -> int:
+def run_guarded(
+    command: click.Command, argv: list[str] | None, *, debug: bool, obj: object = None
+) -> int:
+    """Run `command`; `obj` (the gateways commands use, see xcli/cli/main.py) becomes the
+    click context's object, where commands find it."""
     try:
-        result = command.main(args=argv, prog_name="xcli", standalone_mode=False)
+        result = command.main(args=argv, prog_name="xcli", standalone_mode=False, obj=obj)
         return result if isinstance(result, int) else 0
     except click.exceptions.Abort as exc:
         if isinstance(exc.__cause__, KeyboardInterrupt):  # click turns Ctrl-C into Abort

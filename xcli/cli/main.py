@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import importlib
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from xcli import __version__
+
+if TYPE_CHECKING:
+    from xcli.workload.backends import WorkloadGateways
 
 # command name -> "module:attribute"; nothing here is imported until the command runs
 COMMANDS = {
@@ -88,8 +91,14 @@ def cli() -> None:
     """xcli: TPU and GPU capacity, training workloads and commands on every worker."""
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Run the CLI and turn every outcome into one exit code."""
+def main(
+    argv: list[str] | None = None, *, workload_gateways: WorkloadGateways | None = None
+) -> None:
+    """Run the CLI and turn every outcome into one exit code.
+
+    `workload_gateways`: how `xcli workload ...` reaches clusters (None: the real way). Tests
+    and programs embedding xcli pass their own; commands find it on the click context.
+    """
     from xcli.cli.errors import run_guarded, say_error
     from xcli.env_flags import env_bool
     from xcli.errors import UserError
@@ -99,4 +108,4 @@ def main(argv: list[str] | None = None) -> None:
     except UserError as exc:
         say_error(exc.message, exc.hint)
         sys.exit(1)
-    sys.exit(run_guarded(cli, argv, debug=debug))
+    sys.exit(run_guarded(cli, argv, debug=debug, obj=workload_gateways))
