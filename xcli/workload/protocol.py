@@ -12,11 +12,13 @@ A backend talks to the person at the terminal only through a `Session`: the comm
 location, output format and dry-run choice, and the ways to print, ask and run a plan. The
 CLI implements it (xcli/cli/workload_session.py); a backend never imports click.
 
-Later issues plug in here: goodput (issue text: per-workload productive time) becomes one more
-read operation, `goodput(session, cluster, name)`, implemented by each backend from what it
-already records (JobSet restarts and pod times; VM runs' attempts in run.json); storage
-(buckets and Filestore mounted into workers) becomes a field of the create request that each
-backend turns into its own shape (JobSet volumes; a mount command in the VM worker script).
+Where later issues plug in. Goodput (the share of a run's time spent making progress) becomes
+one more read operation on this Protocol, `goodput(session, cluster, name)`, that each backend
+answers from what it already keeps: a JobSet's restarts and its pods' start and end times, a VM
+run's attempts in its record (workload/vm/runs.py). Storage (buckets or file shares mounted in
+every worker) becomes a field of the create request that each backend turns into its own shape:
+volumes in the JobSet's pod template, a mount step in the VM worker script. A third kind of
+workload (Slurm, plain GCE VMs) is a third implementation and one line in backend_for.
 """
 
 from __future__ import annotations
