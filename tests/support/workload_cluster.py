@@ -1,10 +1,11 @@
 """A GKE cluster's Kubernetes API, in memory, as `xcli workload ...` sees it.
 
-The JobSets are what `workload create` renders (plan/jobset.py), with the status the JobSet
-controller writes; the Kueue Workloads and JobSets are validated against the real CRDs. Pods
-and events are core/v1 objects shaped as the API server returns them. The CLI reaches this
-fake through the gateways handed to the entry point (run_guarded(..., obj=WorkloadGateways(
-live=Live(...)))), with a fake clock whose sleep only advances it.
+The JobSets are what `workload create` renders (workload/jobset/manifest.py), with the status
+the JobSet controller writes; the Kueue Workloads and JobSets are validated against the real
+CRDs. Pods and events are core/v1 objects shaped as the API server returns them. The CLI
+reaches this fake through the gateways handed to the entry point
+(`run_guarded(..., obj=WorkloadGateways(live=Live(...)))`), with a fake clock whose sleep only
+advances it.
 """
 
 from __future__ import annotations

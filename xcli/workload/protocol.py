@@ -24,11 +24,12 @@ workload (Slurm, plain GCE VMs) is a third implementation and one line in backen
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from xcli.execute.result import Handler
-from xcli.plan.model import Plan
-from xcli.providers.base import ClusterRef
+if TYPE_CHECKING:  # typing only: `xcli workload --help` imports this package
+    from xcli.execute.result import Handler
+    from xcli.plan.model import Plan
+    from xcli.providers.base import ClusterRef
 
 
 class Session(Protocol):

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from xcli.providers.base import ClusterRef
-from xcli.workload.jobset.live import Live
-from xcli.workload.protocol import Session
+if TYPE_CHECKING:  # typing only: `xcli workload --help` reads STATES
+    from xcli.providers.base import ClusterRef
+    from xcli.workload.jobset.live import Live
+    from xcli.workload.protocol import Session
 
 # queued (Kueue has not admitted it), running, succeeded, failed
 STATES = ("queued", "running", "succeeded", "failed")
@@ -28,6 +29,7 @@ class JobSetBackend:
     previews_delete: bool = True
 
     def _ref(self, session: Session, cluster: str) -> ClusterRef:
+        from xcli.providers.base import ClusterRef
         from xcli.spec import check_name
 
         check_name(cluster, "cluster", 40)

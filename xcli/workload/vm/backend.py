@@ -10,10 +10,11 @@ from __future__ import annotations
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from xcli.gateways.backoff import Sleep
-from xcli.workload.protocol import Session
+if TYPE_CHECKING:  # typing only: `xcli workload --help` reads STATES
+    from xcli.gateways.backoff import Sleep
+    from xcli.workload.protocol import Session
 
 # docs/workload.md: starting, running, succeeded, failed, stopped (deleted while running),
 # lost (its driver on this machine is gone)
