@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from xcli.cli.common import Common
+from xcli.cli.common import Common, confirm, emit, emit_record, run_plan
 
 if TYPE_CHECKING:
     from xcli.execute.result import Handler
@@ -66,21 +66,13 @@ class CliSession:
         print_table(headers, rows)
 
     def emit(self, data: Any) -> None:
-        from xcli.cli.common import emit
-
         emit(self.common.output, data)
 
     def emit_record(self, record: Mapping[str, Any]) -> None:
-        from xcli.cli.common import emit_record
-
         emit_record(self.common.output, record)
 
     def confirm(self, question: str) -> None:
-        from xcli.cli.common import confirm
-
         confirm(self.common, question)
 
     def run_plan(self, plan: Plan, handlers: Callable[[], Mapping[str, Handler]]) -> int:
-        from xcli.cli.common import run_plan
-
         return run_plan(self.common, plan, handlers)
