@@ -233,9 +233,10 @@ def test_the_docs_have_examples_that_run() -> None:
 def test_dry_run_doc_lists_every_step_kind() -> None:
     from xcli.plan.model import Step
 
-    for module in ("steps", "kube_steps", "tpu_steps", "vm_workload", "workload", "fanout"):
+    for module in ("steps", "kube_steps", "tpu_steps", "fanout"):
         importlib.import_module(f"xcli.plan.{module}")
-    importlib.import_module("xcli.terraform.plan")
+    for module in ("xcli.workload.vm.plan", "xcli.workload.jobset.plan", "xcli.terraform.plan"):
+        importlib.import_module(module)
 
     def kinds(cls: type[Step]) -> set[str]:
         below = {k for sub in cls.__subclasses__() for k in kinds(sub)}

@@ -23,7 +23,7 @@ from tests.support.workload_cluster import (
     cond,
     set_up,
 )
-from xcli import workload_live
+from xcli.workload.jobset import live as workload_live
 
 __all__ = ["cluster"]  # the fixture
 QUEUED = [cond("Suspended", "True", "SuspendedByKueue", "suspended", "2026-11-22T10:00:01Z")]
@@ -37,8 +37,7 @@ def test_ctrl_c_during_workload_wait(cluster: Cluster, capsys: pytest.CaptureFix
     def ctrl_c(seconds: float, *_: object) -> None:
         raise KeyboardInterrupt
 
-    live = workload_live.current()
-    live.sleep = ctrl_c
+    cluster.live.sleep = ctrl_c
     code, _out, err = cluster.run(["workload", "wait", "w", *WHERE], capsys)
     assert code == 130
     lines = err.splitlines()

@@ -1,6 +1,6 @@
 """`workload delete` asks on a terminal: a real process on a pseudo-terminal answers y or n.
 
-The child process installs the in-memory cluster itself (the Live seam is per process) and
+The child process hands the in-memory cluster to the entry point itself (run_guarded(obj=...)) and
 prints the write requests it saw as JSON on its last line.
 """
 
@@ -20,8 +20,10 @@ CHILD = """
 import json, sys
 from tests.support.workload_cluster import Cluster, FakeClock, NOW, WHERE, set_up, add_jobset, cond
 from tests.support.fakekube import FakeKube
-from xcli import workload_live
 from xcli.cli.errors import run_guarded
+from xcli.workload.backends import WorkloadGateways
+from xcli.workload.jobset import live as workload_live
+from xcli.cli.deps import Dependencies
 from xcli.cli.main import cli
 from xcli.gateways.kube import KubeApi
 
@@ -32,8 +34,9 @@ add_jobset(fake, "v5litepod-16-x1", "old", done)
 api = KubeApi("203.0.113.9", None, lambda: "tok", transport=fake.transport())
 clock = FakeClock()
 live = workload_live.Live(lambda ref: api, lambda: NOW, clock.monotonic, clock.sleep)
-workload_live.install(live)
-code = run_guarded(cli, ["workload", "delete", "old", *WHERE], debug=False)
+gateways = WorkloadGateways(live=live)
+deps = Dependencies(workload_gateways=gateways)
+code = run_guarded(cli, ["workload", "delete", "old", *WHERE], debug=False, obj=deps)
 writes = [[r.method, r.url.path] for r in fake.requests if r.method != "GET"]
 print()
 print(json.dumps({"code": code, "writes": writes}))

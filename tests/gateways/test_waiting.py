@@ -255,9 +255,9 @@ def test_every_wait_sleeps_through_the_one_sleep() -> None:
     """The defaults of every waiting component are backoff.event_sleep (grep-able rule)."""
     import inspect
 
-    from xcli import workload_live
     from xcli.gateways.kube_handlers import KubeHandlers
     from xcli.providers import terraform_live
+    from xcli.workload.jobset import live as workload_live
 
     assert inspect.signature(QrHandlers).parameters["sleep"].default is backoff.event_sleep
     assert inspect.signature(KubeHandlers).parameters["sleep"].default is backoff.event_sleep

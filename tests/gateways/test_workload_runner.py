@@ -10,12 +10,12 @@ import pytest
 from tests.gateways.test_broadcast import ENGINES, settings, targets
 from tests.support.sshd import Sshd
 from xcli.execute.live import LiveExecutor
-from xcli.execute.vm_workload import WorkloadFailed, make_handler
 from xcli.gateways.output import OutputSink
 from xcli.gateways.workload_runner import BroadcastRunner
 from xcli.plan.model import Plan
 from xcli.plan.steps import WorkerCommand
-from xcli.plan.vm_workload import VmWorkloadRun
+from xcli.workload.vm.handler import WorkloadFailed, make_handler
+from xcli.workload.vm.plan import VmWorkloadRun
 
 
 def _plan(tmp_path: Path, labels: list[str], max_restarts: int) -> Plan:

@@ -17,7 +17,7 @@ from xcli.plan.model import Plan, Ref
 from xcli.plan.render import plan_json, plan_text
 from xcli.plan.steps import K8sApply, LocalAction
 from xcli.spec import Capacity, ClusterSpec
-from xcli.workload_spec import cluster_meta_from_dict
+from xcli.workload.spec import cluster_meta_from_dict
 
 CLUSTER = "projects/p/locations/us-east5/clusters/c"
 

@@ -8,6 +8,7 @@ from typing import Any
 import click
 import pytest
 
+from xcli.cli.deps import Dependencies
 from xcli.cli.errors import run_guarded
 from xcli.cli.main import cli
 from xcli.errors import UserError
@@ -85,7 +86,7 @@ class ListsOne:
 def test_the_cli_runs_with_an_injected_registry(capsys: Any) -> None:
     registry = DEFAULT.with_target("local", f"{__name__}:ListsOne")
     argv = ["cluster", "list", "--provider", "local", "--output", "json"]
-    assert run_guarded(cli, argv, debug=False, obj=registry) == 0
+    assert run_guarded(cli, argv, debug=False, obj=Dependencies(providers=registry)) == 0
     assert json.loads(capsys.readouterr().out)[0]["name"] == "fake"
     assert DEFAULT.get("local").__class__.__name__ == "LocalProvider"  # the default is untouched
 

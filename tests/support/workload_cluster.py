@@ -1,9 +1,11 @@
 """A GKE cluster's Kubernetes API, in memory, as `xcli workload ...` sees it.
 
-The JobSets are what `workload create` renders (plan/jobset.py), with the status the JobSet
-controller writes; the Kueue Workloads and JobSets are validated against the real CRDs. Pods
-and events are core/v1 objects shaped as the API server returns them. The CLI reaches this
-fake through workload_live.install(Live(...)), with a fake clock whose sleep only advances it.
+The JobSets are what `workload create` renders (workload/jobset/manifest.py), with the status
+the JobSet controller writes; the Kueue Workloads and JobSets are validated against the real
+CRDs. Pods and events are core/v1 objects shaped as the API server returns them. The CLI
+reaches this fake through the gateways handed to the entry point
+(`run_guarded(..., obj=Dependencies(workload_gateways=WorkloadGateways(live=Live(...))))`),
+with a fake clock whose sleep only advances it.
 """
 
 from __future__ import annotations
@@ -16,16 +18,18 @@ from typing import Any
 import pytest
 
 from tests.plan.test_incluster import CASES as CLUSTERS
-from tests.plan.workload_cases import meta_for, spec_for
 from tests.support.crd import validate
 from tests.support.fakekube import FakeKube
-from xcli import workload_live
+from tests.workload.cases import meta_for, spec_for
+from xcli.cli.deps import Dependencies
 from xcli.cli.errors import run_guarded
 from xcli.cli.main import cli
 from xcli.gateways.kube import KubeApi
 from xcli.plan import incluster
 from xcli.plan.cluster import ClusterRef
-from xcli.plan.jobset import build_jobset
+from xcli.workload.backends import WorkloadGateways
+from xcli.workload.jobset import live as workload_live
+from xcli.workload.jobset.manifest import build_jobset
 
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=timezone.utc)
 NS = "/api/v1/namespaces/default"
@@ -53,9 +57,11 @@ class Cluster:
     fake: FakeKube
     clock: FakeClock
     refs: list[ClusterRef]
+    live: workload_live.Live
 
     def run(self, args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-        code = run_guarded(cli, args, debug=False)
+        gateways = WorkloadGateways(live=self.live)
+        code = run_guarded(cli, args, debug=False, obj=Dependencies(workload_gateways=gateways))
         out, err = capsys.readouterr()
         return code, out, err
 
@@ -72,11 +78,7 @@ def cluster() -> Iterator[Cluster]:
         return KubeApi("203.0.113.9", None, lambda: "tok", transport=fake.transport())
 
     live = workload_live.Live(connect, lambda: NOW, clock.monotonic, clock.sleep)
-    workload_live.install(live)
-    try:
-        yield Cluster(fake, clock, refs)
-    finally:
-        workload_live.install(None)
+    yield Cluster(fake, clock, refs, live)
 
 
 def set_up(fake: FakeKube, case: str = "v6e-256 x2 spot") -> dict[str, Any]:

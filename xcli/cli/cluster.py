@@ -272,7 +272,7 @@ def delete(name: str, provider: str | None, terraform_dir: str | None, common: C
     if not common.dry_run:
         cluster_index.forget(name, provider)
     if vm_workloads and not common.dry_run:
-        from xcli.vm_runs import end_with_cluster
+        from xcli.workload.vm.runs import end_with_cluster
 
         end_with_cluster(name, provider)
 
@@ -281,7 +281,7 @@ def _stop_workloads(name: str, provider: str) -> None:
     """VM workloads still running on the cluster are stopped first, while their workers can
     still be reached, so their records end as `stopped` rather than as a failure."""
     from xcli.gateways.workload_driver import stop
-    from xcli.vm_runs import running_on
+    from xcli.workload.vm.runs import running_on
 
     for folder in running_on(name, provider):
         click.echo(f"stopping workload {folder.name} (its cluster is being deleted)", err=True)

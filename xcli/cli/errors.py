@@ -30,6 +30,8 @@ def say_error(message: str, hint: str = "") -> None:
 def run_guarded(
     command: click.Command, argv: list[str] | None, *, debug: bool, obj: object = None
 ) -> int:
+    """Run `command`; `obj` (the gateways commands use, see xcli/cli/main.py) becomes the
+    click context's object, where commands find it."""
     try:
         result = command.main(args=argv, prog_name="xcli", standalone_mode=False, obj=obj)
         return result if isinstance(result, int) else 0

@@ -16,6 +16,7 @@ from xcli import __version__
 
 if TYPE_CHECKING:
     from xcli.providers import Registry
+    from xcli.workload.backends import WorkloadGateways
 
 # command name -> "module:attribute"; nothing here is imported until the command runs
 COMMANDS = {
@@ -91,9 +92,20 @@ def cli() -> None:
     """xcli: TPU and GPU capacity, training workloads and commands on every worker."""
 
 
-def main(argv: list[str] | None = None, providers: Registry | None = None) -> None:
-    """Run the CLI and turn every outcome into one exit code. `providers`: another registry of
-    providers than the default (tests bind a provider name to a double this way)."""
+def main(
+    argv: list[str] | None = None,
+    providers: Registry | None = None,
+    *,
+    workload_gateways: WorkloadGateways | None = None,
+) -> None:
+    """Run the CLI and turn every outcome into one exit code.
+
+    `providers`: another registry of providers than the default (tests bind a provider name to
+    a double this way). `workload_gateways`: how `xcli workload ...` reaches clusters (None: the
+    real way). Tests and programs embedding xcli pass their own; commands find both on the click
+    context, in one `Dependencies` object.
+    """
+    from xcli.cli.deps import Dependencies
     from xcli.cli.errors import run_guarded, say_error
     from xcli.env_flags import env_bool
     from xcli.errors import UserError
@@ -103,4 +115,5 @@ def main(argv: list[str] | None = None, providers: Registry | None = None) -> No
     except UserError as exc:
         say_error(exc.message, exc.hint)
         sys.exit(1)
-    sys.exit(run_guarded(cli, argv, debug=debug, obj=providers))
+    deps = Dependencies(providers=providers, workload_gateways=workload_gateways)
+    sys.exit(run_guarded(cli, argv, debug=debug, obj=deps))

@@ -28,8 +28,9 @@ def choice(**wanted: bool) -> click.Choice[str]:
 
 def registry() -> Registry:
     """The registry this run uses: the one main() was given, else the default."""
-    ctx = click.get_current_context(silent=True)
-    found = ctx.find_object(Registry) if ctx is not None else None
+    from xcli.cli.deps import current
+
+    found = current().providers
     return found if found is not None else DEFAULT
 
 

@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from xcli.cli import complete
-from xcli.cli.common import Common, change_options, run_plan
+from xcli.cli.common import Common, change_options
 from xcli.cli.providers import choice
 
 PRIORITY_CHOICE = click.Choice(["very-low", "low", "medium", "high", "very-high"])
@@ -135,13 +135,14 @@ def create(common: Common, **flags: Any) -> int:
     NNODES, NODE_RANK, MASTER_ADDR, MASTER_PORT, JAX_COORDINATOR_ADDRESS, JAX_NUM_PROCESSES,
     JAX_PROCESS_ID (GPU).
     """
-    from xcli.cli.workload_flags import build_request, precheck, write_manifests
+    from xcli.cli.workload_flags import precheck
+    from xcli.cli.workload_session import CliSession, backend
     from xcli.cluster_index import provider_for
-    from xcli.plan.workload import gke_cluster_path, plan_workload_create
 
     flags["provider"] = provider_for(flags["cluster"], flags["provider"], "gke")
+    kind = backend(flags["provider"])
     if flags["image"] is None:
-        if flags["provider"] != "local":
+        if kind.needs_image:
             from xcli.errors import UserError
 
             raise UserError(
@@ -150,32 +151,12 @@ def create(common: Common, **flags: Any) -> int:
                 hint="e.g. --docker-image python:3.11 (only the local provider can do without)",
             )
         flags["image"] = ""
-    precheck(flags)  # all that needs no cluster, before the cluster is read
+    precheck(flags, kind.extra_restart_codes)  # all that needs no cluster, before it is read
     if flags["output_manifest_file"] is not None:
         from xcli.user_files import check_writable_folder
 
         check_writable_folder(flags["output_manifest_file"].parent, "--output-manifest-file")
-    if flags["provider"] != "gke":
-        from xcli.cli.workload_vm import create_on_vms
-
-        return create_on_vms(common, flags)
-
-    spec, meta, existing, ref = build_request(common, flags)
-    cluster = gke_cluster_path(common.project, common.zone, spec.cluster)
-    plan = plan_workload_create(spec, meta, existing, cluster)
-    if flags["output_manifest_file"] is not None:
-        write_manifests(plan, flags["output_manifest_file"])
-    from xcli import workload_live
-
-    code = run_plan(common, plan, lambda: workload_live.handlers(ref))
-    if not common.dry_run and common.output == "text":
-        where = f"{spec.name} --cluster {spec.cluster}"
-        click.echo(
-            f"follow it: xcli workload status {where}; xcli workload logs {where} --follow; "
-            f"xcli workload wait {where}",
-            err=True,
-        )
-    return code
+    return kind.create(CliSession(common), flags)
 
 
 def _add_commands() -> None:

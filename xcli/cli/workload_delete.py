@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import click
 
-from xcli.cli.common import Common, common_options, confirm, require_answerable, run_plan
+from xcli.cli.common import Common, common_options, require_answerable
 from xcli.cli.workload_read import (
     check_workload_name,
     cluster_option,
-    cluster_ref,
     provider_option,
     workload_argument,
     workload_name,
@@ -48,9 +47,7 @@ def delete(
       xcli workload delete --cluster demo --state succeeded --older-than 7d --yes
       xcli workload delete train-1 --cluster demo --dry-run --output json
     """
-    from xcli import workload_live
-    from xcli.plan.workload import gke_cluster_path
-    from xcli.plan.workload_delete import plan_workload_delete
+    from xcli.cli.workload_session import CliSession, backend
     from xcli.spec import parse_duration
 
     name = workload_name(name, workload_flag, required=False)
@@ -74,33 +71,11 @@ def delete(
             "a dry-run reads nothing from the cluster, so it cannot select workloads by --state",
             hint=f"`xcli workload list --cluster {cluster} --state {state}` shows which match",
         )
-    if provider != "gke":
-        from xcli.cli.workload_vm_read import vm_delete, vm_select
-
-        if common.dry_run:
-            raise UserError(
-                f"--dry-run of a {provider} workload delete is not supported",
-                hint="`xcli workload status NAME --provider ...` shows what would be stopped",
-            )
-        return vm_delete(common, cluster, [name] if name else vm_select(cluster, state, seconds))
-    ref = cluster_ref(common, cluster)
-    if name is not None:
-        names, state_now = [name], ""
-        if not common.dry_run:
-            from xcli.workload_view import jobset_state
-
-            # refuses an unknown name, listing the real ones
-            state_now = f" ({jobset_state(workload_live.get_jobset(ref, name))})"
-        question = f"Delete workload {name}{state_now} on cluster {cluster}?"
-    else:
-        names, _ = workload_live.select_deletions(ref, state, seconds)
-        age = f" older than {older_than}" if older_than else ""
-        if not names:
-            click.echo(f"no {state} workloads{age} on cluster {cluster}", err=True)
-            return 0
-        click.echo(f"{state} workloads{age}: {', '.join(names)}", err=True)
-        question = f"Delete these {len(names)} workload(s) on cluster {cluster}?"
-    confirm(common, question)
-    path = gke_cluster_path(common.project, common.zone, cluster)
-    plan = plan_workload_delete(names, path, cluster)
-    return run_plan(common, plan, lambda: workload_live.handlers(ref))
+    kind = backend(provider)
+    if common.dry_run and not kind.previews_delete:
+        raise UserError(
+            f"--dry-run of a {provider} workload delete is not supported",
+            hint="`xcli workload status NAME --provider ...` shows what would be stopped",
+        )
+    ages = (older_than, seconds) if older_than is not None and seconds is not None else None
+    return kind.delete(CliSession(common), cluster, name, state, ages)

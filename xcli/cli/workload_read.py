@@ -1,4 +1,5 @@
-"""`xcli workload list | status | logs | wait`: read a GKE cluster's workloads.
+"""`xcli workload list | status | logs | wait`: read a cluster's workloads, whatever their kind
+(xcli.workload.protocol.WorkloadBackend does the reading).
 
 These commands only read, so they take no --dry-run (docs/dry-run.md says why).
 """
@@ -10,16 +11,13 @@ from typing import Any
 import click
 
 from xcli.cli import complete
-from xcli.cli.common import Common, emit, emit_record, read_options
+from xcli.cli.common import Common, read_options
 from xcli.cli.providers import choice
 from xcli.errors import UserError
-from xcli.plan.cluster import ClusterRef
+from xcli.workload.backends import all_states
 
-# gke: queued, running, succeeded, failed. VM-style (docs/workload.md): starting, running,
-# succeeded, failed, stopped (deleted while running), lost (its driver is gone).
-GKE_STATES = ("queued", "running", "succeeded", "failed")
-VM_STATES = ("starting", "running", "succeeded", "failed", "stopped", "lost")
-STATE_CHOICE = click.Choice(sorted({*GKE_STATES, *VM_STATES}))
+# every backend's states; `list` refuses those the cluster's kind of workload never reaches
+STATE_CHOICE = click.Choice(all_states())
 
 
 def cluster_option(func: Any) -> Any:
@@ -78,13 +76,6 @@ def workload_name(name: str | None, flag: str | None, *, required: bool = True) 
     return chosen
 
 
-def cluster_ref(common: Common, cluster: str) -> ClusterRef:
-    from xcli.spec import check_name
-
-    check_name(cluster, "cluster", 40)
-    return ClusterRef(cluster, common.project, common.zone, "gke")
-
-
 def check_names(cluster: str, name: str | None) -> None:
     from xcli.spec import check_name
 
@@ -122,36 +113,16 @@ def list_workloads(common: Common, cluster: str, provider: str, state: str | Non
       xcli workload list --cluster demo
       xcli workload list --cluster demo --state failed --output json
     """
+    from xcli.cli.workload_session import CliSession, backend
+
     check_names(cluster, None)
-    states = GKE_STATES if provider == "gke" else VM_STATES
-    if state is not None and state not in states:
+    kind = backend(provider)
+    if state is not None and state not in kind.states:
         raise UserError(
             f"--state {state} does not occur on --provider {provider} clusters",
-            hint=f"states there: {', '.join(states)}",
+            hint=f"states there: {', '.join(kind.states)}",
         )
-    if provider != "gke":
-        from xcli.cli.workload_vm_read import vm_list
-
-        return vm_list(common, cluster, state)
-    from xcli import workload_live
-    from xcli.cli.table import print_table
-    from xcli.workload_report import LIST_HEADERS, admission, list_note, row_cells, row_dict
-    from xcli.workload_view import kueue_workload_for, list_rows
-
-    jobsets, kueue = workload_live.list_workloads(cluster_ref(common, cluster))
-    rows = list_rows(jobsets, workload_live.current().now(), state)
-    if common.output != "text":
-        emit(
-            common.output,
-            [{**row_dict(r), "kueue": admission(kueue_workload_for(r.name, kueue))} for r in rows],
-        )
-        return 0
-    if not rows:
-        click.echo(f"no {state + ' ' if state else ''}workloads on cluster {cluster}", err=True)
-        return 0
-    cells = [row_cells(r, list_note(r.state, kueue_workload_for(r.name, kueue))) for r in rows]
-    print_table(LIST_HEADERS, cells)
-    return 0
+    return kind.list(CliSession(common), cluster, state)
 
 
 @click.command("status")
@@ -175,50 +146,11 @@ def status(
       xcli workload status train-1 --cluster demo
       xcli workload status train-1 --cluster demo --output json
     """
+    from xcli.cli.workload_session import CliSession, backend
+
     name = str(workload_name(name, workload_flag))
     check_names(cluster, name)
-    if provider != "gke":
-        from xcli.cli.workload_vm_read import vm_status
-
-        return vm_status(common, cluster, name)
-    from xcli import workload_live
-    from xcli.cli.table import print_table
-    from xcli.workload_report import status_lines, status_report
-
-    found = workload_live.status_objects(cluster_ref(common, cluster), name)
-    report = status_report(
-        found["jobset"],
-        found["kueue"],
-        found["pods"],
-        found["events"],
-        workload_live.current().now(),
-        found["queue"],
-        found["position"],
-    )
-    if common.output != "text":
-        emit(common.output, report)
-        return 0
-    for line in status_lines(report, cluster):
-        click.echo(line)
-    if not report["workers"]:
-        click.echo("workers: no pods yet")
-        return 0
-    click.echo("workers:")
-    print_table(
-        ("WORKER", "POD", "PHASE", "NODE", "EXIT", "REASON"),
-        [
-            [
-                w["worker"],
-                w["pod"],
-                w["phase"],
-                w["node"] or "-",
-                "-" if w["exit_code"] is None else str(w["exit_code"]),
-                w["reason"] or "-",
-            ]
-            for w in report["workers"]
-        ],
-    )
-    return 0
+    return backend(provider).status(CliSession(common), cluster, name)
 
 
 @click.command("logs")
@@ -250,34 +182,12 @@ def logs(
       xcli workload logs train-1 --cluster demo --slice 1 --follow
       xcli workload logs train-1 --cluster demo --since 10m --output json   # JSON lines
     """
-    from xcli.spec import parse_duration
-    from xcli.workload_logs import stream_logs
+    from xcli.cli.workload_session import CliSession, backend
 
     name = str(workload_name(name, workload_flag))
     check_names(cluster, name)
-    if provider != "gke":
-        from xcli.cli.workload_vm_read import vm_logs
-
-        if since is not None:
-            raise UserError("--since is for GKE workloads", hint="drop it; logs print in full")
-        return vm_logs(common, cluster, name, worker, slice_, follow)
-
-    since_seconds = parse_duration(since, "--since") if since else None
-    lines = stream_logs(
-        cluster_ref(common, cluster),
-        name,
-        worker=worker,
-        slice_=slice_,
-        follow=follow,
-        since=since_seconds,
-    )
-    for line in lines:
-        if common.output != "text":
-            record = {"worker": line.prefix.strip("[]"), "line": line.text, "note": line.note}
-            emit_record(common.output, record)
-        else:
-            click.echo(f"{line.prefix} {line.text}".lstrip(), err=line.note)
-    return 0
+    kind = backend(provider)
+    return kind.logs(CliSession(common), cluster, name, (worker, slice_), follow, since)
 
 
 @click.command("wait")
@@ -304,30 +214,10 @@ def wait(
     Examples:
       xcli workload wait train-1 --cluster demo --timeout 6h && echo trained
     """
-    from xcli import workload_live
+    from xcli.cli.workload_session import CliSession, backend
     from xcli.spec import parse_duration
 
     name = str(workload_name(name, workload_flag))
     seconds = parse_duration(timeout, "--timeout") if timeout else None
     check_names(cluster, name)
-    if provider != "gke":
-        from xcli.cli.workload_vm_read import vm_wait
-
-        code = vm_wait(common, cluster, name, seconds)
-        if code == 124 and common.output == "text":
-            click.echo(f"workload {name}: still not finished after {timeout}", err=True)
-        return code
-    ref = cluster_ref(common, cluster)
-
-    def said(state: str) -> None:
-        click.echo(f"workload {name}: {state}", err=True)
-
-    code = workload_live.wait_for(ref, name, seconds, said)
-    result = {0: "succeeded", 1: "failed"}.get(code, "timeout")
-    if common.output != "text":
-        emit(common.output, {"workload": name, "result": result, "exit_code": code})
-    elif code == workload_live.TIMEOUT_EXIT:
-        click.echo(f"workload {name}: still not finished after {timeout}", err=True)
-    elif code == 1:
-        click.echo(f"workload {name} failed; `xcli workload status {name}` says why", err=True)
-    return code
+    return backend(provider).wait(CliSession(common), cluster, name, timeout, seconds)

@@ -26,7 +26,7 @@ from xcli.gateways.kube import KubeApi, kind_for_plural, register_crd
 from xcli.plan.contract import Handler, StepContext
 from xcli.plan.kube_steps import K8sInstall, K8sWait
 from xcli.plan.steps import K8sApply
-from xcli.plan.workload import K8sDelete
+from xcli.workload.jobset.plan import K8sDelete
 
 Fetch = Callable[[str], str]
 

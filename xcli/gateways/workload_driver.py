@@ -1,9 +1,9 @@
 """`workload create --detach` on VM-style clusters: a background driver on this machine.
 
-`launch` records what to run in the workload's folder (xcli.vm_runs) and starts
+`launch` records what to run in the workload's folder (xcli.workload.vm.runs) and starts
 `python -m xcli.gateways.workload_driver FOLDER` in its own session through the process funnel,
 so it outlives the CLI. The driver runs the same restart loop as a foreground run (the
-broadcast engine, xcli.plan.vm_workload.run_with_restarts), appends every worker's output to
+broadcast engine, xcli.workload.vm.plan.run_with_restarts), appends every worker's output to
 the folder's logs and keeps state.json current. SIGTERM (`workload delete`) stops every
 worker and records `stopped`.
 
@@ -28,8 +28,8 @@ from xcli.gateways.output import OutputSink
 from xcli.gateways.workload_runner import BroadcastRunner
 from xcli.plan.fanout import SshSettings, Target
 from xcli.plan.steps import WorkerCommand
-from xcli.plan.vm_workload import VmWorkloadRun, run_with_restarts
-from xcli.vm_runs import (
+from xcli.workload.vm.plan import VmWorkloadRun, run_with_restarts
+from xcli.workload.vm.runs import (
     FINISHED,
     RecordingRunner,
     effective_state,

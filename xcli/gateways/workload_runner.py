@@ -1,4 +1,4 @@
-"""The broadcast engine as the `WorkerRunner` of xcli.execute.vm_workload.
+"""The broadcast engine as the `WorkerRunner` of xcli.workload.vm.handler.
 
 `run(commands)` starts every worker's command at once (a workload needs all its workers up
 together, so the window is the whole slice) and yields each worker's exit as it happens; when
@@ -22,7 +22,7 @@ from xcli.gateways.ssh_pool import run_pool
 from xcli.plan.fanout import Action, Broadcast, Engine, Exec, SshSettings, Target, plan_broadcast
 from xcli.plan.fanout_result import FanoutResult, WorkerOutcome
 from xcli.plan.steps import WorkerCommand
-from xcli.plan.vm_workload import WorkerExit
+from xcli.workload.vm.plan import WorkerExit
 
 STOP_TIMEOUT = 60.0
 

@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from tests.plan.workload_cases import CASES, meta_for, spec_for
 from tests.support.crd import validate
-from xcli.plan.jobset import RETRYABLE_EXIT_CODES, build_jobset
+from tests.workload.cases import CASES, meta_for, spec_for
+from xcli.workload.jobset.manifest import RETRYABLE_EXIT_CODES, build_jobset
 
 
 def _jobset(case: str, **overrides: Any) -> dict[str, Any]:

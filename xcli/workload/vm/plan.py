@@ -21,7 +21,7 @@ from xcli.plan.fanout import label
 from xcli.plan.model import Plan
 from xcli.plan.steps import SshFanout, WorkerCommand
 from xcli.templating import render
-from xcli.workload_spec import CONTRACT_ENV, WorkloadSpec
+from xcli.workload.spec import CONTRACT_ENV, WorkloadSpec
 
 Runtime = Literal["docker", "process", "auto"]
 

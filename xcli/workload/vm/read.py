@@ -1,18 +1,19 @@
-"""`workload list|status|logs|wait|delete --provider queued-resource|local`: VM-style workloads
-as recorded on this machine (xcli.vm_runs) by the foreground run or the background driver."""
+"""`workload list|status|logs|wait|delete` of VM-style workloads (queued resources, local), as
+recorded on this machine (xcli.workload.vm.runs) by the foreground run or the background
+driver. Polling sleeps through xcli.gateways.backoff.event_sleep, which Ctrl-C ends at once."""
 
 from __future__ import annotations
 
 import json
 import re
+import threading
 import time
 from pathlib import Path
 from typing import Any
 
-import click
-
-from xcli.cli.common import Common, confirm, emit, emit_record
-from xcli.errors import UserError
+from xcli.errors import Interrupted, UserError
+from xcli.gateways.backoff import Sleep
+from xcli.workload.protocol import Session
 
 POLL = 0.1
 
@@ -24,7 +25,7 @@ def _ago(seconds: float | None) -> str:
 
 
 def _summary(folder: Path) -> dict[str, Any]:
-    from xcli.vm_runs import effective_state, read_state
+    from xcli.workload.vm.runs import effective_state, read_state
 
     state = read_state(folder)
     now = time.time()
@@ -49,17 +50,16 @@ def _failure_text(failure: dict[str, Any] | None) -> str:
     return f"worker {failure['worker']}: {failure.get('reason') or 'lost'}"
 
 
-def vm_list(common: Common, cluster: str, state: str | None) -> int:
-    from xcli.cli.table import print_table
-    from xcli.vm_runs import runs
+def vm_list(session: Session, cluster: str, state: str | None) -> int:
+    from xcli.workload.vm.runs import runs
 
     rows = [_summary(f) for f in runs(cluster)]
     rows = [r for r in rows if state is None or r["state"] == state]
-    if common.output != "text":
-        emit(common.output, rows)
+    if session.output != "text":
+        session.emit(rows)
         return 0
     if not rows:
-        click.echo(f"no {state + ' ' if state else ''}workloads on cluster {cluster}", err=True)
+        session.say(f"no {state + ' ' if state else ''}workloads on cluster {cluster}", err=True)
         return 0
     headers = ("NAME", "STATE", "ACCELERATOR", "WORKERS", "RESTARTS", "AGE", "DURATION", "FAILURE")
     cells = [
@@ -67,37 +67,36 @@ def vm_list(common: Common, cluster: str, state: str | None) -> int:
          str(r["restarts"]), r["age"], r["duration"], _failure_text(r["failure"])]
         for r in rows
     ]  # fmt: skip
-    print_table(headers, cells)
+    session.table(headers, cells)
     return 0
 
 
-def vm_status(common: Common, cluster: str, name: str) -> int:
-    from xcli.cli.table import print_table
-    from xcli.vm_runs import find
+def vm_status(session: Session, cluster: str, name: str) -> int:
+    from xcli.workload.vm.runs import find
 
     folder, state = find(cluster, name)
     report = {**_summary(folder), "exits": state.get("exits", []), "cluster": cluster}
     report["decisions"] = state.get("attempts", [])
-    if common.output != "text":
-        emit(common.output, report)
+    if session.output != "text":
+        session.emit(report)
         return 0
-    click.echo(f"workload {name} on cluster {cluster}: {report['state']}")
-    click.echo(f"restarts: {report['restarts']} of {state.get('max_restarts', 0)}")
+    session.say(f"workload {name} on cluster {cluster}: {report['state']}")
+    session.say(f"restarts: {report['restarts']} of {state.get('max_restarts', 0)}")
     for line in report["decisions"]:
-        click.echo(f"  {line}")
+        session.say(f"  {line}")
     if report["state"] in ("failed", "lost") or report["failure"]:
-        click.echo(f"first failure: {_failure_text(report['failure'])}")
+        session.say(f"first failure: {_failure_text(report['failure'])}")
     if report["state"] == "lost":
-        click.echo("its driver on this machine is gone; `xcli workload delete` stops the workers")
+        session.say("its driver on this machine is gone; `xcli workload delete` stops the workers")
     exits = [e for e in report["exits"] if e["attempt"] == report["restarts"]]
     exits.sort(key=lambda e: tuple(int(n) for n in re.findall(r"\d+", e["worker"])))
     if exits:
-        click.echo(f"worker exits (attempt {report['restarts']}):")
+        session.say(f"worker exits (attempt {report['restarts']}):")
         cells = [
             [e["worker"], "-" if e["code"] is None else str(e["code"]), e["reason"] or "-"]
             for e in exits
         ]
-        print_table(("WORKER", "EXIT", "REASON"), cells)
+        session.table(("WORKER", "EXIT", "REASON"), cells)
     return 0
 
 
@@ -117,8 +116,18 @@ def _key(path: Path) -> tuple[int, ...]:
     return tuple(int(n) for n in re.findall(r"\d+", path.stem))
 
 
-def vm_logs(common: Common, cluster: str, name: str, worker: str, slice_: str, follow: bool) -> int:
-    from xcli.vm_runs import FINISHED, effective_state, find, read_state
+def vm_logs(
+    session: Session,
+    cluster: str,
+    name: str,
+    selection: tuple[str, str],
+    follow: bool,
+    sleep: Sleep,
+) -> int:
+    from xcli.workload.vm.runs import FINISHED, effective_state, find, read_state
+
+    worker, slice_ = selection
+    cancelled = threading.Event()  # nobody sets it: in the main thread Ctrl-C raises itself
 
     folder, _ = find(cluster, name)
     _check_selection(folder, name, worker, slice_)
@@ -141,16 +150,16 @@ def vm_logs(common: Common, cluster: str, name: str, worker: str, slice_: str, f
             elif tail:
                 lines.append(tail)
             for raw in lines:
-                _print_line(common, _label(path), raw.decode(errors="replace"))
+                _print_line(session, _label(path), raw.decode(errors="replace"))
         if not follow or done:
             return 0
-        time.sleep(POLL)
+        sleep(POLL, cancelled)
 
 
 def _check_selection(folder: Path, name: str, worker: str, slice_: str) -> None:
     """--worker/--slice must name workers this workload runs on (run.json's targets), so a
     typo is an error rather than an empty, successful listing."""
-    from xcli.workload_logs import check_selector
+    from xcli.workload.jobset.logs import check_selector
 
     worker, slice_ = check_selector(worker, "--worker"), check_selector(slice_, "--slice")
     try:
@@ -179,19 +188,17 @@ def _check_selection(folder: Path, name: str, worker: str, slice_: str) -> None:
         )
 
 
-def _print_line(common: Common, label: str, text: str) -> None:
-    if common.output != "text":
-        emit_record(common.output, {"worker": label, "line": text})
+def _print_line(session: Session, label: str, text: str) -> None:
+    if session.output != "text":
+        session.emit_record({"worker": label, "line": text})
     else:
-        click.echo(f"[{label}] {text}")
+        session.say(f"[{label}] {text}")
 
 
-def vm_wait(common: Common, cluster: str, name: str, timeout: float | None) -> int:
-    from xcli.errors import Interrupted
-
+def vm_wait(session: Session, cluster: str, name: str, timeout: float | None, sleep: Sleep) -> int:
     try:
-        return _vm_wait(common, cluster, name, timeout)
-    except KeyboardInterrupt:
+        return _vm_wait(session, cluster, name, timeout, sleep)
+    except (KeyboardInterrupt, Interrupted):
         raise Interrupted(
             f"stopped waiting; workload {name} keeps running on cluster {cluster}",
             hint=f"wait again with `xcli workload wait {name} --cluster {cluster}` (same "
@@ -199,16 +206,17 @@ def vm_wait(common: Common, cluster: str, name: str, timeout: float | None) -> i
         ) from None
 
 
-def _vm_wait(common: Common, cluster: str, name: str, timeout: float | None) -> int:
-    from xcli.vm_runs import FINISHED, effective_state, find, read_state
+def _vm_wait(session: Session, cluster: str, name: str, timeout: float | None, sleep: Sleep) -> int:
+    from xcli.workload.vm.runs import FINISHED, effective_state, find, read_state
 
     folder, _ = find(cluster, name)
+    cancelled = threading.Event()  # nobody sets it: in the main thread Ctrl-C raises itself
     deadline = None if timeout is None else time.monotonic() + timeout
     said = ""
     while True:
         state = effective_state(read_state(folder))
         if state != said:
-            click.echo(f"workload {name}: {state}", err=True)
+            session.say(f"workload {name}: {state}", err=True)
             said = state
         if state in FINISHED:
             code = 0 if state == "succeeded" else 1
@@ -216,38 +224,40 @@ def _vm_wait(common: Common, cluster: str, name: str, timeout: float | None) -> 
         if deadline is not None and time.monotonic() >= deadline:
             code = 124
             break
-        time.sleep(POLL)
-    if common.output != "text":
+        sleep(POLL, cancelled)
+    if session.output != "text":
         result = {0: "succeeded", 1: "failed"}.get(code, "timeout")
-        emit(common.output, {"workload": name, "result": result, "state": state, "exit_code": code})
+        session.emit({"workload": name, "result": result, "state": state, "exit_code": code})
     return code
 
 
-def vm_delete(common: Common, cluster: str, names: list[str]) -> int:
+def vm_delete(session: Session, cluster: str, names: list[str]) -> int:
     import shutil
 
     from xcli.gateways.workload_driver import stop
-    from xcli.vm_runs import find
+    from xcli.workload.vm.runs import find
 
     if not names:
-        click.echo(f"no matching workloads on cluster {cluster}", err=True)
+        session.say(f"no matching workloads on cluster {cluster}", err=True)
         return 0
     found = [(n, *find(cluster, n)) for n in names]
-    confirm(common, f"Delete workload(s) {', '.join(names)} on cluster {cluster}?")
+    session.confirm(f"Delete workload(s) {', '.join(names)} on cluster {cluster}?")
     for name, folder, state in found:
         if state.get("cluster_deleted"):  # nothing left to stop: the workers went with it
             shutil.rmtree(folder, ignore_errors=True)
-            click.echo(f"deleted the record of workload {name} (its cluster was deleted)", err=True)
+            session.say(
+                f"deleted the record of workload {name} (its cluster was deleted)", err=True
+            )
             continue
         stop(folder)
         shutil.rmtree(folder, ignore_errors=True)
-        click.echo(f"deleted workload {name} (its workers stopped)", err=True)
+        session.say(f"deleted workload {name} (its workers stopped)", err=True)
     return 0
 
 
 def vm_select(cluster: str, state: str | None, older_than: float | None) -> list[str]:
     """Names of workloads in `state` that finished more than `older_than` seconds ago."""
-    from xcli.vm_runs import effective_state, read_state, runs
+    from xcli.workload.vm.runs import effective_state, read_state, runs
 
     now, names = time.time(), []
     for folder in runs(cluster):

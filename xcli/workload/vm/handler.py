@@ -2,7 +2,7 @@
 
 The engine (xcli ssh's, once merged) is anything with the `WorkerRunner` shape: start the
 commands on their workers and report each exit as it happens; stop what still runs. The rule
-itself (which failure restarts, who is named) is xcli.plan.vm_workload.decide.
+itself (which failure restarts, who is named) is xcli.workload.vm.plan.decide.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any, Protocol
 from xcli.errors import Interrupted, XcliError
 from xcli.plan.contract import Handler, StepContext
 from xcli.plan.steps import WorkerCommand
-from xcli.plan.vm_workload import Decision, VmWorkloadRun, WorkerExit, run_with_restarts
+from xcli.workload.vm.plan import Decision, VmWorkloadRun, WorkerExit, run_with_restarts
 
 
 class WorkloadFailed(XcliError):

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.plan.workload_cases import meta_for, spec_for
+from tests.workload.cases import meta_for, spec_for
 from xcli.catalog import lookup
 from xcli.errors import ConfigError, UserError
-from xcli.workload_spec import (
+from xcli.workload.spec import (
     cluster_meta_from_dict,
     max_workload_name,
     parse_env,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from xcli.workload_spec import (
+from xcli.workload.spec import (
     GPU_REPLICATED_JOB,
     TPU_REPLICATED_JOB,
     ClusterMeta,

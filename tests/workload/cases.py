@@ -6,7 +6,7 @@ from typing import Any
 
 from xcli.catalog import lookup
 from xcli.spec import Capacity
-from xcli.workload_spec import ClusterMeta, WorkloadSpec, workload_spec
+from xcli.workload.spec import ClusterMeta, WorkloadSpec, workload_spec
 
 # name -> (cluster accelerator, slices or nodes, capacity, reservation, workload overrides)
 CASES: dict[str, dict[str, Any]] = {

@@ -23,7 +23,7 @@ from typing import Any
 
 from xcli import paths
 from xcli.errors import NotFoundError, UserError
-from xcli.plan.vm_workload import Decision, Outcome, WorkerExit, decide
+from xcli.workload.vm.plan import Decision, Outcome, WorkerExit, decide
 
 FINISHED = ("succeeded", "failed", "stopped", "lost")
 
@@ -168,7 +168,7 @@ class Recorder:
 
 
 class RecordingRunner:
-    """A WorkerRunner (xcli.execute.vm_workload) that keeps state.json current as it runs:
+    """A WorkerRunner (xcli.workload.vm.handler) that keeps state.json current as it runs:
     every worker exit, and the restart rule's decisions (the same `decide` the loop applies).
     The record starts at the first `run`, so building one changes nothing."""
 

@@ -6,7 +6,7 @@ import pytest
 
 from tests.support.fakekube import FakeKube
 from tests.support.workload_cluster import add_jobset, add_kueue, cond
-from xcli.workload_report import admission, current_pods, list_note, short_duration
+from xcli.workload.jobset.report import admission, current_pods, list_note, short_duration
 
 AT = "2026-11-22T10:00:02Z"
 

@@ -1,6 +1,6 @@
 """What `workload list` and `workload status` show, computed from Kubernetes API objects. Pure.
 
-The callers (xcli/workload_live.py) fetch the JobSets, the Kueue Workload
+The callers (xcli/workload/jobset/live.py) fetch the JobSets, the Kueue Workload
 that owns the admission of each, the pods and their events, and hand the JSON here.
 Field names follow JobSet v1alpha2 (status.conditions, restarts, replicatedJobsStatus),
 Kueue v1beta2 (status.conditions QuotaReserved/Admitted/Evicted/Finished, admissionChecks)

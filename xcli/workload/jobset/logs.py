@@ -18,10 +18,10 @@ from typing import Any
 from xcli.errors import CloudError, UserError
 from xcli.gateways.kube import KubeApi
 from xcli.plan.cluster import ClusterRef
-from xcli.plan.jobset import CONTAINER
-from xcli.workload_live import NAMESPACE, Live, current, get_jobset, pods_of
-from xcli.workload_report import RESTART_ATTEMPT, current_pods
-from xcli.workload_view import (
+from xcli.workload.jobset.live import NAMESPACE, Live, get_jobset, pods_of
+from xcli.workload.jobset.manifest import CONTAINER
+from xcli.workload.jobset.report import RESTART_ATTEMPT, current_pods
+from xcli.workload.jobset.view import (
     WorkerStatus,
     jobset_state,
     log_prefix,
@@ -57,6 +57,7 @@ def check_selector(value: str, flag: str) -> str:
 
 
 def stream_logs(
+    live: Live,
     ref: ClusterRef,
     name: str,
     *,
@@ -66,9 +67,8 @@ def stream_logs(
     since: int | None = None,
 ) -> Iterator[LogLine]:
     worker, slice_ = check_selector(worker, "--worker"), check_selector(slice_, "--slice")
-    live = current()
     api = live.api(ref)
-    js = get_jobset(ref, name)
+    js = get_jobset(live, ref, name)
     slices = workload_row(js, live.now()).slices
     if follow:
         yield from _follow_attempts(ref, api, live, name, (worker, slice_, slices), since)
@@ -128,7 +128,7 @@ def _follow_attempts(
     followed: int | None = None
     polls = 0
     while True:
-        js = get_jobset(ref, name)
+        js = get_jobset(live, ref, name)
         attempt, finished = _attempt(js), jobset_state(js) in ("succeeded", "failed")
         pods = [
             p

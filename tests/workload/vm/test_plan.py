@@ -13,12 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.plan.workload_cases import meta_for
 from tests.support.process_runner import ProcessRunner
+from tests.workload.cases import meta_for
 from xcli.plan.cluster import Worker
 from xcli.plan.model import Plan
 from xcli.plan.render import plan_document
-from xcli.plan.vm_workload import (
+from xcli.workload.spec import WorkloadSpec, workload_spec
+from xcli.workload.vm.plan import (
     Decision,
     VmWorkloadRun,
     WorkerExit,
@@ -29,7 +30,6 @@ from xcli.plan.vm_workload import (
     worker_env,
     worker_script,
 )
-from xcli.workload_spec import WorkloadSpec, workload_spec
 
 WORKERS = [
     Worker(s, i, f"34.1.{s}.{i}", internal_ip=f"10.0.{s}.{i}") for s in range(2) for i in range(4)

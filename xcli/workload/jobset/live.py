@@ -1,14 +1,15 @@
 """The live side of `xcli workload ...` on GKE: what is read from, and sent to, a cluster.
 
-Planning stays pure (xcli/plan/workload.py, xcli/plan/jobset.py); this module reads the
-cluster's metadata and workloads through the Kubernetes gateway and builds the handlers that
-run the plans.
+Planning stays pure (xcli/workload/jobset/plan.py, xcli/workload/jobset/manifest.py); this
+module reads the cluster's metadata and workloads through the Kubernetes gateway and builds
+the handlers that run the plans.
 
-How a cluster is reached is one seam, `Live`: a function from ClusterRef to KubeApi, plus the
-clocks and sleep the polling loops use. By default it opens the GKE cluster's API through
-clusters.get (endpoint, CA) and Google credentials. `install(Live(...))` replaces it for the
-whole process: tests install a KubeApi over an in-memory API server and a fake clock; nothing
-else in xcli calls it, and no environment variable changes it.
+How a cluster is reached is one object, `Live`: a function from ClusterRef to KubeApi, plus
+the clocks and sleep the polling loops use. By default it opens the GKE cluster's API through
+clusters.get (endpoint, CA) and Google credentials. Every function here takes it as its first
+argument; the JobSet backend (xcli/workload/jobset/backend.py) holds one, handed to it by the
+CLI's entry point (`main(argv, workload_gateways=...)`): tests pass a Live over an in-memory
+API server and a fake clock there. No module global, no environment variable changes it.
 """
 
 from __future__ import annotations
@@ -24,16 +25,16 @@ from xcli.errors import CloudError, ConfigError, Interrupted, NotFoundError
 from xcli.gateways.kube import KubeApi
 from xcli.plan.cluster import ClusterRef
 from xcli.plan.contract import Handler
-from xcli.plan.jobset import API_VERSION as JOBSET_API
-from xcli.workload_report import admission, queue_position
-from xcli.workload_spec import ClusterMeta, cluster_meta_from_dict
-from xcli.workload_view import (
+from xcli.workload.jobset.manifest import API_VERSION as JOBSET_API
+from xcli.workload.jobset.report import admission, queue_position
+from xcli.workload.jobset.view import (
     JOBSET_NAME,
     jobset_state,
     kueue_workload_for,
     select_for_delete,
     wait_exit_code,
 )
+from xcli.workload.spec import ClusterMeta, cluster_meta_from_dict
 
 METADATA_CONFIGMAP = "xcli-cluster-metadata"  # namespace default, written by `cluster create`
 NAMESPACE = "default"
@@ -86,22 +87,6 @@ class Live:
         return self._apis[ref]
 
 
-_LIVE: Live | None = None
-
-
-def install(live: Live | None) -> None:
-    """Use `live` from now on (None: back to the GKE default). For tests and embedding."""
-    global _LIVE
-    _LIVE = live
-
-
-def current() -> Live:
-    global _LIVE
-    if _LIVE is None:
-        _LIVE = Live()
-    return _LIVE
-
-
 def not_set_up(ref: ClusterRef) -> ConfigError:
     return ConfigError(
         f"cluster {ref.name} was not set up by xcli: it has no ConfigMap "
@@ -111,10 +96,10 @@ def not_set_up(ref: ClusterRef) -> ConfigError:
     )
 
 
-def read_cluster(ref: ClusterRef) -> tuple[ClusterMeta, list[str]]:
+def read_cluster(live: Live, ref: ClusterRef) -> tuple[ClusterMeta, list[str]]:
     """The cluster's metadata (ConfigMap `xcli-cluster-metadata`, read through
     workload_spec.cluster_meta_from_dict) and the names of the JobSets in its namespace."""
-    api = current().api(ref)
+    api = live.api(ref)
     config = api.get("v1", "ConfigMap", METADATA_CONFIGMAP, NAMESPACE)
     if config is None:
         raise not_set_up(ref)
@@ -122,12 +107,11 @@ def read_cluster(ref: ClusterRef) -> tuple[ClusterMeta, list[str]]:
     return meta, [js["metadata"]["name"] for js in jobsets(api)]
 
 
-def handlers(ref: ClusterRef) -> Mapping[str, Handler]:
+def handlers(live: Live, ref: ClusterRef) -> Mapping[str, Handler]:
     """Live handlers for the workload plans' step kinds: `k8s_apply` (server-side apply,
     fieldManager xcli, force) and `k8s_delete` (foreground delete, then wait until gone)."""
     from xcli.gateways.kube_handlers import KubeHandlers
 
-    live = current()
     api = live.api(ref)
     return KubeHandlers(lambda _cluster: api, sleep=live.sleep, clock=live.clock).handlers()
 
@@ -136,9 +120,9 @@ def jobsets(api: KubeApi) -> list[Obj]:
     return api.list(JOBSET_API, "JobSet", NAMESPACE)
 
 
-def get_jobset(ref: ClusterRef, name: str) -> Obj:
+def get_jobset(live: Live, ref: ClusterRef, name: str) -> Obj:
     """One workload's JobSet; NotFoundError naming the workloads there are."""
-    api = current().api(ref)
+    api = live.api(ref)
     found = api.get(JOBSET_API, "JobSet", name, NAMESPACE)
     if found is not None:
         return found
@@ -155,17 +139,17 @@ def pods_of(api: KubeApi, name: str) -> list[Obj]:
     return api.list("v1", "Pod", NAMESPACE, labels={JOBSET_NAME: name})
 
 
-def list_workloads(ref: ClusterRef) -> tuple[list[Obj], list[Obj]]:
+def list_workloads(live: Live, ref: ClusterRef) -> tuple[list[Obj], list[Obj]]:
     """Every JobSet and every Kueue Workload of the cluster's namespace."""
-    api = current().api(ref)
+    api = live.api(ref)
     return jobsets(api), kueue_workloads(api)
 
 
-def status_objects(ref: ClusterRef, name: str) -> dict[str, Any]:
+def status_objects(live: Live, ref: ClusterRef, name: str) -> dict[str, Any]:
     """What `workload status` explains: the JobSet, its Kueue Workload, its pods, the
     scheduling events of its pods, and the ClusterQueue's usage."""
-    api = current().api(ref)
-    js = get_jobset(ref, name)
+    api = live.api(ref)
+    js = get_jobset(live, ref, name)
     pods = pods_of(api, name)
     events: list[Obj] = []
     if any((p.get("status") or {}).get("phase") == "Pending" for p in pods):
@@ -212,14 +196,14 @@ def pending_position(api: KubeApi, kueue: Mapping[str, Any] | None) -> dict[str,
 
 
 def wait_for(
-    ref: ClusterRef, name: str, timeout: int | None, on_state: Callable[[str], None]
+    live: Live, ref: ClusterRef, name: str, timeout: int | None, on_state: Callable[[str], None]
 ) -> int:
     """Poll the JobSet until it succeeds (0) or fails (1); 124 once `timeout` seconds pass.
 
     `on_state` hears each new state (queued, running, ...) once.
     """
     try:
-        return _wait_for(ref, name, timeout, on_state)
+        return _wait_for(live, ref, name, timeout, on_state)
     except (KeyboardInterrupt, Interrupted):
         raise Interrupted(
             f"stopped waiting; workload {name} keeps running on cluster {ref.name}",
@@ -229,15 +213,14 @@ def wait_for(
 
 
 def _wait_for(
-    ref: ClusterRef, name: str, timeout: int | None, on_state: Callable[[str], None]
+    live: Live, ref: ClusterRef, name: str, timeout: int | None, on_state: Callable[[str], None]
 ) -> int:
-    live = current()
     cancelled = threading.Event()  # nobody sets it: in the main thread Ctrl-C raises itself
     start, delay, last = live.clock(), 2.0, ""
     failing_since: float | None = None
     while True:
         try:
-            js = get_jobset(ref, name)
+            js = get_jobset(live, ref, name)
             failing_since = None
         except CloudError as exc:
             # A long wait outlives API server hiccups (503, connection reset): keep waiting,
@@ -264,10 +247,10 @@ def _wait_for(
 
 
 def select_deletions(
-    ref: ClusterRef, state: str | None, older_than: int | None
+    live: Live, ref: ClusterRef, state: str | None, older_than: int | None
 ) -> tuple[list[str], dict[str, Obj]]:
     """`delete --state S --older-than D`: the matching xcli workloads, oldest first, and
     every JobSet by name (to describe them)."""
-    found = jobsets(current().api(ref))
-    names = select_for_delete(found, current().now(), state, older_than)
+    found = jobsets(live.api(ref))
+    names = select_for_delete(found, live.now(), state, older_than)
     return names, {js["metadata"]["name"]: js for js in found}

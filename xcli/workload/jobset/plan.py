@@ -10,17 +10,17 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from xcli.errors import UserError
-from xcli.plan.jobset import (
+from xcli.plan.model import Plan, Step
+from xcli.plan.steps import K8sApply, Text
+from xcli.spec import format_duration
+from xcli.workload.jobset.manifest import (
     API_VERSION,
     build_jobset,
     capacity_selectors,
     coordinator_host,
     retryable_exit_codes,
 )
-from xcli.plan.model import Plan, Step
-from xcli.plan.steps import K8sApply, Text
-from xcli.spec import format_duration
-from xcli.workload_spec import ClusterMeta, WorkloadSpec
+from xcli.workload.spec import ClusterMeta, WorkloadSpec
 
 
 @dataclass(frozen=True, kw_only=True)

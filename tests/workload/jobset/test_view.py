@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from tests.plan.workload_cases import meta_for, spec_for
 from tests.support.crd import validate
-from xcli.plan.jobset import build_jobset
-from xcli.workload_view import (
+from tests.workload.cases import meta_for, spec_for
+from xcli.workload.jobset.manifest import build_jobset
+from xcli.workload.jobset.view import (
     explain,
     first_failure,
     jobset_state,

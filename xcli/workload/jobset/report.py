@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from xcli.spec import format_duration
-from xcli.workload_view import (
+from xcli.workload.jobset.view import (
     WorkloadRow,
     explain,
     first_failure,

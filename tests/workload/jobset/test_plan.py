@@ -6,12 +6,12 @@ from dataclasses import replace
 
 import pytest
 
-from tests.plan.workload_cases import meta_for, spec_for
+from tests.workload.cases import meta_for, spec_for
 from xcli.errors import UserError
 from xcli.plan.model import Plan
 from xcli.plan.render import plan_document
 from xcli.plan.steps import K8sApply
-from xcli.plan.workload import (
+from xcli.workload.jobset.plan import (
     K8sDelete,
     check_fits,
     gke_cluster_path,

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from tests.plan.test_vm_workload import local_run
+from tests.workload.vm.test_plan import local_run
 from xcli.execute.live import LiveExecutor
-from xcli.execute.vm_workload import WorkloadFailed, make_handler
 from xcli.plan.steps import WorkerCommand
-from xcli.plan.vm_workload import WorkerExit
+from xcli.workload.vm.handler import WorkloadFailed, make_handler
+from xcli.workload.vm.plan import WorkerExit
 
 
 def test_worker_2_failing_once_restarts_everyone_then_succeeds(tmp_path: Path) -> None:

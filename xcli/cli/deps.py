@@ -1,0 +1,27 @@
+"""What `main()` hands every command: the outside world's doors that tests and embedders may
+replace. One object on the click context (click keeps one `obj` per context); commands find it
+with `ctx.find_object(Dependencies)`. None means the real thing."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import click
+
+if TYPE_CHECKING:
+    from xcli.providers import Registry
+    from xcli.workload.backends import WorkloadGateways
+
+
+@dataclass(frozen=True)
+class Dependencies:
+    providers: Registry | None = None  # the provider registry (default: xcli.providers.DEFAULT)
+    workload_gateways: WorkloadGateways | None = None  # how workload commands reach clusters
+
+
+def current() -> Dependencies:
+    """The Dependencies of this run (an empty one outside a command, or when main() got none)."""
+    ctx = click.get_current_context(silent=True)
+    found = ctx.find_object(Dependencies) if ctx is not None else None
+    return found if found is not None else Dependencies()

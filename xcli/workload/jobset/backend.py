@@ -1,0 +1,207 @@
+"""Workloads as JobSets queued by Kueue on a GKE cluster: the WorkloadBackend for `gke`.
+
+Planning is pure (manifest.py, plan.py, delete.py); reading and waiting go through `Live`
+(live.py, logs.py), which this backend receives when it is made, never from a module global.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # typing only: `xcli workload --help` reads STATES
+    from xcli.plan.cluster import ClusterRef
+    from xcli.workload.jobset.live import Live
+    from xcli.workload.protocol import Session
+
+# queued (Kueue has not admitted it), running, succeeded, failed
+STATES = ("queued", "running", "succeeded", "failed")
+
+
+@dataclass
+class JobSetBackend:
+    live: Live
+    kind: str = "jobset"
+    states: tuple[str, ...] = STATES
+    needs_image: bool = True
+    extra_restart_codes: bool = True
+    previews_delete: bool = True
+
+    def _ref(self, session: Session, cluster: str) -> ClusterRef:
+        from xcli.plan.cluster import ClusterRef
+        from xcli.spec import check_name
+
+        check_name(cluster, "cluster", 40)
+        return ClusterRef(cluster, session.project, session.zone, "gke")
+
+    def create(self, session: Session, flags: Mapping[str, Any]) -> int:
+        from xcli.workload.jobset.live import handlers
+        from xcli.workload.jobset.plan import gke_cluster_path, plan_workload_create
+        from xcli.workload.request import build_request, write_manifests
+
+        spec, meta, existing, ref = build_request(session, self.live, flags)
+        cluster = gke_cluster_path(session.project, session.zone, spec.cluster)
+        plan = plan_workload_create(spec, meta, existing, cluster)
+        if flags["output_manifest_file"] is not None:
+            write_manifests(plan, flags["output_manifest_file"])
+        code = session.run_plan(plan, lambda: handlers(self.live, ref))
+        if not session.dry_run and session.output == "text":
+            where = f"{spec.name} --cluster {spec.cluster}"
+            session.say(
+                f"follow it: xcli workload status {where}; xcli workload logs {where} --follow; "
+                f"xcli workload wait {where}",
+                err=True,
+            )
+        return code
+
+    def list(self, session: Session, cluster: str, state: str | None) -> int:
+        from xcli.workload.jobset.live import list_workloads
+        from xcli.workload.jobset.report import (
+            LIST_HEADERS,
+            admission,
+            list_note,
+            row_cells,
+            row_dict,
+        )
+        from xcli.workload.jobset.view import kueue_workload_for, list_rows
+
+        jobsets, kueue = list_workloads(self.live, self._ref(session, cluster))
+        rows = list_rows(jobsets, self.live.now(), state)
+        if session.output != "text":
+            session.emit(
+                [
+                    {**row_dict(r), "kueue": admission(kueue_workload_for(r.name, kueue))}
+                    for r in rows
+                ]
+            )
+            return 0
+        if not rows:
+            which = f"{state} " if state else ""
+            session.say(f"no {which}workloads on cluster {cluster}", err=True)
+            return 0
+        cells = [row_cells(r, list_note(r.state, kueue_workload_for(r.name, kueue))) for r in rows]
+        session.table(LIST_HEADERS, cells)
+        return 0
+
+    def status(self, session: Session, cluster: str, name: str) -> int:
+        from xcli.workload.jobset.live import status_objects
+        from xcli.workload.jobset.report import status_lines, status_report
+
+        found = status_objects(self.live, self._ref(session, cluster), name)
+        report = status_report(
+            found["jobset"],
+            found["kueue"],
+            found["pods"],
+            found["events"],
+            self.live.now(),
+            found["queue"],
+            found["position"],
+        )
+        if session.output != "text":
+            session.emit(report)
+            return 0
+        for line in status_lines(report, cluster):
+            session.say(line)
+        if not report["workers"]:
+            session.say("workers: no pods yet")
+            return 0
+        session.say("workers:")
+        session.table(
+            ("WORKER", "POD", "PHASE", "NODE", "EXIT", "REASON"),
+            [
+                [
+                    w["worker"],
+                    w["pod"],
+                    w["phase"],
+                    w["node"] or "-",
+                    "-" if w["exit_code"] is None else str(w["exit_code"]),
+                    w["reason"] or "-",
+                ]
+                for w in report["workers"]
+            ],
+        )
+        return 0
+
+    def logs(
+        self,
+        session: Session,
+        cluster: str,
+        name: str,
+        selection: tuple[str, str],
+        follow: bool,
+        since: str | None,
+    ) -> int:
+        from xcli.spec import parse_duration
+        from xcli.workload.jobset.logs import stream_logs
+
+        since_seconds = parse_duration(since, "--since") if since else None
+        lines = stream_logs(
+            self.live,
+            self._ref(session, cluster),
+            name,
+            worker=selection[0],
+            slice_=selection[1],
+            follow=follow,
+            since=since_seconds,
+        )
+        for line in lines:
+            if session.output != "text":
+                record = {"worker": line.prefix.strip("[]"), "line": line.text, "note": line.note}
+                session.emit_record(record)
+            else:
+                session.say(f"{line.prefix} {line.text}".lstrip(), err=line.note)
+        return 0
+
+    def wait(
+        self, session: Session, cluster: str, name: str, timeout: str | None, seconds: int | None
+    ) -> int:
+        from xcli.workload.jobset.live import TIMEOUT_EXIT, wait_for
+
+        def said(state: str) -> None:
+            session.say(f"workload {name}: {state}", err=True)
+
+        code = wait_for(self.live, self._ref(session, cluster), name, seconds, said)
+        result = {0: "succeeded", 1: "failed"}.get(code, "timeout")
+        if session.output != "text":
+            session.emit({"workload": name, "result": result, "exit_code": code})
+        elif code == TIMEOUT_EXIT:
+            session.say(f"workload {name}: still not finished after {timeout}", err=True)
+        elif code == 1:
+            session.say(f"workload {name} failed; `xcli workload status {name}` says why", err=True)
+        return code
+
+    def delete(
+        self,
+        session: Session,
+        cluster: str,
+        name: str | None,
+        state: str | None,
+        older_than: tuple[str, int] | None,
+    ) -> int:
+        from xcli.workload.jobset.delete import plan_workload_delete
+        from xcli.workload.jobset.live import get_jobset, handlers, select_deletions
+        from xcli.workload.jobset.plan import gke_cluster_path
+
+        ref = self._ref(session, cluster)
+        if name is not None:
+            names, state_now = [name], ""
+            if not session.dry_run:
+                from xcli.workload.jobset.view import jobset_state
+
+                # refuses an unknown name, listing the real ones
+                state_now = f" ({jobset_state(get_jobset(self.live, ref, name))})"
+            question = f"Delete workload {name}{state_now} on cluster {cluster}?"
+        else:
+            seconds = older_than[1] if older_than else None
+            names, _ = select_deletions(self.live, ref, state, seconds)
+            age = f" older than {older_than[0]}" if older_than else ""
+            if not names:
+                session.say(f"no {state} workloads{age} on cluster {cluster}", err=True)
+                return 0
+            session.say(f"{state} workloads{age}: {', '.join(names)}", err=True)
+            question = f"Delete these {len(names)} workload(s) on cluster {cluster}?"
+        session.confirm(question)
+        path = gke_cluster_path(session.project, session.zone, cluster)
+        plan = plan_workload_delete(names, path, cluster)
+        return session.run_plan(plan, lambda: handlers(self.live, ref))
