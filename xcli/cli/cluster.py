@@ -7,6 +7,7 @@ from typing import Any
 import click
 
 from xcli import cluster_index
+from xcli.app.where import CLUSTER_NAME_LIMIT
 from xcli.cli import complete
 from xcli.cli.common import (
     Common,
@@ -19,7 +20,7 @@ from xcli.cli.common import (
     run_plan,
 )
 from xcli.cli.options import provider_options, split_options
-from xcli.cli.providers import CLUSTER_NAME_LIMIT, choice, location, ref_for, registry
+from xcli.cli.providers import choice, location, ref_for, registry
 from xcli.providers import DEFAULT
 
 PROVIDER_CHOICE = choice()
