@@ -90,11 +90,15 @@ class World:
             run_quiet=run_quiet,
             confirm=refuse,
             require_answerable=refuse,
-            ask=refuse,
             say=refuse,
             broadcast=run_broadcast,
             sink=lambda folder: OutputSink(io.BytesIO(), io.BytesIO(), folder or log_dir),
-            replace_process=self.replaced.append,
+            choose_engine=refuse,  # --engine openssh: nothing to choose
+            control_dir=refuse,  # --no-reuse
+            shell=lambda argv, sockets: self.replaced.append(argv),
+            stop_workload=refuse,
+            terraform_binary=refuse,
+            terraform_handlers=refuse,
             unsupported_flags=refuse,
         )
 

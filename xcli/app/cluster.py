@@ -223,12 +223,11 @@ def delete(req: DeleteRequest, deps: Deps) -> None:
 def _stop_workloads(name: str, provider: str, deps: Deps) -> None:
     """VM workloads still running on the cluster are stopped first, while their workers can
     still be reached, so their records end as `stopped` rather than as a failure."""
-    from xcli.gateways.workload_driver import stop
     from xcli.vm_runs import running_on
 
     for folder in running_on(name, provider):
         deps.say(f"stopping workload {folder.name} (its cluster is being deleted)")
-        stop(folder)
+        deps.stop_workload(folder)
 
 
 def wait(req: WaitRequest, deps: Deps) -> None:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from xcli.execute.fanout import FanoutResult, OutputSink
     from xcli.execute.result import RunResult
-    from xcli.plan.fanout import Broadcast
+    from xcli.plan.fanout import Broadcast, SshSettings, Target
     from xcli.plan.model import Plan
     from xcli.providers import Registry
 
@@ -47,6 +47,17 @@ class RunQuiet(Protocol):
     def __call__(self, plan: Plan, handlers: Handlers) -> RunResult | None: ...
 
 
+class EngineChoice(Protocol):
+    """The engine `--engine auto` picked (gateways/ssh_choice.py:EngineChoice)."""
+
+    @property
+    def engine(self) -> str: ...
+    @property
+    def note(self) -> str | None: ...  # why OpenSSH, or what asyncssh lacks
+    @property
+    def send_env(self) -> tuple[str, ...]: ...  # NAME=VALUE the asyncssh engine sends
+
+
 class BroadcastRunner(Protocol):
     """Runs a Broadcast step on its workers (gateways/broadcast.py:run_broadcast)."""
 
@@ -65,16 +76,27 @@ class Deps:
     confirm: Callable[[str], None]
     # Refuse now (before anything is read) when `what` will ask later and nobody can answer.
     require_answerable: Callable[[str], None]
-    # A question answered on stdin, for Terraform's own prompts during a run.
-    ask: Callable[[str], bool]
     # One line for the user on stderr (progress notes outside a plan run).
     say: Callable[[str], None]
     broadcast: BroadcastRunner
     # Where a fan-out's worker output goes: streamed to the terminal and logged per worker in
     # the folder given (None: the default log folder).
     sink: Callable[[Path | None], OutputSink]
-    # Become this process (an interactive ssh session owns the terminal from there on).
-    replace_process: Callable[[Sequence[str]], None]
+    # `--engine auto`: asyncssh unless the user's OpenSSH setup asks for something only
+    # OpenSSH does (gateways/ssh_choice.py reads that setup).
+    choose_engine: Callable[[Sequence[Target], SshSettings], EngineChoice]
+    # Where OpenSSH's reusable connections keep their sockets.
+    control_dir: Callable[[], Path]
+    # Become an interactive ssh client (argv; the socket folder to make first, if any): the
+    # session owns the terminal from there on.
+    shell: Callable[[Sequence[str], Path | None], None]
+    # Stop a VM workload (its record folder) while its workers can still be reached.
+    stop_workload: Callable[[Path], None]
+    # terraform or tofu on PATH, if any.
+    terraform_binary: Callable[[], str | None]
+    # The live handlers of a Terraform-mode plan (its own prompts answered on the terminal),
+    # with the given handlers for the steps after apply.
+    terraform_handlers: Callable[[Mapping[str, Any] | None], Mapping[str, Any]]
     # The provider-only flags of `cluster create` given with a non-default value that are not
     # in `supported` (Terraform mode refuses them); the CLI knows its flags.
     unsupported_flags: Callable[[str, Mapping[str, Any], frozenset[str]], list[str]]

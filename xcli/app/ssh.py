@@ -19,7 +19,6 @@ if TYPE_CHECKING:
     from xcli.execute.result import StepContext
     from xcli.plan.cluster import ClusterRef, Worker
     from xcli.plan.model import Plan
-    from xcli.providers import Registry
     from xcli.providers.base import VmAccess
 
 
@@ -82,23 +81,22 @@ class FanoutOutcome:
 def ssh(req: SshRequest, deps: Deps) -> FanoutOutcome:
     from xcli.plan.fanout import Exec
 
-    resolved = resolve(req.transport, deps.registry)
+    resolved = resolve(req.transport, deps)
     if req.command is None:
         return _interactive(resolved, deps)
     return _broadcast(resolved, Exec(req.command), deps)
 
 
 def scp(req: ScpRequest, deps: Deps) -> FanoutOutcome:
-    resolved = resolve(req.transport, deps.registry)
+    resolved = resolve(req.transport, deps)
     return _broadcast(resolved, copy_action(req.paths, req.recurse, len(resolved.targets)), deps)
 
 
-def resolve(flags: Transport, registry: Registry) -> Resolved:
+def resolve(flags: Transport, deps: Deps) -> Resolved:
     """Check every flag, then ask the provider for its workers and how to reach them."""
     from xcli import paths
     from xcli.app.where import ref_for
     from xcli.cluster_index import provider_for
-    from xcli.gateways.ssh_openssh import control_dir
     from xcli.plan.fanout import select, targets_for
     from xcli.spec import parse_duration
 
@@ -121,6 +119,7 @@ def resolve(flags: Transport, registry: Registry) -> Resolved:
         from xcli.user_files import check_writable_folder
 
         check_writable_folder(flags.output_dir, "--output-dir")
+    registry = deps.registry
     reachable = registry.names(ssh=True)
     provider = provider_for(flags.name, flags.provider, reachable[0], reachable)
     backend = registry.vm_access(provider, registry.get(provider))
@@ -140,7 +139,7 @@ def resolve(flags: Transport, registry: Registry) -> Resolved:
         identity=flags.ssh_key_file or (access.key_file if access else None),
         host_keys=flags.host_keys,
         connect_timeout=flags.connect_timeout,
-        control_dir=control_dir() if flags.reuse and flags.engine != "asyncssh" else None,
+        control_dir=deps.control_dir() if flags.reuse and flags.engine != "asyncssh" else None,
         ssh_flags=flags.ssh_flags,
     )
     several = len({w.slice for w in everyone}) > 1
@@ -206,14 +205,12 @@ def copy_action(paths: tuple[str, ...], recurse: bool, workers: int) -> Action:
     return Download(paths[0][1:], paths[1], recurse)
 
 
-def _engine(req: Resolved) -> tuple[Any, SshSettings, str | None]:
+def _engine(req: Resolved, deps: Deps) -> tuple[Any, SshSettings, str | None]:
     """--engine auto: asyncssh unless the user's OpenSSH setup asks for something only
     OpenSSH does (then a note says what); see gateways/ssh_choice.py."""
     if req.engine != "auto":
         return req.engine, req.settings, None
-    from xcli.gateways.ssh_choice import choose
-
-    choice = choose(req.targets, req.settings)
+    choice = deps.choose_engine(req.targets, req.settings)
     if choice.engine == "openssh":
         return "openssh", req.settings, choice.note
     settings = dataclasses.replace(req.settings, control_dir=None, send_env=choice.send_env)
@@ -235,11 +232,7 @@ def _interactive(req: Resolved, deps: Deps) -> FanoutOutcome:
 
     def shell(step: Any, ctx: StepContext) -> Mapping[str, Any]:
         assert isinstance(step, SshFanout)
-        if req.settings.control_dir is not None:
-            from xcli.gateways.ssh_openssh import ensure_control_dir
-
-            ensure_control_dir(req.settings.control_dir)
-        deps.replace_process(step.workers[0].argv)
+        deps.shell(step.workers[0].argv, req.settings.control_dir)
         return {}
 
     _run(plan, {"ssh": shell}, deps)
@@ -249,7 +242,7 @@ def _interactive(req: Resolved, deps: Deps) -> FanoutOutcome:
 def _broadcast(req: Resolved, action: Action, deps: Deps) -> FanoutOutcome:
     from xcli.plan.fanout import Broadcast, plan_broadcast
 
-    engine, settings, note = _engine(req)
+    engine, settings, note = _engine(req, deps)
     plan = plan_broadcast(
         req.cluster,
         req.targets,

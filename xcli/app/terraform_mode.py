@@ -135,13 +135,12 @@ def _after_apply(spec: ClusterSpec, support: TerraformSupport) -> Callable[[], M
 def create(spec: ClusterSpec, dry_run: bool, yes: bool, deps: Deps) -> tuple[str, ...]:
     """Write (and with --apply, apply) the deployment folder; returns the notes to show after
     a live run that did not apply it (how to apply it by hand)."""
-    from xcli.gateways.terraform import TerraformHandlers, find_binary
     from xcli.terraform import plan_create
 
     support = support_for(deps.registry, spec.provider)
     folder = str(spec.options["terraform"])
     apply = bool(spec.options.get("apply"))
-    binary = find_binary() if apply else None
+    binary = deps.terraform_binary() if apply else None
     if dry_run and apply and binary is None:
         binary = "terraform"  # show the commands a run would use
     if not dry_run:
@@ -152,14 +151,13 @@ def create(spec: ClusterSpec, dry_run: bool, yes: bool, deps: Deps) -> tuple[str
         spec, folder, support, binary=binary, confirm=not yes, post_apply=support.post_apply
     )
     post_handlers = _after_apply(spec, support)
-    deps.run_plan(plan, lambda: TerraformHandlers(deps.say, deps.ask, post_handlers()).as_mapping())
+    deps.run_plan(plan, lambda: deps.terraform_handlers(post_handlers()))
     if dry_run or (apply and binary is not None):
         return ()
     return tuple(plan.notes[1:])
 
 
 def delete(name: str, folder: str, dry_run: bool, deps: Deps) -> None:
-    from xcli.gateways.terraform import TerraformHandlers, find_binary
     from xcli.terraform import RECORD, commands, plan_destroy
 
     path = Path(folder) / RECORD
@@ -174,10 +172,10 @@ def delete(name: str, folder: str, dry_run: bool, deps: Deps) -> None:
             f"{folder} holds cluster {record.get('cluster')}, not {name}",
             hint=f"use --cluster {record.get('cluster')} or the right folder",
         )
-    binary = find_binary() or ("terraform" if dry_run else None)
+    binary = deps.terraform_binary() or ("terraform" if dry_run else None)
     if binary is None:
         command = shlex.join(commands("terraform", folder, destroy=True)[1])
         raise UserError("no terraform or tofu on PATH", hint=f"install one, or run: {command}")
     plan = plan_destroy(record, folder, binary=binary)
     deps.confirm(f"Destroy cluster {name} and everything in {folder}'s Terraform state?")
-    deps.run_plan(plan, lambda: TerraformHandlers(deps.say, deps.ask).as_mapping())
+    deps.run_plan(plan, lambda: deps.terraform_handlers(None))

@@ -10,14 +10,14 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from xcli.app.deps import Deps, Handlers
+from xcli.app.deps import Deps, EngineChoice, Handlers
 from xcli.cli.common import Common, confirm, require_answerable, run_plan
 from xcli.cli.providers import registry
 
 if TYPE_CHECKING:
     from xcli.execute.fanout import FanoutResult, OutputSink
     from xcli.execute.result import RunResult
-    from xcli.plan.fanout import Broadcast
+    from xcli.plan.fanout import Broadcast, SshSettings, Target
     from xcli.plan.model import Plan
 
 
@@ -44,22 +44,21 @@ def deps(common: Common) -> Deps:
         out = sys.stderr.buffer if common.output != "text" else sys.stdout.buffer
         return OutputSink(out, sys.stderr.buffer, folder or default_log_dir())
 
-    def replace_process(argv: Sequence[str]) -> None:
-        from xcli.gateways import process
-
-        process.replace(argv)
-
     return Deps(
         registry=registry(),
         run_plan=run,
         run_quiet=run_quiet,
         confirm=lambda question: confirm(common, question),
         require_answerable=lambda what: require_answerable(common, what),
-        ask=_ask,
         say=_say,
         broadcast=_broadcast,
         sink=sink,
-        replace_process=replace_process,
+        choose_engine=_choose_engine,
+        control_dir=_control_dir,
+        shell=_shell,
+        stop_workload=_stop_workload,
+        terraform_binary=_terraform_binary,
+        terraform_handlers=_terraform_handlers,
         unsupported_flags=_unsupported_flags,
     )
 
@@ -70,6 +69,46 @@ def _broadcast(
     from xcli.gateways.broadcast import run_broadcast
 
     return run_broadcast(step, sink, cancelled)
+
+
+def _choose_engine(targets: Sequence[Target], settings: SshSettings) -> EngineChoice:
+    from xcli.gateways.ssh_choice import choose
+
+    return choose(targets, settings)
+
+
+def _control_dir() -> Path:
+    from xcli.gateways.ssh_openssh import control_dir
+
+    return control_dir()
+
+
+def _shell(argv: Sequence[str], sockets: Path | None) -> None:
+    from xcli.gateways import process
+
+    if sockets is not None:
+        from xcli.gateways.ssh_openssh import ensure_control_dir
+
+        ensure_control_dir(sockets)
+    process.replace(argv)
+
+
+def _stop_workload(folder: Path) -> None:
+    from xcli.gateways.workload_driver import stop
+
+    stop(folder)
+
+
+def _terraform_binary() -> str | None:
+    from xcli.gateways.terraform import find_binary
+
+    return find_binary()
+
+
+def _terraform_handlers(after_apply: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    from xcli.gateways.terraform import TerraformHandlers
+
+    return TerraformHandlers(_say, _ask, after_apply).as_mapping()
 
 
 def _ask(question: str) -> bool:
