@@ -249,7 +249,7 @@ def test_docker_image_is_required_where_a_container_runs(
 
 
 def test_copy_from_several_workers_names_the_slice() -> None:
-    from xcli.cli.ssh_run import copy_action
+    from xcli.app.ssh import copy_action
     from xcli.errors import UserError
 
     with pytest.raises(UserError) as err:

@@ -42,8 +42,8 @@ def test_create_asks_before_a_plan_that_removes_pools() -> None:
     import pytest
 
     from tests.plan.gke_cases import CASES
-    from xcli.cli.cluster import _confirm_removals
-    from xcli.cli.common import Common
+    from xcli.app.cluster import confirm_removals
+    from xcli.cli.common import Common, confirm
     from xcli.errors import UserError
     from xcli.providers.gke.planner import GkeObserved, ObservedPool, plan_create
 
@@ -52,8 +52,9 @@ def test_create_asks_before_a_plan_that_removes_pools() -> None:
     plan = plan_create(spec, GkeObserved("RUNNING", ("us-east5-b",), {"demo-np-2": extra}))
     live = Common(None, None, "text", False, False, None)
     with pytest.raises(UserError) as caught:  # stdin is not a terminal under pytest
-        _confirm_removals(live, plan)
+        confirm_removals(plan, lambda question: confirm(live, question))
     assert "delete node pool demo-np-2" in caught.value.message
     assert caught.value.hint == "pass --yes to confirm"
-    _confirm_removals(Common(None, None, "text", False, True, None), plan)  # --yes
-    _confirm_removals(live, plan_create(spec))  # nothing removed: nothing asked
+    yes = Common(None, None, "text", False, True, None)  # --yes
+    confirm_removals(plan, lambda question: confirm(yes, question))
+    confirm_removals(plan_create(spec), lambda question: confirm(live, question))  # nothing asked

@@ -6,20 +6,19 @@ from typing import Any
 
 import click
 
-from xcli import cluster_index
+# check_counts: cli/workload_flags.py checks a dry-run's --tpu-type with it
+from xcli.app.cluster import check_counts as check_counts
+from xcli.app.where import CLUSTER_NAME_LIMIT
 from xcli.cli import complete
 from xcli.cli.common import (
     Common,
     change_options,
     common_options,
-    confirm,
     emit,
     read_options,
-    require_answerable,
-    run_plan,
 )
 from xcli.cli.options import provider_options, split_options
-from xcli.cli.providers import CLUSTER_NAME_LIMIT, choice, location, ref_for, registry
+from xcli.cli.providers import choice
 from xcli.providers import DEFAULT
 
 PROVIDER_CHOICE = choice()
@@ -130,104 +129,33 @@ def create(
       xcli cluster create --cluster g --device-type h100-80gb-8 --num-nodes 2 --on-demand
       xcli cluster create --cluster q --provider queued-resource --tpu-type v5litepod-16 --spot
     """
-    from xcli.catalog import lookup
-    from xcli.errors import UserError
-    from xcli.spec import ClusterSpec, capacity_from_flags, check_name
+    from xcli.app import cluster as use_case
+    from xcli.cli.wiring import deps
+    from xcli.spec import check_name
 
     check_name(name, "cluster", CLUSTER_NAME_LIMIT)
     extra = split_options(provider, options)  # provider-only flags; others' flags are refused
-    caps = registry().capabilities(provider)
-    # --force replaces what differs: what a reconciling provider does itself, or Terraform does
-    if extra.get("force") and not extra.get("terraform") and not caps.observer:
-        raise UserError(
-            f"--force applies to --provider {provider} only with --terraform DIR",
-            hint="drop --force",
-        )
-    if bool(tpu_type) == bool(device_type):
-        raise UserError(
-            "pass exactly one of --tpu-type and --device-type",
-            hint="e.g. --tpu-type v6e-256 or --device-type h100-80gb-8",
-        )
-    accel = lookup(tpu_type or device_type or "")
-    check_counts(accel, tpu_type, num_slices, num_nodes)
-    if extra.get("ssh_key"):  # only a provider that takes --ssh-key (VMs) has the value
-        from xcli.providers.queued_resource.access import check_user_key
-
-        check_user_key(str(extra["ssh_key"]))
-    capacity = capacity_from_flags(
-        on_demand=on_demand or (not caps.cloud and not (spot or reservation or flex_start)),
+    request = use_case.CreateRequest(
+        name=name,
+        provider=provider,
+        tpu_type=tpu_type,
+        device_type=device_type,
+        num_slices=num_slices,
+        num_nodes=num_nodes,
+        on_demand=on_demand,
         spot=spot,
         reservation=reservation,
         flex_start=flex_start,
         max_run_duration=max_run_duration,
         guaranteed=guaranteed,
         min_duration=min_duration,
-    )
-    project, zone = location(provider, common)
-    spec = ClusterSpec(
-        name=name,
-        project=project,
-        zone=zone,
-        provider=provider,
-        accelerator=accel,
-        capacity=capacity,
-        num_slices=num_slices or 1,
-        num_nodes=num_nodes or 1,
         options=extra,
+        where=common,
+        dry_run=common.dry_run,
+        yes=common.yes,
     )
-    from xcli.cli import terraform_mode
-
-    if terraform_mode.requested(spec):  # provider-independent: writes a Terraform folder
-        terraform_mode.create(spec, common)
-        return
-    backend = registry().get(provider)
-    ref = ref_for(name, provider, common)
-    if extra.get("force"):  # it will ask before replacing pools: refuse now if nobody can answer
-        require_answerable(common, "--force (it may replace node pools)")
-    observer = registry().observer(provider, backend)
-    if observer is not None and not common.dry_run:
-        plan = observer.plan_create(spec, observed=observer.observe(ref, "create"))
-    else:  # the dry-run plans against nothing and needs no credentials; its plan says so
-        plan = backend.plan_create(spec)
-    checker = registry().live_checker(provider, backend)  # what only a live run can check
-    if checker is not None and not common.dry_run:
-        checker.check_create(spec)
-    _confirm_removals(common, plan)
-    if not common.dry_run:  # before running: a cluster that is partly there is found too
-        cluster_index.record(name, provider)
-    run_plan(common, plan, lambda: backend.handlers(ref))
-
-
-def check_counts(
-    accel: Any, tpu_type: str | None, num_slices: int | None, num_nodes: int | None
-) -> None:
-    """Refuse flags that do not apply to the accelerator, rather than ignore them."""
-    from xcli.errors import UserError
-
-    if tpu_type and accel.kind != "tpu":
-        raise UserError(
-            f"{tpu_type} is a GPU, and --tpu-type takes TPU shapes",
-            hint=f"pass it with --device-type {tpu_type}",
-        )
-    if accel.kind == "tpu" and num_nodes is not None:
-        raise UserError(
-            f"--num-nodes counts GPU VMs; {accel.name} is a TPU slice",
-            hint="drop --num-nodes: a slice's VMs follow from its shape; use --num-slices "
-            "for more slices",
-        )
-    if accel.kind == "gpu" and num_slices is not None:
-        raise UserError(
-            f"--num-slices counts TPU slices; {accel.name} is a GPU",
-            hint="use --num-nodes for more GPU VMs",
-        )
-
-
-def _confirm_removals(common: Common, plan: Any) -> None:
-    from xcli.plan.operations import destructive_steps
-
-    doomed = destructive_steps(plan)
-    if doomed:
-        confirm(common, "This will " + "; ".join(doomed) + ". Continue?")
+    for note in use_case.create(request, deps(common)).notes:
+        click.echo(note, err=common.output != "text")  # keep stdout one JSON doc
 
 
 @cluster.command("delete")
@@ -250,42 +178,11 @@ def delete(name: str, provider: str | None, terraform_dir: str | None, common: C
     Example:
       xcli cluster delete --cluster demo --yes
     """
-    if terraform_dir is not None:
-        from xcli.cli import terraform_mode
+    from xcli.app import cluster as use_case
+    from xcli.cli.wiring import deps
 
-        terraform_mode.delete(name, terraform_dir, common)
-        return
-    provider = cluster_index.provider_for(name, provider, "gke")
-    backend = registry().get(provider)
-    ref = ref_for(name, provider, common)
-    # Ask first: nothing is read (no credentials, no API call) for an answer that may be no.
-    confirm(common, f"Delete cluster {name} ({provider}) and everything xcli created for it?")
-    observer = registry().observer(provider, backend)
-    if observer is not None and not common.dry_run:
-        plan = observer.plan_delete(ref, observed=observer.observe(ref, "delete"))
-    else:
-        plan = backend.plan_delete(ref)
-    vm_workloads = registry().capabilities(provider).vm_workloads
-    if vm_workloads and not common.dry_run:
-        _stop_workloads(name, provider)
-    run_plan(common, plan, lambda: backend.handlers(ref))
-    if not common.dry_run:
-        cluster_index.forget(name, provider)
-    if vm_workloads and not common.dry_run:
-        from xcli.workload.vm.runs import end_with_cluster
-
-        end_with_cluster(name, provider)
-
-
-def _stop_workloads(name: str, provider: str) -> None:
-    """VM workloads still running on the cluster are stopped first, while their workers can
-    still be reached, so their records end as `stopped` rather than as a failure."""
-    from xcli.gateways.workload_driver import stop
-    from xcli.workload.vm.runs import running_on
-
-    for folder in running_on(name, provider):
-        click.echo(f"stopping workload {folder.name} (its cluster is being deleted)", err=True)
-        stop(folder)
+    request = use_case.DeleteRequest(name, provider, terraform_dir, common, common.dry_run)
+    use_case.delete(request, deps(common))
 
 
 @cluster.command("list")
@@ -295,10 +192,11 @@ def list_(provider: str, common: Common) -> None:
     """List clusters with accelerator, slices, capacity type and status."""
     from dataclasses import asdict
 
+    from xcli.app import cluster as use_case
     from xcli.cli.table import print_table
+    from xcli.cli.wiring import deps
 
-    zone = common.zone_flag  # the region is a filter here, not a requirement
-    rows = registry().get(provider).list_clusters(location(provider, common)[0], zone)
+    rows = use_case.list_clusters(use_case.ListRequest(provider, common), deps(common))
     if common.output != "text":
         emit(common.output, [asdict(r) for r in rows])
         return
@@ -322,8 +220,10 @@ def list_(provider: str, common: Common) -> None:
 @read_options
 def describe(name: str, provider: str | None, common: Common) -> None:
     """Show a cluster's slices, nodes and state."""
-    provider = cluster_index.provider_for(name, provider, "gke")
-    info = registry().get(provider).describe(ref_for(name, provider, common))
+    from xcli.app import cluster as use_case
+    from xcli.cli.wiring import deps
+
+    info = use_case.describe(use_case.DescribeRequest(name, provider, common), deps(common))
     if common.output != "text":
         emit(common.output, info)
         return
@@ -359,19 +259,8 @@ def wait(
     Example:
       xcli cluster wait --cluster q --timeout 12h
     """
-    from xcli.errors import UserError
-    from xcli.spec import parse_duration
+    from xcli.app import cluster as use_case
+    from xcli.cli.wiring import deps
 
-    provider = cluster_index.provider_for(name, provider, "queued-resource")
-    backend = registry().waiter(provider, registry().get(provider))
-    if backend is None:
-        raise UserError(f"--provider {provider} has nothing to wait for", hint="create waits")
-    seconds = parse_duration(timeout, "--timeout") if timeout else 24 * 3600
-    if ssh_key:
-        from xcli.providers.queued_resource.access import check_user_key
-
-        check_user_key(ssh_key)
-    ref = ref_for(name, provider, common)
-    raw: dict[str, object] = {"ssh_key": ssh_key, "ssh_user": ssh_user, "os_login": os_login}
-    plan = backend.plan_wait(ref, seconds, raw)
-    run_plan(common, plan, lambda: backend.handlers(ref))
+    request = use_case.WaitRequest(name, provider, timeout, ssh_key, ssh_user, os_login, common)
+    use_case.wait(request, deps(common))

@@ -17,9 +17,6 @@ if TYPE_CHECKING:
     from xcli.cli.common import Common
     from xcli.plan.cluster import ClusterRef
 
-# GKE's own limit is 40; providers may check tighter limits of their own (derived names)
-CLUSTER_NAME_LIMIT = 40
-
 
 def choice(**wanted: bool) -> click.Choice[str]:
     """`--provider` values: every registered provider, or those with the `wanted` capabilities."""
@@ -35,18 +32,14 @@ def registry() -> Registry:
 
 
 def location(provider: str, common: Common) -> tuple[str, str]:
-    """Project and zone; a provider without a cloud (local) needs neither, and takes the flags
-    only as given (they name nothing it uses)."""
-    if not registry().capabilities(provider).cloud:
-        return common.project_flag or "", common.zone_flag or ""
-    return common.project, common.zone
+    """Project and zone; a provider without a cloud (local) needs neither."""
+    from xcli.app.where import location as locate
+
+    return locate(registry(), provider, common)
 
 
 def ref_for(name: str, provider: str, common: Common) -> ClusterRef:
     """The checked reference to cluster `name` of `provider`, located by the common options."""
-    from xcli.plan.cluster import ClusterRef
-    from xcli.spec import check_name
+    from xcli.app.where import ref_for as checked_ref
 
-    check_name(name, "cluster", CLUSTER_NAME_LIMIT)
-    project, zone = location(provider, common)
-    return ClusterRef(name=name, project=project, zone=zone, provider=provider)
+    return checked_ref(registry(), name, provider, common)

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from xcli.cli import complete
 from xcli.cli.common import Common, change_options, emit
 from xcli.cli.providers import choice
+
+if TYPE_CHECKING:
+    from xcli.app.ssh import FanoutOutcome, Transport
 
 VM_PROVIDERS = choice(ssh=True)
 EXIT_STATUS = """\b
@@ -109,6 +112,14 @@ def transport_options(func: Any) -> Any:
     return func
 
 
+def _transport(common: Common, flags: dict[str, Any]) -> Transport:
+    from xcli.app.ssh import Transport
+
+    size = _batch(flags.pop("batch_size"))
+    ssh_flags = flags.pop("ssh_flag")
+    return Transport(**flags, batch_size=size, ssh_flags=ssh_flags, where=common)
+
+
 @click.command("ssh", epilog=EXIT_STATUS)
 @transport_options
 @click.option("--command", "command_", metavar="CMD", help="Run CMD (one string) on each worker.")
@@ -127,13 +138,11 @@ def ssh(command_: str | None, common: Common, **flags: Any) -> int:
     Output streams as it arrives, each line prefixed by its worker ([w3], or [s1/w3] when the
     cluster has several slices); stderr stays on stderr. A summary follows on stderr.
     """
-    from xcli.cli.ssh_run import broadcast, interactive, resolve
-    from xcli.plan.fanout import Exec
+    from xcli.app import ssh as use_case
+    from xcli.cli.wiring import deps
 
-    req = resolve(common, **flags)
-    if command_ is None:
-        return interactive(common, req)
-    return broadcast(common, req, Exec(command_))
+    request = use_case.SshRequest(_transport(common, flags), command_)
+    return _render(use_case.ssh(request, deps(common)), common)
 
 
 @click.command("scp", epilog=EXIT_STATUS)
@@ -150,10 +159,27 @@ def scp(paths: tuple[str, ...], recurse: bool, common: Common, **flags: Any) -> 
       xcli scp --cluster demo --worker=all -r ./configs :~/configs
       xcli scp --cluster demo --worker=3 --slice 0 :~/job/out.log ./out-w3.log
     """
-    from xcli.cli.ssh_run import broadcast, copy_action, resolve
+    from xcli.app import ssh as use_case
+    from xcli.cli.wiring import deps
 
-    req = resolve(common, **flags)
-    return broadcast(common, req, copy_action(paths, recurse, len(req.targets)))
+    request = use_case.ScpRequest(_transport(common, flags), paths, recurse)
+    return _render(use_case.scp(request, deps(common)), common)
+
+
+def _render(outcome: FanoutOutcome, common: Common) -> int:
+    """The summary after the run (worker output was streamed during it); Ctrl-C ends in 130."""
+    from xcli.errors import Interrupted
+
+    result = outcome.fanout
+    if result is None:  # a dry-run: the plan was printed
+        return outcome.exit_code
+    print_summary(result, common)
+    if result.interrupted:
+        raise Interrupted(
+            "interrupted; the summary above shows where each worker got to",
+            hint="the remote commands of the workers still running were stopped",
+        )
+    return outcome.exit_code
 
 
 def print_summary(result: Any, common: Common) -> None:

@@ -1,0 +1,265 @@
+"""`xcli cluster create|delete|wait|list|describe`: the same verbs for every provider.
+
+Each use case finds the provider in the registry, builds its plan (a live run first observes
+what exists, so that a re-run only does what is missing), keeps this machine's cluster index,
+and runs the plan through the dependencies' executor. The CLI renders what comes back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from xcli import cluster_index
+from xcli.app.where import location, ref_for
+from xcli.errors import UserError
+
+if TYPE_CHECKING:
+    from xcli.app.deps import Deps, Location
+    from xcli.catalog.model import Accelerator
+    from xcli.plan.cluster import ClusterSummary
+    from xcli.plan.model import Plan
+    from xcli.spec import ClusterSpec
+
+
+@dataclass(frozen=True)
+class CreateRequest:
+    name: str  # already checked
+    provider: str
+    tpu_type: str | None
+    device_type: str | None
+    num_slices: int | None
+    num_nodes: int | None
+    on_demand: bool
+    spot: bool
+    reservation: str | None
+    flex_start: bool
+    max_run_duration: str | None
+    guaranteed: bool
+    min_duration: str | None
+    options: Mapping[str, Any]  # the provider-only flags, already split
+    where: Location
+    dry_run: bool  # plan against nothing: observe nothing, record nothing
+    yes: bool
+
+
+@dataclass(frozen=True)
+class CreateResult:
+    # Lines for the user after a live run (Terraform mode: how to apply the folder written).
+    notes: tuple[str, ...] = field(default=())
+
+
+@dataclass(frozen=True)
+class DeleteRequest:
+    name: str
+    provider: str | None  # None: the one that created it on this machine, else gke
+    terraform_dir: str | None
+    where: Location
+    dry_run: bool
+
+
+@dataclass(frozen=True)
+class WaitRequest:
+    name: str
+    provider: str | None
+    timeout: str | None
+    ssh_key: str | None
+    ssh_user: str | None
+    os_login: bool
+    where: Location
+
+
+@dataclass(frozen=True)
+class ListRequest:
+    provider: str
+    where: Location
+
+
+@dataclass(frozen=True)
+class DescribeRequest:
+    name: str
+    provider: str | None
+    where: Location
+
+
+def create(req: CreateRequest, deps: Deps) -> CreateResult:
+    """Create a cluster, or complete one that is partly there (or write its Terraform folder)."""
+    spec = _spec(req, deps)
+    from xcli.app import terraform_mode  # after the checks: it loads Terraform's templates
+
+    if terraform_mode.requested(spec, deps):  # provider-independent: writes a Terraform folder
+        return CreateResult(terraform_mode.create(spec, req.dry_run, req.yes, deps))
+    provider = req.provider
+    backend = deps.registry.get(provider)
+    ref = ref_for(deps.registry, req.name, provider, req.where)
+    if req.options.get("force"):  # it will ask before replacing pools: refuse now if nobody can
+        deps.require_answerable("--force (it may replace node pools)")
+    observer = deps.registry.observer(provider, backend)
+    if observer is not None and not req.dry_run:
+        plan = observer.plan_create(spec, observed=observer.observe(ref, "create"))
+    else:  # the dry-run plans against nothing and needs no credentials; its plan says so
+        plan = backend.plan_create(spec)
+    checker = deps.registry.live_checker(provider, backend)  # what only a live run can check
+    if checker is not None and not req.dry_run:
+        checker.check_create(spec)
+    confirm_removals(plan, deps.confirm)
+    if not req.dry_run:  # before running: a cluster that is partly there is found too
+        cluster_index.record(req.name, provider)
+    deps.run_plan(plan, lambda: backend.handlers(ref))
+    return CreateResult()
+
+
+def _spec(req: CreateRequest, deps: Deps) -> ClusterSpec:
+    """The frozen ClusterSpec, after every check that needs nothing remote."""
+    from xcli.catalog import lookup
+    from xcli.spec import ClusterSpec, capacity_from_flags
+
+    caps = deps.registry.capabilities(req.provider)
+    extra = req.options
+    # --force replaces what differs: what a reconciling provider does itself, or Terraform does
+    if extra.get("force") and not extra.get("terraform") and not caps.observer:
+        raise UserError(
+            f"--force applies to --provider {req.provider} only with --terraform DIR",
+            hint="drop --force",
+        )
+    if bool(req.tpu_type) == bool(req.device_type):
+        raise UserError(
+            "pass exactly one of --tpu-type and --device-type",
+            hint="e.g. --tpu-type v6e-256 or --device-type h100-80gb-8",
+        )
+    accel = lookup(req.tpu_type or req.device_type or "")
+    check_counts(accel, req.tpu_type, req.num_slices, req.num_nodes)
+    if extra.get("ssh_key"):  # only a provider that takes --ssh-key (VMs) has the value
+        from xcli.providers.queued_resource.access import check_user_key
+
+        check_user_key(str(extra["ssh_key"]))
+    no_choice = not (req.spot or req.reservation or req.flex_start)
+    capacity = capacity_from_flags(
+        on_demand=req.on_demand or (not caps.cloud and no_choice),
+        spot=req.spot,
+        reservation=req.reservation,
+        flex_start=req.flex_start,
+        max_run_duration=req.max_run_duration,
+        guaranteed=req.guaranteed,
+        min_duration=req.min_duration,
+    )
+    project, zone = location(deps.registry, req.provider, req.where)
+    return ClusterSpec(
+        name=req.name,
+        project=project,
+        zone=zone,
+        provider=req.provider,
+        accelerator=accel,
+        capacity=capacity,
+        num_slices=req.num_slices or 1,
+        num_nodes=req.num_nodes or 1,
+        options=dict(extra),
+    )
+
+
+def check_counts(
+    accel: Accelerator, tpu_type: str | None, num_slices: int | None, num_nodes: int | None
+) -> None:
+    """Refuse flags that do not apply to the accelerator, rather than ignore them."""
+    if tpu_type and accel.kind != "tpu":
+        raise UserError(
+            f"{tpu_type} is a GPU, and --tpu-type takes TPU shapes",
+            hint=f"pass it with --device-type {tpu_type}",
+        )
+    if accel.kind == "tpu" and num_nodes is not None:
+        raise UserError(
+            f"--num-nodes counts GPU VMs; {accel.name} is a TPU slice",
+            hint="drop --num-nodes: a slice's VMs follow from its shape; use --num-slices "
+            "for more slices",
+        )
+    if accel.kind == "gpu" and num_slices is not None:
+        raise UserError(
+            f"--num-slices counts TPU slices; {accel.name} is a GPU",
+            hint="use --num-nodes for more GPU VMs",
+        )
+
+
+def confirm_removals(plan: Plan, confirm: Any) -> None:
+    """Ask once before a plan that removes something (a node pool that differs)."""
+    from xcli.plan.operations import destructive_steps
+
+    doomed = destructive_steps(plan)
+    if doomed:
+        confirm("This will " + "; ".join(doomed) + ". Continue?")
+
+
+def delete(req: DeleteRequest, deps: Deps) -> None:
+    """Delete a cluster and everything xcli created for it; VM workloads still running on it
+    are stopped first."""
+    if req.terraform_dir is not None:
+        from xcli.app import terraform_mode
+
+        terraform_mode.delete(req.name, req.terraform_dir, req.dry_run, deps)
+        return
+    name = req.name
+    provider = cluster_index.provider_for(name, req.provider, "gke")
+    backend = deps.registry.get(provider)
+    ref = ref_for(deps.registry, name, provider, req.where)
+    # Ask first: nothing is read (no credentials, no API call) for an answer that may be no.
+    deps.confirm(f"Delete cluster {name} ({provider}) and everything xcli created for it?")
+    observer = deps.registry.observer(provider, backend)
+    if observer is not None and not req.dry_run:
+        plan = observer.plan_delete(ref, observed=observer.observe(ref, "delete"))
+    else:
+        plan = backend.plan_delete(ref)
+    vm_workloads = deps.registry.capabilities(provider).vm_workloads
+    if vm_workloads and not req.dry_run:
+        _stop_workloads(name, provider, deps)
+    deps.run_plan(plan, lambda: backend.handlers(ref))
+    if not req.dry_run:
+        cluster_index.forget(name, provider)
+    if vm_workloads and not req.dry_run:
+        from xcli.workload.vm.runs import end_with_cluster
+
+        end_with_cluster(name, provider)
+
+
+def _stop_workloads(name: str, provider: str, deps: Deps) -> None:
+    """VM workloads still running on the cluster are stopped first, while their workers can
+    still be reached, so their records end as `stopped` rather than as a failure."""
+    from xcli.workload.vm.runs import running_on
+
+    for folder in running_on(name, provider):
+        deps.say(f"stopping workload {folder.name} (its cluster is being deleted)")
+        deps.stop_workload(folder)
+
+
+def wait(req: WaitRequest, deps: Deps) -> None:
+    """Wait until a cluster is ready, then set up SSH access (providers that have a wait)."""
+    from xcli.spec import parse_duration
+
+    provider = cluster_index.provider_for(req.name, req.provider, "queued-resource")
+    backend = deps.registry.waiter(provider, deps.registry.get(provider))
+    if backend is None:
+        raise UserError(f"--provider {provider} has nothing to wait for", hint="create waits")
+    seconds = parse_duration(req.timeout, "--timeout") if req.timeout else 24 * 3600
+    if req.ssh_key:
+        from xcli.providers.queued_resource.access import check_user_key
+
+        check_user_key(req.ssh_key)
+    ref = ref_for(deps.registry, req.name, provider, req.where)
+    raw: dict[str, object] = {
+        "ssh_key": req.ssh_key,
+        "ssh_user": req.ssh_user,
+        "os_login": req.os_login,
+    }
+    plan = backend.plan_wait(ref, seconds, raw)
+    deps.run_plan(plan, lambda: backend.handlers(ref))
+
+
+def list_clusters(req: ListRequest, deps: Deps) -> Sequence[ClusterSummary]:
+    zone = req.where.zone_flag  # the region is a filter here, not a requirement
+    project = location(deps.registry, req.provider, req.where)[0]
+    return deps.registry.get(req.provider).list_clusters(project, zone)
+
+
+def describe(req: DescribeRequest, deps: Deps) -> Mapping[str, Any]:
+    provider = cluster_index.provider_for(req.name, req.provider, "gke")
+    ref = ref_for(deps.registry, req.name, provider, req.where)
+    return deps.registry.get(provider).describe(ref)

@@ -1,0 +1,134 @@
+"""The application layer's dependencies as the CLI supplies them (xcli/app/deps.py)."""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from xcli.app.deps import Deps, EngineChoice, Handlers
+from xcli.cli.common import Common, confirm, require_answerable, run_plan
+from xcli.cli.providers import registry
+
+if TYPE_CHECKING:
+    from xcli.execute.result import RunResult
+    from xcli.gateways.output import OutputSink
+    from xcli.plan.fanout import Broadcast, SshSettings, Target
+    from xcli.plan.fanout_result import FanoutResult
+    from xcli.plan.model import Plan
+
+
+def deps(common: Common) -> Deps:
+    """What the use cases of this command reach the outside through."""
+
+    def run(plan: Plan, handlers: Handlers) -> None:
+        run_plan(common, plan, handlers)
+
+    def run_quiet(plan: Plan, handlers: Handlers) -> RunResult | None:
+        if common.dry_run:
+            run_plan(common, plan, handlers)
+            return None
+        from xcli.execute.live import LiveExecutor
+
+        for note in plan.notes:  # the dry-run prints them with the plan; a live run says them
+            click.echo(f"note: {note}", err=True)
+        return LiveExecutor(handlers()).run(plan)
+
+    def sink(folder: Path | None) -> OutputSink:
+        from xcli.gateways.output import OutputSink, default_log_dir
+
+        # With --output json, stdout carries only the JSON summary; worker output goes to stderr.
+        out = sys.stderr.buffer if common.output != "text" else sys.stdout.buffer
+        return OutputSink(out, sys.stderr.buffer, folder or default_log_dir())
+
+    return Deps(
+        registry=registry(),
+        run_plan=run,
+        run_quiet=run_quiet,
+        confirm=lambda question: confirm(common, question),
+        require_answerable=lambda what: require_answerable(common, what),
+        say=_say,
+        broadcast=_broadcast,
+        sink=sink,
+        choose_engine=_choose_engine,
+        control_dir=_control_dir,
+        shell=_shell,
+        stop_workload=_stop_workload,
+        terraform_binary=_terraform_binary,
+        terraform_handlers=_terraform_handlers,
+        unsupported_flags=_unsupported_flags,
+    )
+
+
+def _broadcast(
+    step: Broadcast, sink: OutputSink, cancelled: threading.Event | None = None
+) -> FanoutResult:
+    from xcli.gateways.broadcast import run_broadcast
+
+    return run_broadcast(step, sink, cancelled)
+
+
+def _choose_engine(targets: Sequence[Target], settings: SshSettings) -> EngineChoice:
+    from xcli.gateways.ssh_choice import choose
+
+    return choose(targets, settings)
+
+
+def _control_dir() -> Path:
+    from xcli.gateways.ssh_openssh import control_dir
+
+    return control_dir()
+
+
+def _shell(argv: Sequence[str], sockets: Path | None) -> None:
+    from xcli.gateways import process
+
+    if sockets is not None:
+        from xcli.gateways.ssh_openssh import ensure_control_dir
+
+        ensure_control_dir(sockets)
+    process.replace(argv)
+
+
+def _stop_workload(folder: Path) -> None:
+    from xcli.gateways.workload_driver import stop
+
+    stop(folder)
+
+
+def _terraform_binary() -> str | None:
+    from xcli.gateways.terraform import find_binary
+
+    return find_binary()
+
+
+def _terraform_handlers(after_apply: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    from xcli.gateways.terraform import TerraformHandlers
+
+    return TerraformHandlers(_say, _ask, after_apply).as_mapping()
+
+
+def _ask(question: str) -> bool:
+    # A full line, then the answer: the live progress display prints whole lines only.
+    click.echo(f"{question} [y/N]", err=True)
+    return sys.stdin.readline().strip().lower() in ("y", "yes")
+
+
+def _say(line: str) -> None:
+    click.echo(line, err=True)
+
+
+def _unsupported_flags(
+    provider: str, values: Mapping[str, Any], supported: frozenset[str]
+) -> list[str]:
+    import importlib
+
+    from xcli.cli.options import MODULES
+    from xcli.cli.terraform_mode import unsupported_flags
+
+    decorators = importlib.import_module(MODULES[provider]).OPTIONS
+    return unsupported_flags(values, decorators, supported)
