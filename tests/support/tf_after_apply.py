@@ -1,6 +1,6 @@
 """The clouds `cluster create --terraform DIR --apply` talks to once terraform apply is done.
 
-Installed through xcli.providers.terraform_live.install(Connections(...)): the real container
+Handed to the CLI as Dependencies(terraform_connections=Connections(...)): the real container
 and TPU clients (REST, fake credentials) answered by `responses` (FakeGke serves clusters.get;
 a small stateful TPU API serves queued resources and nodes), the real KubeApi over FakeKube,
 the release-manifest fixture in place of the JobSet and Kueue downloads, and a clock whose
@@ -97,6 +97,8 @@ class Clouds:
     connected: list[tuple[str, str | None]]
     sleeps: list[float]
     projects_read: list[str] = field(default_factory=list)  # compute.projects.get (OS Login)
+    # what the CLI is handed (Dependencies(terraform_connections=...)) to reach these fakes
+    connections: terraform_live.Connections | None = None
 
     def add_cluster(self, project: str, region: str, name: str) -> None:
         """The regional cluster the gke-cluster module made (with its endpoint and CA)."""
@@ -175,8 +177,5 @@ def clouds() -> Iterator[Clouds]:
         rsps.add_callback("GET", compute, callback=project_answer)
         for method in ("GET", "PATCH", "POST"):
             rsps.add_callback(method, TPU, callback=made.tpu.answer)
-        terraform_live.install(connections)
-        try:
-            yield made
-        finally:
-            terraform_live.install(None)
+        made.connections = connections
+        yield made

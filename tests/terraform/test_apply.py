@@ -1,7 +1,8 @@
 """--apply and delete run a real process: a stand-in `terraform` script on PATH that records
 its arguments, prints lines, and fails when told to. After apply, the same setup as the API
-path runs against fakes installed through terraform_live.install (tests/support/tf_after_apply:
-clusters.get, the cluster's Kubernetes API, the TPU API). Nothing here reaches any outside host."""
+path runs against fakes handed to the CLI's entry point as
+Dependencies(terraform_connections=...) (tests/support/tf_after_apply: clusters.get, the
+cluster's Kubernetes API, the TPU API). Nothing here reaches any outside host."""
 
 from __future__ import annotations
 
@@ -9,13 +10,16 @@ import io
 import json
 import shlex
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import pytest
 
 from tests.support.tf_after_apply import CA, ENDPOINT, HOST_KEY, Clouds, clouds, release
-from tests.terraform.cases import CASES, create_argv, xcli
+from tests.terraform.cases import CASES, create_argv
+from xcli.cli.deps import Dependencies
+from xcli.cli.errors import run_guarded
+from xcli.cli.main import cli
 from xcli.gateways.kube_handlers import parse_manifest, set_limits
 from xcli.plan.incluster import setup_steps
 from xcli.plan.render import step_document
@@ -46,6 +50,16 @@ def cloud() -> Iterator[Clouds]:
         made.add_cluster("my-proj", "us-east5", "demo")
         made.controllers_ready()
         yield made
+
+
+Run = Callable[[Sequence[str]], int]
+
+
+@pytest.fixture
+def xcli(cloud: Clouds) -> Run:
+    """The CLI, its post-apply steps reaching the fake clouds (handed in, not installed)."""
+    deps = Dependencies(terraform_connections=cloud.connections)
+    return lambda argv: run_guarded(cli, list(argv), debug=False, obj=deps)
 
 
 @pytest.fixture
@@ -89,7 +103,9 @@ APPLY_SEQUENCE = [
 
 
 def test_apply_with_yes_runs_init_plan_show_apply_output(
-    fake_terraform: Path, capsys: pytest.CaptureFixture[str]
+    fake_terraform: Path,
+    capsys: pytest.CaptureFixture[str],
+    xcli: Run,
 ) -> None:
     code = xcli(create_argv(SPOT, "--terraform", "deploy", "--apply", "--yes", "-o", "json"))
     out, err = capsys.readouterr()
@@ -105,7 +121,10 @@ def test_apply_with_yes_runs_init_plan_show_apply_output(
 
 
 def test_after_apply_the_cluster_gets_the_setup_the_dry_run_printed(
-    fake_terraform: Path, cloud: Clouds, capsys: pytest.CaptureFixture[str]
+    fake_terraform: Path,
+    cloud: Clouds,
+    capsys: pytest.CaptureFixture[str],
+    xcli: Run,
 ) -> None:
     dry = create_argv(SPOT, "--terraform", "deploy", "--apply", "--yes", "--dry-run", "-o", "json")
     assert xcli(dry) == 0
@@ -142,7 +161,10 @@ def canon(obj: object) -> str:
 
 
 def test_apply_asks_and_stops_on_no(
-    fake_terraform: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    fake_terraform: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    xcli: Run,
 ) -> None:
     monkeypatch.setattr(sys, "stdin", Terminal("n\n"))
     assert xcli(create_argv(SPOT, "--terraform", "deploy", "--apply", "-o", "json")) == 1
@@ -151,7 +173,9 @@ def test_apply_asks_and_stops_on_no(
 
 
 def test_apply_asks_and_applies_on_yes(
-    fake_terraform: Path, monkeypatch: pytest.MonkeyPatch
+    fake_terraform: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    xcli: Run,
 ) -> None:
     monkeypatch.setattr(sys, "stdin", Terminal("y\n"))
     assert xcli(create_argv(SPOT, "--terraform", "deploy", "--apply", "-o", "json")) == 0
@@ -159,7 +183,9 @@ def test_apply_asks_and_applies_on_yes(
 
 
 def test_apply_without_a_terminal_needs_yes_and_writes_nothing(
-    fake_terraform: Path, capsys: pytest.CaptureFixture[str]
+    fake_terraform: Path,
+    capsys: pytest.CaptureFixture[str],
+    xcli: Run,
 ) -> None:
     assert xcli(create_argv(SPOT, "--terraform", "deploy", "--apply")) == 1
     assert "pass --yes" in capsys.readouterr().err
@@ -167,7 +193,10 @@ def test_apply_without_a_terminal_needs_yes_and_writes_nothing(
 
 
 def test_failed_apply_exits_1_and_names_the_command(
-    fake_terraform: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    fake_terraform: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    xcli: Run,
 ) -> None:
     monkeypatch.setenv("FAKE_TF_FAIL", "apply")
     assert xcli(create_argv(SPOT, "--terraform", "deploy", "--apply", "--yes")) == 1
@@ -179,7 +208,10 @@ def test_failed_apply_exits_1_and_names_the_command(
 
 
 def test_without_a_binary_the_folder_is_written_and_the_commands_printed(
-    fake_terraform: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    fake_terraform: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    xcli: Run,
 ) -> None:
     monkeypatch.setenv("PATH", str(fake_terraform.parent / "empty"))
     assert xcli(create_argv(SPOT, "--terraform", "deploy", "--apply", "-o", "json")) == 0
@@ -191,7 +223,7 @@ def test_without_a_binary_the_folder_is_written_and_the_commands_printed(
     assert Path("deploy/main.tf").is_file()
 
 
-def test_live_folder_equals_the_dry_run_folder(fake_terraform: Path) -> None:
+def test_live_folder_equals_the_dry_run_folder(fake_terraform: Path, xcli: Run) -> None:
     from tests.terraform.cases import folder_files
 
     assert xcli(create_argv(SPOT, "--terraform", "deploy", "--dry-run", "--out", "out")) == 0
@@ -203,7 +235,10 @@ def test_live_folder_equals_the_dry_run_folder(fake_terraform: Path) -> None:
 
 
 def test_dry_run_with_apply_lists_the_commands_as_steps(
-    fake_terraform: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    fake_terraform: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    xcli: Run,
 ) -> None:
     monkeypatch.setenv("PATH", str(fake_terraform.parent / "empty"))  # same output without one
     argv = create_argv(SPOT, "--terraform", "deploy", "--apply", "--dry-run", "-o", "json")
@@ -232,7 +267,9 @@ def test_dry_run_with_apply_lists_the_commands_as_steps(
 
 
 def test_delete_destroys_from_the_folder(
-    fake_terraform: Path, capsys: pytest.CaptureFixture[str]
+    fake_terraform: Path,
+    capsys: pytest.CaptureFixture[str],
+    xcli: Run,
 ) -> None:
     assert xcli(create_argv(SPOT, "--terraform", "deploy")) == 0
     base = ["cluster", "delete", "--project", "my-proj", "--zone", "us-east5-b"]
@@ -249,7 +286,10 @@ def test_delete_destroys_from_the_folder(
 
 
 def test_delete_without_a_binary_says_what_to_run(
-    fake_terraform: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    fake_terraform: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    xcli: Run,
 ) -> None:
     assert xcli(create_argv(SPOT, "--terraform", "deploy")) == 0
     monkeypatch.setenv("PATH", str(fake_terraform.parent / "empty"))
@@ -261,7 +301,11 @@ def test_delete_without_a_binary_says_what_to_run(
 
 
 def test_after_apply_queued_resources_get_ssh_access_like_the_api_path(
-    fake_terraform: Path, cloud: Clouds, isolated_home: Path, capsys: pytest.CaptureFixture[str]
+    fake_terraform: Path,
+    cloud: Clouds,
+    isolated_home: Path,
+    capsys: pytest.CaptureFixture[str],
+    xcli: Run,
 ) -> None:
     """One queued resource per slice (demo-0, demo-1): xcli waits for each to be ACTIVE, adds
     its key to each node's metadata (keeping the keys there) and pins every worker's host key."""
@@ -309,7 +353,9 @@ def test_after_apply_queued_resources_get_ssh_access_like_the_api_path(
 
 
 def test_without_apply_the_notes_say_how_to_finish_queued_resources(
-    fake_terraform: Path, capsys: pytest.CaptureFixture[str]
+    fake_terraform: Path,
+    capsys: pytest.CaptureFixture[str],
+    xcli: Run,
 ) -> None:
     case = CASES["v6e-256-x2-queued-resource"]
     assert xcli(create_argv(case, "--terraform", "deploy")) == 0

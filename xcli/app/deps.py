@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from xcli.plan.fanout_result import FanoutResult
     from xcli.plan.model import Plan
     from xcli.providers import Registry
+    from xcli.providers.terraform_live import Connections
 
 # Builds the live handlers of a plan's step kinds, only when a live run needs them.
 Handlers = Callable[[], Mapping[str, Any]]
@@ -101,3 +102,5 @@ class Deps:
     # The provider-only flags of `cluster create` given with a non-default value that are not
     # in `supported` (Terraform mode refuses them); the CLI knows its flags.
     unsupported_flags: Callable[[str, Mapping[str, Any], frozenset[str]], list[str]]
+    # How the steps after `terraform apply` reach Google and the cluster (None: the real way).
+    terraform_connections: Connections | None = None

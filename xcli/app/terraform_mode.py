@@ -121,13 +121,15 @@ def _check_folder(folder: Path, spec: ClusterSpec, support: TerraformSupport) ->
         )
 
 
-def _after_apply(spec: ClusterSpec, support: TerraformSupport) -> Callable[[], Mapping[str, Any]]:
+def _after_apply(
+    spec: ClusterSpec, support: TerraformSupport, deps: Deps
+) -> Callable[[], Mapping[str, Any]]:
     """The live handlers for the post-apply steps, built only when a live run needs them."""
 
     def build() -> Mapping[str, Any]:
         from xcli.providers import terraform_live
 
-        return terraform_live.handlers(spec, support)
+        return terraform_live.handlers(spec, support, deps.terraform_connections)
 
     return build
 
@@ -150,7 +152,7 @@ def create(spec: ClusterSpec, dry_run: bool, yes: bool, deps: Deps) -> tuple[str
     plan = plan_create(
         spec, folder, support, binary=binary, confirm=not yes, post_apply=support.post_apply
     )
-    post_handlers = _after_apply(spec, support)
+    post_handlers = _after_apply(spec, support, deps)
     deps.run_plan(plan, lambda: deps.terraform_handlers(post_handlers()))
     if dry_run or (apply and binary is not None):
         return ()

@@ -11,6 +11,7 @@ import click
 
 if TYPE_CHECKING:
     from xcli.providers import Registry
+    from xcli.providers.terraform_live import Connections
     from xcli.workload.backends import WorkloadGateways
 
 
@@ -18,6 +19,8 @@ if TYPE_CHECKING:
 class Dependencies:
     providers: Registry | None = None  # the provider registry (default: xcli.providers.DEFAULT)
     workload_gateways: WorkloadGateways | None = None  # how workload commands reach clusters
+    # how the steps after `terraform apply` reach Google and the cluster
+    terraform_connections: Connections | None = None
 
 
 def current() -> Dependencies:

@@ -16,6 +16,7 @@ from xcli import __version__
 
 if TYPE_CHECKING:
     from xcli.providers import Registry
+    from xcli.providers.terraform_live import Connections
     from xcli.workload.backends import WorkloadGateways
 
 # command name -> "module:attribute"; nothing here is imported until the command runs
@@ -97,12 +98,14 @@ def main(
     providers: Registry | None = None,
     *,
     workload_gateways: WorkloadGateways | None = None,
+    terraform_connections: Connections | None = None,
 ) -> None:
     """Run the CLI and turn every outcome into one exit code.
 
     `providers`: another registry of providers than the default (tests bind a provider name to
     a double this way). `workload_gateways`: how `xcli workload ...` reaches clusters (None: the
-    real way). Tests and programs embedding xcli pass their own; commands find both on the click
+    real way). `terraform_connections`: how the steps after `terraform apply` reach Google and the
+    cluster. Tests and programs embedding xcli pass their own; commands find them on the click
     context, in one `Dependencies` object.
     """
     from xcli.cli.deps import Dependencies
@@ -115,5 +118,9 @@ def main(
     except UserError as exc:
         say_error(exc.message, exc.hint)
         sys.exit(1)
-    deps = Dependencies(providers=providers, workload_gateways=workload_gateways)
+    deps = Dependencies(
+        providers=providers,
+        workload_gateways=workload_gateways,
+        terraform_connections=terraform_connections,
+    )
     sys.exit(run_guarded(cli, argv, debug=debug, obj=deps))

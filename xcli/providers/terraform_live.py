@@ -4,10 +4,10 @@ One function, `handlers(spec, support)`, gives them: the provider's TerraformSup
 them (support.live_handlers) over the connections below: for gke the Kubernetes handlers, for
 queued-resource the queued-resource handlers (xcli/providers/*_terraform.py).
 
-How they reach Google and the cluster is one seam, `Connections`. `install(Connections(...))`
-replaces it for the whole process: tests install a ContainerGateway and TpuGateway over fake
+How they reach Google and the cluster is one value, `Connections`, passed in: the CLI hands the
+one its entry point was given (`main(argv, terraform_connections=...)`, see
+xcli/cli/deps.py), else the real ones. Tests pass a ContainerGateway and TpuGateway over fake
 Google APIs, a KubeApi over an in-memory API server, a local release manifest and a fake clock.
-Nothing else in xcli calls it, and no environment variable changes it.
 """
 
 from __future__ import annotations
@@ -39,20 +39,10 @@ class Connections:
     clock: Callable[[], float] = time.monotonic
 
 
-_CONNECTIONS: Connections | None = None
-
-
-def install(connections: Connections | None) -> None:
-    """Use `connections` from now on (None: back to the defaults). For tests and embedding."""
-    global _CONNECTIONS
-    _CONNECTIONS = connections
-
-
-def current() -> Connections:
-    return _CONNECTIONS or Connections()
-
-
-def handlers(spec: ClusterSpec, support: TerraformSupport) -> Mapping[str, Handler]:
-    """Handlers for the step kinds support.post_apply(spec, ...) makes; built lazily (no
-    credentials are looked up until a step talks to Google or the cluster)."""
-    return support.live_handlers(spec, current())
+def handlers(
+    spec: ClusterSpec, support: TerraformSupport, connections: Connections | None = None
+) -> Mapping[str, Handler]:
+    """Handlers for the step kinds support.post_apply(spec, ...) makes, over `connections`
+    (None: the real ones); built lazily (no credentials are looked up until a step talks to
+    Google or the cluster)."""
+    return support.live_handlers(spec, connections or Connections())
