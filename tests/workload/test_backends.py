@@ -11,6 +11,7 @@ import threading
 
 import pytest
 
+from xcli.cli.deps import Dependencies
 from xcli.cli.errors import run_guarded
 from xcli.cli.main import cli
 from xcli.gateways import backoff
@@ -62,7 +63,9 @@ def test_vm_wait_polls_through_the_injected_sleep(capsys: pytest.CaptureFixture[
             folder = run_dir("demo", "w")
             write_json(folder / "state.json", {**read_state(folder), "state": "succeeded"})
 
-    code = run_guarded(cli, WAIT, debug=False, obj=WorkloadGateways(sleep=sleep))
+    code = run_guarded(
+        cli, WAIT, debug=False, obj=Dependencies(workload_gateways=WorkloadGateways(sleep=sleep))
+    )
     assert code == 0
     assert slept == [0.1, 0.1, 0.1]
     assert capsys.readouterr().err.splitlines() == [
@@ -79,7 +82,9 @@ def test_ctrl_c_in_a_vm_wait_says_the_workload_keeps_running(
     def ctrl_c(seconds: float, cancelled: threading.Event) -> None:
         raise KeyboardInterrupt
 
-    code = run_guarded(cli, WAIT, debug=False, obj=WorkloadGateways(sleep=ctrl_c))
+    code = run_guarded(
+        cli, WAIT, debug=False, obj=Dependencies(workload_gateways=WorkloadGateways(sleep=ctrl_c))
+    )
     assert code == 130
     assert capsys.readouterr().err.splitlines() == [
         "workload w: running",
