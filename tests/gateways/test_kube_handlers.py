@@ -19,10 +19,9 @@ from xcli.gateways.kube import KubeApi
 from xcli.gateways.kube_handlers import KubeHandlers, fetch_manifest, parse_manifest
 from xcli.plan import incluster, kueue_objects
 from xcli.plan.contract import StepContext
-from xcli.plan.kube_steps import K8sInstall, K8sWait
+from xcli.plan.kube_steps import K8sDelete, K8sInstall, K8sWait
 from xcli.plan.model import Plan, Step
 from xcli.plan.steps import K8sApply, LocalAction
-from xcli.workload.jobset.plan import K8sDelete
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "release-manifest.yaml"
 URL = "https://github.com/example/gadget/releases/download/v1.2.3/manifests.yaml"

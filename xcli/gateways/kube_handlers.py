@@ -24,9 +24,8 @@ from xcli.errors import CloudError
 from xcli.gateways.backoff import RetryPolicy, Sleep, Timing, event_sleep, growing, poll, retry_call
 from xcli.gateways.kube import KubeApi, kind_for_plural, register_crd
 from xcli.plan.contract import Handler, StepContext
-from xcli.plan.kube_steps import K8sInstall, K8sWait
+from xcli.plan.kube_steps import K8sDelete, K8sInstall, K8sWait
 from xcli.plan.steps import K8sApply
-from xcli.workload.jobset.plan import K8sDelete
 
 Fetch = Callable[[str], str]
 

@@ -4,6 +4,8 @@ JSON form (every step also has id, kind, summary, after):
 - k8s_install: "cluster", "component", "version", "url", "field_manager", "force_conflicts",
   "limits" (container resource limits set on the release's controller before it is applied)
 - k8s_wait: "cluster", "crds", "deployments", "probes", "timeout_seconds"
+- k8s_delete: "cluster", "api_version", "resource", "namespace", "name", "propagation",
+  "timeout_seconds"
 
 A release manifest is not in the plan itself: the machine planning a dry-run may have no
 network, and the plan must not depend on what a download returns. The step pins the exact URL
@@ -80,3 +82,19 @@ class K8sWait(Step):
             "probes": [symbolic(p) for p in self.probes],
             "timeout_seconds": self.timeout_seconds,
         }
+
+
+@dataclass(frozen=True, kw_only=True)
+class K8sDelete(Step):
+    """Delete one Kubernetes object (foreground: its Jobs and pods go first) and wait until it
+    is gone. An object that does not exist counts as deleted."""
+
+    kind: ClassVar[str] = "k8s_delete"
+
+    cluster: Text
+    api_version: str
+    resource: str  # plural, e.g. jobsets
+    namespace: str
+    name: str
+    propagation: str = "Foreground"
+    timeout_seconds: int = 600

@@ -6,10 +6,10 @@ from flags and files (dry-run).
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 from xcli.errors import UserError
+from xcli.plan.kube_steps import K8sDelete
 from xcli.plan.model import Plan, Step
 from xcli.plan.steps import K8sApply, Text
 from xcli.spec import format_duration
@@ -21,22 +21,6 @@ from xcli.workload.jobset.manifest import (
     retryable_exit_codes,
 )
 from xcli.workload.spec import ClusterMeta, WorkloadSpec
-
-
-@dataclass(frozen=True, kw_only=True)
-class K8sDelete(Step):
-    """Delete one Kubernetes object (foreground: its Jobs and pods go first) and wait until it
-    is gone. An object that does not exist counts as deleted."""
-
-    kind: ClassVar[str] = "k8s_delete"
-
-    cluster: Text
-    api_version: str
-    resource: str  # plural, e.g. jobsets
-    namespace: str
-    name: str
-    propagation: str = "Foreground"
-    timeout_seconds: int = 600
 
 
 def gke_cluster_path(project: str, zone: str, cluster: str) -> str:
