@@ -12,6 +12,7 @@ from tests.app.test_ssh_use_case import Where, World
 from xcli import cluster_index
 from xcli.app.cluster import DeleteRequest, delete
 from xcli.app.deps import Deps
+from xcli.app.record import DRY, LIVE
 from xcli.errors import UserError
 from xcli.plan.cluster import ClusterRef
 from xcli.plan.model import Plan
@@ -38,7 +39,7 @@ class Observed:
         return {}
 
 
-def deps(asked: list[str], answer: bool, ran: list[Plan]) -> Deps:
+def deps(asked: list[str], answer: bool, ran: list[Plan], *, dry: bool = False) -> Deps:
     def confirm(question: str) -> None:
         asked.append(question)
         if not answer:
@@ -49,6 +50,7 @@ def deps(asked: list[str], answer: bool, ran: list[Plan]) -> Deps:
         registry=DEFAULT.with_target("gke", f"{__name__}:Observed"),
         confirm=confirm,
         run_plan=lambda plan, handlers: ran.append(plan),
+        record=DRY if dry else LIVE,  # what the CLI hands for --dry-run, or for a live run
     )
 
 
@@ -68,5 +70,6 @@ def test_delete_asks_before_reading_anything_then_observes_runs_and_forgets() ->
     assert [p.title for p in ran] == ["delete demo"]
     assert cluster_index.provider_for("demo", None, "none", ["gke", "none"]) == "none"
     SEEN.clear()
-    delete(DeleteRequest("demo", "gke", None, where, dry_run=True), deps(asked, True, ran))
+    dry = DeleteRequest("demo", "gke", None, where, dry_run=True)
+    delete(dry, deps(asked, True, ran, dry=True))
     assert SEEN == ["plan delete demo (None)"]  # the dry-run reads nothing

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from xcli.app.deps import Deps, Handlers
+from xcli.app.record import DRY
 from xcli.app.ssh import ScpRequest, SshRequest, Transport, scp, ssh
 from xcli.errors import UserError
 from xcli.execute.dry import DryRunExecutor
@@ -101,6 +102,7 @@ class World:
             terraform_binary=refuse,
             terraform_handlers=refuse,
             unsupported_flags=refuse,
+            record=DRY,  # ssh keeps no cluster records
         )
 
 

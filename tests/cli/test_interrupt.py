@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli.bad_input_sandbox import fake_credentials
 from tests.cli.test_unreachable import WHERE as PROJECT_ZONE
-from tests.cli.test_unreachable import Proxy, _env, _service_account
+from tests.cli.test_unreachable import Proxy, _env
 from tests.support.workload_cluster import (
     JOBSETS,
     WHERE,
@@ -52,7 +53,7 @@ def test_ctrl_c_during_workload_wait(cluster: Cluster, capsys: pytest.CaptureFix
 def test_sigint_to_a_real_cli_waiting_between_retries(tmp_path: Path) -> None:
     """`cluster describe` with the proxy hanging up: xcli is sleeping between attempts (the
     transport budget) when SIGINT comes; it must end within a second, with one line + hint."""
-    _service_account(tmp_path / "sa.json")
+    fake_credentials(tmp_path / "sa.json")
     proxy = Proxy("hangup")
     try:
         proc = subprocess.Popen(

@@ -10,7 +10,6 @@ for a host it cannot resolve. The retry budget for a host that cannot be reached
 
 from __future__ import annotations
 
-import json
 import os
 import socket
 import subprocess
@@ -22,6 +21,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+
+from tests.cli.bad_input_sandbox import fake_credentials
 
 WHERE = ["--project", "my-proj", "--zone", "us-east5-b"]
 COMMANDS = {
@@ -46,28 +47,6 @@ REASONS = {
     "bad-gateway": "the proxy answered 502",
 }
 BOUND = 40.0  # seconds; a run takes about TRANSPORT_BUDGET (8 s) plus start-up
-
-
-def _service_account(path: Path) -> None:
-    from cryptography.hazmat.primitives import serialization
-    from cryptography.hazmat.primitives.asymmetric import rsa
-
-    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    pem = key.private_bytes(
-        serialization.Encoding.PEM,
-        serialization.PrivateFormat.PKCS8,
-        serialization.NoEncryption(),
-    ).decode()
-    info = {
-        "type": "service_account",
-        "project_id": "my-proj",
-        "private_key_id": "0",
-        "private_key": pem,
-        "client_email": "xcli-test@my-proj.iam.gserviceaccount.com",
-        "client_id": "0",
-        "token_uri": "https://oauth2.googleapis.com/token",
-    }
-    path.write_text(json.dumps(info), encoding="utf-8")
 
 
 class Proxy:
@@ -158,7 +137,7 @@ def test_no_route_to_google_is_one_line_and_a_hint(
     for name, mode in CASES:
         home = tmp_path / f"{name}-{mode}"
         home.mkdir()
-        _service_account(home / "sa.json")
+        fake_credentials(home / "sa.json")
         homes[(name, mode)] = home
 
     def run(case: tuple[str, str]) -> tuple[subprocess.CompletedProcess[str], float]:

@@ -40,7 +40,7 @@ class CreateRequest:
     min_duration: str | None
     options: Mapping[str, Any]  # the provider-only flags, already split
     where: Location
-    dry_run: bool  # plan against nothing: observe nothing, record nothing
+    dry_run: bool  # Terraform mode only: write the folder into --out, run no terraform
     yes: bool
 
 
@@ -96,16 +96,16 @@ def create(req: CreateRequest, deps: Deps) -> CreateResult:
     if req.options.get("force"):  # it will ask before replacing pools: refuse now if nobody can
         deps.require_answerable("--force (it may replace node pools)")
     observer = deps.registry.observer(provider, backend)
-    if observer is not None and not req.dry_run:
-        plan = observer.plan_create(spec, observed=observer.observe(ref, "create"))
-    else:  # the dry-run plans against nothing and needs no credentials; its plan says so
-        plan = backend.plan_create(spec)
-    checker = deps.registry.live_checker(provider, backend)  # what only a live run can check
-    if checker is not None and not req.dry_run:
-        checker.check_create(spec)
+    # A dry-run observes nothing (deps.record is DRY): it plans against nothing, and says so.
+    observed = deps.record.observe(observer, ref, "create")
+    plan = (
+        observer.plan_create(spec, observed=observed)
+        if observer is not None
+        else backend.plan_create(spec)
+    )
+    deps.record.check_create(deps.registry.live_checker(provider, backend), spec)
     confirm_removals(plan, deps.confirm)
-    if not req.dry_run:  # before running: a cluster that is partly there is found too
-        cluster_index.record(req.name, provider)
+    deps.record.created(req.name, provider)  # before running: a partial cluster is found too
     deps.run_plan(plan, lambda: backend.handlers(ref))
     return CreateResult()
 
@@ -204,30 +204,19 @@ def delete(req: DeleteRequest, deps: Deps) -> None:
     # Ask first: nothing is read (no credentials, no API call) for an answer that may be no.
     deps.confirm(f"Delete cluster {name} ({provider}) and everything xcli created for it?")
     observer = deps.registry.observer(provider, backend)
-    if observer is not None and not req.dry_run:
-        plan = observer.plan_delete(ref, observed=observer.observe(ref, "delete"))
-    else:
-        plan = backend.plan_delete(ref)
+    observed = deps.record.observe(observer, ref, "delete")
+    plan = (
+        observer.plan_delete(ref, observed=observed)
+        if observer is not None
+        else backend.plan_delete(ref)
+    )
     vm_workloads = deps.registry.capabilities(provider).vm_workloads
-    if vm_workloads and not req.dry_run:
-        _stop_workloads(name, provider, deps)
+    if vm_workloads:
+        deps.record.stop_vm_workloads(name, provider, deps.say, deps.stop_workload)
     deps.run_plan(plan, lambda: backend.handlers(ref))
-    if not req.dry_run:
-        cluster_index.forget(name, provider)
-    if vm_workloads and not req.dry_run:
-        from xcli.workload.vm.runs import end_with_cluster
-
-        end_with_cluster(name, provider)
-
-
-def _stop_workloads(name: str, provider: str, deps: Deps) -> None:
-    """VM workloads still running on the cluster are stopped first, while their workers can
-    still be reached, so their records end as `stopped` rather than as a failure."""
-    from xcli.workload.vm.runs import running_on
-
-    for folder in running_on(name, provider):
-        deps.say(f"stopping workload {folder.name} (its cluster is being deleted)")
-        deps.stop_workload(folder)
+    deps.record.deleted(name, provider)
+    if vm_workloads:
+        deps.record.end_vm_records(name, provider)
 
 
 def wait(req: WaitRequest, deps: Deps) -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from xcli.app.record import Live
     from xcli.execute.result import RunResult
     from xcli.gateways.output import OutputSink
     from xcli.plan.fanout import Broadcast, SshSettings, Target
@@ -102,5 +103,8 @@ class Deps:
     # The provider-only flags of `cluster create` given with a non-default value that are not
     # in `supported` (Terraform mode refuses them); the CLI knows its flags.
     unsupported_flags: Callable[[str, Mapping[str, Any], frozenset[str]], list[str]]
+    # What only a live run does around a cluster's plan (app/record.py): LIVE, or DRY for
+    # --dry-run, which reads, checks and records nothing.
+    record: Live
     # How the steps after `terraform apply` reach Google and the cluster (None: the real way).
     terraform_connections: Connections | None = None

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 def deps(common: Common) -> Deps:
     """What the use cases of this command reach the outside through."""
+    from xcli.app.record import DRY, LIVE
     from xcli.cli.deps import current
 
     def run(plan: Plan, handlers: Handlers) -> None:
@@ -62,6 +63,7 @@ def deps(common: Common) -> Deps:
         terraform_binary=_terraform_binary,
         terraform_handlers=_terraform_handlers,
         unsupported_flags=_unsupported_flags,
+        record=DRY if common.dry_run else LIVE,  # the dry-run reads and records nothing
         terraform_connections=current().terraform_connections,
     )
 

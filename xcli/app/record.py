@@ -1,0 +1,80 @@
+"""What only a live run does around a cluster's plan: read what already exists, make the checks
+only the cloud can answer, and keep this machine's records (the cluster index, the records of
+VM workloads). The CLI hands `LIVE`, or `DRY` for --dry-run, in `Deps.record`: the dry-run
+plans against nothing, needs no credentials and leaves no trace, and the use cases never ask
+which one they were given (STYLE.md section 4: --dry-run only chooses what runs)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from xcli.plan.cluster import ClusterRef
+    from xcli.providers.base import LiveChecker, Observer
+    from xcli.spec import ClusterSpec
+
+
+class Live:
+    def observe(self, observer: Observer | None, ref: ClusterRef, purpose: str) -> object | None:
+        """What exists (the provider's own observation), for a plan that does only the rest."""
+        return observer.observe(ref, purpose) if observer is not None else None
+
+    def check_create(self, checker: LiveChecker | None, spec: ClusterSpec) -> None:
+        if checker is not None:
+            checker.check_create(spec)
+
+    def created(self, name: str, provider: str) -> None:
+        from xcli import cluster_index
+
+        cluster_index.record(name, provider)
+
+    def deleted(self, name: str, provider: str) -> None:
+        from xcli import cluster_index
+
+        cluster_index.forget(name, provider)
+
+    def stop_vm_workloads(
+        self, name: str, provider: str, say: Callable[[str], None], stop: Callable[[Path], None]
+    ) -> None:
+        """VM workloads still running on the cluster are stopped first, while their workers can
+        still be reached, so their records end as `stopped` rather than as a failure."""
+        from xcli.workload.vm.runs import running_on
+
+        for folder in running_on(name, provider):
+            say(f"stopping workload {folder.name} (its cluster is being deleted)")
+            stop(folder)
+
+    def end_vm_records(self, name: str, provider: str) -> None:
+        from xcli.workload.vm.runs import end_with_cluster
+
+        end_with_cluster(name, provider)
+
+
+class Dry(Live):
+    """--dry-run: nothing is read, checked against the cloud, recorded or stopped."""
+
+    def observe(self, observer: Observer | None, ref: ClusterRef, purpose: str) -> object | None:
+        return None
+
+    def check_create(self, checker: LiveChecker | None, spec: ClusterSpec) -> None:
+        return None
+
+    def created(self, name: str, provider: str) -> None:
+        return None
+
+    def deleted(self, name: str, provider: str) -> None:
+        return None
+
+    def stop_vm_workloads(
+        self, name: str, provider: str, say: Callable[[str], None], stop: Callable[[Path], None]
+    ) -> None:
+        return None
+
+    def end_vm_records(self, name: str, provider: str) -> None:
+        return None
+
+
+LIVE = Live()
+DRY = Dry()
