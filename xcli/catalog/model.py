@@ -48,6 +48,9 @@ class Accelerator:
     hbm: Figure
     hbm_bandwidth: Figure
     sources: dict[str, str] = field(default_factory=dict)
+    # GPU-to-GPU network stack of a GPU machine: "tcpx" (A3 High), "tcpxo" (A3 Mega), "rdma"
+    # (A3 Ultra, A4, A4X); None for TPUs and for GPUs without a GPUDirect stack
+    gpu_network: str | None = None
 
     @property
     def multi_host(self) -> bool:

@@ -102,8 +102,16 @@ def _gpu(gpu_type: str, count: int) -> Accelerator:
         peak_bf16_tflops=_figure(spec["peak_bf16_tflops"]),
         hbm=_figure(spec["hbm"]),
         hbm_bandwidth=_figure(spec["hbm_bandwidth"]),
-        sources={"machine_types": "https://cloud.google.com/compute/docs/gpus"},
+        sources=_gpu_sources(spec),
+        gpu_network=spec["gpu_network"]["stack"] if "gpu_network" in spec else None,
     )
+
+
+def _gpu_sources(spec: Any) -> dict[str, str]:
+    sources = {"machine_types": "https://cloud.google.com/compute/docs/gpus"}
+    if "gpu_network" in spec:
+        sources["gpu_network"] = spec["gpu_network"]["source"]
+    return sources
 
 
 @cache

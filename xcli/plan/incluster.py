@@ -164,6 +164,7 @@ def metadata_configmap(spec: ClusterSpec) -> dict[str, Any]:
     }
     optional = {
         "topology": acc.topology,
+        "gpu_network": acc.gpu_network,
         "reservation": spec.capacity.reservation,
         "max_run_duration_seconds": spec.capacity.max_run_duration,
     }
