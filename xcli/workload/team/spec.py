@@ -63,7 +63,8 @@ def resolve_type(text: str, flag: str) -> tuple[str, str, str]:
     try:
         acc = lookup(name)
     except UserError:
-        close = difflib.get_close_matches(name, [*family_names(), *tpu_prefixes], n=3, cutoff=0.4)
+        names = list(dict.fromkeys([*family_names(), *tpu_prefixes]))
+        close = difflib.get_close_matches(name, names, n=3, cutoff=0.4)
         hint = f"did you mean {' or '.join(close)}? " if close else ""
         raise UserError(
             f"{flag}: unknown accelerator type {text!r}",

@@ -1,0 +1,129 @@
+"""Workloads in a team's namespace (`--namespace`), Kueue TAS on TPU slices, `--scheduler`.
+
+The live runs go through the real gateway to the in-memory API server (tests/support/
+workload_cluster.py); the team is made by `xcli team create` itself.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.cli.test_team import CREATE as TEAM_CREATE
+from tests.cli.test_team import GOLDENS, set_up_cluster
+from tests.plan.test_incluster import CASES as CLUSTERS
+from tests.support.crd import validate
+from tests.support.workload_cluster import WHERE, Cluster, cluster
+from xcli.plan import incluster
+
+__all__ = ["cluster"]  # the fixture
+
+TEAM_JOBSETS = "/apis/jobset.x-k8s.io/v1alpha2/namespaces/t/jobsets"
+RUN = [
+    "workload",
+    "create",
+    *WHERE,
+    "--workload",
+    "train-1",
+    "--docker-image",
+    "us-docker.pkg.dev/my-proj/repo/trainer:1",
+    "--command",
+    "python3 train.py",
+    "--namespace",
+    "t",
+]
+
+
+@pytest.fixture
+def metadata(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The ConfigMap data `cluster create` writes for v6e-256 x2 spot (with its Topology)."""
+    data = incluster.metadata_configmap(CLUSTERS["v6e-256 x2 spot"])["data"]
+    (tmp_path / "meta.yaml").write_text(yaml.safe_dump(data))
+    monkeypatch.chdir(tmp_path)
+    return "meta.yaml"
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_golden_workload_in_a_team_namespace(
+    fmt: str,
+    metadata: str,
+    cluster: Cluster,
+    capsys: pytest.CaptureFixture[str],
+    update_goldens: bool,
+) -> None:
+    args = [*RUN, "--cluster-metadata", metadata, "--dry-run", "--output", fmt]
+    code, out, err = cluster.run(args, capsys)
+    assert code == 0, err
+    path = GOLDENS / f"workload-namespace-t.{'json' if fmt == 'json' else 'txt'}"
+    if update_goldens:
+        path.write_text(out, encoding="utf-8")
+    assert out == path.read_text(encoding="utf-8"), f"{path.name} changed"
+    if fmt == "json":
+        (step,) = json.loads(out)["plan"]
+        jobset = step["manifest"]
+        validate(jobset)
+        assert jobset["metadata"]["namespace"] == "t"
+        assert jobset["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] == "xcli-queue"
+        pod = jobset["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]
+        assert pod["metadata"]["annotations"] == {
+            "kueue.x-k8s.io/podset-slice-required-topology": "cloud.google.com/gke-nodepool",
+            "kueue.x-k8s.io/podset-slice-size": "64",
+        }
+
+
+def test_live_workload_goes_to_the_team_namespace_as_the_dry_run_said(
+    metadata: str, cluster: Cluster, capsys: pytest.CaptureFixture[str]
+) -> None:
+    set_up_cluster(cluster)
+    code, out, err = cluster.run(
+        [*RUN, "--cluster-metadata", metadata, "--dry-run", "-o", "json"], capsys
+    )
+    assert code == 0, err
+    (step,) = json.loads(out)["plan"]
+    code, _, err = cluster.run(RUN, capsys)
+    assert code == 1 and "namespace t on cluster demo has no LocalQueue xcli-queue" in err
+    assert "xcli team create --cluster demo --team t" in err
+    assert cluster.fake.patches() == []
+
+    assert cluster.run(TEAM_CREATE, capsys)[0] == 0
+    code, _, err = cluster.run(RUN, capsys)
+    assert code == 0, err
+    patch = cluster.fake.patches()[-1]
+    assert patch.url.path == f"{TEAM_JOBSETS}/train-1"
+    assert json.loads(patch.content) == step["manifest"]
+    assert "--namespace t" in err  # the follow-up commands name the namespace
+
+    code, out, err = cluster.run(
+        ["workload", "list", *WHERE, "--namespace", "t", "-o", "json"], capsys
+    )
+    assert code == 0, err
+    assert [r["name"] for r in json.loads(out)] == ["train-1"]
+    code, out, _ = cluster.run(["workload", "list", *WHERE, "-o", "json"], capsys)
+    assert json.loads(out) == []  # default holds none of the team's workloads
+    delete = ["workload", "delete", "train-1", *WHERE, "--namespace", "t", "--yes"]
+    code, _, err = cluster.run(delete, capsys)
+    assert code == 0, err
+    assert ("DELETE", f"{TEAM_JOBSETS}/train-1") in cluster.writes()
+
+
+def test_scheduler_values(
+    metadata: str, cluster: Cluster, capsys: pytest.CaptureFixture[str]
+) -> None:
+    gpu = [*RUN[:-2], "--device-type", "h100-80gb-8", "--num-nodes", "2", "--dry-run", "-o", "json"]
+    code, out, err = cluster.run([*gpu, "--scheduler", "gke.io/topology-aware-auto"], capsys)
+    assert code == 0, err
+    pod = json.loads(out)["plan"][0]["manifest"]["spec"]["replicatedJobs"][0]["template"]
+    body = pod["spec"]["template"]["spec"]
+    assert body["schedulingGates"] == [{"name": "gke.io/topology-aware-auto-train-1"}]
+    assert "schedulerName" not in body
+    validate(json.loads(out)["plan"][0]["manifest"])
+    code, out, err = cluster.run([*gpu, "--scheduler", "gke.io/high-throughput-scheduler"], capsys)
+    assert code == 0, err
+    body = json.loads(out)["plan"][0]["manifest"]["spec"]["replicatedJobs"][0]["template"]
+    assert body["spec"]["template"]["spec"]["schedulerName"] == "gke.io/high-throughput-scheduler"
+    tpu = [*RUN[:-2], "--cluster-metadata", metadata, "--dry-run"]
+    code, _, err = cluster.run([*tpu, "--scheduler", "gke.io/topology-aware-auto"], capsys)
+    assert code == 1 and "places GPU nodes" in err
