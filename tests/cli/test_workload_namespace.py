@@ -16,11 +16,22 @@ from tests.cli.test_team import CREATE as TEAM_CREATE
 from tests.cli.test_team import GOLDENS, set_up_cluster
 from tests.plan.test_incluster import CASES as CLUSTERS
 from tests.support.crd import validate
-from tests.support.workload_cluster import WHERE, Cluster, cluster
+from tests.support.workload_cluster import (
+    CONFIGMAP,
+    WHERE,
+    Cluster,
+    add_jobset,
+    add_kueue,
+    cluster,
+    cond,
+    set_up,
+)
 from xcli.plan import incluster
 
 __all__ = ["cluster"]  # the fixture
 
+AT = "2026-11-22T11:50:01Z"
+QUEUED = [cond("Suspended", "True", "SuspendedByKueue", "suspended", "2026-11-22T10:00:01Z")]
 TEAM_JOBSETS = "/apis/jobset.x-k8s.io/v1alpha2/namespaces/t/jobsets"
 RUN = [
     "workload",
@@ -127,3 +138,35 @@ def test_scheduler_values(
     tpu = [*RUN[:-2], "--cluster-metadata", metadata, "--dry-run"]
     code, _, err = cluster.run([*tpu, "--scheduler", "gke.io/topology-aware-auto"], capsys)
     assert code == 1 and "places GPU nodes" in err
+
+
+def test_status_says_why_a_workload_waits(
+    cluster: Cluster, capsys: pytest.CaptureFixture[str]
+) -> None:
+    set_up(cluster.fake)
+    add_jobset(cluster.fake, "v6e-256-x2", "train-1", QUEUED)
+    message = (
+        "couldn't assign flavors to pod set slice: insufficient unused quota in cohort for "
+        "google.com/tpu in flavor v6e-256, 512 more needed"
+    )
+    add_kueue(cluster.fake, "train-1", [cond("QuotaReserved", "False", "Pending", message, AT)])
+    code, out, err = cluster.run(["workload", "status", "train-1", *WHERE], capsys)
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[lines.index("why:") + 1] == (
+        "  borrowing not possible: the other queues of the cohort have no unused google.com/tpu "
+        "in flavor v6e-256 to lend (512 more needed)"
+    )
+    code, out, _ = cluster.run(["workload", "status", "train-1", *WHERE, "-o", "json"], capsys)
+    assert json.loads(out)["kueue"]["waiting"] == "cohort-empty"
+
+
+def test_reading_a_cluster_set_up_by_a_newer_xcli_warns(
+    metadata: str, cluster: Cluster, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = set_up(cluster.fake)
+    config["data"]["xcli_version"] = "99.0.0"
+    cluster.fake.put(CONFIGMAP, config)
+    code, _, err = cluster.run(RUN[:-2], capsys)
+    assert code == 0, err
+    assert "warning: cluster demo was set up by xcli 99.0.0, newer than this xcli" in err

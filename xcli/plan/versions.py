@@ -31,10 +31,15 @@ def parse(version: str) -> tuple[int, int, int] | None:
     return major, minor, patch
 
 
-def version_note(data: Mapping[str, Any], cluster: str, current: str = __version__) -> str:
+def version_note(
+    data: Mapping[str, Any],
+    cluster: str,
+    current: str = __version__,
+    minimum: str = MIN_SETUP_VERSION,
+) -> str:
     """A one-line warning about the xcli that set the cluster up, or "" when it is usable."""
     written = str(data.get("xcli_version", "") or "")
-    setup, mine, oldest = parse(written), parse(current), parse(MIN_SETUP_VERSION)
+    setup, mine, oldest = parse(written), parse(current), parse(minimum)
     if setup is None or mine is None or oldest is None:
         if written:
             return ""  # a development build on either side: nothing to compare
@@ -51,7 +56,7 @@ def version_note(data: Mapping[str, Any], cluster: str, current: str = __version
     if setup < oldest:
         return (
             f"warning: cluster {cluster} was set up by xcli {written}; this xcli {current} needs "
-            f"a setup from {MIN_SETUP_VERSION} or later: re-run `xcli cluster create --cluster "
+            f"a setup from {minimum} or later: re-run `xcli cluster create --cluster "
             f"{cluster}` with its shape (it only adds what is missing)"
         )
     return ""
