@@ -20,3 +20,15 @@ def test_newer_older_missing_and_development_versions() -> None:
     assert "records no xcli_version" in version_note({}, "demo")
     assert version_note({"xcli_version": "main-abc123"}, "demo") == ""  # nothing to compare
     assert version_note({"xcli_version": "v0.2.0"}, "demo", current="0.2.0") == ""
+
+
+def test_upgrade_kinds() -> None:
+    from xcli.plan.versions import upgrade_kind
+
+    assert upgrade_kind("kueue", "", "v0.19.2") == "absent"
+    assert upgrade_kind("kueue", "v0.19.2", "v0.19.2") == "same"
+    assert upgrade_kind("kueue", "v0.17.1", "v0.19.2") == "upgrade"
+    assert upgrade_kind("kueue", "v0.14.3", "v0.19.2") == "breaking"
+    assert upgrade_kind("jobset", "v0.10.1", "v0.12.0") == "upgrade"  # no known break
+    assert upgrade_kind("kueue", "v0.20.0", "v0.19.2") == "newer"
+    assert upgrade_kind("kueue", "latest", "v0.19.2") == "unknown"

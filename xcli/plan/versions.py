@@ -60,3 +60,33 @@ def version_note(
             f"{cluster}` with its shape (it only adds what is missing)"
         )
     return ""
+
+
+# Installed releases older than these are upgraded only after asking: the upgrade changes an API
+# that objects already in the cluster use. (component -> (version, why))
+BREAKING_BELOW = {
+    "kueue": (
+        "v0.16.0",
+        "Kueue v0.16 stores its objects as kueue.x-k8s.io/v1beta2 instead of v1beta1, and objects "
+        "written before stay v1beta1 until rewritten "
+        "(https://github.com/kubernetes-sigs/kueue/pull/8020)",
+    ),
+}
+
+
+def upgrade_kind(component: str, installed: str, target: str) -> str:
+    """What installing `target` over `installed` is: absent, same, upgrade, breaking, newer
+    (xcli would downgrade it), or unknown (a tag that is no version: left as it is)."""
+    if not installed:
+        return "absent"
+    have, want = parse(installed), parse(target)
+    if have is None or want is None:
+        return "unknown"
+    if have == want:
+        return "same"
+    if have > want:
+        return "newer"
+    floor = BREAKING_BELOW.get(component)
+    if floor is not None and have < (parse(floor[0]) or (0, 0, 0)):
+        return "breaking"
+    return "upgrade"
