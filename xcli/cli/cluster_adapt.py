@@ -66,7 +66,6 @@ def adapt(
     from xcli.providers.gke.adapt import observe, plan_adapt, read_handler, spec_for
     from xcli.spec import check_name
     from xcli.workload.jobset.live import Live
-    from xcli.workload.jobset.live import handlers as kube_handlers
     from xcli.workload.jobset.plan import gke_cluster_path
 
     check_name(name, "cluster", 40)
@@ -104,8 +103,10 @@ def adapt(
         return True
 
     def handlers() -> dict[str, object]:
+        # the setup steps run through the GKE provider's handlers, as in `cluster create`;
+        # the read step reads the controllers through the workload gateways' connection
         adapt_read = read_handler(lambda _cluster: live.api(ref), ask)
-        return {**kube_handlers(live, ref), "gke_adapt_read": adapt_read}
+        return {**registry().get("gke").handlers(ref), "gke_adapt_read": adapt_read}
 
     run_plan(common, plan, handlers)
     if not common.dry_run:
