@@ -23,11 +23,12 @@ NAMESPACE = "default"
 LOCAL_QUEUE = "xcli-queue"
 CLUSTER_QUEUE = "xcli-cluster-queue"
 COHORT = "xcli"  # every xcli ClusterQueue of a cluster joins it: the cluster's and its teams'
-TOPOLOGY = "xcli-tpu-slices"
-# Kueue topology levels of a TPU cluster, widest first: a slice is one node pool (its own
-# placement), a worker one node. GKE labels every node with its pool
-# (https://cloud.google.com/kubernetes-engine/docs/how-to/node-pools).
-TPU_TOPOLOGY_LEVELS = ("cloud.google.com/gke-nodepool", "kubernetes.io/hostname")
+TOPOLOGY = "xcli-node-pools"
+# Kueue topology levels, widest first: a TPU slice is one node pool (with its own placement),
+# xcli's GPU nodes are one pool, a worker is one node. GKE labels every node with its pool
+# (https://cloud.google.com/kubernetes-engine/docs/how-to/node-pools), so no node is left out;
+# the finer gce-topology-block/subblock/host labels exist only on some machine families.
+TOPOLOGY_LEVELS = ("cloud.google.com/gke-nodepool", "kubernetes.io/hostname")
 ADMISSION_CHECK = "xcli-dws-prov"
 PROVISIONING_CONFIG = "xcli-dws-config"
 MANAGED_BY = {"app.kubernetes.io/managed-by": "xcli"}
@@ -111,11 +112,11 @@ def resource_flavor(spec: ClusterSpec) -> dict[str, Any]:
 
 
 def uses_topology(spec: ClusterSpec) -> bool:
-    """Kueue topology-aware scheduling for TPU slices whose nodes exist: Kueue then admits a
-    slice only where a whole node pool is free (workload/scheduling.py). Not for flex-start
-    pools, which scale from zero nodes: TAS places pods on nodes it sees, and there are none
-    until the workload is admitted."""
-    return spec.accelerator.kind == "tpu" and spec.capacity.kind != "flex-start"
+    """Kueue topology-aware scheduling where the nodes exist: Kueue then admits a TPU slice only
+    where a whole node pool is free, and keeps GPU pods together (workload/scheduling.py). Not
+    for flex-start pools, which scale from zero nodes: TAS places pods on nodes it sees, and
+    there are none until the workload is admitted."""
+    return spec.capacity.kind != "flex-start"
 
 
 def topology() -> dict[str, Any]:
@@ -124,7 +125,7 @@ def topology() -> dict[str, Any]:
         "apiVersion": KUEUE_API,
         "kind": "Topology",
         "metadata": meta(TOPOLOGY),
-        "spec": {"levels": [{"nodeLabel": label} for label in TPU_TOPOLOGY_LEVELS]},
+        "spec": {"levels": [{"nodeLabel": label} for label in TOPOLOGY_LEVELS]},
     }
 
 

@@ -10,11 +10,13 @@
   placed the whole workload compactly (what XPK writes; GPUs only, as there).
 
 Kueue TAS is separate and needs no flag: when the cluster's ResourceFlavor names a Kueue
-Topology (the metadata key `kueue_topology`, written by the in-cluster setup), every slice's
-pods ask to share one domain of the slice level (`kueue.x-k8s.io/podset-slice-required-topology`
-with `kueue.x-k8s.io/podset-slice-size`: https://kueue.sigs.k8s.io/docs/concepts/topology_aware_scheduling/),
+Topology (the metadata key `kueue_topology`, written by the in-cluster setup), every TPU
+slice's pods ask to share one node pool (`kueue.x-k8s.io/podset-slice-required-topology` with
+`kueue.x-k8s.io/podset-slice-size`: https://kueue.sigs.k8s.io/docs/concepts/topology_aware_scheduling/),
 so Kueue admits a slice only where one whole node pool is free, instead of admitting it and
-leaving pods Pending.
+leaving pods Pending; GPU pods prefer one node pool (`podset-preferred-topology`, as XPK's GPU
+workloads prefer one level of theirs). With `gke.io/topology-aware-auto` GKE places the pods,
+so Kueue is not asked to.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ SCHEDULERS = (DEFAULT_SCHEDULER, HIGH_THROUGHPUT, TOPOLOGY_AWARE_AUTO)
 # The Topology level a TPU slice fills: one slice is one node pool (plan/kueue_objects.py).
 SLICE_LEVEL = "cloud.google.com/gke-nodepool"
 SLICE_TOPOLOGY = "kueue.x-k8s.io/podset-slice-required-topology"
+PREFERRED_TOPOLOGY = "kueue.x-k8s.io/podset-preferred-topology"
 SLICE_SIZE = "kueue.x-k8s.io/podset-slice-size"
 
 
@@ -60,7 +63,10 @@ def apply_scheduling(jobset: dict[str, Any], spec: WorkloadSpec, meta: ClusterMe
             body["schedulerName"] = HIGH_THROUGHPUT
         elif spec.scheduler == TOPOLOGY_AWARE_AUTO:
             body["schedulingGates"] = [{"name": f"{TOPOLOGY_AWARE_AUTO}-{spec.name}"}]
-        if meta.kueue_topology and spec.accelerator.kind == "tpu":
+        if meta.kueue_topology and spec.scheduler != TOPOLOGY_AWARE_AUTO:  # GKE places those
             annotations = pod.setdefault("metadata", {}).setdefault("annotations", {})
-            annotations[SLICE_TOPOLOGY] = SLICE_LEVEL
-            annotations[SLICE_SIZE] = str(spec.workers_per_slice)
+            if spec.accelerator.kind == "tpu":
+                annotations[SLICE_TOPOLOGY] = SLICE_LEVEL
+                annotations[SLICE_SIZE] = str(spec.workers_per_slice)
+            else:
+                annotations[PREFERRED_TOPOLOGY] = SLICE_LEVEL
