@@ -27,7 +27,16 @@ from xcli.workload.team.plan import TeamRead
 
 Obj = dict[str, Any]
 # What the API server adds to an object: not part of what xcli applies.
-SERVER_FIELDS = ("uid", "resourceVersion", "generation", "creationTimestamp", "managedFields")
+# Finalizers belong to Kueue (it holds a queue while workloads use it): not xcli's to apply.
+SERVER_FIELDS = (
+    "uid",
+    "resourceVersion",
+    "generation",
+    "creationTimestamp",
+    "managedFields",
+    "selfLink",
+    "finalizers",
+)
 
 
 def handler(api_for: Callable[[str], KubeApi]) -> Handler:
