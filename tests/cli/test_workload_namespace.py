@@ -22,6 +22,7 @@ from tests.support.workload_cluster import (
     Cluster,
     add_jobset,
     add_kueue,
+    add_pod,
     cluster,
     cond,
     set_up,
@@ -170,3 +171,39 @@ def test_reading_a_cluster_set_up_by_a_newer_xcli_warns(
     code, _, err = cluster.run(RUN[:-2], capsys)
     assert code == 0, err
     assert "warning: cluster demo was set up by xcli 99.0.0, newer than this xcli" in err
+
+
+def _move_to_namespace(cluster: Cluster, namespace: str) -> None:
+    """The objects the helpers made in `default`, as the API server keeps them in `namespace`."""
+    for path in [p for p in cluster.fake.objects if "/namespaces/default/" in p]:
+        if path.endswith("/configmaps/xcli-cluster-metadata"):
+            continue  # the cluster's metadata stays in default
+        obj = cluster.fake.objects.pop(path)
+        obj["metadata"]["namespace"] = namespace
+        cluster.fake.put(path.replace("/namespaces/default/", f"/namespaces/{namespace}/"), obj)
+
+
+def test_logs_status_and_wait_read_the_team_namespace(
+    cluster: Cluster, capsys: pytest.CaptureFixture[str]
+) -> None:
+    set_up(cluster.fake)
+    done = [cond("Completed", "True", "AllJobsCompleted", "jobset completed", AT)]
+    add_jobset(cluster.fake, "v5litepod-16-x1", "train-1", done)
+    pods = [
+        add_pod(cluster.fake, "train-1", 0, i, "Succeeded", code=0, log=f"step {i}\n")
+        for i in range(4)
+    ]
+    _move_to_namespace(cluster, "t")
+    where = [*WHERE, "--namespace", "t"]
+    code, out, err = cluster.run(["workload", "logs", "train-1", *where], capsys)
+    assert code == 0, err
+    assert sorted(out.splitlines()) == ["[w0] step 0", "[w1] step 1", "[w2] step 2", "[w3] step 3"]
+    assert {f"/api/v1/namespaces/t/pods/{p}/log" for p in pods} <= {
+        r.url.path for r in cluster.fake.requests
+    }
+    code, out, err = cluster.run(["workload", "status", "train-1", *where, "-o", "json"], capsys)
+    assert code == 0 and json.loads(out)["state"] == "succeeded", err
+    code, _, err = cluster.run(["workload", "wait", "train-1", *where], capsys)
+    assert code == 0, err
+    code, _, err = cluster.run(["workload", "status", "train-1", *WHERE], capsys)
+    assert code == 1 and "no workload train-1 on cluster demo" in err  # not in default
