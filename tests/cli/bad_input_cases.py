@@ -1446,4 +1446,19 @@ def _teams() -> list[Case]:
             ),
         ),
         Case("teams/list-bad-cluster", "teams", ("team", "list", *P, "--cluster", "C!")),
+        Case(
+            "teams/adapt-dry-run-without-shape",
+            "teams",
+            ("cluster", "adapt", *P, "--cluster", "c", "--dry-run"),
+        ),
+        Case(
+            "teams/adapt-count-without-shape",
+            "teams",
+            ("cluster", "adapt", *P, "--cluster", "c", "--num-slices", "2", "--dry-run"),
+        ),
+        Case(
+            "teams/adapt-unknown-shape",
+            "teams",
+            ("cluster", "adapt", *P, "--cluster", "c", "--tpu-type", "v6e-7", "--dry-run"),
+        ),
     ]
