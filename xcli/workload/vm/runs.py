@@ -138,9 +138,7 @@ class Recorder:
     def __init__(self, folder: Path, pid: int) -> None:
         self.folder = folder
         self.state = read_state(folder)
-        self.state.update(
-            state="running", pid=pid, exits=[], attempts=[], restarts=0, timeline=[]
-        )
+        self.state.update(state="running", pid=pid, exits=[], attempts=[], restarts=0, timeline=[])
         self.state.setdefault("created", time.time())
         self.state["started"] = time.time()
         self._save()
