@@ -16,7 +16,7 @@ checkpoint, or the first step if none in that segment, to the interruption), t_r
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import pairwise
 from statistics import median
 
@@ -51,6 +51,8 @@ def step_seconds(
 
 
 def compute(tl: Timeline) -> Report:
+    # a mark after the end (another clock, a little ahead) is not progress in this window
+    tl = replace(tl, marks=tuple(m for m in tl.marks if m.at <= tl.end))
     wall = max(0.0, tl.end - tl.submitted)
     admitted = tl.admitted if tl.admitted is not None else tl.end
     queued = max(0.0, admitted - tl.submitted)
