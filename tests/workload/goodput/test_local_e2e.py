@@ -137,7 +137,10 @@ def test_a_killed_worker_is_one_interruption_measured_against_the_loops_own_cloc
     assert report["program_goodput"] == pytest.approx(mfu, rel=0.01)  # step_seconds is rounded
 
     text = xcli(home, "workload", "goodput", "train", *CLUSTER).stdout
-    assert "1 interruption" in text and "worker exit worker w1" in text
+    assert (
+        "1 interruption" in text
+        and "worker exit, worker w1 (exit status 137: killed by SIGKILL" in text
+    )
     status = xcli(home, "workload", "status", "train", *CLUSTER).stdout
     assert "goodput: scheduling" in status and "1 interruption" in status
     listed = json.loads(xcli(home, "workload", "list", *CLUSTER, "--output", "json").stdout)

@@ -33,7 +33,7 @@ def summary(report: Mapping[str, Any]) -> str:
 
 
 def _interruption(i: Mapping[str, Any]) -> str:
-    who = f" worker {i['worker']}" if i["worker"] else ""
+    who = f", worker {i['worker']}" if i["worker"] else ""
     what = f" ({i['detail']})" if i["detail"] else ""
     lost = "-" if i["lost_since_checkpoint"] is None else f"{i['lost_since_checkpoint']:.1f}s"
     res = "-" if i["reschedule"] is None else f"{i['reschedule']:.1f}s"
