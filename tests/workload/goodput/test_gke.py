@@ -141,3 +141,79 @@ def test_text_status_line_and_list_fractions(
     assert (row["scheduling_goodput"], row["runtime_goodput"], row["program_goodput"]) == (
         round(2585 / 3605, 4), None, None,
     )  # fmt: skip
+
+
+# A JobSet restarted once within one admission, the failed attempt's pods still readable:
+# submitted 10:00:00, admitted 10:00:30 (the Admitted condition; no events left), attempt 0
+# all running 10:01:00, steps from 10:02:00 one a minute, checkpoint 9 at 10:12:00; worker
+# s0/w1's node shuts down (DisruptionTarget TerminationByKubelet) and it exits 137 at 10:19:30,
+# during step 17; attempt 1 all running 10:21:00, step 10 at 10:22:00 ... step 27 at 10:39:00;
+# completed 10:40:00.
+RESTART_DONE = [
+    cond("Completed", "True", "AllJobsCompleted", "jobset completed", "2026-11-22T10:40:00Z")
+]
+
+
+def _record_restart(cluster: Cluster) -> None:
+    set_up(cluster.fake)
+    add_jobset(
+        cluster.fake, "v5litepod-16-x1", "train-3", RESTART_DONE,
+        created="2026-11-22T10:00:00Z", restarts=1,
+    )  # fmt: skip
+    workload = _load("restart-workload.json")
+    validate(workload)
+    cluster.fake.put(f"{WORKLOADS}/{workload['metadata']['name']}", workload)
+    for pod in _load("restart-pods.json"):
+        validate_core(pod)
+        cluster.fake.put(f"{NS}/pods/{pod['metadata']['name']}", pod)
+    for attempt, pod in ((0, "train-3-slice-0-0-ab0x9"), (1, "train-3-slice-0-0-cd0x9")):
+        log = HERE / f"restart-worker0-attempt{attempt}.log"
+        cluster.fake.logs[pod] = log.read_text()
+
+
+def test_a_jobset_restart_with_the_failed_attempts_pods_still_there(
+    cluster: Cluster, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _record_restart(cluster)
+    code, out, err = cluster.run(["workload", "goodput", "train-3", *WHERE, "-o", "json"], capsys)
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["interruptions"] == [
+        {
+            "time": "2026-11-22T10:19:30.000+00:00",
+            "cause": "maintenance",
+            "worker": "s0/w1",
+            "exit_code": 137,
+            "detail": "exit status 137; TerminationByKubelet: Pod was terminated in response to "
+            "imminent node shutdown.",
+            "step_reached": 17,
+            "checkpoint_resumed_from": 9,
+            "lost_since_checkpoint": 450.0,  # checkpoint 9 at 10:12:00 -> 10:19:30
+            "reschedule": 90.0,  # 10:19:30 -> attempt 1 all running at 10:21:00
+            "resume": 60.0,  # -> step 10 at 10:22:00
+        }
+    ]
+    assert report["badput"] == {
+        "queued": 30.0,
+        "provisioning": 30.0,  # admitted 10:00:30 -> every container started 10:01:00
+        "startup": 60.0,
+        "lost_since_checkpoint": 450.0,
+        "resume": 60.0,
+        "reschedule": 90.0,
+        "other": 0.0,  # step 27 ends at 10:40:00, when the JobSet completes
+    }
+    assert (report["productive_seconds"], report["held_seconds"], report["wall_seconds"]) == (
+        1680.0, 2250.0, 2400.0,
+    )  # fmt: skip
+    assert (report["scheduling_goodput"], report["runtime_goodput"]) == (0.9375, 0.7467)
+    assert (report["program_goodput"], report["steps"], report["last_checkpoint"]) == (
+        None, 27, 19,
+    )  # fmt: skip
+    assert report["notes"] == []
+    logs = sorted(r.url.path for r in cluster.fake.requests if r.url.path.endswith("/log"))
+    assert logs == [  # worker 0 of both attempts, with timestamps
+        f"{NS}/pods/train-3-slice-0-0-ab0x9/log",
+        f"{NS}/pods/train-3-slice-0-0-cd0x9/log",
+    ]
+    code, out, _ = cluster.run(["workload", "goodput", "train-3", *WHERE], capsys)
+    assert "xcli.goodput.flops_per_step(x)" in out  # how to enable MFU

@@ -18,29 +18,16 @@ segment counts under `other` and a note says so (docs/goodput.md).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime
 from typing import Any
 
+from xcli.workload.goodput.gke_attempts import attempt_segments, ts
 from xcli.workload.goodput.model import Cause, Mark, Segment, Timeline, parse_marks
 
+__all__ = ["gke_timeline", "log_marks", "ts", "worker0_pods"]
+
 Obj = Mapping[str, Any]
-WORKER_0 = ("0", "0")  # (jobset.sigs.k8s.io/job-index, batch.kubernetes.io/job-completion-index)
 EVICTED_PREFIX = "EvictedDueTo"
 CAUSES = {"Preempted": "preemption"}  # any other reason is an eviction (the detail names it)
-
-
-def ts(text: str | None) -> float | None:
-    """RFC 3339 as the API server writes it (Z, up to nanoseconds) to POSIX seconds."""
-    if not text:
-        return None
-    head, dot, frac = text.rstrip("Z").partition(".")
-    zone = ""
-    for sign in "+-":
-        if sign in frac:
-            frac, _, rest = frac.partition(sign)
-            zone = sign + rest
-    base = datetime.fromisoformat(head + (zone or "+00:00")).timestamp()
-    return base + (float("0." + frac) if dot and frac else 0.0)
 
 
 def log_marks(lines: Iterable[str]) -> list[Mark]:
@@ -89,36 +76,19 @@ def _cycles(
     return sorted(admitted), sorted(evicted.items(), key=lambda e: e[0])
 
 
-def _labels(pod: Obj) -> Mapping[str, str]:
-    meta = pod.get("metadata") or {}
-    return {**(meta.get("annotations") or {}), **(meta.get("labels") or {})}
-
-
-def all_running_at(pods: Sequence[Obj], expected: int) -> float | None:
-    """When the last of `expected` workers' containers started; None until all have."""
-    starts = []
-    for pod in pods:
-        for cs in (pod.get("status") or {}).get("containerStatuses") or []:
-            state = cs.get("state") or {}
-            started = (state.get("running") or state.get("terminated") or {}).get("startedAt")
-            if started:
-                starts.append(ts(started) or 0.0)
-    return max(starts) if expected and len(starts) >= expected else None
-
-
 def gke_timeline(
     js: Obj,
     kueue: Obj | None,
     pods: Sequence[Obj],
     events: Sequence[Obj],
-    worker0_log: Sequence[str],
+    worker0_log: Sequence[str],  # every worker-0 pod's timestamped log, any attempt
     *,
     now: float,
     expected_pods: int,
     chips: int,
     peak_flops_per_chip: float | None,
 ) -> Timeline:
-    """`pods` are the current attempt's; `worker0_log` is its worker 0's timestamped log."""
+    """`pods`: the JobSet's pods, every attempt that still has some."""
     submitted = ts((js.get("metadata") or {}).get("creationTimestamp")) or now
     done = _conditions(js).get("Completed") or _conditions(js).get("Failed") or {}
     finished = done.get("status") == "True"
@@ -140,9 +110,10 @@ def gke_timeline(
         if ends:  # evicted and not admitted again yet
             segments.append(Segment(start, ends[0][0], ends[0][1], logs=False))
             continue
-        running = all_running_at(pods, expected_pods)
-        if running is not None:
-            segments.append(Segment(max(start, running), None))
+        restarts = int((js.get("status") or {}).get("restarts") or 0)
+        current, more = attempt_segments(start, pods, restarts, expected_pods)
+        segments += current
+        notes += more
     past = float(
         ((kueue or {}).get("status") or {}).get("accumulatedPastExecutionTimeSeconds") or 0
     )
@@ -165,16 +136,11 @@ def gke_timeline(
     )
 
 
-def worker0(pods: Sequence[Obj]) -> Obj | None:
-    for pod in pods:
-        labels = _labels(pod)
-        key = (
-            labels.get("jobset.sigs.k8s.io/job-index", "0"),
-            labels.get("batch.kubernetes.io/job-completion-index", "0"),
-        )
-        if key == WORKER_0:
-            return pod
-    return None
+def worker0_pods(pods: Sequence[Obj]) -> list[Obj]:
+    """Worker 0's pod of every attempt, oldest attempt first."""
+    from xcli.workload.goodput.gke_attempts import attempt_of, worker_label
+
+    return sorted((p for p in pods if worker_label(p) == "s0/w0"), key=attempt_of)
 
 
 def _iso(at: float) -> str:

@@ -9,15 +9,15 @@ or logs: scheduling goodput from Kueue's admissions alone, the other two null.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from contextlib import suppress
 from typing import Any
 
 from xcli.errors import CloudError, XcliError
 from xcli.plan.cluster import ClusterRef
 from xcli.workload.goodput.compute import compute
-from xcli.workload.goodput.gke import gke_timeline, ts, worker0
+from xcli.workload.goodput.gke import gke_timeline, ts, worker0_pods
 from xcli.workload.jobset.live import NAMESPACE, Live, get_jobset, kueue_workloads, pods_of
 from xcli.workload.jobset.manifest import CONTAINER
-from xcli.workload.jobset.report import current_pods
 from xcli.workload.jobset.view import kueue_workload_for, workload_row
 
 Obj = Mapping[str, Any]
@@ -52,15 +52,12 @@ def goodput_report(live: Live, ref: ClusterRef, name: str) -> dict[str, Any]:
         wl_name = kueue["metadata"]["name"]
         fields = {"involvedObject.kind": "Workload", "involvedObject.name": wl_name}
         events = api.list("v1", "Event", NAMESPACE, fields=fields)
-    pods = current_pods(js, pods_of(api, name))
-    lead = worker0(pods)
+    pods = pods_of(api, name)
     lines: list[str] = []
-    if lead is not None:
+    for lead in worker0_pods(pods):  # every attempt's worker 0 that is still there
         pod = lead["metadata"]["name"]
-        try:
-            lines = list(api.logs(pod, NAMESPACE, container=CONTAINER, timestamps=True))
-        except CloudError:
-            lines = []  # not started yet, or gone: no marks
+        with suppress(CloudError):  # not started yet, or gone: no marks from it
+            lines += api.logs(pod, NAMESPACE, container=CONTAINER, timestamps=True)
     now = live.now()
     row = workload_row(js, now)
     timeline = gke_timeline(
