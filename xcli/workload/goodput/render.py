@@ -11,6 +11,10 @@ MFU_HINT = (
     "program goodput (MFU): unknown; print the model FLOPs of one step once, "
     "xcli.goodput.flops_per_step(x), to enable it"
 )
+PEAK_HINT = (
+    "program goodput (MFU): unknown; the catalogue has no peak FLOP/s for this accelerator, "
+    "or no step time was measured yet"
+)
 NO_MARKS_HINT = (
     "no goodput marks from worker 0: call xcli.goodput.step(n) at each step and "
     "xcli.goodput.checkpoint(n) when a checkpoint is durable (docs/goodput.md)"
@@ -61,7 +65,9 @@ def text(report: Mapping[str, Any], name: str) -> list[str]:
         lines += [_interruption(i) for i in report["interruptions"]]
     if report["steps"] is None:
         lines.append(NO_MARKS_HINT)
-    elif report["program_goodput"] is None:
+    elif report["program_goodput"] is None and report["flops_per_step"] is None:
         lines.append(MFU_HINT)
+    elif report["program_goodput"] is None:
+        lines.append(PEAK_HINT)
     lines += [f"note: {n}" for n in report["notes"]]
     return lines
