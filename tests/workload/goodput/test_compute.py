@@ -2,13 +2,8 @@
 
 from __future__ import annotations
 
-import io
-
-import pytest
-
-import xcli.goodput as goodput
 from xcli.workload.goodput.compute import compute
-from xcli.workload.goodput.model import Cause, Mark, Segment, Timeline, parse_marks
+from xcli.workload.goodput.model import Cause, Mark, Segment, Timeline
 from xcli.workload.goodput.render import MFU_HINT, NO_MARKS_HINT, text
 
 
@@ -93,33 +88,3 @@ def test_no_marks_and_still_queued() -> None:
     assert (report["scheduling_goodput"], report["runtime_goodput"]) == (0.0, None)
     assert report["steps"] is None and report["interruptions"] == []
     assert NO_MARKS_HINT in text(report, "t")
-
-
-def test_the_helper_prints_lines_the_parser_reads() -> None:
-    out = io.StringIO()
-    goodput.step(12, out)
-    goodput.checkpoint(10, out)
-    goodput.flops_per_step(1.5e15, out)
-    lines = out.getvalue().splitlines()
-    assert lines == [
-        "XCLI_GOODPUT step=12",
-        "XCLI_GOODPUT checkpoint=10",
-        "XCLI_GOODPUT flops_per_step=1500000000000000.0",
-    ]
-    assert [m for line in lines for m in parse_marks(1.0, line)] == [
-        Mark(1.0, "step", 12),
-        Mark(1.0, "checkpoint", 10),
-        Mark(1.0, "flops_per_step", 1.5e15),
-    ]
-    assert parse_marks(1.0, "[w0] XCLI_GOODPUT step=-1") == []
-    assert parse_marks(1.0, "loss 0.5 step=3") == []
-
-
-@pytest.mark.parametrize(
-    ("call", "value"),
-    [(goodput.step, -1), (goodput.step, 1.5), (goodput.checkpoint, True),
-     (goodput.flops_per_step, 0), (goodput.flops_per_step, float("nan"))],
-)  # fmt: skip
-def test_the_helper_refuses_values_it_cannot_mean(call: object, value: object) -> None:
-    with pytest.raises(ValueError):
-        call(value, io.StringIO())  # type: ignore[operator]
