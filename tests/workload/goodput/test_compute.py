@@ -88,3 +88,19 @@ def test_no_marks_and_still_queued() -> None:
     assert (report["scheduling_goodput"], report["runtime_goodput"]) == (0.0, None)
     assert report["steps"] is None and report["interruptions"] == []
     assert NO_MARKS_HINT in text(report, "t")
+
+
+def test_a_failure_that_ended_the_workload_is_not_rescheduling() -> None:
+    tl = Timeline(
+        submitted=0.0,
+        admitted=0.0,
+        end=50.0,
+        segments=(Segment(0.0, 40.0, Cause("worker exit", "w0", 1)),),
+        marks=tuple(steps(0, 2, 10.0, 10.0)),
+        finished=True,
+    )
+    report = compute(tl).to_dict()
+    assert report["badput"]["reschedule"] == 0.0
+    assert report["badput"]["other"] == 10.0  # the failure at 40 -> the record's end at 50
+    (cut,) = report["interruptions"]
+    assert (cut["reschedule"], cut["resume"], cut["lost_since_checkpoint"]) == (None, None, 30.0)

@@ -71,7 +71,10 @@ def compute(tl: Timeline) -> Report:
             continue
         nxt = segs[i + 1] if i + 1 < len(segs) else None
         gap = (nxt.start if nxt else tl.end) - seg_end
-        reschedule += max(0.0, gap)
+        if nxt is None and tl.finished:  # it ended the workload: nothing was rescheduled
+            totals.other += max(0.0, gap)
+        else:  # rescheduled, or waiting for it now
+            reschedule += max(0.0, gap)
         interruptions.append(_interruption(tl, seg, seg_end, nxt, lost, gap))
     badput = {
         "queued": queued,
