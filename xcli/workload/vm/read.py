@@ -40,7 +40,6 @@ def _summary(folder: Path) -> dict[str, Any]:
     now = time.time()
     started, finished = state.get("started"), state.get("finished")
     return {
-        **fractions(vm_goodput_report(folder, state)),
         "name": folder.name,
         "state": effective_state(state),
         "workers": state.get("workers"),
@@ -49,6 +48,7 @@ def _summary(folder: Path) -> dict[str, Any]:
         "age": _ago(now - state["created"]) if state.get("created") else "-",
         "duration": _ago((finished or now) - started) if started else "-",
         "failure": state.get("failure"),
+        **fractions(vm_goodput_report(folder, state)),
     }
 
 
