@@ -82,6 +82,10 @@ SKIP = {
     "docs/teams.md: xcli workload status train-1 --cluster demo --namespace research": LIVE_GKE,
     "docs/teams.md: xcli team delete --cluster demo --team research": LIVE_GKE,
     "docs/teams.md: xcli cluster adapt --cluster tk-v6e": LIVE_GKE,
+    "docs/goodput.md: xcli workload goodput train-1 --cluster demo": LIVE_GKE,
+    "docs/goodput.md: xcli workload goodput train-1 --cluster demo --output json | jq .badput": (
+        LIVE_GKE
+    ),
 }
 
 # What a file's text says exists before its examples (not examples themselves).

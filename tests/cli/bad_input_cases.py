@@ -1385,6 +1385,7 @@ def all_cases() -> list[Case]:
         *_small_commands(),
         *_usage(),
         *_teams(),
+        *_goodput(),
     ]
     ids = [c.id for c in cases]
     assert len(ids) == len(set(ids)), "duplicate case ids"
@@ -1460,5 +1461,40 @@ def _teams() -> list[Case]:
             "teams/adapt-unknown-shape",
             "teams",
             ("cluster", "adapt", *P, "--cluster", "c", "--tpu-type", "v6e-7", "--dry-run"),
+        ),
+    ]
+
+
+def _goodput() -> list[Case]:
+    """`workload goodput` (issue 17): names checked before any cluster is read."""
+    return [
+        Case(
+            "names/goodput-upper", "names", ("workload", "goodput", "Train", "--cluster", "c", *P)
+        ),
+        Case(
+            "names/goodput-local-space",
+            "names",
+            ("workload", "goodput", "a b", *LOCAL, "--cluster", "c"),
+        ),
+        Case(
+            "names/goodput-cluster-upper",
+            "names",
+            ("workload", "goodput", "t", *LOCAL, "--cluster", "C"),
+        ),
+        Case(
+            "names/goodput-two-names",
+            "names",
+            ("workload", "goodput", "a", "--workload", "b", *LOCAL, "--cluster", "c"),
+        ),
+        Case(
+            "names/goodput-unknown-local",
+            "names",
+            ("workload", "goodput", "nope", *LOCAL, "--cluster", "c"),
+        ),
+        Case("usage/goodput-no-name", "usage", ("workload", "goodput", "--cluster", "c"), code=2),
+        Case(
+            "choices/goodput-output",
+            "choices",
+            ("workload", "goodput", "t", *LOCAL, "--cluster", "c", "--output", "csv"),
         ),
     ]

@@ -236,8 +236,10 @@ class KubeApi:
         follow: bool = False,
         since_seconds: int | None = None,
         tail_lines: int | None = None,
+        timestamps: bool = False,
     ) -> Iterator[str]:
-        """A pod's log lines, without their newlines; with follow, until the container ends."""
+        """A pod's log lines, without their newlines; with follow, until the container ends.
+        With timestamps, each line starts with the RFC 3339 time the kubelet read it."""
         lines = self._call(
             f"logs of pod {pod}",
             lambda: self.client.log(
@@ -247,6 +249,7 @@ class KubeApi:
                 follow=follow,
                 since=since_seconds,
                 tail_lines=tail_lines,
+                timestamps=timestamps,
                 newlines=False,
             ),
         )
