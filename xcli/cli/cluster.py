@@ -264,3 +264,13 @@ def wait(
 
     request = use_case.WaitRequest(name, provider, timeout, ssh_key, ssh_user, os_login, common)
     use_case.wait(request, deps(common))
+
+
+def _add_commands() -> None:
+    """test-network lives in its own module (issue 15: GPUDirect network proof)."""
+    from xcli.cli.cluster_network import test_network
+
+    cluster.add_command(test_network)
+
+
+_add_commands()
