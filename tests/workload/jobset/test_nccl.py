@@ -7,7 +7,7 @@ import pytest
 from tests.workload.jobset.nccl_samples import GPUDIRECT, TCP_FALLBACK, WRONG_VALUES
 from xcli.catalog import Figure, lookup, published_busbw
 from xcli.errors import CloudError
-from xcli.workload.jobset.nccl import family_test, human_size, judge, parse_output, nccl_script
+from xcli.workload.jobset.nccl import family_test, human_size, judge, nccl_script, parse_output
 
 
 def test_parses_every_row_and_the_average() -> None:

@@ -23,8 +23,8 @@ from xcli.workload.jobset.nccl import (
     family_test,
     human_size,
     judge,
-    parse_output,
     nccl_script,
+    parse_output,
 )
 
 if TYPE_CHECKING:
