@@ -77,6 +77,10 @@ SKIP = {
     'docs/workload.md: xcli workload create --cluster demo --workload "ci-$BUILD" ...': ELIDED,
     'docs/workload.md: xcli workload wait "ci-$BUILD" --cluster demo --timeout 2h || xcli '
     'workload status "ci-$BUILD" --cluster demo': LIVE_GKE,
+    "docs/gpu-workloads.md: xcli cluster test-network --cluster gpus --project my-project "
+    "--zone us-east5-b": LIVE_GKE,
+    "docs/gpu-workloads.md: xcli cluster test-network --cluster gpus --nodes 4 --min-fraction "
+    "0.8 --output json": LIVE_GKE,
 }
 
 # What a file's text says exists before its examples (not examples themselves).
