@@ -207,3 +207,27 @@ def test_refusals_send_nothing(
     code, _, err = cluster.run(TEST, capsys)
     assert code == 1 and message in err, err
     assert cluster.writes() == []
+
+
+GOLDENS = Path(__file__).resolve().parent.parent / "goldens" / "network"
+
+
+@pytest.mark.parametrize(
+    ("device", "extra"),
+    [("h100-mega-80gb-8", []), ("gb200-4", ["--nodes", "4", "--test", "all_reduce_perf"])],
+)
+def test_golden_dry_run(
+    device: str,
+    extra: list[str],
+    fake: FakeKube,
+    capsys: pytest.CaptureFixture[str],
+    update_goldens: bool,
+) -> None:
+    cluster = _cluster(fake, Controllers(fake, None))
+    code, out, err = cluster.run([*TEST, "--device-type", device, *extra, "--dry-run"], capsys)
+    assert code == 0, err
+    path = GOLDENS / f"{device}.txt"
+    if update_goldens:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(out, encoding="utf-8")
+    assert out == path.read_text(encoding="utf-8"), f"{path.name} changed"
