@@ -127,9 +127,6 @@ RDMA_PRELUDE = 'if [ -r "$NCCL_INIT_SCRIPT" ]; then . "$NCCL_INIT_SCRIPT"; fi\n'
 
 _FAMILY_ENV = {"tcpx": _TCPX_ENV, "tcpxo": _TCPXO_ENV, "rdma": _RDMA_ENV}
 
-# Environment variables the GPUDirect families set; --env may override them.
-NETWORK_ENV = {"LD_LIBRARY_PATH", *(name for env in _FAMILY_ENV.values() for name, _ in env)}
-
 # A4X (GB200): multi-node NVLink through an IMEX channel of a ComputeDomain
 # (resource.nvidia.com/v1beta1, the NVIDIA DRA driver), as nccl-test-imex-a4x.yaml.
 COMPUTE_DOMAIN_API = "resource.nvidia.com/v1beta1"
@@ -333,7 +330,7 @@ def decorate_pod(
         volumes, mounts = _volumes(stack)
         main["env"] = _environment(stack, main["env"], user_env)
         if stack in ("tcpx", "tcpxo"):
-            pod["initContainers"] = [_daemon(stack)]
+            pod["initContainers"] = [*pod.get("initContainers", []), _daemon(stack)]
         if stack == "tcpx":
             main["securityContext"] = {"capabilities": {"add": ["IPC_LOCK"]}}
         if stack == "rdma":
