@@ -20,7 +20,8 @@ The RxDM daemons run as native sidecars (an init container with restartPolicy Al
 https://kubernetes.io/docs/concepts/workloads/pods/sidecar-containers/), as best-practice.md
 recommends: the kubelet stops them once the main container exits, so the Job completes without
 the shutdown handshake a plain second container needs. Native sidecars are on by default from
-GKE 1.29, older than any version with these machines' GPUDirect support.
+GKE 1.29 (best-practice.md); A3 High's TCPX also ran on 1.27 and 1.28, where they are not, but
+Google's current examples pin 1.32 and later (Cluster Toolkit's gke-a3-* examples).
 """
 
 from __future__ import annotations
@@ -29,20 +30,10 @@ import json
 from typing import Any
 
 from xcli.catalog import Accelerator
+from xcli.plan.gpu_networks import network_names
 
 NVIDIA_LIB64 = "/usr/local/nvidia/lib64"
 SHM_VOLUME = "shared-memory"
-
-# The Network objects (networking.gke.io/v1) a pod's extra interfaces attach to, in interface
-# order from eth1, per GPUDirect stack: `cluster create` makes one GKENetworkParamSet and one
-# Network of each name. Names as in Google's pod specs (vpc1..vpcN for TCPX/TCPXO; gvnic-1 and
-# rdma-0..N-1 for RDMA, Cluster Toolkit's default names). RDMA has one ConnectX-7 NIC per GPU
-# (8 on A3 Ultra and A4, 4 on A4X): `network_names` cuts the list to the machine's GPUs.
-NETWORK_NAMES: dict[str, tuple[str, ...]] = {
-    "tcpx": tuple(f"vpc{i}" for i in range(1, 5)),
-    "tcpxo": tuple(f"vpc{i}" for i in range(1, 9)),
-    "rdma": ("gvnic-1", *(f"rdma-{i}" for i in range(8))),
-}
 
 DEFAULT_INTERFACE = "networking.gke.io/default-interface"
 INTERFACES = "networking.gke.io/interfaces"
@@ -131,16 +122,6 @@ _FAMILY_ENV = {"tcpx": _TCPX_ENV, "tcpxo": _TCPXO_ENV, "rdma": _RDMA_ENV}
 # (resource.nvidia.com/v1beta1, the NVIDIA DRA driver), as nccl-test-imex-a4x.yaml.
 COMPUTE_DOMAIN_API = "resource.nvidia.com/v1beta1"
 COMPUTE_DOMAIN_CLAIM = "compute-domain-channel"
-
-
-def network_names(accel: Accelerator) -> tuple[str, ...]:
-    """The Network objects `accel`'s pods attach to, eth1 first; () without GPUDirect."""
-    if accel.gpu_network is None:
-        return ()
-    names = NETWORK_NAMES[accel.gpu_network]
-    if accel.gpu_network == "rdma":
-        return names[: 1 + accel.chips_per_vm]  # gvnic-1, then one RDMA NIC per GPU
-    return names
 
 
 def _interfaces(accel: Accelerator) -> list[dict[str, str]]:
