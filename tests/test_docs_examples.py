@@ -86,6 +86,10 @@ SKIP = {
     "docs/goodput.md: xcli workload goodput train-1 --cluster demo --output json | jq .badput": (
         LIVE_GKE
     ),
+    "docs/gpu-workloads.md: xcli cluster test-network --cluster gpus --project my-project "
+    "--zone us-east5-b": LIVE_GKE,
+    "docs/gpu-workloads.md: xcli cluster test-network --cluster gpus --nodes 4 --min-fraction "
+    "0.8 --output json": LIVE_GKE,
 }
 
 # What a file's text says exists before its examples (not examples themselves).

@@ -1368,6 +1368,26 @@ def _usage() -> list[Case]:
     ]
 
 
+def _network_test() -> list[Case]:
+    """`xcli cluster test-network` (issue 15): refused before anything is read or sent."""
+    net = ("cluster", "test-network", "--cluster", "c", *P)
+    return [
+        Case("network/tpu", "accelerators", (*net, "--device-type", "v6e-8", "--dry-run")),
+        Case("network/plain-gpu", "accelerators", (*net, "--device-type", "l4-1", "--dry-run")),
+        Case("network/one-node", "counts", (*net, "--nodes", "1")),
+        Case("network/fraction-zero", "counts", (*net, "--min-fraction", "0")),
+        Case("network/fraction-over-1", "counts", (*net, "--min-fraction", "1.5")),
+        Case("network/expect-negative", "counts", (*net, "--expect-busbw", "-3")),
+        Case("network/bad-test", "choices", (*net, "--test", "sendrecv_perf")),
+        Case("network/timeout-no-unit", "durations", (*net, "--timeout", "90")),
+        Case(
+            "network/metadata-live",
+            "combinations",
+            (*net, "--cluster-metadata", "{in}/good.env"),
+        ),
+    ]
+
+
 def all_cases() -> list[Case]:
     cases = [
         *_names(),
@@ -1386,6 +1406,7 @@ def all_cases() -> list[Case]:
         *_usage(),
         *_teams(),
         *_goodput(),
+        *_network_test(),
     ]
     ids = [c.id for c in cases]
     assert len(ids) == len(set(ids)), "duplicate case ids"

@@ -107,6 +107,15 @@ def _gpu(gpu_type: str, count: int) -> Accelerator:
     )
 
 
+def published_busbw(accel: Accelerator) -> Figure | None:
+    """The NCCL all_gather_perf bus bandwidth Google published for `accel`'s machine on two
+    nodes (GB/s), or None where none is published (A4, A4X)."""
+    if accel.kind != "gpu":
+        return None
+    network = _data()["gpus"].get(accel.family, {}).get("gpu_network", {})
+    return _figure(network["nccl_busbw"]) if "nccl_busbw" in network else None
+
+
 def _gpu_sources(spec: Any) -> dict[str, str]:
     sources = {"machine_types": "https://cloud.google.com/compute/docs/gpus"}
     if "gpu_network" in spec:

@@ -47,6 +47,8 @@ CUSTOM_KINDS: dict[tuple[str, str], tuple[str, bool]] = {
     ("kueue.x-k8s.io/v1beta2", "Topology"): ("topologies", False),
     ("kueue.x-k8s.io/v1beta2", "Cohort"): ("cohorts", False),
     ("kueue.x-k8s.io/v1beta2", "Workload"): ("workloads", True),
+    # the NVIDIA DRA driver's multi-node NVLink domain (A4X workloads)
+    ("resource.nvidia.com/v1beta1", "ComputeDomain"): ("computedomains", True),
 }
 
 # What an API server answers while a controller's admission or conversion webhook is not
