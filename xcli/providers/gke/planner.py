@@ -274,9 +274,8 @@ def plan_create(
         )
     gpu_network.check(spec)
     net = gpu_network_steps.create_steps(spec)  # GPUDirect VPCs: before the cluster
-    cluster = [
-        replace(s, after=tuple(n.id for n in net)) for s in _cluster_steps(spec, observed, notes)
-    ]
+    vpc_ids = tuple(n.id for n in net if n.id != "policy")
+    cluster = [replace(s, after=vpc_ids) for s in _cluster_steps(spec, observed, notes)]
     steps = _policy_steps(spec, observed) + net + cluster
     after = tuple(s.id for s in steps)
     steps += _pool_steps(spec, observed, after, notes)
