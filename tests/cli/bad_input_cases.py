@@ -1384,7 +1384,30 @@ def all_cases() -> list[Case]:
         *_confirmations(),
         *_small_commands(),
         *_usage(),
+        *_gpu_networks(),
     ]
     ids = [c.id for c in cases]
     assert len(ids) == len(set(ids)), "duplicate case ids"
     return cases
+
+
+def _gpu_networks() -> list[Case]:
+    """Issue 15: GPUDirect clusters."""
+    create = ("cluster", "create", "--cluster", "c", "--spot", *P, "--dry-run")
+    return [
+        Case(
+            "gpu/a4x-more-than-one-nvlink-domain",
+            "counts",
+            (*create, "--device-type", "gb200-4", "--num-nodes", "19"),
+        ),
+        Case(
+            "gpu/a4x-nolssd-more-than-one-nvlink-domain",
+            "counts",
+            (*create, "--device-type", "gb200-4-nolssd", "--num-nodes", "36"),
+        ),
+        Case(
+            "gpu/a4x-variant-misspelt",
+            "accelerators",
+            (*create, "--device-type", "gb200-4-nossd", "--num-nodes", "2"),
+        ),
+    ]
