@@ -1410,4 +1410,9 @@ def _gpu_networks() -> list[Case]:
             "accelerators",
             (*create, "--device-type", "gb200-4-nossd", "--num-nodes", "2"),
         ),
+        Case(
+            "gpu/a4x-terraform-without-its-workload-policy",
+            "combinations",
+            (*create, "--device-type", "gb200-4", "--num-nodes", "2", "--terraform", "tf-a4x"),
+        ),
     ]
