@@ -157,6 +157,9 @@ def test_dependency_order_networks_subnets_firewalls_cluster_pool_objects() -> N
             assert step.after == (step.id.replace("-network-", "-gkenetworkparamset-"),)
         elif step.id.startswith("k8s-gpunet-"):
             assert step.after == ("cluster",)
+    # the metadata ConfigMap, whose presence says the cluster is ready, comes after them all
+    objects = {s for s in by_id if s.startswith("k8s-gpunet-")}
+    assert objects and objects <= set(by_id["k8s-metadata"].after)
 
 
 @pytest.mark.parametrize("family", sorted(EXPECTED))

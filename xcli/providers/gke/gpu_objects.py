@@ -15,6 +15,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from xcli.plan.model import Step
@@ -258,3 +260,20 @@ def object_steps(spec: ClusterSpec, cluster: Text, after: tuple[str, ...]) -> li
             )
         )
     return steps
+
+
+def with_objects(setup: Sequence[Step], objects: Sequence[Step]) -> list[Step]:
+    """The in-cluster setup with the stack's objects applied before the metadata ConfigMap,
+    whose presence says the cluster is ready for workloads (xcli.plan.incluster)."""
+    if not objects:
+        return list(setup)
+    ids = tuple(s.id for s in objects)
+    out: list[Step] = []
+    for step in setup:
+        if step.id == "k8s-metadata":
+            out += objects
+            step = replace(step, after=(*step.after, *ids))
+        out.append(step)
+    if len(out) == len(setup):  # a setup without the metadata step
+        out += objects
+    return out

@@ -282,8 +282,8 @@ def plan_create(
     if setup is not None:
         cluster_ids = tuple(s.id for s in steps if s.id == "cluster")
         resource = cluster_resource(spec.project, spec.region, spec.name)
-        steps += setup(spec, resource, cluster_ids)
-        steps += gpu_objects.object_steps(spec, resource, cluster_ids)
+        objects = gpu_objects.object_steps(spec, resource, cluster_ids)
+        steps += gpu_objects.with_objects(setup(spec, resource, cluster_ids), objects)
     count = f"{spec.num_nodes} x " if spec.accelerator.kind == "gpu" else ""
     slices = f" x{spec.num_slices}" if spec.accelerator.kind == "tpu" else ""
     title = (

@@ -195,12 +195,14 @@ class GkeTerraform:
         Kueue, the queues, priority classes and the metadata ConfigMap), against the regional
         cluster the gke-cluster module makes (location = the zone's region, as the API path)."""
         from xcli.plan.incluster import setup_steps
-        from xcli.providers.gke.gpu_objects import object_steps
+        from xcli.providers.gke.gpu_objects import object_steps, with_objects
         from xcli.providers.gke.planner import cluster_resource
 
         cluster = cluster_resource(spec.project, spec.region, spec.name)
         # and for GPUDirect clusters the network objects, installers and NRI injector
-        return [*setup_steps(spec, cluster, (after,)), *object_steps(spec, cluster, (after,))]
+        return with_objects(
+            setup_steps(spec, cluster, (after,)), object_steps(spec, cluster, (after,))
+        )
 
     def live_handlers(self, spec: ClusterSpec, connections: Any) -> Mapping[str, Handler]:
         """The Kubernetes handlers (KubeHandlers over a KubeConnector: clusters.get for the
