@@ -153,6 +153,9 @@ def test_a4x_no_local_ssd_variant() -> None:
     assert variant.sources["variant"].startswith("https://github.com/AI-Hypercomputer/xpk/")
     assert "variant" not in base.sources
     assert "gb200-4-nolssd" in all_names("gb200")
+    # one NVLink domain: 1x72 GPUs, 4 per VM
+    assert base.nvlink_domain_vms == variant.nvlink_domain_vms == 18
+    assert lookup("h100-80gb-8").nvlink_domain_vms is None
     with pytest.raises(UserError) as wrong:
         lookup("gb200-4-nossd")
     assert wrong.value.hint == "did you mean gb200-4-nolssd?"

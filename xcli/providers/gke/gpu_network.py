@@ -32,12 +32,12 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from xcli.catalog.topology import check_domain
 from xcli.errors import UserError
 from xcli.plan.gke import COMPUTE
 from xcli.spec import ClusterSpec
 
 NAME_LIMIT = 63  # Compute Engine resource names: RFC 1035, at most 63 characters
-A4X_DOMAIN_VMS = 18  # one 1x72 NVLink domain: 72 GPUs, 4 per a4x-highgpu-4g VM
 INTERNAL_SOURCE = "192.168.0.0/16"
 MTU_TCPX = 8244
 MTU_RDMA = 8896
@@ -139,13 +139,7 @@ def check(spec: ClusterSpec) -> None:
                 f"{NAME_LIMIT} characters",
                 hint=f"use a cluster name of at most {keep} characters",
             )
-    if is_a4x(spec) and spec.num_nodes > A4X_DOMAIN_VMS:
-        raise UserError(
-            f"--num-nodes {spec.num_nodes} does not fit one GB200 NVLink domain: a 1x72 domain "
-            f"is 72 GPUs, {A4X_DOMAIN_VMS} {spec.accelerator.machine_type} VMs of 4",
-            hint=f"use --num-nodes {A4X_DOMAIN_VMS} (a whole domain) or fewer; "
-            "create another cluster for another domain",
-        )
+    check_domain(spec.accelerator, spec.num_nodes)
 
 
 def _description(spec: ClusterSpec) -> str:
