@@ -47,6 +47,11 @@ CUSTOM_KINDS: dict[tuple[str, str], tuple[str, bool]] = {
     ("kueue.x-k8s.io/v1beta2", "Topology"): ("topologies", False),
     ("kueue.x-k8s.io/v1beta2", "Cohort"): ("cohorts", False),
     ("kueue.x-k8s.io/v1beta2", "Workload"): ("workloads", True),
+    # GKE multi-networking (GPUDirect clusters), cluster-scoped: `kubectl get
+    # gkenetworkparamsets`, `networks.networking.gke.io`
+    # (https://github.com/GoogleCloudPlatform/gke-networking-api, apis/network/v1)
+    ("networking.gke.io/v1", "GKENetworkParamSet"): ("gkenetworkparamsets", False),
+    ("networking.gke.io/v1", "Network"): ("networks", False),
 }
 
 # What an API server answers while a controller's admission or conversion webhook is not
