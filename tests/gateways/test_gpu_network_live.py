@@ -146,3 +146,18 @@ def test_a4x_policy_is_created_and_deleted_like_tpu7x() -> None:
         assert env.run(plan, ref).ok
         assert env.fake.policies == {} and env.fake.net.store["networks"] == {}
     assert replace(spec, num_nodes=18) == spec
+
+
+def test_deleting_a_tpu_cluster_lists_no_networks() -> None:
+    """No Compute Engine list calls (nor their permissions) for a cluster that cannot own any."""
+    spec = CASES["v6e-256-x2-spot"][1]
+    ref = ref_of(spec)
+    with live() as env:
+        assert env.run(env.plan(spec), ref).ok
+        seen = env.provider.observe(ref, "delete")
+        assert seen.networks == OwnedNetworks()
+        assert not env.fake.calls("GET", "/global/networks")
+        assert env.run(env.provider.plan_delete(ref, seen), ref).ok
+        # once the cluster is gone, leftovers are looked for
+        env.provider.observe(ref, "delete")
+        assert env.fake.calls("GET", "/global/networks")

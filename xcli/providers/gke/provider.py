@@ -26,7 +26,7 @@ from xcli.plan.cluster import ClusterRef, ClusterSummary
 from xcli.plan.contract import Handler, StepContext
 from xcli.plan.model import Plan
 from xcli.plan.steps import ApiCall
-from xcli.providers.gke.gpu_network_live import find_owned
+from xcli.providers.gke.gpu_network_live import find_owned, may_own_networks
 from xcli.providers.gke.planner import GkeObserved, ObservedPool, SetupBuilder, plan_create
 from xcli.providers.gke.planner_delete import plan_delete
 from xcli.providers.gke.terraform import TERRAFORM
@@ -107,7 +107,7 @@ class GkeProvider:
         # a delete also removes the GPU networks xcli made for the cluster (gpu_network_live)
         networks = (
             find_owned(self.compute, ref.project, ref.region, ref.name)
-            if purpose == "delete"
+            if purpose == "delete" and may_own_networks(cluster)
             else None
         )
         if cluster is None:
