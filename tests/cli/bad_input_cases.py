@@ -1407,6 +1407,7 @@ def all_cases() -> list[Case]:
         *_teams(),
         *_goodput(),
         *_network_test(),
+        *_gpu_networks(),
     ]
     ids = [c.id for c in cases]
     assert len(ids) == len(set(ids)), "duplicate case ids"
@@ -1517,5 +1518,32 @@ def _goodput() -> list[Case]:
             "choices/goodput-output",
             "choices",
             ("workload", "goodput", "t", *LOCAL, "--cluster", "c", "--output", "csv"),
+        ),
+    ]
+
+
+def _gpu_networks() -> list[Case]:
+    """Issue 15: GPUDirect clusters."""
+    create = ("cluster", "create", "--cluster", "c", "--spot", *P, "--dry-run")
+    return [
+        Case(
+            "gpu/a4x-more-than-one-nvlink-domain",
+            "counts",
+            (*create, "--device-type", "gb200-4", "--num-nodes", "19"),
+        ),
+        Case(
+            "gpu/a4x-nolssd-more-than-one-nvlink-domain",
+            "counts",
+            (*create, "--device-type", "gb200-4-nolssd", "--num-nodes", "36"),
+        ),
+        Case(
+            "gpu/a4x-variant-misspelt",
+            "accelerators",
+            (*create, "--device-type", "gb200-4-nossd", "--num-nodes", "2"),
+        ),
+        Case(
+            "gpu/a4x-terraform-without-its-workload-policy",
+            "combinations",
+            (*create, "--device-type", "gb200-4", "--num-nodes", "2", "--terraform", "tf-a4x"),
         ),
     ]

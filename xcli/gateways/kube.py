@@ -49,6 +49,11 @@ CUSTOM_KINDS: dict[tuple[str, str], tuple[str, bool]] = {
     ("kueue.x-k8s.io/v1beta2", "Workload"): ("workloads", True),
     # the NVIDIA DRA driver's multi-node NVLink domain (A4X workloads)
     ("resource.nvidia.com/v1beta1", "ComputeDomain"): ("computedomains", True),
+    # GKE multi-networking (GPUDirect clusters), cluster-scoped: `kubectl get
+    # gkenetworkparamsets`, `networks.networking.gke.io`
+    # (https://github.com/GoogleCloudPlatform/gke-networking-api, apis/network/v1)
+    ("networking.gke.io/v1", "GKENetworkParamSet"): ("gkenetworkparamsets", False),
+    ("networking.gke.io/v1", "Network"): ("networks", False),
 }
 
 # What an API server answers while a controller's admission or conversion webhook is not
