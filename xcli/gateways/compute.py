@@ -1,6 +1,7 @@
-"""Compute Engine resource policies (tpu7x workload policies) over REST with google-auth.
+"""Compute Engine over REST with google-auth: resource policies (tpu7x workload policies),
+Cloud Routers (NAT for private clusters) and reservation reads (the reservation pre-flight).
 
-google-cloud-compute is a large dependency for two calls, so this sends the REST requests
+google-cloud-compute is a large dependency for a few calls, so this sends the REST requests
 through google-auth's AuthorizedSession (a requests.Session) and polls the region operation
 (GET, as the dry-run prints it) through xcli.gateways.backoff, so Ctrl-C ends the wait at once.
 """
@@ -72,6 +73,8 @@ class ComputeGateway:
     def run(self, step: ApiCall, ctx: StepContext) -> Mapping[str, Any]:
         parts = str(step.url).split("/")
         project, region = parts[parts.index("projects") + 1], parts[parts.index("regions") + 1]
+        # the region operation lives under .../regions/R, whatever the collection
+        base = "/".join(parts[: parts.index("regions") + 2])
         body = dict(step.body) if step.body is not None else None
         try:
             op = self._send(step.method, str(step.url), ctx, json=body)
@@ -87,7 +90,7 @@ class ComputeGateway:
             where = {"what": step.summary, "project": project, "region": region}
             raise errs.api_error(exc, api="compute", **where) from None
         # wait on the operation under the step's own base URL (selfLink may name another host)
-        self._wait(op, str(step.url).split("/resourcePolicies")[0], step.summary, ctx, region)
+        self._wait(op, base, step.summary, ctx, region)
         return {"operation": op.get("name", ""), "result": "done"}
 
     def _adopt(
@@ -135,27 +138,55 @@ class ComputeGateway:
         """Names of the region's resource policies that start with `prefix`."""
         from xcli.plan.gke import policy_url
 
-        url = self._url(policy_url(project, region))
-        names: list[str] = []
         params = {"filter": f'name eq "{prefix}.*"'}
-        while True:
-            try:
-                resp = self.session.get(url, params=params, timeout=60)
-            except Exception as failed:
-                if not errs.understood(failed):
-                    raise
-                what = "list workload policies"
-                raise errs.api_error(
-                    failed, what=what, project=project, region=region, api="compute"
-                ) from None
-            if resp.status_code >= 400:
-                from google.api_core import exceptions
+        items = self.list_items(
+            policy_url(project, region), "list workload policies", project, region, params
+        )
+        return tuple(sorted(i["name"] for i in items if i["name"].startswith(prefix)))
 
-                exc = exceptions.from_http_response(resp)  # type: ignore[no-untyped-call]
-                what = "list workload policies"
-                raise errs.api_error(exc, what=what, project=project, region=region, api="compute")
-            data = resp.json()
-            names += [i["name"] for i in data.get("items", []) if i["name"].startswith(prefix)]
+    def list_items(
+        self,
+        url: str,
+        what: str,
+        project: str,
+        region: str,
+        params: Mapping[str, str] | None = None,
+    ) -> list[dict[str, Any]]:
+        """Every item of a compute list call (all pages)."""
+        query = dict(params or {})
+        items: list[dict[str, Any]] = []
+        while True:
+            data = self.get_json(url, what, project, region, query)
+            if data is None:
+                return items
+            items += data.get("items", [])
             if not data.get("nextPageToken"):
-                return tuple(sorted(names))
-            params["pageToken"] = data["nextPageToken"]
+                return items
+            query["pageToken"] = data["nextPageToken"]
+
+    def get_json(
+        self,
+        url: str,
+        what: str,
+        project: str,
+        region: str,
+        params: Mapping[str, str] | None = None,
+    ) -> dict[str, Any] | None:
+        """One GET; None when the resource does not exist (404)."""
+        try:
+            resp = self.session.get(self._url(url), params=dict(params or {}), timeout=60)
+        except Exception as failed:
+            if not errs.understood(failed):
+                raise
+            raise errs.api_error(
+                failed, what=what, project=project, region=region, api="compute"
+            ) from None
+        if resp.status_code == 404:
+            return None
+        if resp.status_code >= 400:
+            from google.api_core import exceptions
+
+            exc = exceptions.from_http_response(resp)  # type: ignore[no-untyped-call]
+            raise errs.api_error(exc, what=what, project=project, region=region, api="compute")
+        data: dict[str, Any] = resp.json()
+        return data

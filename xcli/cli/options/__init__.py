@@ -22,6 +22,8 @@ MODULES: dict[str, str] = {
     **{name: "xcli.cli.options." + name.replace("-", "_") for name in DEFAULT},
     "terraform": "xcli.cli.options.terraform",
     "force": "xcli.cli.options.force",
+    "network": "xcli.cli.options.network",
+    "private": "xcli.cli.options.private",
 }
 SHARED_BY = {
     "terraform": tuple(DEFAULT.names(terraform=True)),
@@ -29,6 +31,9 @@ SHARED_BY = {
     "force": tuple(
         n for n in DEFAULT if DEFAULT.capabilities(n).terraform or DEFAULT.capabilities(n).observer
     ),
+    # the VPC: every provider whose VMs live in one (a cloud project)
+    "network": tuple(n for n in DEFAULT if DEFAULT.capabilities(n).cloud),
+    "private": ("gke",),
 }
 
 

@@ -16,7 +16,7 @@ another shape is refused unless --force, which replaces it (the CLI asks first, 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from xcli.errors import UserError
@@ -24,6 +24,8 @@ from xcli.plan import gke
 from xcli.plan.model import Plan, Step
 from xcli.plan.operations import OperationCall
 from xcli.plan.steps import Wait
+from xcli.providers import reservation
+from xcli.providers.gke import nat, private
 from xcli.spec import ClusterSpec
 
 # The seam for the in-cluster setup (JobSet, Kueue, priority classes, metadata ConfigMap):
@@ -57,6 +59,7 @@ class GkeObserved:
     locations: tuple[str, ...] = ()
     pools: Mapping[str, ObservedPool] = field(default_factory=dict)
     policies: tuple[str, ...] = ()
+    routers: tuple[str, ...] = ()  # Cloud Routers xcli made for the cluster's NAT (nat.py)
 
 
 def cluster_resource(project: str, region: str, name: str) -> str:
@@ -86,7 +89,9 @@ def _cluster_steps(spec: ClusterSpec, seen: GkeObserved, notes: list[str]) -> li
     if status is None:
         summary = f"create cluster {spec.name} in {spec.region}, nodes in {spec.zone}"
         return [
-            op_call("cluster", summary, CREATE_CLUSTER, "POST", url, body=gke.cluster_body(spec))
+            op_call(
+                "cluster", summary, CREATE_CLUSTER, "POST", url, body=private.cluster_body(spec)
+            )
         ]
     if seen.locations and spec.zone not in seen.locations:
         raise UserError(
@@ -142,7 +147,7 @@ def _create_pool(spec: ClusterSpec, index: int, after: tuple[str, ...]) -> Step:
         CREATE_POOL,
         "POST",
         url,
-        body=gke.pool_body(spec, index),
+        body=reservation.pool_body(spec, index, gke.pool_body(spec, index)),
         after=after,
         lane=gke.POOL_LANE,
     )
@@ -246,6 +251,10 @@ def _policy_steps(spec: ClusterSpec, seen: GkeObserved) -> list[Step]:
     ]
 
 
+def _creates(step: Step) -> bool:
+    return isinstance(step, OperationCall) and step.api == CREATE_POOL
+
+
 def plan_create(
     spec: ClusterSpec,
     observed: GkeObserved | None = None,
@@ -253,6 +262,7 @@ def plan_create(
 ) -> Plan:
     """The create plan; `setup` adds the in-cluster steps once the cluster answers."""
     gke.check_gke_spec(spec)
+    settings = private.settings(spec)
     notes: list[str] = []
     if observed is None:
         observed = GkeObserved()
@@ -260,9 +270,17 @@ def plan_create(
             "dry-run: planned as if nothing exists yet; a live run reads the cluster first "
             "and creates only what is missing"
         )
-    steps = _policy_steps(spec, observed) + _cluster_steps(spec, observed, notes)
+    steps = (
+        _policy_steps(spec, observed)
+        + nat.nat_steps(spec, settings)
+        + _cluster_steps(spec, observed, notes)
+    )
     after = tuple(s.id for s in steps)
     steps += _pool_steps(spec, observed, after, notes)
+    # the reservation pre-flight reads come first; nothing is created before they pass
+    created = tuple(int(s.id[5:]) for s in steps if s.id.startswith("pool-") and _creates(s))
+    pre = reservation.check_step(spec, created)
+    steps = pre + [replace(s, after=(*(p.id for p in pre), *s.after)) for s in steps]
     if setup is not None:
         cluster_ids = tuple(s.id for s in steps if s.id == "cluster")
         steps += setup(spec, cluster_resource(spec.project, spec.region, spec.name), cluster_ids)

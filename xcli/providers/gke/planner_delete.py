@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from xcli.plan import gke
 from xcli.plan.model import Plan, Step
+from xcli.providers.gke import nat
 from xcli.providers.gke.planner import DELETE_CLUSTER, DELETE_POLICY, GkeObserved, op_call
 
 
@@ -14,6 +15,10 @@ def plan_delete(project: str, zone: str, name: str, observed: GkeObserved | None
     if observed is None:
         observed = GkeObserved()
         notes.append(f"dry-run: a live run also deletes the workload policies {name}-wp-* it finds")
+        notes.append(
+            f"dry-run: a live run also deletes the Cloud Router {nat.router_name(name)} if xcli "
+            "created it for this cluster's NAT"
+        )
     url = gke.cluster_url(project, region, name)
     steps: list[Step] = [
         op_call(
@@ -38,4 +43,5 @@ def plan_delete(project: str, zone: str, name: str, observed: GkeObserved | None
                 after=("cluster",),
             )
         )
+    steps += nat.delete_steps(project, region, observed.routers)
     return Plan(f"delete GKE cluster {name}", tuple(steps), tuple(notes))

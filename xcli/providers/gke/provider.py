@@ -25,6 +25,8 @@ from xcli.plan.cluster import ClusterRef, ClusterSummary
 from xcli.plan.contract import Handler, StepContext
 from xcli.plan.model import Plan
 from xcli.plan.steps import ApiCall
+from xcli.providers import reservation
+from xcli.providers.gke import nat
 from xcli.providers.gke.planner import GkeObserved, ObservedPool, SetupBuilder, plan_create
 from xcli.providers.gke.planner_delete import plan_delete
 from xcli.providers.gke.terraform import TERRAFORM
@@ -102,10 +104,13 @@ class GkeProvider:
         listing: it creates the policy and adopts one that exists with the same settings."""
         prefix = f"{ref.name}-wp-"
         cluster = self.container.get_cluster(ref.project, ref.region, ref.name)
+        # a delete also finds the Cloud Router xcli made for the cluster's NAT (nat.py)
+        routers = self._routers(ref) if purpose == "delete" else ()
         if cluster is None:
             if purpose != "delete":
                 return GkeObserved()
-            return GkeObserved(policies=self.compute.policies(ref.project, ref.region, prefix))
+            policies = self.compute.policies(ref.project, ref.region, prefix)
+            return GkeObserved(policies=policies, routers=routers)
         pools = {p.name: observed_pool(p) for p in cluster.node_pools}
         used = {p.placement_policy.policy_name for p in cluster.node_pools}
         return GkeObserved(
@@ -113,7 +118,13 @@ class GkeProvider:
             locations=tuple(cluster.locations),
             pools=pools,
             policies=tuple(sorted(n for n in used if n.startswith(prefix))),
+            routers=routers,
         )
+
+    def _routers(self, ref: ClusterRef) -> tuple[str, ...]:
+        url = nat.routers_url(ref.project, ref.region)
+        found = self.compute.list_items(url, "list Cloud Routers", ref.project, ref.region)
+        return nat.xcli_routers(found, ref.name)
 
     def handlers(self, ref: ClusterRef) -> Mapping[str, Handler]:
         def api_call(step: ApiCall, ctx: StepContext) -> Mapping[str, Any]:
@@ -121,7 +132,19 @@ class GkeProvider:
                 return self.compute.run(step, ctx)
             return self.container.run(step, ctx)
 
-        return {"api_call": api_call, "wait": self.container.wait, **self.extra_handlers}
+        def ensure_nat(step: nat.EnsureNat, ctx: StepContext) -> Mapping[str, Any]:
+            return nat.ensure_nat(self.compute, step, ctx)
+
+        def check(step: reservation.ReservationCheck, ctx: StepContext) -> Mapping[str, Any]:
+            return reservation.run_check(self.compute, step, ctx)
+
+        return {
+            "api_call": api_call,
+            "wait": self.container.wait,
+            nat.EnsureNat.kind: ensure_nat,
+            reservation.ReservationCheck.kind: check,
+            **self.extra_handlers,
+        }
 
     def list_clusters(self, project: str, zone: str | None) -> list[ClusterSummary]:
         location = zone.rsplit("-", 1)[0] if zone else "-"
