@@ -42,6 +42,14 @@ def specific(
     }
 
 
+def gpu(name: str, gpu_type: str, count: int = 4) -> dict[str, Any]:
+    """A specific reservation of A3 VMs with 8 GPUs of `gpu_type` each."""
+    out = specific(name, "a3-highgpu-8g", count)
+    props = out["specificReservation"]["instanceProperties"]
+    props["guestAccelerators"] = [{"acceleratorType": gpu_type, "acceleratorCount": 8}]
+    return out
+
+
 def aggregate(name: str, family: str, chips: int, in_use: int) -> dict[str, Any]:
     """An aggregate (TPU) reservation: chips of one family, counted per accelerator type."""
     accel = f"projects/{PROJECT}/zones/{ZONE}/acceleratorTypes/{family}"

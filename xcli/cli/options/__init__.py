@@ -51,6 +51,16 @@ def _dest(decorator: Callable[[Any], Any]) -> str:
     return str(params[-1].name)
 
 
+def owned_options(provider: str, skip: tuple[str, ...] = ()) -> list[Callable[[Any], Any]]:
+    """The flags `provider` takes: its own module's and those of the groups it shares."""
+    return [
+        option
+        for group in MODULES
+        if group not in skip and provider in SHARED_BY.get(group, (group,))
+        for option in _options(group)
+    ]
+
+
 def provider_options(func: Any) -> Any:
     for group in reversed(list(MODULES)):
         for option in reversed(_options(group)):
