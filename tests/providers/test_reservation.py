@@ -99,7 +99,8 @@ def test_sub_block_paths_read_the_reservation_its_block_and_its_sub_block() -> N
     ]
     for read in reads:
         check_request(read["api"], "GET", read["request"]["url"])
-    assert reads[2]["request"]["url"].endswith(f"{OTHER}/r/reservationBlocks/b1/reservationSubBlocks/s0")
+    sub = f"{OTHER}/r/reservationBlocks/b1/reservationSubBlocks/s0"
+    assert reads[2]["request"]["url"].endswith(sub)
     pool = next(s for s in plan.steps if s.id == "pool-0")
     affinity = pool.body["nodePool"]["config"]["reservationAffinity"]  # type: ignore[attr-defined]
     assert affinity["values"] == [value]  # what GKE's reservationAffinity takes, as given
@@ -171,7 +172,8 @@ def test_a_reservation_of_another_project_not_shared_with_this_one_is_refused() 
 
 
 def test_a_shared_reservation_is_accepted() -> None:
-    shared = {"shareType": "SPECIFIC_PROJECTS", "projectMap": {"my-project": {"projectId": "my-project"}}}
+    projects = {"my-project": {"projectId": "my-project"}}
+    shared = {"shareType": "SPECIFIC_PROJECTS", "projectMap": projects}
     fake = FakeNet(
         reservations={f"{OTHER}/r": rs.specific("r", project="owner-proj", shareSettings=shared)}
     )
@@ -193,7 +195,8 @@ def test_a_reservation_that_is_not_ready_is_refused() -> None:
 
 
 def test_a_missing_reservation_is_refused() -> None:
-    assert "does not exist in project my-project" in refusal(FakeNet(reservations={}), spec_for("x"))
+    message = refusal(FakeNet(reservations={}), spec_for("x"))
+    assert "does not exist in project my-project" in message
 
 
 def test_a_full_sub_block_is_refused_with_its_counts() -> None:

@@ -21,6 +21,7 @@ from xcli.providers.gke.cidr import parse_cidrs
 from xcli.providers.gke.planner import plan_create
 from xcli.providers.gke.private import settings
 
+SUBNETS = f"projects/{PROJECT}/regions/us-east5/subnetworks"
 GOLDEN = REPO / "tests" / "goldens" / "gke" / "private-authorized-nat.json"
 SPEC = CASES["private-authorized-nat"][1]
 
@@ -144,20 +145,22 @@ def test_live_creates_the_router_when_the_network_has_no_nat() -> None:
         (
             {
                 "sourceSubnetworkIpRangesToNat": "LIST_OF_SUBNETWORKS",
-                "subnetworks": [{"name": f"projects/{PROJECT}/regions/us-east5/subnetworks/ml-subnet"}],
+                "subnetworks": [{"name": f"{SUBNETS}/ml-subnet"}],
             },
             False,
         ),
         (
             {
                 "sourceSubnetworkIpRangesToNat": "LIST_OF_SUBNETWORKS",
-                "subnetworks": [{"name": f"projects/{PROJECT}/regions/us-east5/subnetworks/other"}],
+                "subnetworks": [{"name": f"{SUBNETS}/other"}],
             },
             True,
         ),
     ],
 )
-def test_live_keeps_a_nat_that_covers_the_subnetwork(nat_config: dict[str, Any], made: bool) -> None:
+def test_live_keeps_a_nat_that_covers_the_subnetwork(
+    nat_config: dict[str, Any], made: bool
+) -> None:
     router = {
         "name": "corp-router",
         "network": f"https://www.googleapis.com/compute/v1/projects/{PROJECT}/global/networks/ml-net",
@@ -186,7 +189,9 @@ def test_delete_removes_the_router_only_when_xcli_made_it() -> None:
     assert set(fake.routers) == {"other-nat"}
     deleted = fake.calls("DELETE", "/routers/")
     assert len(deleted) == 1
-    check_request("compute.routers.delete", "DELETE", f"https://compute.googleapis.com{deleted[0][1]}")
+    check_request(
+        "compute.routers.delete", "DELETE", f"https://compute.googleapis.com{deleted[0][1]}"
+    )
     # a router of that name made by someone else (another description) is left alone
     fake = FakeNet(routers={"demo-nat": {"name": "demo-nat", "description": "hand-made"}})
     with live(fake) as env:
