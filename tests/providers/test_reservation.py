@@ -245,3 +245,17 @@ def test_an_aggregate_reservation_counts_chips_per_vm() -> None:
     assert run(fake, spec_for("agg", slices=3)).ok
     fake = FakeNet(reservations={f"{BASE}/agg": rs.aggregate("agg", "ct5p", 256, 64)})
     assert "48 free VMs (16 of 64 in use)" in refusal(fake, spec_for("agg", slices=4))
+
+
+def test_workloads_on_a_cluster_of_several_reservations_select_no_single_one() -> None:
+    from xcli.workload.jobset.manifest import capacity_selectors
+    from xcli.workload.spec import ClusterMeta
+
+    def selectors(reservation: str) -> dict[str, str]:
+        meta = ClusterMeta("demo", "gke", lookup("v5p-128"), Capacity("reservation", reservation))
+        return capacity_selectors(meta)
+
+    assert selectors("res-a,res-b") == {}
+    assert selectors("projects/o-proj/reservations/r/reservationBlocks/b") == {
+        "cloud.google.com/reservation-name": "r"
+    }
