@@ -259,3 +259,37 @@ def test_workloads_on_a_cluster_of_several_reservations_select_no_single_one() -
     assert selectors("projects/o-proj/reservations/r/reservationBlocks/b") == {
         "cloud.google.com/reservation-name": "r"
     }
+
+
+def test_a_queued_resource_runs_the_same_pre_flight_through_its_handlers() -> None:
+    """The queued-resource provider's handler for the step reads with the compute gateway."""
+    import threading
+
+    import responses
+    from google.auth.credentials import AnonymousCredentials
+    from google.auth.transport.requests import AuthorizedSession
+
+    from tests.support.fake_gke import as_json
+    from tests.support.gke_live import HOSTS, Recorder
+    from xcli.gateways.compute import ComputeGateway
+    from xcli.plan.contract import StepContext
+    from xcli.providers.queued_resource.provider import QueuedResourceProvider
+
+    fake = FakeNet(reservations={f"{BASE}/r": rs.specific("r", "ct5p-hightpu-4t", 16, 8)})
+
+    def answer(request: Any) -> tuple[int, dict[str, str], str]:
+        import json
+
+        status, data = fake.handle(request.method, request.path_url, as_json(request.body))
+        return status, {"content-type": "application/json"}, json.dumps(data)
+
+    spec = replace(spec_for("r"), provider="queued-resource")
+    step = qr_plan_create(spec).steps[0]
+    compute = ComputeGateway(AuthorizedSession(AnonymousCredentials()))
+    provider = QueuedResourceProvider(lambda zone: object(), compute=compute)  # type: ignore[arg-type,return-value]
+    handler = provider.handlers(ref_of(spec))["reservation_check"]
+    with responses.RequestsMock(assert_all_requests_are_fired=False) as rsps:
+        rsps.add_callback("GET", HOSTS, callback=answer)
+        with pytest.raises(UserError, match=r"8 free VMs \(8 of 16 in use\)"):
+            handler(step, StepContext(step, Recorder(), threading.Event(), {}))
+    assert [m for m, _, _ in fake.requests] == ["GET"]
