@@ -198,3 +198,17 @@ def test_delete_removes_the_router_only_when_xcli_made_it() -> None:
         seen = env.provider.observe(ref_of(SPEC), "delete")
     assert seen.routers == ()
     assert any("Cloud Router demo-nat" in n for n in plan_delete(PROJECT, ZONE, "demo").notes)
+
+
+def test_a_rerun_cannot_turn_an_existing_cluster_private_or_public() -> None:
+    public = CASES["v6e-256-x2-spot"][1]
+    with live(FakeNet()) as env:
+        assert env.run(env.plan(SPEC), ref_of(SPEC)).ok
+        assert env.provider.observe(ref_of(SPEC)).private is True
+        assert env.plan(SPEC).steps  # the same flags again: fine
+        with pytest.raises(UserError, match="exists with private nodes"):
+            env.plan(replace(public, options={}))
+    with live(FakeNet()) as env:
+        assert env.run(env.plan(public), ref_of(public)).ok
+        with pytest.raises(UserError, match="exists with public nodes"):
+            env.plan(replace(public, options={"private": True}))

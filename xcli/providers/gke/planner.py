@@ -60,6 +60,7 @@ class GkeObserved:
     pools: Mapping[str, ObservedPool] = field(default_factory=dict)
     policies: tuple[str, ...] = ()
     routers: tuple[str, ...] = ()  # Cloud Routers xcli made for the cluster's NAT (nat.py)
+    private: bool | None = None  # the cluster's nodes are private (None: no cluster)
 
 
 def cluster_resource(project: str, region: str, name: str) -> str:
@@ -270,6 +271,7 @@ def plan_create(
             "dry-run: planned as if nothing exists yet; a live run reads the cluster first "
             "and creates only what is missing"
         )
+    private.check_existing(spec.name, settings, observed.private)
     steps = (
         _policy_steps(spec, observed)
         + nat.nat_steps(spec, settings)

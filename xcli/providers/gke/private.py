@@ -106,6 +106,22 @@ def _check_master(cidr: str, authorized: tuple[str, ...]) -> None:
             )
 
 
+def check_existing(name: str, private: Private, existing: bool | None) -> None:
+    """A re-run must not pretend to change what only a new cluster can be (its nodes' IPs)."""
+    if existing is None or existing == private.nodes:
+        return
+    if private.nodes:
+        raise UserError(
+            f"cluster {name} exists with public nodes; --private applies only when a "
+            "cluster is created",
+            hint="drop --private to complete it as it is, or create a new cluster",
+        )
+    raise UserError(
+        f"cluster {name} exists with private nodes",
+        hint="add --private (and the same network flags) to complete it",
+    )
+
+
 def apply(body: dict[str, Any], private: Private) -> dict[str, Any]:
     """The clusters.create body with the network and private settings added (a copy)."""
     out = copy.deepcopy(body)

@@ -119,6 +119,8 @@ class GkeProvider:
             pools=pools,
             policies=tuple(sorted(n for n in used if n.startswith(prefix))),
             routers=routers,
+            private=bool(cluster.network_config.default_enable_private_nodes)
+            or bool(cluster.private_cluster_config.enable_private_nodes),
         )
 
     def _routers(self, ref: ClusterRef) -> tuple[str, ...]:
