@@ -1412,6 +1412,9 @@ def _private_and_reservations() -> list[Case]:
         Case("private/authorized-without-private", section,
              (*dry, an, "10.1.0.0/16")),
         Case("private/endpoint-without-private", section, (*dry, "--private-endpoint")),
+        # refused before the live run's first read (app/cluster.py plans once against nothing)
+        Case("private/endpoint-without-private-live", section, (*live, "--private-endpoint")),
+        Case("private/master-not-28-live", section, (*live, "--private", mc, "172.16.0.0/24")),
         Case("private/endpoint-public-networks", section,
              (*dry, "--private", "--private-endpoint", an, "203.0.113.0/24")),
         Case("private/master-not-28", section, (*dry, "--private", mc, "172.16.0.0/24")),
