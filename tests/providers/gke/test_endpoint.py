@@ -60,3 +60,16 @@ def test_the_dns_path_trusts_the_system_store_not_a_cluster_ca(
     ca = base64.b64encode(cert.read_bytes()).decode()
     assert KubeApi(endpoint, ca, lambda: "tok").get("v1", "ConfigMap", "x", "default")
     assert Handler.seen[-1][1] == "Bearer tok"
+
+
+def test_describe_says_whether_nodes_are_private_and_how_xcli_connects() -> None:
+    spec = CASES["private-authorized-nat"][1]
+    fake = FakeNet()
+    with live(fake) as env:
+        assert env.run(env.plan(spec), ref_of(spec)).ok
+        cluster = next(iter(fake.clusters.values()))
+        cluster["endpoint"] = "34.1.2.3"
+        cluster["controlPlaneEndpointsConfig"]["dnsEndpointConfig"]["endpoint"] = DNS
+        info = env.provider.describe(ref_of(spec))
+    assert info["private_nodes"] is True
+    assert info["control_plane"] == f"DNS endpoint {DNS}"

@@ -23,3 +23,13 @@ def control_plane(cluster: Any) -> tuple[str, str | None]:
     if dns.allow_external_traffic and dns.endpoint:
         return str(dns.endpoint), None
     return str(cluster.endpoint), cluster.master_auth.cluster_ca_certificate or None
+
+
+def network_facts(cluster: Any) -> dict[str, Any]:
+    """For `cluster describe`: private nodes, and where xcli reaches the control plane."""
+    endpoint, ca = control_plane(cluster)
+    return {
+        "private_nodes": bool(cluster.network_config.default_enable_private_nodes)
+        or bool(cluster.private_cluster_config.enable_private_nodes),
+        "control_plane": f"{'DNS' if ca is None else 'IP'} endpoint {endpoint}",
+    }

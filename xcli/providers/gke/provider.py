@@ -27,6 +27,7 @@ from xcli.plan.model import Plan
 from xcli.plan.steps import ApiCall
 from xcli.providers import reservation
 from xcli.providers.gke import nat
+from xcli.providers.gke.endpoint import network_facts
 from xcli.providers.gke.planner import GkeObserved, ObservedPool, SetupBuilder, plan_create
 from xcli.providers.gke.planner_delete import plan_delete
 from xcli.providers.gke.terraform import TERRAFORM
@@ -119,8 +120,7 @@ class GkeProvider:
             pools=pools,
             policies=tuple(sorted(n for n in used if n.startswith(prefix))),
             routers=routers,
-            private=bool(cluster.network_config.default_enable_private_nodes)
-            or bool(cluster.private_cluster_config.enable_private_nodes),
+            private=bool(network_facts(cluster)["private_nodes"]),
         )
 
     def _routers(self, ref: ClusterRef) -> tuple[str, ...]:
@@ -198,6 +198,7 @@ class GkeProvider:
             "status": cluster.status.name,
             "version": cluster.current_master_version,
             "created_by": cluster.resource_labels.get("created-by", ""),
+            **network_facts(cluster),
             "node_pools": pools,
             # Kueue quota and usage, and the xcli version (metadata ConfigMap), live in the
             # cluster: the lead wires `kueue_status` to the Kubernetes gateway.
