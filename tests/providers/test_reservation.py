@@ -224,7 +224,10 @@ def test_two_reservations_fill_in_order_and_the_pools_name_theirs() -> None:
         affinity = pools[name]["config"]["reservationAffinity"]
         assert affinity["values"] == [want]
     # the reads the live run made are the ones the dry-run printed, in order
-    printed = [r["request"]["url"] for r in plan_document(plan_create(spec))["plan"][0]["reads"]]
+    reads = plan_document(plan_create(spec))["plan"][0]["reads"]
+    for read in reads:
+        check_request(read["api"], "GET", read["request"]["url"])
+    printed = [r["request"]["url"] for r in reads]
     made = [f"https://compute.googleapis.com{p}" for m, p, _ in fake.calls("GET", "/reservations/")]
     assert made == printed
 
