@@ -26,6 +26,7 @@ class ApiRead(ApiCall):
 
     A path is dot-separated keys and list indexes ("networks.0.ipAddresses.0"); a final
     "@last" keeps what follows the last "/" of the value ("name@last": "projects/123" -> "123").
+    A list becomes its items joined by commas.
     """
 
     kind: ClassVar[str] = "api_read"
@@ -49,6 +50,8 @@ def pick(answer: Any, path: str) -> Any:
             value = value[key]
         else:
             return None
+    if isinstance(value, list):  # Parallelstore accessPoints: the driver takes "ip,ip,ip"
+        value = ",".join(str(v) for v in value)
     return str(value).rsplit("/", 1)[-1] if last and value is not None else value
 
 
