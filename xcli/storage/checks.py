@@ -2,8 +2,9 @@
 
 Bucket names follow Cloud Storage's public rules
 (https://cloud.google.com/storage/docs/buckets#naming). Filestore capacities follow the service
-tiers page (https://cloud.google.com/filestore/docs/service-tiers); Managed Lustre's the
-performance tiers page (https://cloud.google.com/managed-lustre/docs/performance-tiers).
+tier pages (https://cloud.google.com/filestore/docs/service-tiers, -zonal, -regional; file.v1
+says "BASIC instances offer a maximum capacity of 63.9 TB"); Managed Lustre's the performance
+tiers page (https://cloud.google.com/managed-lustre/docs/performance-tiers).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ FILESTORE_TIERS: dict[str, tuple[int, int, bool]] = {
     "BASIC_HDD": (1024, 65434, True),  # 1 TiB .. 63.9 TiB
     "BASIC_SSD": (2560, 65434, True),  # 2.5 TiB .. 63.9 TiB
     "ZONAL": (1024, 102400, True),  # 1 TiB .. 100 TiB
-    "REGIONAL": (1024, 102400, False),
+    "REGIONAL": (100, 102400, False),  # 100 GiB .. 100 TiB
     "ENTERPRISE": (1024, 10240, False),  # 1 TiB .. 10 TiB
 }
 # Managed Lustre: perUnitStorageThroughput (MBps per TiB) -> (min GiB, max GiB, step GiB up

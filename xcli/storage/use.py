@@ -64,7 +64,10 @@ def create_plan(req: CreateRequest, target: Target, reader: Reader) -> Plan:
             f"{target.ref.name}",
         )
     if a.type not in ("gcsfuse", "filestore", "lustre"):
-        hint = "create a Managed Lustre instance instead (--type lustre)"
+        hint = (
+            "GKE's Parallelstore CSI driver is no longer supported: create a Managed Lustre "
+            "instance instead (--type lustre)"
+        )
         if a.type in ("pd", "hyperdisk-ml"):
             hint = "create the disk with gcloud compute disks create, then attach it with --disk"
         raise UserError(f"xcli cannot create {a.type} storage", hint=hint)
