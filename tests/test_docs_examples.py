@@ -77,6 +77,7 @@ SKIP = {
     'docs/workload.md: xcli workload create --cluster demo --workload "ci-$BUILD" ...': ELIDED,
     'docs/workload.md: xcli workload wait "ci-$BUILD" --cluster demo --timeout 2h || xcli '
     'workload status "ci-$BUILD" --cluster demo': LIVE_GKE,
+    "docs/storage-command.md: xcli storage list --cluster demo -o yaml": LIVE_GKE,
 }
 
 # What a file's text says exists before its examples (not examples themselves).
