@@ -204,3 +204,18 @@ def test_local_cluster_storage_is_a_recorded_directory(
     assert code == 0, err
     assert not local_file("dev", "ckpt").exists()
     assert (data / "step-1").read_text(encoding="utf-8") == "weights"  # the data stays
+
+
+def test_queued_resource_clusters_record_buckets_only(capsys: pytest.CaptureFixture[str]) -> None:
+    where = ["--cluster", "qr", "--provider", "queued-resource", "--project", "my-proj"]
+    where += ["--zone", "us-east5-b"]
+    args = ["attach", "data", "--type", "gcsfuse", "--bucket", "my-data", "--readonly", *where]
+    code = run_guarded(cli, ["storage", *args], debug=False)
+    _, err = capsys.readouterr()
+    assert code == 0, err
+    record = json.loads(local_file("qr", "data").read_text(encoding="utf-8"))
+    assert (record["type"], record["source"], record["readonly"]) == ("gcsfuse", "my-data", True)
+    args = ["attach", "fs", "--type", "filestore", "--instance", "fs", *where]
+    code = run_guarded(cli, ["storage", *args], debug=False)
+    _, err = capsys.readouterr()
+    assert code == 1 and "buckets only" in err
