@@ -219,3 +219,18 @@ def test_queued_resource_clusters_record_buckets_only(capsys: pytest.CaptureFixt
     code = run_guarded(cli, ["storage", *args], debug=False)
     _, err = capsys.readouterr()
     assert code == 1 and "buckets only" in err
+
+
+def test_a_grant_two_storages_share_stays_until_the_last_detach(
+    env: Env, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for name, mount in (("a", "/a"), ("b", "/b")):
+        args = ["attach", name, "--type", "gcsfuse", "--bucket", "shared", "--mount-point", mount]
+        assert env.run([*args, *WHERE], capsys)[0] == 0
+    assert env.google.policies["shared"]["bindings"][0]["members"] == [MEMBER]
+    code, out, err = env.run(["detach", "a", *WHERE], capsys)
+    assert code == 0, err
+    assert env.google.policies["shared"]["bindings"][0]["members"] == [MEMBER]
+    code, _, err = env.run(["detach", "b", *WHERE], capsys)
+    assert code == 0, err
+    assert env.google.policies["shared"]["bindings"] == []

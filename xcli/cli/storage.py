@@ -131,8 +131,8 @@ def detach(common: Common, **flags: Any) -> None:
     """Detach storage NAME: removes the PV, PVC, access grant and record; never the data."""
     from xcli.storage.use import detach_plan, record_for
 
-    target, record = flags_.existing(common, flags, record_for)
-    run(common, detach_plan(record, target), lambda: flags_.handlers(target))
+    target, found = flags_.existing(common, flags, record_for)
+    run(common, detach_plan(found, target), lambda: flags_.handlers(target))
 
 
 @storage.command(
@@ -151,8 +151,9 @@ def delete(common: Common, **flags: Any) -> None:
     from xcli.storage.use import delete_plan, record_for
 
     require_answerable(common, f"delete storage {flags['name']}")  # before anything is read
-    target, record = flags_.existing(common, flags, record_for, created=True)
-    plan = delete_plan(record, target)
+    target, found = flags_.existing(common, flags, record_for, created=True)
+    plan = delete_plan(found, target)
+    record = found.record
     confirm(common, f"delete {record.type} {record.source} and ALL the data in it")
     run(common, plan, lambda: flags_.handlers(target))
 

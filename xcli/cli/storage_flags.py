@@ -111,6 +111,8 @@ def attach_request(common: Common, f: dict[str, Any], created: bool = False) -> 
     target = target_of(common, f["cluster"], f["provider"])
     if target.cloud:
         _need_source(kind, f, new=bool(f.get("bucket_is_new")), created=created)
+    if kind in ("pd", "hyperdisk-ml"):
+        f["readonly"] = True  # one disk on many nodes: read-only (ReadOnlyMany)
     mount = f["mount_point"] or f"/mnt/{name}"
     if f["path"]:
         _check_dir(f["path"])

@@ -136,9 +136,11 @@ def delete_step(record: Storage, after: tuple[str, ...]) -> Step:
     )
 
 
-def plan_delete(record: Storage, cluster: str, project: str, kube: bool) -> Plan:
+def plan_delete(
+    record: Storage, cluster: str, project: str, kube: bool, keep_grant: bool = False
+) -> Plan:
     if kube:
-        steps = detach_steps(record, cluster, project)
+        steps = detach_steps(record, cluster, project, keep_grant)
     else:
         steps = list(files.plan_detach(cluster, record).steps)
     # the record goes last: a delete that stopped half way can be run again

@@ -19,7 +19,7 @@ from xcli.plan.gke import COMPUTE, CONTAINER
 from xcli.plan.kube_steps import K8sDelete
 from xcli.plan.model import Fmt, Plan, Ref, Step
 from xcli.plan.operations import OperationCall
-from xcli.plan.steps import K8sApply
+from xcli.plan.steps import K8sApply, Text
 from xcli.plan.storage import Storage, configmap_name, to_configmap
 from xcli.plan.storage_steps import ApiRead, BucketIam
 from xcli.storage import volumes as vol
@@ -159,8 +159,8 @@ def volume_of(req: AttachRequest, after: tuple[str, ...]) -> tuple[list[Step], v
     )
     out = {k: Ref("read-source", k) for k in outputs}
     size = Fmt("{}Gi", out["size"])
-    handle: object
-    attrs: dict[str, object]
+    handle: Text
+    attrs: dict[str, Text]
     if req.type == "filestore":
         handle = Fmt("modeInstance/{}/{}/{}", where, i, out["share"])
         attrs = {"ip": out["ip"], "volume": out["share"]}
@@ -171,7 +171,7 @@ def volume_of(req: AttachRequest, after: tuple[str, ...]) -> tuple[list[Step], v
         attrs = {"accessPoints": out["access_points"], "network": out["network"]}
     else:
         handle, attrs = source_of(req), {}
-    return [read], vol.Volume(req.type, handle, attrs, size)  # type: ignore[arg-type]
+    return [read], vol.Volume(req.type, handle, attrs, size)
 
 
 def attach_steps(
@@ -227,7 +227,11 @@ def plan_attach(req: AttachRequest, addon_on: bool | None) -> Plan:
     )
 
 
-def detach_steps(record: Storage, cluster: str, project: str) -> list[Step]:
+def detach_steps(
+    record: Storage, cluster: str, project: str, keep_grant: bool = False
+) -> list[Step]:
+    """`keep_grant`: another attached storage gives the same account the same role on the
+    same bucket, so the grant stays."""
     ns = record.namespace
     pv = record.attributes.get("pv", vol.pv_name(ns, record.name))
     steps: list[Step] = [
@@ -254,7 +258,7 @@ def detach_steps(record: Storage, cluster: str, project: str) -> list[Step]:
         ),
     ]
     last = "delete-pv"
-    if record.type == "gcsfuse":
+    if record.type == "gcsfuse" and not keep_grant:
         steps += [project_number(project, (last,)), bucket_iam(record, project, "remove")]
         last = "bucket-iam"
     steps.append(
@@ -273,9 +277,12 @@ def detach_steps(record: Storage, cluster: str, project: str) -> list[Step]:
     return steps
 
 
-def plan_detach(record: Storage, cluster: str, project: str) -> Plan:
+def plan_detach(record: Storage, cluster: str, project: str, keep_grant: bool = False) -> Plan:
+    notes = ["the data is not touched; the CSI driver add-on stays on"]
+    if keep_grant:
+        notes.append(f"the bucket grant stays: another storage uses bucket {record.source} too")
     return Plan(
         title=f"detach storage {record.name} from cluster {cluster}",
-        steps=tuple(detach_steps(record, cluster, project)),
-        notes=("the data is not touched; the CSI driver add-on stays on",),
+        steps=tuple(detach_steps(record, cluster, project, keep_grant)),
+        notes=tuple(notes),
     )

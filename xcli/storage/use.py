@@ -79,29 +79,51 @@ def create_plan(req: CreateRequest, target: Target, reader: Reader) -> Plan:
     return create.plan_create(req, addon, target.kube)
 
 
+@dataclass(frozen=True)
+class Found:
+    """The record to undo, and whether another storage still needs its bucket grant."""
+
+    record: Storage
+    grant_shared: bool = False
+
+
 def record_for(
     reader: Reader, target: Target, name: str, namespace: str, given: Storage | None
-) -> Storage:
+) -> Found:
     """The record to undo: read (live, or from files), else described by the flags (a GKE
     dry-run reads nothing)."""
     found = reader.records(target.ref, namespace)
-    if found is not None:
-        return find(found, name, target.ref.name)
-    if given is None:
-        raise UserError(
-            "a --dry-run reads nothing from the cluster, so it needs the storage described",
-            hint="add --type and the --bucket, --instance or --disk it was attached with",
-        )
-    return given
+    if found is None:
+        if given is None:
+            raise UserError(
+                "a --dry-run reads nothing from the cluster, so it needs the storage described",
+                hint="add --type and the --bucket, --instance or --disk it was attached with",
+            )
+        return Found(given)
+    record = find(found, name, target.ref.name)
+    shared = any(_same_grant(record, other) for other in found if other.name != name)
+    return Found(record, shared)
 
 
-def detach_plan(record: Storage, target: Target) -> Plan:
+def _same_grant(a: Storage, b: Storage) -> bool:
+    ksa = a.attributes.get("ksa"), b.attributes.get("ksa")
+    same = (a.type, a.source, a.namespace, a.readonly) == (
+        b.type,
+        b.source,
+        b.namespace,
+        b.readonly,
+    )
+    return same and ksa[0] == ksa[1]
+
+
+def detach_plan(found: Found, target: Target) -> Plan:
     if not target.kube:
-        return files.plan_detach(target.ref.name, record)
-    return gke.plan_detach(record, target.ref.name, target.ref.project)
+        return files.plan_detach(target.ref.name, found.record)
+    return gke.plan_detach(found.record, target.ref.name, target.ref.project, found.grant_shared)
 
 
-def delete_plan(record: Storage, target: Target) -> Plan:
+def delete_plan(found: Found, target: Target) -> Plan:
+    record = found.record
     if not record.created or record.type not in ("gcsfuse", "filestore", "lustre"):
         raise UserError(
             f"storage {record.name} ({record.type} {record.source}) was not created by xcli "
@@ -109,4 +131,6 @@ def delete_plan(record: Storage, target: Target) -> Plan:
             hint=f"detach it instead: xcli storage detach {record.name} --cluster "
             f"{target.ref.name}",
         )
-    return create.plan_delete(record, target.ref.name, target.ref.project, target.kube)
+    return create.plan_delete(
+        record, target.ref.name, target.ref.project, target.kube, found.grant_shared
+    )

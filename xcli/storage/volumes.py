@@ -96,7 +96,7 @@ class Volume:
     kind: str
     handle: Text
     attributes: dict[str, Text]
-    capacity: str  # a Kubernetes quantity; gcsfuse does not enforce it
+    capacity: Text  # a Kubernetes quantity (a ref: read from the resource); gcsfuse ignores it
 
 
 def gcsfuse_volume(bucket: str) -> Volume:
