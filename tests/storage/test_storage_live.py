@@ -228,8 +228,11 @@ def test_a_grant_two_storages_share_stays_until_the_last_detach(
         args = ["attach", name, "--type", "gcsfuse", "--bucket", "shared", "--mount-point", mount]
         assert env.run([*args, *WHERE], capsys)[0] == 0
     assert env.google.policies["shared"]["bindings"][0]["members"] == [MEMBER]
-    code, out, err = env.run(["detach", "a", *WHERE], capsys)
+    writes = len([c for c in env.google.calls if c[0] == "PUT" and "/iam" in c[1]])
+    code, _, err = env.run(["detach", "a", *WHERE], capsys)
     assert code == 0, err
+    after = len([c for c in env.google.calls if c[0] == "PUT" and "/iam" in c[1]])
+    assert after == writes  # the policy was not even written
     assert env.google.policies["shared"]["bindings"][0]["members"] == [MEMBER]
     code, _, err = env.run(["detach", "b", *WHERE], capsys)
     assert code == 0, err
