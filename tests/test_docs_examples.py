@@ -77,6 +77,11 @@ SKIP = {
     'docs/workload.md: xcli workload create --cluster demo --workload "ci-$BUILD" ...': ELIDED,
     'docs/workload.md: xcli workload wait "ci-$BUILD" --cluster demo --timeout 2h || xcli '
     'workload status "ci-$BUILD" --cluster demo': LIVE_GKE,
+    "docs/teams.md: xcli team list --cluster demo": LIVE_GKE,
+    "docs/teams.md: xcli workload list --cluster demo --namespace research": LIVE_GKE,
+    "docs/teams.md: xcli workload status train-1 --cluster demo --namespace research": LIVE_GKE,
+    "docs/teams.md: xcli team delete --cluster demo --team research": LIVE_GKE,
+    "docs/teams.md: xcli cluster adapt --cluster tk-v6e": LIVE_GKE,
     "docs/storage-command.md: xcli storage list --cluster demo -o yaml": LIVE_GKE,
 }
 
@@ -236,7 +241,13 @@ def test_dry_run_doc_lists_every_step_kind() -> None:
 
     for module in ("steps", "kube_steps", "tpu_steps", "fanout"):
         importlib.import_module(f"xcli.plan.{module}")
-    for module in ("xcli.workload.vm.plan", "xcli.workload.jobset.plan", "xcli.terraform.plan"):
+    for module in (
+        "xcli.workload.vm.plan",
+        "xcli.workload.jobset.plan",
+        "xcli.terraform.plan",
+        "xcli.workload.team.plan",
+        "xcli.providers.gke.adapt",
+    ):
         importlib.import_module(module)
 
     def kinds(cls: type[Step]) -> set[str]:

@@ -264,3 +264,13 @@ def wait(
 
     request = use_case.WaitRequest(name, provider, timeout, ssh_key, ssh_user, os_login, common)
     use_case.wait(request, deps(common))
+
+
+def _add_commands() -> None:
+    """`cluster adapt` lives in its own module (issue 18)."""
+    from xcli.cli.cluster_adapt import adapt
+
+    cluster.add_command(adapt)
+
+
+_add_commands()

@@ -28,6 +28,7 @@ COMMANDS = {
     "ssh": "xcli.cli.ssh:ssh",
     "scp": "xcli.cli.ssh:scp",
     "storage": "xcli.cli.storage:storage",
+    "team": "xcli.cli.team:team",
     "workload": "xcli.cli.workload:workload",
 }
 
@@ -73,6 +74,7 @@ HELP = {
     "ssh": "Run a command on every worker (streamed, prefixed, with a failure summary).",
     "scp": "Copy files to every worker, or from one.",
     "storage": "Attach buckets, Filestore, Lustre and disks to a cluster for data and checkpoints.",
+    "team": "Share a GKE cluster between teams: a namespace, a queue and a quota each.",
     "workload": "Run training workloads: JobSets queued by Kueue on GKE, or on every VM.",
 }
 

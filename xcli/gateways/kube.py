@@ -366,8 +366,10 @@ def builtin_model(api_version: str, kind: str) -> Any:
     return model if isinstance(model, type) and issubclass(model, r.Resource) else None
 
 
-# core kinds a K8sDelete step may name (xcli storage detach)
-CORE_PLURALS = {
+# Built-in kinds xcli deletes by plural (a team's namespace; a storage's PV, PVC and record):
+# (apiVersion, plural) -> kind.
+BUILTIN_PLURALS = {
+    ("v1", "namespaces"): "Namespace",
     ("v1", "configmaps"): "ConfigMap",
     ("v1", "persistentvolumes"): "PersistentVolume",
     ("v1", "persistentvolumeclaims"): "PersistentVolumeClaim",
@@ -375,12 +377,12 @@ CORE_PLURALS = {
 
 
 def kind_for_plural(api_version: str, plural: str) -> str:
-    """The kind of a custom resource xcli knows, from its plural (jobsets -> JobSet)."""
+    """The kind of a resource xcli knows, from its plural (jobsets -> JobSet)."""
     for (version, kind), (name, _) in CUSTOM_KINDS.items():
         if (version, name) == (api_version, plural):
             return kind
-    if (api_version, plural) in CORE_PLURALS:
-        return CORE_PLURALS[api_version, plural]
+    if (api_version, plural) in BUILTIN_PLURALS:
+        return BUILTIN_PLURALS[(api_version, plural)]
     raise InternalError(f"xcli does not know the Kubernetes resource {api_version} {plural}")
 
 
