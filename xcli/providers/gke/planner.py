@@ -24,6 +24,7 @@ from xcli.plan import gke
 from xcli.plan.model import Plan, Step
 from xcli.plan.operations import OperationCall
 from xcli.plan.steps import Wait
+from xcli.providers.gke import image_levers
 from xcli.spec import ClusterSpec
 
 # The seam for the in-cluster setup (JobSet, Kueue, priority classes, metadata ConfigMap):
@@ -142,7 +143,7 @@ def _create_pool(spec: ClusterSpec, index: int, after: tuple[str, ...]) -> Step:
         CREATE_POOL,
         "POST",
         url,
-        body=gke.pool_body(spec, index),
+        body=image_levers.apply(spec, gke.pool_body(spec, index)),
         after=after,
         lane=gke.POOL_LANE,
     )
@@ -253,7 +254,8 @@ def plan_create(
 ) -> Plan:
     """The create plan; `setup` adds the in-cluster steps once the cluster answers."""
     gke.check_gke_spec(spec)
-    notes: list[str] = []
+    image_levers.check(spec)
+    notes: list[str] = image_levers.notes(spec)
     if observed is None:
         observed = GkeObserved()
         notes.append(
