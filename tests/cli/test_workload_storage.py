@@ -24,11 +24,25 @@ DATA = Storage(
     mount_options=("implicit-dirs", "metadata-cache:ttl-secs:-1"),
     pvc="data-pvc",
 )
-CKPT = Storage(name="ckpt", type="filestore", source="projects/p/locations/z/instances/fs",
-               mount_point="/ckpt", pvc="ckpt-pvc")  # fmt: skip
+CKPT = Storage(
+    name="ckpt",
+    type="filestore",
+    source="projects/p/locations/z/instances/fs",
+    mount_point="/ckpt",
+    pvc="ckpt-pvc",
+)
 TWO = ["--storage", "data,ckpt", "--storage-record", "data.yaml", "--storage-record", "ckpt.json"]
-SCENARIO = ["--tpu-type", "v6e-256", "--num-slices", "2", *TWO,
-            "--compilation-cache", "/ckpt/jax-cache", "--checkpoint-dir", "gs://my-ckpt/run-1"]  # fmt: skip
+SCENARIO = [
+    "--tpu-type",
+    "v6e-256",
+    "--num-slices",
+    "2",
+    *TWO,
+    "--compilation-cache",
+    "/ckpt/jax-cache",
+    "--checkpoint-dir",
+    "gs://my-ckpt/run-1",
+]
 
 
 @pytest.fixture
@@ -66,8 +80,12 @@ def test_pods_mount_both_storages_with_the_gcsfuse_settings(
     code, out, err = _run([*BASE, *SCENARIO, "--output", "json"], capsys)
     assert code == 0, err
     for template in _pods(out):
-        pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", **template["metadata"]},
-               "spec": template["spec"]}  # fmt: skip
+        pod = {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": "p", **template["metadata"]},
+            "spec": template["spec"],
+        }
         validate_core(pod)
         assert template["metadata"]["annotations"] == {
             "gke-gcsfuse/volumes": "true",
@@ -76,9 +94,15 @@ def test_pods_mount_both_storages_with_the_gcsfuse_settings(
             "gke-gcsfuse/ephemeral-storage-limit": "0",
         }
         assert template["spec"]["volumes"] == [
-            {"name": "storage-data", "persistentVolumeClaim": {"claimName": "data-pvc", "readOnly": True}},
-            {"name": "storage-ckpt", "persistentVolumeClaim": {"claimName": "ckpt-pvc", "readOnly": False}},
-        ]  # fmt: skip
+            {
+                "name": "storage-data",
+                "persistentVolumeClaim": {"claimName": "data-pvc", "readOnly": True},
+            },
+            {
+                "name": "storage-ckpt",
+                "persistentVolumeClaim": {"claimName": "ckpt-pvc", "readOnly": False},
+            },
+        ]
         for container in template["spec"]["containers"]:
             assert container["volumeMounts"] == [
                 {"name": "storage-data", "mountPath": "/data", "readOnly": True},
@@ -94,9 +118,19 @@ def test_compilation_cache_on_gcs_is_in_every_container(
     records: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Acceptance: `--compilation-cache gs://b/c --dry-run` puts the path in every container."""
-    args = [*BASE, "--device-type", "h100-80gb-8", "--num-nodes", "2",
-            "--compilation-cache", "gs://my-bucket/c", "--env", "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS=5",
-            "--output", "json"]  # fmt: skip
+    args = [
+        *BASE,
+        "--device-type",
+        "h100-80gb-8",
+        "--num-nodes",
+        "2",
+        "--compilation-cache",
+        "gs://my-bucket/c",
+        "--env",
+        "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS=5",
+        "--output",
+        "json",
+    ]
     code, out, err = _run(args, capsys)
     assert code == 0, err
     containers = [c for t in _pods(out) for c in t["spec"]["containers"]]
@@ -116,29 +150,61 @@ def test_compilation_cache_on_gcs_is_in_every_container(
 @pytest.mark.parametrize(
     ("extra", "error", "hint"),
     [
-        (["--storage", "nope", *TWO[2:]], "error: a dry-run reads no cluster, so storage nope is unknown",
-         "hint: pass --storage-record FILE"),
-        (["--storage", "data", "--storage-record", "data.yaml", "--compilation-cache", "/data/c"],
-         "error: --compilation-cache /data/c is inside storage data, which is attached read-only",
-         "hint: write it to a storage attached without --readonly"),
-        (["--storage", "ckpt", "--storage-record", "ro.json", "--checkpoint-dir", "/ckpt/x"],
-         "error: --checkpoint-dir /ckpt/x is inside storage ckpt, which is attached read-only",
-         "hint: write it to a storage attached without --readonly"),
-        (["--compilation-cache", "/elsewhere"], "error: --compilation-cache /elsewhere is not inside a mounted storage",
-         "hint: mount one with --storage NAME"),
-        (["--storage", "data,more", "--storage-record", "data.yaml", "--storage-record", "nested.json"],
-         "error: storages data and more collide: mount points /data and /data/more",
-         "hint: mount only one of them"),
-        (["--compilation-cache", "gs://b/c"], "error: --compilation-cache 'gs://b/c' is not gs://BUCKET/PATH",
-         "hint: bucket names are 3-63"),
-        (["--compilation-cache", "cache"], "error: --compilation-cache 'cache' is neither gs://BUCKET/PATH nor",
-         "hint: give gs://BUCKET/PATH"),
+        (
+            ["--storage", "nope", *TWO[2:]],
+            "error: a dry-run reads no cluster, so storage nope is unknown",
+            "hint: pass --storage-record FILE",
+        ),
+        (
+            [
+                "--storage",
+                "data",
+                "--storage-record",
+                "data.yaml",
+                "--compilation-cache",
+                "/data/c",
+            ],
+            "error: --compilation-cache /data/c is inside storage data, which is attached",
+            "hint: write it to a storage attached without --readonly",
+        ),
+        (
+            ["--storage", "ckpt", "--storage-record", "ro.json", "--checkpoint-dir", "/ckpt/x"],
+            "error: --checkpoint-dir /ckpt/x is inside storage ckpt, which is attached read-only",
+            "hint: write it to a storage attached without --readonly",
+        ),
+        (
+            ["--compilation-cache", "/elsewhere"],
+            "error: --compilation-cache /elsewhere is not inside a mounted storage",
+            "hint: mount one with --storage NAME",
+        ),
+        (
+            [
+                "--storage",
+                "data,more",
+                "--storage-record",
+                "data.yaml",
+                "--storage-record",
+                "nested.json",
+            ],
+            "error: storages data and more collide: mount points /data and /data/more",
+            "hint: mount only one of them",
+        ),
+        (
+            ["--compilation-cache", "gs://b/c"],
+            "error: --compilation-cache 'gs://b/c' is not gs://BUCKET/PATH",
+            "hint: bucket names are 3-63",
+        ),
+        (
+            ["--compilation-cache", "cache"],
+            "error: --compilation-cache 'cache' is neither gs://BUCKET/PATH nor",
+            "hint: give gs://BUCKET/PATH",
+        ),
     ],
-)  # fmt: skip
+)
 def test_bad_storage_input(
     extra: list[str], error: str, hint: str, records: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, out, err = _run([*BASE, "--tpu-type", "v6e-256", "--num-slices", "2", *extra], capsys)
+    code, _, err = _run([*BASE, "--tpu-type", "v6e-256", "--num-slices", "2", *extra], capsys)
     assert code == 1
     lines = err.splitlines()
     assert len(lines) == 2 and lines[0].startswith(error) and lines[1].startswith(hint), err
