@@ -123,7 +123,8 @@ def gke_mounts(
         records = from_cluster(api(), ns)
     mounts = resolve(records, names, cluster, flags.get("compilation_cache"),
                      flags.get("checkpoint_dir"))  # fmt: skip
-    if dry_run:
+    if dry_run and (names or flags.get("storage_record")):
+        # (kept to storage dry-runs, so the plain plans stay as they were)
         note = "storage records from --storage-record files only (no cluster read): " + (
             "auto-mount storages of the cluster are not shown"
         )
