@@ -264,3 +264,13 @@ def wait(
 
     request = use_case.WaitRequest(name, provider, timeout, ssh_key, ssh_user, os_login, common)
     use_case.wait(request, deps(common))
+
+
+def _add_commands() -> None:
+    """Commands in their own modules (each only imports click)."""
+    from xcli.cli.cluster_preload import preload_image
+
+    cluster.add_command(preload_image)
+
+
+_add_commands()
