@@ -81,7 +81,8 @@ def notes(spec: ClusterSpec) -> list[str]:
     out = [
         "image streaming (gcfsConfig) on the accelerator pools: needs the Container File "
         "System API (containerfilesystem.googleapis.com) enabled, and images in Artifact "
-        "Registry or public Docker Hub; other images are pulled whole"
+        "Registry or public Docker Hub; other images are pulled whole. Node pools that "
+        "already exist keep their settings"
     ]
     if boot_disks(spec):
         out.append(

@@ -11,9 +11,9 @@ GoogleCloudPlatform/gcs-fuse-csi-driver (`pkg/webhook/mutatingwebhook.go`, `conf
   sidecar under training reads: issues #314, #372), as XPK sets them;
 - on GKE 1.29.3-gke.1093000 and later the sidecar is a native sidecar (an init container with
   restartPolicy Always), which is what lets init containers use the volumes too;
-- host-network pods (every TPU pod here) authenticate as their Kubernetes service account only
-  on GKE 1.33.3-gke.1226000+ (Standard) with the PV attribute `hostNetworkPodKSA: "true"`,
-  which `xcli storage attach` sets on the PV; the plan says so.
+- host-network pods (every pod xcli makes) authenticate as their Kubernetes service account
+  only on GKE 1.33.3-gke.1226000+ (Standard) with the PV attribute `hostNetworkPodKSA: "true"`
+  (the PV is `xcli storage attach`'s); the plan says so.
 Parallelstore's driver reads `gke-parallelstore/volumes: "true"` (XPK `core/storage.py`).
 """
 
@@ -98,8 +98,9 @@ def notes(storages: Sequence[Storage], host_network: bool) -> list[str]:
     out = []
     if host_network and any(s.type == "gcsfuse" for s in storages):
         out.append(
-            "gcsfuse in host-network pods (TPU): needs GKE 1.33.3-gke.1226000+ (Standard) and "
-            'the PV attribute hostNetworkPodKSA "true" (xcli storage attach sets it)'
+            "gcsfuse in host-network pods (xcli's pods use the host network): needs GKE "
+            '1.33.3-gke.1226000+ (Standard) and the volume attribute hostNetworkPodKSA "true" '
+            "on the storage's PersistentVolume"
         )
     return out
 

@@ -18,7 +18,7 @@ from typing import Any
 from xcli.errors import UserError
 from xcli.plan.cluster import Worker
 from xcli.plan.model import Plan
-from xcli.plan.steps import WorkerCommand
+from xcli.plan.steps import SshFanout, WorkerCommand
 from xcli.plan.storage import Storage
 from xcli.templating import render
 from xcli.workload.spec import WorkloadSpec
@@ -116,12 +116,12 @@ def wrap_plan(plan: Plan, storages: Sequence[Storage], cloud_vms: bool) -> Plan:
         return plan
     steps = []
     for step in plan.steps:
-        workers = getattr(step, "workers", None)
-        if workers:
+        if isinstance(step, SshFanout):  # the run's workers; `stop` stays as it is
             wrapped = tuple(
-                dataclasses.replace(w, argv=_wrapped_argv(w, storages, cloud_vms)) for w in workers
+                dataclasses.replace(w, argv=_wrapped_argv(w, storages, cloud_vms))
+                for w in step.workers
             )
-            step = dataclasses.replace(step, workers=wrapped)  # type: ignore[call-arg]
+            step = dataclasses.replace(step, workers=wrapped)
         steps.append(step)
     return dataclasses.replace(plan, steps=tuple(steps))
 
