@@ -57,3 +57,11 @@ def test_secondary_boot_disk_turns_image_streaming_on(value: str, image: str) ->
 def test_a_malformed_disk_image_is_refused(value: str) -> None:
     with pytest.raises(UserError, match="is not a disk image"):
         plan_create(with_options(secondary_boot_disk=(value,)))
+
+
+def test_a_gke_version_too_old_for_secondary_boot_disks_is_refused() -> None:
+    old = with_options(secondary_boot_disk=("global/images/c",), gke_version="1.28.3-gke.1000")
+    with pytest.raises(UserError, match=r"needs GKE 1\.28\.3-gke\.1067000 or later"):
+        plan_create(old)
+    new = with_options(secondary_boot_disk=("global/images/c",), gke_version="1.33.5-gke.1")
+    assert body(new)["config"]["secondaryBootDisks"]

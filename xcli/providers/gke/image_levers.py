@@ -53,10 +53,23 @@ def disk_image(value: str, project: str) -> str:
     return f"projects/{found['project'] or project}/global/images/{found['name']}"
 
 
+# Secondary boot disks on Standard clusters: GKE 1.28.3-gke.1067000 and later (the preloading
+# page above).
+MIN_BOOT_DISK_VERSION = (1, 28, 3, 1067000)
+_VERSION = re.compile(r"^(\d+)\.(\d+)\.(\d+)-gke\.(\d+)$")
+
+
 def check(spec: ClusterSpec) -> None:
-    """Refuse a malformed disk image before anything is planned."""
+    """Refuse a malformed disk image, or a --gke-version too old for one, before planning."""
     for value in boot_disks(spec):
         disk_image(value, spec.project)
+    version = str(spec.options.get("gke_version") or "")
+    found = _VERSION.match(version)
+    if boot_disks(spec) and found and tuple(map(int, found.groups())) < MIN_BOOT_DISK_VERSION:
+        raise UserError(
+            f"--secondary-boot-disk needs GKE 1.28.3-gke.1067000 or later, not {version}",
+            hint="pass a later --gke-version, or drop it to take the release channel's default",
+        )
 
 
 def apply(spec: ClusterSpec, body: dict[str, Any]) -> dict[str, Any]:
