@@ -82,6 +82,11 @@ SKIP = {
     "data,ckpt --checkpoint-dir /ckpt/run-1 --compilation-cache /ckpt/jax-cache": LIVE_GKE,
     "docs/storage.md: xcli cluster preload-image us-docker.pkg.dev/my-project/repo/trainer:1 "
     "--cluster demo": LIVE_GKE,
+    "docs/teams.md: xcli team list --cluster demo": LIVE_GKE,
+    "docs/teams.md: xcli workload list --cluster demo --namespace research": LIVE_GKE,
+    "docs/teams.md: xcli workload status train-1 --cluster demo --namespace research": LIVE_GKE,
+    "docs/teams.md: xcli team delete --cluster demo --team research": LIVE_GKE,
+    "docs/teams.md: xcli cluster adapt --cluster tk-v6e": LIVE_GKE,
 }
 
 # What a file's text says exists before its examples (not examples themselves).
@@ -245,7 +250,13 @@ def test_dry_run_doc_lists_every_step_kind() -> None:
 
     for module in ("steps", "kube_steps", "tpu_steps", "fanout"):
         importlib.import_module(f"xcli.plan.{module}")
-    for module in ("xcli.workload.vm.plan", "xcli.workload.jobset.plan", "xcli.terraform.plan"):
+    for module in (
+        "xcli.workload.vm.plan",
+        "xcli.workload.jobset.plan",
+        "xcli.terraform.plan",
+        "xcli.workload.team.plan",
+        "xcli.providers.gke.adapt",
+    ):
         importlib.import_module(module)
 
     def kinds(cls: type[Step]) -> set[str]:

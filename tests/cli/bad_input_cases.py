@@ -1398,11 +1398,85 @@ def all_cases() -> list[Case]:
         *_confirmations(),
         *_small_commands(),
         *_usage(),
+        *_teams(),
         *_storage(),
     ]
     ids = [c.id for c in cases]
     assert len(ids) == len(set(ids)), "duplicate case ids"
     return cases
+
+
+def _teams() -> list[Case]:
+    """Teams and namespaces (issue 18): refused before anything is read."""
+    team = ("team", "create", *P, "--cluster", "c", "--team")
+    return [
+        Case("teams/quota-not-pairs", "teams", (*team, "t", "--quota", "v6e", "--dry-run")),
+        Case("teams/quota-unknown-type", "teams", (*team, "t", "--quota", "v6=64", "--dry-run")),
+        Case("teams/quota-zero", "teams", (*team, "t", "--quota", "v6e=0", "--dry-run")),
+        Case("teams/quota-twice", "teams", (*team, "t", "--quota", "v6e=1,v6e=2", "--dry-run")),
+        Case(
+            "teams/borrowing-other-type",
+            "teams",
+            (*team, "t", "--quota", "v6e=64", "--borrowing-limit", "v5p=8", "--dry-run"),
+        ),
+        Case(
+            "teams/lending-above-quota",
+            "teams",
+            (*team, "t", "--quota", "v6e=64", "--lending-limit", "v6e=65", "--dry-run"),
+        ),
+        Case("teams/name-default", "teams", (*team, "default", "--quota", "v6e=8", "--dry-run")),
+        Case("teams/name-bad", "teams", (*team, "Team_A", "--quota", "v6e=8", "--dry-run")),
+        Case(
+            "teams/weight-bad",
+            "teams",
+            (*team, "t", "--quota", "v6e=8", "--weight", "-1", "--dry-run"),
+        ),
+        Case("teams/no-quota", "usage", (*team, "t", "--dry-run"), code=2),
+        Case(
+            "teams/delete-unanswerable",
+            "teams",
+            ("team", "delete", *P, "--cluster", "c", "--team", "t"),
+        ),
+        Case(
+            "teams/namespace-bad",
+            "teams",
+            ("workload", "list", *P, "--cluster", "c", "--namespace", "Team_A"),
+        ),
+        Case(
+            "teams/namespace-on-vm-cluster",
+            "teams",
+            ("workload", "list", *P, "--cluster", "c", *LOCAL, "--namespace", "t"),
+        ),
+        Case(
+            "teams/namespace-too-long",
+            "teams",
+            ("workload", "status", "w", *P, "--cluster", "c", "--namespace", "n" * 64),
+        ),
+        Case(
+            "teams/scheduler-tas-on-tpu",
+            "teams",
+            (
+                *("workload", "create", *P, "--cluster", "c", *WL, *TPU, "--num-slices", "1"),
+                *("--scheduler", "gke.io/topology-aware-auto", "--dry-run"),
+            ),
+        ),
+        Case("teams/list-bad-cluster", "teams", ("team", "list", *P, "--cluster", "C!")),
+        Case(
+            "teams/adapt-dry-run-without-shape",
+            "teams",
+            ("cluster", "adapt", *P, "--cluster", "c", "--dry-run"),
+        ),
+        Case(
+            "teams/adapt-count-without-shape",
+            "teams",
+            ("cluster", "adapt", *P, "--cluster", "c", "--num-slices", "2", "--dry-run"),
+        ),
+        Case(
+            "teams/adapt-unknown-shape",
+            "teams",
+            ("cluster", "adapt", *P, "--cluster", "c", "--tpu-type", "v6e-7", "--dry-run"),
+        ),
+    ]
 
 
 def _storage() -> list[Case]:

@@ -45,3 +45,20 @@ def test_status_of_a_cluster_whose_setup_did_not_finish() -> None:
     fake = FakeKube()
     api = KubeApi("203.0.113.9", None, lambda: "t", transport=fake.transport())
     assert cluster_status(api) == {"setup_complete": False, "metadata": {}, "queue": None}
+
+
+def test_status_warns_about_a_setup_by_a_newer_xcli() -> None:
+    fake = FakeKube()
+    api = KubeApi("203.0.113.9", None, lambda: "t", transport=fake.transport())
+    config = incluster.metadata_configmap(CASES["v6e-256 x2 spot"])
+    config["data"]["xcli_version"] = "99.0.0"
+    api.apply(config)
+    status = cluster_status(api)
+    assert status["setup_warning"].startswith("warning: cluster c was set up by xcli 99.0.0")
+    assert "setup_warning" not in cluster_status_of_current(fake)
+
+
+def cluster_status_of_current(fake: FakeKube) -> dict[str, object]:
+    api = KubeApi("203.0.113.9", None, lambda: "t", transport=fake.transport())
+    api.apply(incluster.metadata_configmap(CASES["v6e-256 x2 spot"]))
+    return cluster_status(api)

@@ -148,7 +148,7 @@ def test_after_apply_the_cluster_gets_the_setup_the_dry_run_printed(
         set_limits(objects, step["limits"], step["url"])
         released += objects
     manifests = [s["manifest"] for s in printed if s["kind"] == "k8s_apply"]
-    assert len(manifests) == 9
+    assert len(manifests) == 10  # with the Kueue Topology of TPU slices
     assert sorted(map(canon, cloud.applied())) == sorted(map(canon, [*manifests, *released]))
     assert cloud.applied()[-1]["kind"] == "ConfigMap"  # the metadata, last
     summary = {s["id"]: s["status"] for s in json.loads(out)["steps"]}
@@ -260,7 +260,7 @@ def test_dry_run_with_apply_lists_the_commands_as_steps(
     assert calls(fake_terraform) == [] and not Path("deploy").exists()
     # then the API path's in-cluster setup, against the cluster Terraform made
     setup = setup_steps(SPOT.spec(), CLUSTER, ("tf-output",))
-    assert len(setup) == 12
+    assert len(setup) == 13
     tail = plan["plan"][len(plan["plan"]) - len(setup) :]
     assert tail == json.loads(json.dumps([step_document(s) for s in setup]))
     assert "with --apply once terraform" not in json.dumps(plan["notes"])  # done here now

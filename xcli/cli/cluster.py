@@ -267,9 +267,11 @@ def wait(
 
 
 def _add_commands() -> None:
-    """Commands in their own modules (each only imports click)."""
+    """Commands in their own modules: `cluster adapt` (issue 18), `cluster preload-image`."""
+    from xcli.cli.cluster_adapt import adapt
     from xcli.cli.cluster_preload import preload_image
 
+    cluster.add_command(adapt)
     cluster.add_command(preload_image)
 
 

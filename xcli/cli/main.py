@@ -26,6 +26,7 @@ COMMANDS = {
     "config": "xcli.cli.config:config",
     "ssh": "xcli.cli.ssh:ssh",
     "scp": "xcli.cli.ssh:scp",
+    "team": "xcli.cli.team:team",
     "workload": "xcli.cli.workload:workload",
 }
 
@@ -70,6 +71,7 @@ HELP = {
     "config": "Set defaults (project, zone) in xcli's config file.",
     "ssh": "Run a command on every worker (streamed, prefixed, with a failure summary).",
     "scp": "Copy files to every worker, or from one.",
+    "team": "Share a GKE cluster between teams: a namespace, a queue and a quota each.",
     "workload": "Run training workloads: JobSets queued by Kueue on GKE, or on every VM.",
 }
 

@@ -10,6 +10,8 @@ import click
 from xcli.cli import complete
 from xcli.cli.common import Common, change_options
 from xcli.cli.providers import choice
+from xcli.cli.workload_ns import namespace_option
+from xcli.cli.workload_scheduler import scheduler_option
 
 PRIORITY_CHOICE = click.Choice(["very-low", "low", "medium", "high", "very-high"])
 
@@ -20,7 +22,7 @@ def workload() -> None:
 
 
 def _workload_options(func: Any) -> Any:
-    options = [
+    options: list[Any] = [
         click.option(
             "--cluster",
             required=True,
@@ -97,6 +99,8 @@ def _workload_options(func: Any) -> Any:
             help="Also write the JobSet to F as YAML.",
         ),
         click.option("--replace", is_flag=True, help="Delete a workload of that name first."),
+        namespace_option,
+        scheduler_option,
         click.option(
             "--detach",
             is_flag=True,
@@ -130,6 +134,8 @@ def create(common: Common, **flags: Any) -> int:
           --docker-image us-docker.pkg.dev/p/r/img:1 --command 'python3 train.py'
       xcli workload create --cluster demo --workload t --docker-image img \\
           --command 'python3 train.py' --tpu-type v6e-256 --num-slices 2 --dry-run
+      xcli workload create --cluster demo --workload t --docker-image img --namespace team-a \
+          --command 'python3 train.py' --tpu-type v6e-256 --num-slices 1 --dry-run
       xcli workload create --cluster demo --workload t --docker-image img \\
           --command 'python3 train.py' --tpu-type v6e-256 --num-slices 2 \\
           --compilation-cache gs://my-bucket/jax-cache --dry-run
@@ -141,7 +147,8 @@ def create(common: Common, **flags: Any) -> int:
     JAX_PROCESS_ID (GPU).
     """
     from xcli.cli.workload_flags import precheck
-    from xcli.cli.workload_session import CliSession, backend
+    from xcli.cli.workload_ns import session_for
+    from xcli.cli.workload_session import backend
     from xcli.cluster_index import provider_for
 
     flags["provider"] = provider_for(flags["cluster"], flags["provider"], "gke")
@@ -161,7 +168,7 @@ def create(common: Common, **flags: Any) -> int:
         from xcli.user_files import check_writable_folder
 
         check_writable_folder(flags["output_manifest_file"].parent, "--output-manifest-file")
-    return kind.create(CliSession(common), flags)
+    return kind.create(session_for(common, flags["namespace"], kind), flags)
 
 
 def _add_commands() -> None:

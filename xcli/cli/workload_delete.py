@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from xcli.cli.common import Common, common_options, require_answerable
+from xcli.cli.workload_ns import namespace_option, session_for
 from xcli.cli.workload_read import (
     check_workload_name,
     cluster_option,
@@ -25,6 +26,7 @@ from xcli.errors import UserError
     help="Delete every xcli workload in this state (instead of naming one).",
 )
 @click.option("--older-than", metavar="D", help="With --state: only those older than D (e.g. 7d).")
+@namespace_option
 @common_options
 def delete(
     common: Common,
@@ -34,6 +36,7 @@ def delete(
     provider: str,
     state: str | None,
     older_than: str | None,
+    namespace: str,
 ) -> int:
     """Delete a workload (its Jobs and pods first), or every finished one in a state.
 
@@ -47,7 +50,7 @@ def delete(
       xcli workload delete --cluster demo --state succeeded --older-than 7d --yes
       xcli workload delete train-1 --cluster demo --dry-run --output json
     """
-    from xcli.cli.workload_session import CliSession, backend
+    from xcli.cli.workload_session import backend
     from xcli.spec import parse_duration
 
     name = workload_name(name, workload_flag, required=False)
@@ -78,4 +81,4 @@ def delete(
             hint="`xcli workload status NAME --provider ...` shows what would be stopped",
         )
     ages = (older_than, seconds) if older_than is not None and seconds is not None else None
-    return kind.delete(CliSession(common), cluster, name, state, ages)
+    return kind.delete(session_for(common, namespace, kind), cluster, name, state, ages)

@@ -13,6 +13,7 @@ import click
 from xcli.cli import complete
 from xcli.cli.common import Common, read_options
 from xcli.cli.providers import choice
+from xcli.cli.workload_ns import namespace_option, session_for
 from xcli.errors import UserError
 from xcli.workload.backends import all_states
 
@@ -100,8 +101,11 @@ def check_workload_name(name: str) -> str:
     help="Only workloads in this state. gke: queued, running, succeeded, failed; "
     "queued-resource and local: starting, running, succeeded, failed, stopped, lost.",
 )
+@namespace_option
 @read_options
-def list_workloads(common: Common, cluster: str, provider: str, state: str | None) -> int:
+def list_workloads(
+    common: Common, cluster: str, provider: str, state: str | None, namespace: str
+) -> int:
     """List workloads, newest first: state, priority, slices, chips, restarts, age, duration.
 
     \b
@@ -112,8 +116,9 @@ def list_workloads(common: Common, cluster: str, provider: str, state: str | Non
     Examples:
       xcli workload list --cluster demo
       xcli workload list --cluster demo --state failed --output json
+      xcli workload list --cluster demo --namespace team-a
     """
-    from xcli.cli.workload_session import CliSession, backend
+    from xcli.cli.workload_session import backend
 
     check_names(cluster, None)
     kind = backend(provider)
@@ -122,16 +127,22 @@ def list_workloads(common: Common, cluster: str, provider: str, state: str | Non
             f"--state {state} does not occur on --provider {provider} clusters",
             hint=f"states there: {', '.join(kind.states)}",
         )
-    return kind.list(CliSession(common), cluster, state)
+    return kind.list(session_for(common, namespace, kind), cluster, state)
 
 
 @click.command("status")
 @workload_argument
 @cluster_option
 @provider_option
+@namespace_option
 @read_options
 def status(
-    common: Common, name: str | None, workload_flag: str | None, cluster: str, provider: str
+    common: Common,
+    name: str | None,
+    workload_flag: str | None,
+    cluster: str,
+    provider: str,
+    namespace: str,
 ) -> int:
     """Why a workload is not running yet, or how it ended.
 
@@ -146,11 +157,12 @@ def status(
       xcli workload status train-1 --cluster demo
       xcli workload status train-1 --cluster demo --output json
     """
-    from xcli.cli.workload_session import CliSession, backend
+    from xcli.cli.workload_session import backend
 
     name = str(workload_name(name, workload_flag))
     check_names(cluster, name)
-    return backend(provider).status(CliSession(common), cluster, name)
+    kind = backend(provider)
+    return kind.status(session_for(common, namespace, kind), cluster, name)
 
 
 @click.command("logs")
@@ -161,6 +173,7 @@ def status(
 @click.option("--slice", "slice_", default="all", show_default=True, help="Slice index.")
 @click.option("--follow", "-f", is_flag=True, help="Keep printing until the workers end.")
 @click.option("--since", metavar="D", help="Only lines newer than D (90s, 10m, 2h).")
+@namespace_option
 @read_options
 def logs(
     common: Common,
@@ -172,6 +185,7 @@ def logs(
     slice_: str,
     follow: bool,
     since: str | None,
+    namespace: str,
 ) -> int:
     """Print the workers' logs, each line prefixed like `xcli ssh`: [w3], or [s1/w3] when the
     workload has several slices. Lines of different workers never mix within a line.
@@ -182,12 +196,13 @@ def logs(
       xcli workload logs train-1 --cluster demo --slice 1 --follow
       xcli workload logs train-1 --cluster demo --since 10m --output json   # JSON lines
     """
-    from xcli.cli.workload_session import CliSession, backend
+    from xcli.cli.workload_session import backend
 
     name = str(workload_name(name, workload_flag))
     check_names(cluster, name)
     kind = backend(provider)
-    return kind.logs(CliSession(common), cluster, name, (worker, slice_), follow, since)
+    session = session_for(common, namespace, kind)
+    return kind.logs(session, cluster, name, (worker, slice_), follow, since)
 
 
 @click.command("wait")
@@ -195,6 +210,7 @@ def logs(
 @cluster_option
 @provider_option
 @click.option("--timeout", metavar="D", help="Give up after D (e.g. 30m, 6h); default: never.")
+@namespace_option
 @read_options
 def wait(
     common: Common,
@@ -203,6 +219,7 @@ def wait(
     cluster: str,
     provider: str,
     timeout: str | None,
+    namespace: str,
 ) -> int:
     """Wait until a workload finishes, for scripts and CI.
 
@@ -214,10 +231,11 @@ def wait(
     Examples:
       xcli workload wait train-1 --cluster demo --timeout 6h && echo trained
     """
-    from xcli.cli.workload_session import CliSession, backend
+    from xcli.cli.workload_session import backend
     from xcli.spec import parse_duration
 
     name = str(workload_name(name, workload_flag))
     seconds = parse_duration(timeout, "--timeout") if timeout else None
     check_names(cluster, name)
-    return backend(provider).wait(CliSession(common), cluster, name, timeout, seconds)
+    kind = backend(provider)
+    return kind.wait(session_for(common, namespace, kind), cluster, name, timeout, seconds)

@@ -36,6 +36,7 @@ class CliSession:
     command, the confirmation prompt and run_plan."""
 
     common: Common
+    namespace: str = "default"  # --namespace (xcli/cli/workload_ns.py)
 
     @property
     def output(self) -> str:

@@ -366,17 +366,18 @@ def builtin_model(api_version: str, kind: str) -> Any:
     return model if isinstance(model, type) and issubclass(model, r.Resource) else None
 
 
-# Built-in kinds plans delete by plural (k8s_delete): `cluster preload-image`'s DaemonSet.
-BUILTIN_PLURALS = {("apps/v1", "daemonsets"): "DaemonSet"}
+# Built-in kinds xcli deletes by plural: (apiVersion, plural) -> kind. A team's namespace;
+# `cluster preload-image`'s DaemonSet.
+BUILTIN_PLURALS = {("v1", "namespaces"): "Namespace", ("apps/v1", "daemonsets"): "DaemonSet"}
 
 
 def kind_for_plural(api_version: str, plural: str) -> str:
-    """The kind of a resource xcli deletes, from its plural (jobsets -> JobSet)."""
+    """The kind of a resource xcli knows, from its plural (jobsets -> JobSet)."""
     for (version, kind), (name, _) in CUSTOM_KINDS.items():
         if (version, name) == (api_version, plural):
             return kind
     if (api_version, plural) in BUILTIN_PLURALS:
-        return BUILTIN_PLURALS[api_version, plural]
+        return BUILTIN_PLURALS[(api_version, plural)]
     raise InternalError(f"xcli does not know the Kubernetes resource {api_version} {plural}")
 
 

@@ -7,6 +7,7 @@ from typing import Any
 from xcli.gateways.kube import KubeApi
 from xcli.plan.incluster import METADATA_CONFIGMAP
 from xcli.plan.kueue_objects import CLUSTER_QUEUE, KUEUE_API, NAMESPACE
+from xcli.plan.versions import version_note
 
 
 def cluster_status(api: KubeApi) -> dict[str, Any]:
@@ -17,11 +18,16 @@ def cluster_status(api: KubeApi) -> dict[str, Any]:
     """
     config = api.get("v1", "ConfigMap", METADATA_CONFIGMAP, NAMESPACE)
     queue = api.get(KUEUE_API, "ClusterQueue", CLUSTER_QUEUE)
-    return {
+    data = dict((config or {}).get("data") or {})
+    found: dict[str, Any] = {
         "setup_complete": config is not None,
-        "metadata": dict((config or {}).get("data") or {}),
+        "metadata": data,
         "queue": _queue(queue) if queue else None,
     }
+    note = version_note(data, str(data.get("cluster", ""))) if config is not None else ""
+    if note:  # set up by an xcli this one cannot fully use (plan/versions.py)
+        found["setup_warning"] = note
+    return found
 
 
 def _queue(queue: dict[str, Any]) -> dict[str, Any]:

@@ -24,14 +24,17 @@ from xcli import __version__
 from xcli.plan.kube_steps import K8sInstall, K8sWait
 from xcli.plan.kueue_objects import (
     CLUSTER_QUEUE,
+    COHORT,
     KUEUE_API,
     LOCAL_QUEUE,
     NAMESPACE,
     PRIORITIES,
+    TOPOLOGY,
     flavor_name,
     kueue_objects,
     meta,
     priority_classes,
+    uses_topology,
     vm_count,
 )
 from xcli.plan.model import Step
@@ -47,6 +50,7 @@ CONTROLLERS = ("jobset-system/jobset-controller-manager", "kueue-system/kueue-co
 CRDS = (
     "jobsets.jobset.x-k8s.io",
     "resourceflavors.kueue.x-k8s.io",
+    "topologies.kueue.x-k8s.io",
     "clusterqueues.kueue.x-k8s.io",
     "localqueues.kueue.x-k8s.io",
     "admissionchecks.kueue.x-k8s.io",
@@ -165,6 +169,8 @@ def metadata_configmap(spec: ClusterSpec) -> dict[str, Any]:
     optional = {
         "topology": acc.topology,
         "gpu_network": acc.gpu_network,
+        "kueue_topology": TOPOLOGY if uses_topology(spec) else "",
+        "cohort": COHORT,
         "reservation": spec.capacity.reservation,
         "max_run_duration_seconds": spec.capacity.max_run_duration,
     }

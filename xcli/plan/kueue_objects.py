@@ -22,6 +22,13 @@ KUEUE_API = "kueue.x-k8s.io/v1beta2"
 NAMESPACE = "default"
 LOCAL_QUEUE = "xcli-queue"
 CLUSTER_QUEUE = "xcli-cluster-queue"
+COHORT = "xcli"  # every xcli ClusterQueue of a cluster joins it: the cluster's and its teams'
+TOPOLOGY = "xcli-node-pools"
+# Kueue topology levels, widest first: a TPU slice is one node pool (with its own placement),
+# xcli's GPU nodes are one pool, a worker is one node. GKE labels every node with its pool
+# (https://cloud.google.com/kubernetes-engine/docs/how-to/node-pools), so no node is left out;
+# the finer gce-topology-block/subblock/host labels exist only on some machine families.
+TOPOLOGY_LEVELS = ("cloud.google.com/gke-nodepool", "kubernetes.io/hostname")
 ADMISSION_CHECK = "xcli-dws-prov"
 PROVISIONING_CONFIG = "xcli-dws-config"
 MANAGED_BY = {"app.kubernetes.io/managed-by": "xcli"}
@@ -93,11 +100,32 @@ def resource_flavor(spec: ClusterSpec) -> dict[str, Any]:
     elif spec.capacity.kind == "flex-start":
         labels[QUEUED_LABEL] = "true"
         tolerations.append({"key": QUEUED_LABEL, "operator": "Exists", "effect": "NoSchedule"})
+    body: dict[str, Any] = {"nodeLabels": labels, "tolerations": tolerations}
+    if uses_topology(spec):
+        body["topologyName"] = TOPOLOGY
     return {
         "apiVersion": KUEUE_API,
         "kind": "ResourceFlavor",
         "metadata": meta(flavor_name(spec)),
-        "spec": {"nodeLabels": labels, "tolerations": tolerations},
+        "spec": body,
+    }
+
+
+def uses_topology(spec: ClusterSpec) -> bool:
+    """Kueue topology-aware scheduling where the nodes exist: Kueue then admits a TPU slice only
+    where a whole node pool is free, and keeps GPU pods together (workload/scheduling.py). Not
+    for flex-start pools, which scale from zero nodes: TAS places pods on nodes it sees, and
+    there are none until the workload is admitted."""
+    return spec.capacity.kind != "flex-start"
+
+
+def topology() -> dict[str, Any]:
+    """https://kueue.sigs.k8s.io/docs/concepts/topology_aware_scheduling/"""
+    return {
+        "apiVersion": KUEUE_API,
+        "kind": "Topology",
+        "metadata": meta(TOPOLOGY),
+        "spec": {"levels": [{"nodeLabel": label} for label in TOPOLOGY_LEVELS]},
     }
 
 
@@ -127,7 +155,9 @@ def cluster_queue(spec: ClusterSpec) -> dict[str, Any]:
     body: dict[str, Any] = {
         "namespaceSelector": {},
         "queueingStrategy": "BestEffortFIFO",
-        "preemption": {"withinClusterQueue": "LowerPriority", "reclaimWithinCohort": "Never"},
+        # the cohort teams join (xcli/workload/team/objects.py); alone in it, nothing changes
+        "cohortName": COHORT,
+        "preemption": {"withinClusterQueue": "LowerPriority", "reclaimWithinCohort": "Any"},
         "resourceGroups": [
             {
                 "coveredResources": [q["name"] for q in quota],
@@ -192,7 +222,8 @@ def provisioning_objects(spec: ClusterSpec) -> list[dict[str, Any]]:
 
 def kueue_objects(spec: ClusterSpec) -> list[tuple[str, dict[str, Any]]]:
     """(step key, object) for every Kueue object of the cluster, in apply order."""
-    found = [("flavor", resource_flavor(spec))]
+    found = [("topology", topology())] if uses_topology(spec) else []
+    found.append(("flavor", resource_flavor(spec)))
     if queued_provisioning(spec):
         config, check = provisioning_objects(spec)
         found += [("provisioning-config", config), ("admission-check", check)]

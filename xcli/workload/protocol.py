@@ -44,6 +44,9 @@ class Session(Protocol):
     def dry_run(self) -> bool: ...
 
     @property
+    def namespace(self) -> str: ...  # --namespace: "default", or a team's (xcli team create)
+
+    @property
     def project(self) -> str: ...  # resolved on first use (flag, env, config file, gcloud)
 
     @property
@@ -87,6 +90,7 @@ class WorkloadBackend(Protocol):
     needs_image: bool  # False: without --docker-image the command runs as a plain process
     extra_restart_codes: bool  # whether --restart-on-exit-codes means anything here
     previews_delete: bool  # whether `workload delete NAME --dry-run` can print a plan
+    namespaces: bool  # whether --namespace other than "default" means anything here
 
     def create(self, session: Session, flags: Mapping[str, Any]) -> int:
         """Plan the workload from the create flags (checked by the CLI) and run or print it."""

@@ -14,6 +14,7 @@ from xcli.errors import UserError
 from xcli.plan.cluster import ClusterRef
 from xcli.plan.model import Plan
 from xcli.spec import Capacity, check_duration
+from xcli.workload.scheduling import DEFAULT_SCHEDULER
 from xcli.workload.spec import ClusterMeta, WorkloadSpec, cluster_meta_from_dict, parse_env
 
 if TYPE_CHECKING:
@@ -27,7 +28,7 @@ def build_request(
     accelerator = requested_accelerator(flags)
     ref = ClusterRef(flags["cluster"], session.project, session.zone, "gke")
     meta, existing = _cluster_facts(session, live, flags, ref, accelerator)
-    return spec_from_flags(flags, meta), meta, existing, ref
+    return spec_from_flags(flags, meta, session.namespace), meta, existing, ref
 
 
 def requested_accelerator(flags: Mapping[str, Any]) -> str | None:
@@ -40,8 +41,12 @@ def requested_accelerator(flags: Mapping[str, Any]) -> str | None:
     return str(tpu_type or device_type) if (tpu_type or device_type) else None
 
 
-def spec_from_flags(flags: Mapping[str, Any], meta: ClusterMeta) -> WorkloadSpec:
+def spec_from_flags(
+    flags: Mapping[str, Any], meta: ClusterMeta, namespace: str = "default"
+) -> WorkloadSpec:
     """The workload's flags, checked, with the cluster's facts as defaults (any provider)."""
+    import dataclasses
+
     from xcli.workload.spec import workload_spec
 
     accelerator = requested_accelerator(flags)
@@ -51,7 +56,7 @@ def spec_from_flags(flags: Mapping[str, Any], meta: ClusterMeta) -> WorkloadSpec
     grace = check_duration(
         flags["termination_grace_period"], "--termination-grace-period", 1, 86400
     )
-    return workload_spec(
+    spec = workload_spec(
         cluster=flags["cluster"],
         name=flags["name"],
         image=flags["image"],
@@ -68,6 +73,8 @@ def spec_from_flags(flags: Mapping[str, Any], meta: ClusterMeta) -> WorkloadSpec
         termination_grace_period=grace,
         replace=flags["replace"],
     )
+    scheduler = str(flags.get("scheduler") or DEFAULT_SCHEDULER)
+    return dataclasses.replace(spec, namespace=namespace, scheduler=scheduler)
 
 
 def exit_codes(text: str) -> tuple[int, ...]:
@@ -98,7 +105,7 @@ def _cluster_facts(
     if not session.dry_run:
         from xcli.workload.jobset.live import read_cluster
 
-        return read_cluster(live, ref)
+        return read_cluster(live, ref, session.namespace, lambda note: session.say(note, err=True))
     if not accelerator:
         raise UserError(
             "a dry-run without a cluster needs the accelerator",

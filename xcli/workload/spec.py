@@ -75,6 +75,7 @@ class ClusterMeta:
     num_nodes: int = 1
     local_queue: str = DEFAULT_LOCAL_QUEUE
     source: str = "configmap"  # where these facts came from: configmap, file or flags
+    kueue_topology: str = ""  # the Kueue Topology its flavor names (workload/scheduling.py)
 
 
 def cluster_meta_from_dict(
@@ -112,6 +113,7 @@ def cluster_meta_from_dict(
         num_nodes=_count(data.get("num_nodes", 1), "num_nodes", where),
         local_queue=str(data.get("local_queue", DEFAULT_LOCAL_QUEUE)),
         source=source,
+        kueue_topology=str(data.get("kueue_topology", "")),
     )
 
 
@@ -225,6 +227,7 @@ class WorkloadSpec:
     termination_grace_period: int = 30
     replace: bool = False
     namespace: str = "default"
+    scheduler: str = "default-scheduler"  # workload/scheduling.py: XPK's --scheduler values
 
     @property
     def workers_per_slice(self) -> int:

@@ -19,6 +19,10 @@ if TYPE_CHECKING:  # typing only: `xcli workload --help` reads STATES
 STATES = ("queued", "running", "succeeded", "failed")
 
 
+def _ns_flag(session: Session) -> str:
+    return "" if session.namespace == "default" else f" --namespace {session.namespace}"
+
+
 @dataclass
 class JobSetBackend:
     live: Live
@@ -27,6 +31,7 @@ class JobSetBackend:
     needs_image: bool = True
     extra_restart_codes: bool = True
     previews_delete: bool = True
+    namespaces: bool = True  # --namespace picks the JobSet's namespace (a team's queue)
 
     def _ref(self, session: Session, cluster: str) -> ClusterRef:
         from xcli.plan.cluster import ClusterRef
@@ -56,7 +61,7 @@ class JobSetBackend:
             write_manifests(plan, flags["output_manifest_file"])
         code = session.run_plan(plan, lambda: handlers(self.live, ref))
         if not session.dry_run and session.output == "text":
-            where = f"{spec.name} --cluster {spec.cluster}"
+            where = f"{spec.name} --cluster {spec.cluster}{_ns_flag(session)}"
             session.say(
                 f"follow it: xcli workload status {where}; xcli workload logs {where} --follow; "
                 f"xcli workload wait {where}",
@@ -75,7 +80,7 @@ class JobSetBackend:
         )
         from xcli.workload.jobset.view import kueue_workload_for, list_rows
 
-        jobsets, kueue = list_workloads(self.live, self._ref(session, cluster))
+        jobsets, kueue = list_workloads(self.live, self._ref(session, cluster), session.namespace)
         rows = list_rows(jobsets, self.live.now(), state)
         if session.output != "text":
             session.emit(
@@ -97,7 +102,7 @@ class JobSetBackend:
         from xcli.workload.jobset.live import status_objects
         from xcli.workload.jobset.report import status_lines, status_report
 
-        found = status_objects(self.live, self._ref(session, cluster), name)
+        found = status_objects(self.live, self._ref(session, cluster), name, session.namespace)
         report = status_report(
             found["jobset"],
             found["kueue"],
@@ -153,6 +158,7 @@ class JobSetBackend:
             slice_=selection[1],
             follow=follow,
             since=since_seconds,
+            namespace=session.namespace,
         )
         for line in lines:
             if session.output != "text":
@@ -170,7 +176,8 @@ class JobSetBackend:
         def said(state: str) -> None:
             session.say(f"workload {name}: {state}", err=True)
 
-        code = wait_for(self.live, self._ref(session, cluster), name, seconds, said)
+        ref = self._ref(session, cluster)
+        code = wait_for(self.live, ref, name, seconds, said, session.namespace)
         result = {0: "succeeded", 1: "failed"}.get(code, "timeout")
         if session.output != "text":
             session.emit({"workload": name, "result": result, "exit_code": code})
@@ -199,11 +206,12 @@ class JobSetBackend:
                 from xcli.workload.jobset.view import jobset_state
 
                 # refuses an unknown name, listing the real ones
-                state_now = f" ({jobset_state(get_jobset(self.live, ref, name))})"
+                found = get_jobset(self.live, ref, name, session.namespace)
+                state_now = f" ({jobset_state(found)})"
             question = f"Delete workload {name}{state_now} on cluster {cluster}?"
         else:
             seconds = older_than[1] if older_than else None
-            names, _ = select_deletions(self.live, ref, state, seconds)
+            names, _ = select_deletions(self.live, ref, state, seconds, session.namespace)
             age = f" older than {older_than[0]}" if older_than else ""
             if not names:
                 session.say(f"no {state} workloads{age} on cluster {cluster}", err=True)
@@ -212,5 +220,5 @@ class JobSetBackend:
             question = f"Delete these {len(names)} workload(s) on cluster {cluster}?"
         session.confirm(question)
         path = gke_cluster_path(session.project, session.zone, cluster)
-        plan = plan_workload_delete(names, path, cluster)
+        plan = plan_workload_delete(names, path, cluster, session.namespace)
         return session.run_plan(plan, lambda: handlers(self.live, ref))

@@ -25,6 +25,7 @@ from xcli.errors import CloudError, ConfigError, Interrupted, NotFoundError
 from xcli.gateways.kube import KubeApi
 from xcli.plan.cluster import ClusterRef
 from xcli.plan.contract import Handler
+from xcli.plan.versions import version_note
 from xcli.workload.jobset.manifest import API_VERSION as JOBSET_API
 from xcli.workload.jobset.report import admission, queue_position
 from xcli.workload.jobset.view import (
@@ -96,15 +97,35 @@ def not_set_up(ref: ClusterRef) -> ConfigError:
     )
 
 
-def read_cluster(live: Live, ref: ClusterRef) -> tuple[ClusterMeta, list[str]]:
+def read_cluster(
+    live: Live,
+    ref: ClusterRef,
+    namespace: str = NAMESPACE,
+    warn: Callable[[str], None] | None = None,
+) -> tuple[ClusterMeta, list[str]]:
     """The cluster's metadata (ConfigMap `xcli-cluster-metadata`, read through
-    workload_spec.cluster_meta_from_dict) and the names of the JobSets in its namespace."""
+    workload_spec.cluster_meta_from_dict) and the names of the JobSets in `namespace`.
+
+    The ConfigMap is always in `default`; a namespace other than that must hold a team's
+    LocalQueue (`xcli team create`), else Kueue would never admit the workload. `warn` hears
+    when the cluster was set up by an xcli this one cannot fully use (plan/versions.py)."""
     api = live.api(ref)
     config = api.get("v1", "ConfigMap", METADATA_CONFIGMAP, NAMESPACE)
     if config is None:
         raise not_set_up(ref)
     meta = cluster_meta_from_dict(config.get("data") or {}, ref.name)
-    return meta, [js["metadata"]["name"] for js in jobsets(api)]
+    team = namespace != NAMESPACE
+    if team and api.get(KUEUE_API, "LocalQueue", meta.local_queue, namespace) is None:
+        raise ConfigError(
+            f"namespace {namespace} on cluster {ref.name} has no LocalQueue {meta.local_queue}, "
+            "so Kueue would never admit the workload",
+            hint=f"make it a team: xcli team create --cluster {ref.name} --team {namespace} "
+            "--quota TYPE=CHIPS (or drop --namespace)",
+        )
+    note = version_note(config.get("data") or {}, ref.name)
+    if note and warn is not None:
+        warn(note)
+    return meta, [js["metadata"]["name"] for js in jobsets(api, namespace)]
 
 
 def handlers(live: Live, ref: ClusterRef) -> Mapping[str, Handler]:
@@ -116,50 +137,55 @@ def handlers(live: Live, ref: ClusterRef) -> Mapping[str, Handler]:
     return KubeHandlers(lambda _cluster: api, sleep=live.sleep, clock=live.clock).handlers()
 
 
-def jobsets(api: KubeApi) -> list[Obj]:
-    return api.list(JOBSET_API, "JobSet", NAMESPACE)
+def jobsets(api: KubeApi, namespace: str = NAMESPACE) -> list[Obj]:
+    return api.list(JOBSET_API, "JobSet", namespace)
 
 
-def get_jobset(live: Live, ref: ClusterRef, name: str) -> Obj:
+def get_jobset(live: Live, ref: ClusterRef, name: str, namespace: str = NAMESPACE) -> Obj:
     """One workload's JobSet; NotFoundError naming the workloads there are."""
     api = live.api(ref)
-    found = api.get(JOBSET_API, "JobSet", name, NAMESPACE)
+    found = api.get(JOBSET_API, "JobSet", name, namespace)
     if found is not None:
         return found
-    names = sorted(js["metadata"]["name"] for js in jobsets(api))
+    names = sorted(js["metadata"]["name"] for js in jobsets(api, namespace))
     hint = "workloads on it: " + ", ".join(names[:10]) if names else "it runs no workloads"
-    raise NotFoundError(f"no workload {name} on cluster {ref.name}", hint=hint)
+    where = "" if namespace == NAMESPACE else f" in namespace {namespace}"
+    raise NotFoundError(f"no workload {name} on cluster {ref.name}{where}", hint=hint)
 
 
-def kueue_workloads(api: KubeApi) -> list[Obj]:
-    return api.list(KUEUE_API, "Workload", NAMESPACE)
+def kueue_workloads(api: KubeApi, namespace: str = NAMESPACE) -> list[Obj]:
+    return api.list(KUEUE_API, "Workload", namespace)
 
 
-def pods_of(api: KubeApi, name: str) -> list[Obj]:
-    return api.list("v1", "Pod", NAMESPACE, labels={JOBSET_NAME: name})
+def pods_of(api: KubeApi, name: str, namespace: str = NAMESPACE) -> list[Obj]:
+    return api.list("v1", "Pod", namespace, labels={JOBSET_NAME: name})
 
 
-def list_workloads(live: Live, ref: ClusterRef) -> tuple[list[Obj], list[Obj]]:
-    """Every JobSet and every Kueue Workload of the cluster's namespace."""
+def list_workloads(
+    live: Live, ref: ClusterRef, namespace: str = NAMESPACE
+) -> tuple[list[Obj], list[Obj]]:
+    """Every JobSet and every Kueue Workload of a namespace."""
     api = live.api(ref)
-    return jobsets(api), kueue_workloads(api)
+    return jobsets(api, namespace), kueue_workloads(api, namespace)
 
 
-def status_objects(live: Live, ref: ClusterRef, name: str) -> dict[str, Any]:
+def status_objects(
+    live: Live, ref: ClusterRef, name: str, namespace: str = NAMESPACE
+) -> dict[str, Any]:
     """What `workload status` explains: the JobSet, its Kueue Workload, its pods, the
     scheduling events of its pods, and the ClusterQueue's usage."""
     api = live.api(ref)
-    js = get_jobset(live, ref, name)
-    pods = pods_of(api, name)
+    js = get_jobset(live, ref, name, namespace)
+    pods = pods_of(api, name, namespace)
     events: list[Obj] = []
     if any((p.get("status") or {}).get("phase") == "Pending" for p in pods):
         scheduling = {"involvedObject.kind": "Pod", "reason": "FailedScheduling"}
-        events = api.list("v1", "Event", NAMESPACE, fields=scheduling)
-    kueue = kueue_workload_for(name, kueue_workloads(api))
+        events = api.list("v1", "Event", namespace, fields=scheduling)
+    kueue = kueue_workload_for(name, kueue_workloads(api, namespace))
     return {
         "jobset": js,
         "kueue": kueue,
-        "position": pending_position(api, kueue),
+        "position": pending_position(api, kueue, namespace),
         "pods": pods,
         # newest first: explain() quotes the first event it finds for each pending pod
         "events": sorted(events, key=lambda e: str(e.get("lastTimestamp") or ""), reverse=True),
@@ -180,14 +206,16 @@ def _queue_usage(api: KubeApi) -> dict[str, Any] | None:
     return queue
 
 
-def pending_position(api: KubeApi, kueue: Mapping[str, Any] | None) -> dict[str, int] | None:
+def pending_position(
+    api: KubeApi, kueue: Mapping[str, Any] | None, namespace: str = NAMESPACE
+) -> dict[str, int] | None:
     """Where a pending Kueue Workload stands in its queues (Kueue's visibility API, served
     by the Kueue controller). None when it is not pending, or the API cannot tell (not served,
     not readable with this account): the position is a help, not a requirement."""
     if kueue is None or admission(kueue)["state"] != "pending":
         return None
     queue = (kueue.get("spec") or {}).get("queueName", "")
-    path = VISIBILITY.format(namespace=NAMESPACE, queue=queue)
+    path = VISIBILITY.format(namespace=namespace, queue=queue)
     try:
         summary = api.get_path(path, f"pending workloads of LocalQueue {queue}")
     except CloudError:
@@ -196,14 +224,19 @@ def pending_position(api: KubeApi, kueue: Mapping[str, Any] | None) -> dict[str,
 
 
 def wait_for(
-    live: Live, ref: ClusterRef, name: str, timeout: int | None, on_state: Callable[[str], None]
+    live: Live,
+    ref: ClusterRef,
+    name: str,
+    timeout: int | None,
+    on_state: Callable[[str], None],
+    namespace: str = NAMESPACE,
 ) -> int:
     """Poll the JobSet until it succeeds (0) or fails (1); 124 once `timeout` seconds pass.
 
     `on_state` hears each new state (queued, running, ...) once.
     """
     try:
-        return _wait_for(live, ref, name, timeout, on_state)
+        return _wait_for(live, ref, name, timeout, on_state, namespace)
     except (KeyboardInterrupt, Interrupted):
         raise Interrupted(
             f"stopped waiting; workload {name} keeps running on cluster {ref.name}",
@@ -213,14 +246,19 @@ def wait_for(
 
 
 def _wait_for(
-    live: Live, ref: ClusterRef, name: str, timeout: int | None, on_state: Callable[[str], None]
+    live: Live,
+    ref: ClusterRef,
+    name: str,
+    timeout: int | None,
+    on_state: Callable[[str], None],
+    namespace: str,
 ) -> int:
     cancelled = threading.Event()  # nobody sets it: in the main thread Ctrl-C raises itself
     start, delay, last = live.clock(), 2.0, ""
     failing_since: float | None = None
     while True:
         try:
-            js = get_jobset(live, ref, name)
+            js = get_jobset(live, ref, name, namespace)
             failing_since = None
         except CloudError as exc:
             # A long wait outlives API server hiccups (503, connection reset): keep waiting,
@@ -247,10 +285,14 @@ def _wait_for(
 
 
 def select_deletions(
-    live: Live, ref: ClusterRef, state: str | None, older_than: int | None
+    live: Live,
+    ref: ClusterRef,
+    state: str | None,
+    older_than: int | None,
+    namespace: str = NAMESPACE,
 ) -> tuple[list[str], dict[str, Obj]]:
     """`delete --state S --older-than D`: the matching xcli workloads, oldest first, and
     every JobSet by name (to describe them)."""
-    found = jobsets(live.api(ref))
+    found = jobsets(live.api(ref), namespace)
     names = select_for_delete(found, live.now(), state, older_than)
     return names, {js["metadata"]["name"]: js for js in found}

@@ -65,21 +65,23 @@ def stream_logs(
     slice_: str = "all",
     follow: bool = False,
     since: int | None = None,
+    namespace: str = NAMESPACE,
 ) -> Iterator[LogLine]:
     worker, slice_ = check_selector(worker, "--worker"), check_selector(slice_, "--slice")
     api = live.api(ref)
-    js = get_jobset(live, ref, name)
+    js = get_jobset(live, ref, name, namespace)
     slices = workload_row(js, live.now()).slices
     if follow:
-        yield from _follow_attempts(ref, api, live, name, (worker, slice_, slices), since)
+        where = (ref, namespace)
+        yield from _follow_attempts(where, api, live, name, (worker, slice_, slices), since)
         return
-    pods = current_pods(js, pods_of(api, name))
+    pods = current_pods(js, pods_of(api, name, namespace))
     if not pods:
         raise UserError(
             f"workload {name} has no pods yet",
             hint=f"`xcli workload status {name}` says why; `--follow` waits for them",
         )
-    yield from _blocks(api, _targets(name, pods, worker, slice_, slices), since)
+    yield from _blocks(api, _targets(name, pods, worker, slice_, slices), since, namespace)
 
 
 def _targets(
@@ -116,7 +118,7 @@ def _complete(js: Obj, pods: Sequence[Obj], worker: str, slice_: str) -> bool:
 
 
 def _follow_attempts(
-    ref: ClusterRef,
+    where: tuple[ClusterRef, str],
     api: KubeApi,
     live: Live,
     name: str,
@@ -125,14 +127,15 @@ def _follow_attempts(
 ) -> Iterator[LogLine]:
     """Follow the current attempt's pods; when the JobSet restarts (new pods), follow those;
     stop when it has finished, or when nothing new comes after the streams end."""
+    ref, namespace = where
     followed: int | None = None
     polls = 0
     while True:
-        js = get_jobset(live, ref, name)
+        js = get_jobset(live, ref, name, namespace)
         attempt, finished = _attempt(js), jobset_state(js) in ("succeeded", "failed")
         pods = [
             p
-            for p in pods_of(api, name)
+            for p in pods_of(api, name, namespace)
             if ((p.get("metadata") or {}).get("labels") or {}).get(RESTART_ATTEMPT)
             in (None, str(attempt))
         ]
@@ -140,7 +143,7 @@ def _follow_attempts(
         if attempt != followed and pods and complete:
             if followed is not None:
                 yield LogLine("", f"workload {name} restarted (attempt {attempt})", note=True)
-            yield from _follow(api, live, _targets(name, pods, *selection), since)
+            yield from _follow(api, live, _targets(name, pods, *selection), since, namespace)
             followed, polls = attempt, 0
             continue
         if finished or (followed is not None and polls >= POD_POLLS):
@@ -152,12 +155,15 @@ def _follow_attempts(
 
 
 def _blocks(
-    api: KubeApi, targets: Sequence[tuple[WorkerStatus, str]], since: int | None
+    api: KubeApi,
+    targets: Sequence[tuple[WorkerStatus, str]],
+    since: int | None,
+    namespace: str = NAMESPACE,
 ) -> Iterator[LogLine]:
     def fetch(target: tuple[WorkerStatus, str]) -> list[LogLine]:
         worker, prefix = target
         try:
-            lines = api.logs(worker.pod, NAMESPACE, container=CONTAINER, since_seconds=since)
+            lines = api.logs(worker.pod, namespace, container=CONTAINER, since_seconds=since)
             return [LogLine(prefix, line) for line in lines]
         except CloudError as exc:
             return [LogLine(prefix, f"no logs ({worker.phase}): {exc.message}", note=True)]
@@ -171,7 +177,11 @@ _DONE = object()
 
 
 def _follow(
-    api: KubeApi, live: Live, targets: Sequence[tuple[WorkerStatus, str]], since: int | None
+    api: KubeApi,
+    live: Live,
+    targets: Sequence[tuple[WorkerStatus, str]],
+    since: int | None,
+    namespace: str = NAMESPACE,
 ) -> Iterator[LogLine]:
     lines: queue.Queue[Any] = queue.Queue(maxsize=10_000)
     stop = threading.Event()
@@ -182,7 +192,7 @@ def _follow(
                 try:
                     for text in api.logs(
                         worker.pod,
-                        NAMESPACE,
+                        namespace,
                         container=CONTAINER,
                         follow=True,
                         since_seconds=since,

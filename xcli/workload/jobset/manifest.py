@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from xcli.workload.scheduling import apply_scheduling
 from xcli.workload.spec import (
     GPU_REPLICATED_JOB,
     TPU_REPLICATED_JOB,
@@ -76,7 +77,7 @@ def build_jobset(spec: WorkloadSpec, meta: ClusterMeta) -> dict[str, Any]:
     if tpu:
         # One Job per node pool, so each slice lands on a node pool of its own.
         metadata["annotations"] = {EXCLUSIVE_TOPOLOGY: NODE_POOL_LABEL}
-    return {
+    jobset: dict[str, Any] = {
         "apiVersion": API_VERSION,
         "kind": "JobSet",
         "metadata": metadata,
@@ -94,6 +95,8 @@ def build_jobset(spec: WorkloadSpec, meta: ClusterMeta) -> dict[str, Any]:
             ],
         },
     }
+    apply_scheduling(jobset, spec, meta)  # --scheduler and Kueue TAS (workload/scheduling.py)
+    return jobset
 
 
 def failure_policy(spec: WorkloadSpec) -> dict[str, Any]:

@@ -113,7 +113,10 @@ def plan_notes(spec: WorkloadSpec, meta: ClusterMeta, *, existing_known: bool) -
     codes = retryable_exit_codes(spec)
     extra = [c for c in codes if c != 42 and c < 128]
     notes = [
-        f"queued by Kueue in LocalQueue {meta.local_queue}, priority {spec.priority}",
+        f"queued by Kueue in LocalQueue {spec.namespace}/{meta.local_queue} (namespace "
+        f"{spec.namespace}), priority {spec.priority}"
+        if spec.namespace != "default"
+        else f"queued by Kueue in LocalQueue {meta.local_queue}, priority {spec.priority}",
         f"restarts: up to {spec.max_restarts}; exit codes 42, 128-255"
         + (f", {', '.join(map(str, extra))}" if extra else "")
         + " and preemption/node loss restart the whole JobSet; any other non-zero exit fails "

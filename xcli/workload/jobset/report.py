@@ -21,6 +21,7 @@ from xcli.workload.jobset.view import (
     worker_statuses,
     workload_row,
 )
+from xcli.workload.jobset.waiting import waiting_reason
 
 Obj = Mapping[str, Any]
 
@@ -159,6 +160,10 @@ def status_report(
     first = first_failure(workers) if row.state == "failed" else None
     why = explain(js, kueue, pods, events)
     kueue_info = {**admission(kueue), "position": dict(position) if position else None}
+    waiting = waiting_reason(kueue) if row.state == "queued" else None
+    kueue_info["waiting"] = waiting[0] if waiting else None  # workload/jobset/waiting.py
+    if waiting and waiting[0] != "other":  # Kueue's own words follow in explain()'s line
+        why.insert(0, waiting[1])
     if row.state == "queued" and position:
         why.append(
             f"position {position['local_queue']} in LocalQueue {kueue_info['queue']} "

@@ -38,6 +38,9 @@ class VmBackend:
     needs_image: bool = False  # local: without an image the command runs as a plain process
     extra_restart_codes: bool = False  # every worker failure restarts (up to --max-restarts)
     previews_delete: bool = False
+    # VM workloads are processes on the VMs, not Kubernetes objects: there is no namespace,
+    # so the CLI refuses --namespace other than "default" for them (xcli/cli/workload_ns.py).
+    namespaces: bool = False
 
     def create(self, session: Session, flags: Mapping[str, Any]) -> int:
         return _create(session, self.provider, flags)

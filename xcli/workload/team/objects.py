@@ -1,0 +1,125 @@
+"""A team's Kubernetes objects (pure): its Namespace, its ClusterQueue in the cohort, and the
+LocalQueue its workloads name. Kueue v0.19.2, `kueue.x-k8s.io/v1beta2` like every other Kueue
+object xcli writes (plan/kueue_objects.py); the fields are those of
+https://kueue.sigs.k8s.io/docs/concepts/cluster_queue/ and the CRDs in tests/data/kueue/.
+
+Quota. A cohort's capacity is the sum of its ClusterQueues' nominal quotas, so a team's chips
+are moved out of the cluster's own ClusterQueue (the one `default` uses) into the team's: the
+cohort never promises more chips than the node pools have. What a queue does not use, the
+others borrow (`borrowingLimit`/`lendingLimit` bound it), and an owner takes its quota back.
+
+Preemption (https://kueue.sigs.k8s.io/docs/concepts/preemption/):
+- withinClusterQueue LowerPriority: inside a team, a higher --priority preempts a lower one;
+- reclaimWithinCohort Any: a queue below its nominal quota reclaims it from queues borrowing;
+- borrowWithinCohort LowerPriority up to `low` (250): a team may borrow by preempting other
+  queues' very-low and low workloads, never medium or higher ones.
+`fairSharing.weight` orders queues competing for unused chips, once Kueue's fair sharing is on
+in its Configuration (https://kueue.sigs.k8s.io/docs/concepts/fair_sharing/).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from xcli.plan.kueue_objects import (
+    COHORT,
+    CPU_PER_VM,
+    KUEUE_API,
+    LOCAL_QUEUE,
+    MANAGED_BY,
+    MEMORY_TIB_PER_VM,
+    PRIORITIES,
+)
+from xcli.plan.model import Ref
+from xcli.workload.team.spec import Quota, TeamSpec
+
+TEAM_LABEL = "xcli/team"
+NAMESPACE_LABEL = "kubernetes.io/metadata.name"  # set by the API server on every Namespace
+BORROW_PREEMPTS_UP_TO = dict(PRIORITIES)["low"]
+
+
+def queue_name(team: str) -> str:
+    return f"xcli-team-{team}"
+
+
+def labels(team: str) -> dict[str, str]:
+    return {**MANAGED_BY, TEAM_LABEL: team}
+
+
+def namespace(spec: TeamSpec) -> dict[str, Any]:
+    return {
+        "apiVersion": "v1",
+        "kind": "Namespace",
+        "metadata": {"name": spec.namespace, "labels": labels(spec.team)},
+    }
+
+
+def covered(quotas: Sequence[Quota]) -> list[str]:
+    """Chip resources first (in quota order), then cpu and memory: one resource group."""
+    chips = list(dict.fromkeys(q.resource for q in quotas))
+    return [*chips, "cpu", "memory"]
+
+
+def flavor_quota(quota: Quota, flavor: Any, resources: Sequence[str]) -> dict[str, Any]:
+    """One flavor of the team's queue: every covered resource (Kueue requires as many as the
+    group covers); cpu and memory sized per chip so that they never bind before chips do."""
+    out: list[dict[str, Any]] = []
+    for name in resources:
+        if name == quota.resource:
+            entry: dict[str, Any] = {"name": name, "nominalQuota": quota.chips}
+            if quota.borrowing_limit is not None:
+                entry["borrowingLimit"] = quota.borrowing_limit
+            if quota.lending_limit is not None:
+                entry["lendingLimit"] = quota.lending_limit
+        elif name == "cpu":
+            entry = {"name": name, "nominalQuota": quota.chips * CPU_PER_VM}
+        elif name == "memory":
+            entry = {"name": name, "nominalQuota": f"{quota.chips * MEMORY_TIB_PER_VM}Ti"}
+        else:
+            entry = {"name": name, "nominalQuota": 0}
+        out.append(entry)
+    return {"name": flavor, "resources": out}
+
+
+def flavor_ref(read_step: str, index: int) -> Ref:
+    """The cluster's ResourceFlavor for the index-th quota, known once the read step ran."""
+    return Ref(read_step, f"flavor_{index}")
+
+
+def cluster_queue(spec: TeamSpec, read_step: str) -> dict[str, Any]:
+    resources = covered(spec.quotas)
+    flavors = [
+        flavor_quota(q, flavor_ref(read_step, i), resources) for i, q in enumerate(spec.quotas)
+    ]
+    return {
+        "apiVersion": KUEUE_API,
+        "kind": "ClusterQueue",
+        "metadata": {"name": queue_name(spec.team), "labels": labels(spec.team)},
+        "spec": {
+            "cohortName": COHORT,
+            "namespaceSelector": {"matchLabels": {NAMESPACE_LABEL: spec.namespace}},
+            "queueingStrategy": "BestEffortFIFO",
+            "resourceGroups": [{"coveredResources": resources, "flavors": flavors}],
+            "preemption": {
+                "withinClusterQueue": "LowerPriority",
+                "reclaimWithinCohort": "Any",
+                "borrowWithinCohort": {
+                    "policy": "LowerPriority",
+                    "maxPriorityThreshold": BORROW_PREEMPTS_UP_TO,
+                },
+            },
+            "fairSharing": {"weight": spec.weight},
+        },
+    }
+
+
+def local_queue(spec: TeamSpec) -> dict[str, Any]:
+    """Named like the cluster's own LocalQueue, so a JobSet's queue label is the same in every
+    namespace and the namespace alone picks the team."""
+    return {
+        "apiVersion": KUEUE_API,
+        "kind": "LocalQueue",
+        "metadata": {"name": LOCAL_QUEUE, "namespace": spec.namespace, "labels": labels(spec.team)},
+        "spec": {"clusterQueue": queue_name(spec.team)},
+    }
