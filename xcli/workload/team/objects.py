@@ -31,10 +31,11 @@ from xcli.plan.kueue_objects import (
     MEMORY_TIB_PER_VM,
     PRIORITIES,
 )
+from xcli.plan import cohort_read
 from xcli.plan.model import Ref
 from xcli.workload.team.spec import Quota, TeamSpec
 
-TEAM_LABEL = "xcli/team"
+TEAM_LABEL = cohort_read.TEAM_LABEL  # one name for the setup and the teams
 NAMESPACE_LABEL = "kubernetes.io/metadata.name"  # set by the API server on every Namespace
 BORROW_PREEMPTS_UP_TO = dict(PRIORITIES)["low"]
 
