@@ -57,9 +57,7 @@ def applied(s: ClusterSpec) -> dict[str, dict[str, Any]]:
     steps = incluster.setup_steps(s, CLUSTER, ("cluster",))
     (read,) = [st for st in steps if isinstance(st, CohortRead)]
     outputs = {read.id: chips_left([], read)}
-    return {
-        st.id: dict(resolve(st.manifest, outputs)) for st in steps if isinstance(st, K8sApply)
-    }
+    return {st.id: dict(resolve(st.manifest, outputs)) for st in steps if isinstance(st, K8sApply)}
 
 
 def by_kind(s: ClusterSpec, kind: str) -> list[dict[str, Any]]:

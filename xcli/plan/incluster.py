@@ -132,6 +132,7 @@ def setup_steps(spec: ClusterSpec, cluster: Text, after: tuple[str, ...]) -> lis
         summary = f"Kueue {obj['kind']} {obj['metadata']['name']}"
         if key == "cluster-queue":  # less the chips teams hold (plan/cohort_read.py)
             carve = carved(obj, acc.resource_name)
+            summary += " (its chips less those teams hold)"
             queue.append(_apply(f"k8s-{key}", summary, (read.id,), cluster, carve))
             continue
         queue.append(_apply(f"k8s-{key}", summary, (wait.id,), cluster, obj))

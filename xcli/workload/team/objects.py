@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from xcli.plan import cohort_read
 from xcli.plan.kueue_objects import (
     COHORT,
     CPU_PER_VM,
@@ -31,7 +32,6 @@ from xcli.plan.kueue_objects import (
     MEMORY_TIB_PER_VM,
     PRIORITIES,
 )
-from xcli.plan import cohort_read
 from xcli.plan.model import Ref
 from xcli.workload.team.spec import Quota, TeamSpec
 
