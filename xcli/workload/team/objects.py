@@ -13,8 +13,9 @@ Preemption (https://kueue.sigs.k8s.io/docs/concepts/preemption/):
 - reclaimWithinCohort Any: a queue below its nominal quota reclaims it from queues borrowing;
 - borrowWithinCohort LowerPriority up to `low` (250): a team may borrow by preempting other
   queues' very-low and low workloads, never medium or higher ones.
-`fairSharing.weight` orders queues competing for unused chips, once Kueue's fair sharing is on
-in its Configuration (https://kueue.sigs.k8s.io/docs/concepts/fair_sharing/).
+`fairSharing.weight` orders queues competing for unused chips: the cluster's setup switches
+Kueue's fair sharing on in its Configuration (plan/kueue_config.py,
+https://kueue.sigs.k8s.io/docs/concepts/fair_sharing/).
 """
 
 from __future__ import annotations
