@@ -82,6 +82,14 @@ SKIP = {
     "docs/teams.md: xcli workload status train-1 --cluster demo --namespace research": LIVE_GKE,
     "docs/teams.md: xcli team delete --cluster demo --team research": LIVE_GKE,
     "docs/teams.md: xcli cluster adapt --cluster tk-v6e": LIVE_GKE,
+    "docs/goodput.md: xcli workload goodput train-1 --cluster demo": LIVE_GKE,
+    "docs/goodput.md: xcli workload goodput train-1 --cluster demo --output json | jq .badput": (
+        LIVE_GKE
+    ),
+    "docs/gpu-workloads.md: xcli cluster test-network --cluster gpus --project my-project "
+    "--zone us-east5-b": LIVE_GKE,
+    "docs/gpu-workloads.md: xcli cluster test-network --cluster gpus --nodes 4 --min-fraction "
+    "0.8 --output json": LIVE_GKE,
 }
 
 # What a file's text says exists before its examples (not examples themselves).

@@ -20,7 +20,9 @@ resource "google_container_cluster" "this" {
   min_master_version = var.gke_version
   networking_mode    = "VPC_NATIVE"
   datapath_provider  = "ADVANCED_DATAPATH"
-  resource_labels    = var.labels
+  # GPUDirect clusters: additional node networks and networking.gke.io objects (needs DPv2)
+  enable_multi_networking = var.enable_multi_networking
+  resource_labels         = var.labels
 
   ip_allocation_policy {
     stack_type = "IPV4"

@@ -64,3 +64,9 @@ variable "labels" {
   type        = map(string)
   default     = {}
 }
+
+variable "enable_multi_networking" {
+  description = "Multi-networking (GPUDirect clusters' additional node networks); immutable after creation."
+  type        = bool
+  default     = false
+}

@@ -29,6 +29,20 @@ resource "google_container_node_pool" "gpu" {
     }
   }
 
+  # GPUDirect: one extra NIC per entry, in NIC order (VPC and subnet names)
+  dynamic "network_config" {
+    for_each = length(var.additional_node_networks) > 0 ? [true] : []
+    content {
+      dynamic "additional_node_network_configs" {
+        for_each = var.additional_node_networks
+        content {
+          network    = additional_node_network_configs.value.network
+          subnetwork = additional_node_network_configs.value.subnetwork
+        }
+      }
+    }
+  }
+
   dynamic "queued_provisioning" {
     for_each = var.queued_provisioning ? [true] : []
     content {

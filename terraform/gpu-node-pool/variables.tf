@@ -100,3 +100,12 @@ variable "labels" {
   type        = map(string)
   default     = {}
 }
+
+variable "additional_node_networks" {
+  description = "GPUDirect: the extra NICs of each node, in order (VPC and subnet names, from the gpu-network module)."
+  type = list(object({
+    network    = string
+    subnetwork = string
+  }))
+  default = []
+}

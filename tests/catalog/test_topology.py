@@ -141,7 +141,24 @@ def test_gpus() -> None:
     assert lookup("gb200-4").topology == "1x72"
     assert lookup("l4-2").machine_type == "g2-standard-24"
     gpu_names = [n for n in all_names() if lookup(n).kind == "gpu"]
-    assert len(gpu_names) == 13
+    assert len(gpu_names) == 14  # gb200-4-nolssd is a variant of gb200-4
+
+
+def test_a4x_no_local_ssd_variant() -> None:
+    """gb200-4-nolssd: the same GPU on a4x-highgpu-4g-nolssd, with its own cited source."""
+    base, variant = lookup("gb200-4"), lookup("GB200-4-NOLSSD")
+    assert variant.name == "gb200-4-nolssd" and variant.machine_type == "a4x-highgpu-4g-nolssd"
+    assert (variant.family, variant.topology, variant.arch) == ("gb200", "1x72", "arm64")
+    assert (variant.gpu_network, variant.chips) == (base.gpu_network, base.chips)
+    assert variant.sources["variant"].startswith("https://github.com/AI-Hypercomputer/xpk/")
+    assert "variant" not in base.sources
+    assert "gb200-4-nolssd" in all_names("gb200")
+    # one NVLink domain: 1x72 GPUs, 4 per VM
+    assert base.nvlink_domain_vms == variant.nvlink_domain_vms == 18
+    assert lookup("h100-80gb-8").nvlink_domain_vms is None
+    with pytest.raises(UserError) as wrong:
+        lookup("gb200-4-nossd")
+    assert wrong.value.hint == "did you mean gb200-4-nolssd?"
 
 
 def test_cloud_tpu_api_facts() -> None:

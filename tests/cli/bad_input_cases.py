@@ -1368,6 +1368,26 @@ def _usage() -> list[Case]:
     ]
 
 
+def _network_test() -> list[Case]:
+    """`xcli cluster test-network` (issue 15): refused before anything is read or sent."""
+    net = ("cluster", "test-network", "--cluster", "c", *P)
+    return [
+        Case("network/tpu", "accelerators", (*net, "--device-type", "v6e-8", "--dry-run")),
+        Case("network/plain-gpu", "accelerators", (*net, "--device-type", "l4-1", "--dry-run")),
+        Case("network/one-node", "counts", (*net, "--nodes", "1")),
+        Case("network/fraction-zero", "counts", (*net, "--min-fraction", "0")),
+        Case("network/fraction-over-1", "counts", (*net, "--min-fraction", "1.5")),
+        Case("network/expect-negative", "counts", (*net, "--expect-busbw", "-3")),
+        Case("network/bad-test", "choices", (*net, "--test", "sendrecv_perf")),
+        Case("network/timeout-no-unit", "durations", (*net, "--timeout", "90")),
+        Case(
+            "network/metadata-live",
+            "combinations",
+            (*net, "--cluster-metadata", "{in}/good.env"),
+        ),
+    ]
+
+
 def all_cases() -> list[Case]:
     cases = [
         *_names(),
@@ -1385,6 +1405,9 @@ def all_cases() -> list[Case]:
         *_small_commands(),
         *_usage(),
         *_teams(),
+        *_goodput(),
+        *_network_test(),
+        *_gpu_networks(),
     ]
     ids = [c.id for c in cases]
     assert len(ids) == len(set(ids)), "duplicate case ids"
@@ -1460,5 +1483,67 @@ def _teams() -> list[Case]:
             "teams/adapt-unknown-shape",
             "teams",
             ("cluster", "adapt", *P, "--cluster", "c", "--tpu-type", "v6e-7", "--dry-run"),
+        ),
+    ]
+
+
+def _goodput() -> list[Case]:
+    """`workload goodput` (issue 17): names checked before any cluster is read."""
+    return [
+        Case(
+            "names/goodput-upper", "names", ("workload", "goodput", "Train", "--cluster", "c", *P)
+        ),
+        Case(
+            "names/goodput-local-space",
+            "names",
+            ("workload", "goodput", "a b", *LOCAL, "--cluster", "c"),
+        ),
+        Case(
+            "names/goodput-cluster-upper",
+            "names",
+            ("workload", "goodput", "t", *LOCAL, "--cluster", "C"),
+        ),
+        Case(
+            "names/goodput-two-names",
+            "names",
+            ("workload", "goodput", "a", "--workload", "b", *LOCAL, "--cluster", "c"),
+        ),
+        Case(
+            "names/goodput-unknown-local",
+            "names",
+            ("workload", "goodput", "nope", *LOCAL, "--cluster", "c"),
+        ),
+        Case("usage/goodput-no-name", "usage", ("workload", "goodput", "--cluster", "c"), code=2),
+        Case(
+            "choices/goodput-output",
+            "choices",
+            ("workload", "goodput", "t", *LOCAL, "--cluster", "c", "--output", "csv"),
+        ),
+    ]
+
+
+def _gpu_networks() -> list[Case]:
+    """Issue 15: GPUDirect clusters."""
+    create = ("cluster", "create", "--cluster", "c", "--spot", *P, "--dry-run")
+    return [
+        Case(
+            "gpu/a4x-more-than-one-nvlink-domain",
+            "counts",
+            (*create, "--device-type", "gb200-4", "--num-nodes", "19"),
+        ),
+        Case(
+            "gpu/a4x-nolssd-more-than-one-nvlink-domain",
+            "counts",
+            (*create, "--device-type", "gb200-4-nolssd", "--num-nodes", "36"),
+        ),
+        Case(
+            "gpu/a4x-variant-misspelt",
+            "accelerators",
+            (*create, "--device-type", "gb200-4-nossd", "--num-nodes", "2"),
+        ),
+        Case(
+            "gpu/a4x-terraform-without-its-workload-policy",
+            "combinations",
+            (*create, "--device-type", "gb200-4", "--num-nodes", "2", "--terraform", "tf-a4x"),
         ),
     ]

@@ -53,6 +53,11 @@ SCENARIOS = {
     ],
     "tpu7x-8": ["--cluster-metadata", "reserved.yaml", "--replace", "--ttl-after-finished", "1h"],
     "h100-80gb-8-x2": ["--device-type", "h100-80gb-8", "--num-nodes", "2"],
+    # the GPUDirect families (A3 Mega, A3 Ultra, A4, A4X as one NVLink domain of 18 VMs)
+    "h100-mega-80gb-8-x4": ["--device-type", "h100-mega-80gb-8", "--num-nodes", "4"],
+    "h200-141gb-8-x2": ["--device-type", "h200-141gb-8", "--num-nodes", "2"],
+    "b200-8-x2": ["--device-type", "b200-8", "--num-nodes", "2"],
+    "gb200-4-x18": ["--device-type", "gb200-4", "--num-nodes", "18"],
 }
 
 
@@ -97,7 +102,9 @@ def test_golden_dry_run(
     _check_golden(GOLDENS / f"{scenario}.{suffix}", out, update_goldens)
     if fmt == "json":
         for step in json.loads(out)["plan"]:
-            if step["kind"] == "k8s_apply":
+            # No CRD of ComputeDomain is public in a form copied here: test_gpu_network.py holds
+            # it field by field against NVIDIA's published example instead.
+            if step["kind"] == "k8s_apply" and step["manifest"]["kind"] != "ComputeDomain":
                 validate(step["manifest"])
 
 

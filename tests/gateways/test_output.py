@@ -98,3 +98,32 @@ def test_open_file_limit_is_raised_for_large_windows() -> None:
         assert new == (want if hard == resource.RLIM_INFINITY else min(hard, want))
     finally:
         resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+def test_goodput_marks_are_timestamped_when_their_line_is_read(tmp_path: Path) -> None:
+    import json
+    import time
+
+    marks = tmp_path / "goodput.jsonl"
+    sink = OutputSink(None, None, tmp_path / "logs", marks=marks)
+    w0, w1 = sink.stream("w0"), sink.stream("w1")
+    before = time.time()
+    w0.feed(b"loss 1.0\nXCLI_GOODPUT st")
+    assert not marks.exists()  # half a line is not a mark yet
+    w0.feed(b"ep=3\n")
+    w1.feed(b"XCLI_GOODPUT checkpoint=2\n", err=True)  # stderr counts too
+    w0.feed(b"XCLI_GOODPUT step=4")  # no newline: read when the stream closes
+    w0.close()
+    w1.close()
+    records = [json.loads(line) for line in marks.read_text().splitlines()]
+    assert [(r["worker"], r["line"]) for r in records] == [
+        ("w0", "XCLI_GOODPUT step=3"),
+        ("w1", "XCLI_GOODPUT checkpoint=2"),
+        ("w0", "XCLI_GOODPUT step=4"),
+    ]
+    assert all(before <= r["at"] <= time.time() for r in records)
+    assert records[0]["at"] <= records[1]["at"] <= records[2]["at"]
+    # the logs keep the raw bytes, marks included
+    assert (
+        tmp_path / "logs" / "w0.log"
+    ).read_bytes() == b"loss 1.0\nXCLI_GOODPUT step=3\nXCLI_GOODPUT step=4"

@@ -42,4 +42,31 @@ CASES: dict[str, tuple[list[str], ClusterSpec]] = {
             num_nodes=2,
         ),
     ),
+    "h100-mega-80gb-8-x4-spot": (
+        ["--device-type", "h100-mega-80gb-8", "--num-nodes", "4", "--spot"],
+        ClusterSpec(
+            "demo", PROJECT, ZONE, "gke", lookup("h100-mega-80gb-8"), Capacity("spot"),
+            num_nodes=4,
+        ),
+    ),
+    "h200-141gb-8-x2-on-demand": (
+        ["--device-type", "h200-141gb-8", "--num-nodes", "2", "--on-demand"],
+        ClusterSpec(
+            "demo", PROJECT, ZONE, "gke", lookup("h200-141gb-8"), Capacity("on-demand"),
+            num_nodes=2,
+        ),
+    ),
+    "b200-8-x2-on-demand": (
+        ["--device-type", "b200-8", "--num-nodes", "2", "--on-demand"],
+        ClusterSpec(
+            "demo", PROJECT, ZONE, "gke", lookup("b200-8"), Capacity("on-demand"), num_nodes=2,
+        ),
+    ),
+    "gb200-4-x18-reservation": (
+        ["--device-type", "gb200-4", "--num-nodes", "18", "--reservation", "my-reservation"],
+        ClusterSpec(
+            "demo", PROJECT, ZONE, "gke", lookup("gb200-4"),
+            Capacity("reservation", reservation="my-reservation"), num_nodes=18,
+        ),
+    ),
 }  # fmt: skip

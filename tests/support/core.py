@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 import types
 import typing
+from datetime import datetime
 from typing import Any
 
 import msgspec
@@ -27,6 +28,7 @@ _DNS_LABEL = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?"
 DNS_SUBDOMAIN = re.compile(rf"^{_DNS_LABEL}(\.{_DNS_LABEL})*$")
 _LABEL_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
 _DATA_KEY = re.compile(r"^[-._a-zA-Z0-9]+$")
+_RFC3339 = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?Z$")
 
 
 def validate_core(obj: dict[str, Any]) -> None:
@@ -77,6 +79,8 @@ def _check(value: Any, hint: Any, path: str) -> None:
         assert isinstance(value, (int, float)) and not isinstance(value, bool), f"{path}: number"
     elif hint is str:
         assert isinstance(value, str), f"{path}: expected a string, got {value!r}"
+    elif hint is datetime:  # metav1.Time / MicroTime: RFC 3339 in UTC, as the API server writes
+        assert isinstance(value, str) and _RFC3339.match(value), f"{path}: not RFC 3339: {value!r}"
     elif hint is not Any:
         raise AssertionError(f"{path}: no rule for type {hint}")
 

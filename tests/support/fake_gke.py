@@ -18,6 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from tests.support.fake_networks import FakeNetworks
+
 CONTAINER = re.compile(r"^/v1/(projects/[^/]+/locations/[^/]+)(/.*)?$")
 COMPUTE = re.compile(r"^/compute/v1/(projects/[^/]+/regions/[^/]+)(/.*)?$")
 
@@ -45,6 +47,7 @@ class FakeGke:
     requests: list[tuple[str, str, Any]] = field(default_factory=list)
     faults: list[tuple[str, str, int, str]] = field(default_factory=list)
     stockout: set[str] = field(default_factory=set)  # pool names whose create op fails
+    net: FakeNetworks = field(default_factory=FakeNetworks)  # networks, subnets, firewalls
     _ids: Any = field(default_factory=lambda: itertools.count(1))
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -67,6 +70,8 @@ class FakeGke:
                     del self.faults[n]
                     return status, _error(status, message)
             self._finish_ops()
+            if self.net.owns(path):
+                return self.net.handle(method, path, body)
             found = CONTAINER.match(path.split("?")[0])
             if found:
                 return self._container(method, found.group(1), found.group(2) or "", body)

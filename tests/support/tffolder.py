@@ -43,6 +43,12 @@ GPU_WIRING = {
     "node_config.guest_accelerator.count": "${var.accelerator_count}",
     "node_config.reservation_affinity.values": RESERVATION_VALUES,
     "dynamic.autoscaling.content.total_max_node_count": "${autoscaling.value.max_node_count}",
+    "dynamic.network_config.content.dynamic.additional_node_network_configs.for_each": (
+        "${var.additional_node_networks}"
+    ),
+    "dynamic.network_config.content.dynamic.additional_node_network_configs.content.subnetwork": (
+        "${additional_node_network_configs.value.subnetwork}"
+    ),
 }
 
 
@@ -121,6 +127,7 @@ def folder_pools(folder: Path) -> list[dict[str, Any]]:
                 "reservation": _reservation(m),
                 "flex_start": m["flex_start"],
                 "max_run_duration": m["max_run_duration"],
+                "additional_node_networks": [],
             }
             for i in range(m["num_slices"])
         ]
@@ -140,5 +147,6 @@ def folder_pools(folder: Path) -> list[dict[str, Any]]:
             "reservation": _reservation(m),
             "flex_start": m["flex_start"],
             "max_run_duration": m["max_run_duration"],
+            "additional_node_networks": m.get("additional_node_networks", []),
         }
     ]

@@ -70,6 +70,13 @@ CASES: dict[str, Case] = {
         {"on_demand": True},
         num_nodes=2,
     ),
+    "h200-141gb-8-x2-spot": Case(
+        ("--device-type", "h200-141gb-8", "--num-nodes", "2", "--spot"),
+        "gke",
+        "h200-141gb-8",
+        {"spot": True},
+        num_nodes=2,
+    ),
     "v6e-256-x2-queued-resource": Case(
         (
             "--provider",

@@ -18,6 +18,7 @@ import pytest
 
 from tests.support.discovery import check_request
 from tests.support.tffolder import folder_pools, module_inputs
+from tests.support.tfschema import parse
 from tests.terraform.cases import CASES, Case, create_argv, xcli
 from xcli.providers.gke.terraform import tf_node_pool_settings
 from xcli.providers.queued_resource.terraform import tf_queued_resource_settings
@@ -79,6 +80,9 @@ def body_settings(pool: dict[str, Any]) -> dict[str, Any]:
         "reservation": _reservation(config.get("reservationAffinity") or {}),
         "flex_start": flex,
         "max_run_duration": config.get("maxRunDuration"),
+        "additional_node_networks": (pool.get("networkConfig") or {}).get(
+            "additionalNodeNetworkConfigs", []
+        ),
     }
 
 
@@ -107,6 +111,82 @@ def test_gke_node_pools_match_the_api_path(
     api = sorted((body_settings(p) for p in accelerator_pools), key=lambda p: p["name"])
     assert api == tf_node_pool_settings(spec)
     assert api == folder_pools(terraform_folder(case, tmp_path, monkeypatch))
+
+
+def api_networks(plan: dict[str, Any]) -> list[dict[str, Any]]:
+    """The API path's network inserts in the shape of the gpu-network module's `networks`."""
+    subnets = [s["request"]["body"] for s in api_calls(plan, "subnetworks.insert")]
+    rules = {
+        b["network"].rsplit("/", 1)[-1]: b
+        for b in (s["request"]["body"] for s in api_calls(plan, "firewalls.insert"))
+    }
+    out = []
+    for step in api_calls(plan, ".networks.insert"):
+        net = step["request"]["body"]
+        assert net["autoCreateSubnetworks"] is False
+        rule = rules.get(net["name"])
+        if rule is not None:  # what the module's firewall resource writes, field by field
+            assert (rule["direction"], rule["priority"]) == ("INGRESS", 1000)
+            assert rule["allowed"] == [
+                {"IPProtocol": "tcp", "ports": ["0-65535"]},
+                {"IPProtocol": "udp", "ports": ["0-65535"]},
+                {"IPProtocol": "icmp"},
+            ]
+        out.append(
+            {
+                "name": net["name"],
+                "mtu": net["mtu"],
+                "network_profile": net.get("networkProfile"),
+                "firewall": rule["name"] if rule else None,
+                "subnets": [
+                    {"name": s["name"], "cidr": s["ipCidrRange"]}
+                    for s in subnets
+                    if s["network"].endswith(f"/networks/{net['name']}")
+                ],
+                "description": net["description"],
+                "source_ranges": rule["sourceRanges"] if rule else None,
+            }
+        )
+    return out
+
+
+GPU_NET_CASES = [k for k in GKE_CASES if CASES[k].accelerator.startswith(("h100", "h200"))]
+
+
+@pytest.mark.parametrize("name", GPU_NET_CASES)
+def test_gpu_networks_match_the_api_path(
+    name: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Networks, subnets, firewall rules, multi-networking: the same on both paths."""
+    case = CASES[name]
+    plan = dry_run_plan(case, capsys)
+    api = api_networks(plan)
+    assert api, "a GPUDirect family plans networks"
+    folder = terraform_folder(case, tmp_path, monkeypatch)
+    module = module_inputs(folder, "gpu_network")
+    tf = [
+        {
+            **net,
+            "description": module["description"],
+            "source_ranges": module["internal_source_ranges"] if net["firewall"] else None,
+        }
+        for net in module["networks"]
+    ]
+    assert api == tf
+    cluster = api_calls(plan, "clusters.create")[0]["request"]["body"]["cluster"]
+    assert cluster["networkConfig"]["enableMultiNetworking"] is True
+    assert module_inputs(folder, "cluster")["enable_multi_networking"] is True
+    # the module writes what the API path sends, resource by resource
+    main = parse(folder / "modules" / "gpu-network" / "main.tf")["resource"]
+    kinds = {k for entry in main for k in entry}
+    assert kinds == {
+        "google_compute_network",
+        "google_compute_subnetwork",
+        "google_compute_firewall",
+    }
 
 
 def queued_resource_settings(body: dict[str, Any]) -> dict[str, Any]:
@@ -183,6 +263,12 @@ def test_body_settings_reads_the_documented_gke_fields() -> None:
         "config": {
             "machineType": "a3-highgpu-8g",
             "accelerators": [{"acceleratorCount": "8", "acceleratorType": "nvidia-h100-80gb"}],
+        },
+        "networkConfig": {
+            "additionalNodeNetworkConfigs": [
+                {"network": f"demo-gpunet-{i}", "subnetwork": f"demo-gpunet-{i}-sub"}
+                for i in range(1, 5)
+            ]
         },
     }
     assert [body_settings(gpu)] == tf_node_pool_settings(CASES["h100-80gb-8-x2"].spec())

@@ -14,7 +14,7 @@ import pytest
 from tests.support.tfschema import check_file, parse
 from xcli.resources import resource_dir
 
-MODULES = ("gke-cluster", "tpu-node-pool", "gpu-node-pool", "tpu-queued-resource")
+MODULES = ("gke-cluster", "tpu-node-pool", "gpu-node-pool", "gpu-network", "tpu-queued-resource")
 FILES = {"main.tf", "variables.tf", "outputs.tf", "versions.tf", "README.md"}
 
 

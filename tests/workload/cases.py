@@ -15,6 +15,11 @@ CASES: dict[str, dict[str, Any]] = {
     "v5p-128-x4-spot": {"accel": "v5p-128", "count": 4, "capacity": "spot", "max_restarts": 3},
     "tpu7x-8": {"accel": "tpu7x-8", "count": 1, "capacity": "reservation", "reservation": "res-a"},
     "h100-80gb-8-x2": {"accel": "h100-80gb-8", "count": 2, "capacity": "flex-start"},
+    # the GPUDirect families (workload/jobset/gpu_network.py)
+    "h100-mega-80gb-8-x4": {"accel": "h100-mega-80gb-8", "count": 4, "capacity": "spot"},
+    "h200-141gb-8-x2": {"accel": "h200-141gb-8", "count": 2, "capacity": "on-demand"},
+    "b200-8-x2": {"accel": "b200-8", "count": 2, "capacity": "on-demand"},
+    "gb200-4-x18": {"accel": "gb200-4", "count": 18, "capacity": "reservation", "reservation": "r"},
 }
 
 

@@ -178,6 +178,10 @@ def check_counts(
             f"--num-slices counts TPU slices; {accel.name} is a GPU",
             hint="use --num-nodes for more GPU VMs",
         )
+    if num_nodes is not None:  # before anything remote: one NVLink domain per GB200 pool
+        from xcli.catalog.topology import check_domain
+
+        check_domain(accel, num_nodes)
 
 
 def confirm_removals(plan: Plan, confirm: Any) -> None:

@@ -9,6 +9,14 @@ Facts live in accelerators.json (shipped in the wheel); this package holds the r
 from __future__ import annotations
 
 from xcli.catalog.model import Accelerator, Figure
-from xcli.catalog.store import all_names, families, family_names, lookup
+from xcli.catalog.store import all_names, families, family_names, lookup, published_busbw
 
-__all__ = ["Accelerator", "Figure", "all_names", "families", "family_names", "lookup"]
+__all__ = [
+    "Accelerator",
+    "Figure",
+    "all_names",
+    "families",
+    "family_names",
+    "lookup",
+    "published_busbw",
+]

@@ -56,6 +56,17 @@ class Accelerator:
     def multi_host(self) -> bool:
         return self.kind == "tpu" and self.vms_per_slice > 1
 
+    @property
+    def nvlink_domain_vms(self) -> int | None:
+        """VMs in one NVLink domain of a GPU with a topology (gb200: 1x72 GPUs, 4 per VM: 18),
+        the most one node pool placed by its workload policy holds; None for other GPUs."""
+        if self.kind != "gpu" or not self.topology:
+            return None
+        gpus = 1
+        for dim in self.topology.split("x"):
+            gpus *= int(dim)
+        return gpus // self.chips_per_vm
+
     def to_dict(self) -> dict[str, Any]:
         # asdict() deep-copies every value; the fields are flat (Figures and one str dict), so
         # a shallow walk gives the same dict in the same order at a fraction of the cost (it

@@ -13,7 +13,8 @@ from xcli.catalog.model import Accelerator, Figure
 from xcli.catalog.topology import FamilyRules, format_topology, parse_topology, product
 from xcli.errors import NotFoundError, UserError
 
-_GPU_NAME = re.compile(r"^(?P<type>[a-z0-9-]+?)-(?P<count>\d+)$")
+# h100-80gb-8, or a variant of a machine (gb200-4-nolssd: the "variants" of a GPU entry)
+_GPU_NAME = re.compile(r"^(?P<type>[a-z0-9-]+?)-(?P<count>\d+)(?:-(?P<variant>[a-z]+))?$")
 
 
 @cache
@@ -78,10 +79,30 @@ def _tpu(rules: FamilyRules, dims: tuple[int, ...]) -> Accelerator:
     )
 
 
-def _gpu(gpu_type: str, count: int) -> Accelerator:
+def _gpu_counts(gpu_type: str, variant: str | None) -> dict[str, str]:
+    """Machine type per GPU count, of the base machine or of one of its variants."""
     spec = _data()["gpus"][gpu_type]
+    if variant is None:
+        counts: dict[str, str] = spec["machine_types"]
+        return counts
+    return dict(spec.get("variants", {}).get(variant, {}).get("machine_types", {}))
+
+
+def _gpu_names(gpu_type: str) -> list[str]:
+    spec = _data()["gpus"][gpu_type]
+    names = [f"{gpu_type}-{n}" for n in spec["machine_types"]]
+    for variant, data in spec.get("variants", {}).items():
+        names += [f"{gpu_type}-{n}-{variant}" for n in data["machine_types"]]
+    return names
+
+
+def _gpu(gpu_type: str, count: int, variant: str | None = None) -> Accelerator:
+    spec = _data()["gpus"][gpu_type]
+    sources = _gpu_sources(spec)
+    if variant:
+        sources["variant"] = spec["variants"][variant]["source"]
     return Accelerator(
-        name=f"{gpu_type}-{count}",
+        name=f"{gpu_type}-{count}" + (f"-{variant}" if variant else ""),
         family=gpu_type,
         kind="gpu",
         topology=spec.get("topology"),
@@ -89,7 +110,7 @@ def _gpu(gpu_type: str, count: int) -> Accelerator:
         chips=count,
         chips_per_vm=count,
         vms_per_slice=1,
-        machine_type=spec["machine_types"][str(count)],
+        machine_type=_gpu_counts(gpu_type, variant)[str(count)],
         gke_accelerator=spec["gke_accelerator"],
         gke_label="cloud.google.com/gke-accelerator",
         resource_name="nvidia.com/gpu",
@@ -102,9 +123,18 @@ def _gpu(gpu_type: str, count: int) -> Accelerator:
         peak_bf16_tflops=_figure(spec["peak_bf16_tflops"]),
         hbm=_figure(spec["hbm"]),
         hbm_bandwidth=_figure(spec["hbm_bandwidth"]),
-        sources=_gpu_sources(spec),
+        sources=sources,
         gpu_network=spec["gpu_network"]["stack"] if "gpu_network" in spec else None,
     )
+
+
+def published_busbw(accel: Accelerator) -> Figure | None:
+    """The NCCL all_gather_perf bus bandwidth Google published for `accel`'s machine on two
+    nodes (GB/s), or None where none is published (A4, A4X)."""
+    if accel.kind != "gpu":
+        return None
+    network = _data()["gpus"].get(accel.family, {}).get("gpu_network", {})
+    return _figure(network["nccl_busbw"]) if "nccl_busbw" in network else None
 
 
 def _gpu_sources(spec: Any) -> dict[str, str]:
@@ -121,9 +151,9 @@ def all_names(family: str | None = None) -> list[str]:
     for name, rules in families().items():
         if family in (None, name):
             names.extend(rules.count_names())
-    for gpu_type, spec in _data()["gpus"].items():
+    for gpu_type in _data()["gpus"]:
         if family in (None, gpu_type):
-            names.extend(f"{gpu_type}-{n}" for n in spec["machine_types"])
+            names.extend(_gpu_names(gpu_type))
     return names
 
 
@@ -140,11 +170,14 @@ def lookup(name: str) -> Accelerator:
     text = name.lower()
     gpu = _GPU_NAME.match(text)
     if gpu and gpu["type"] in _data()["gpus"]:
-        counts = _data()["gpus"][gpu["type"]]["machine_types"]
-        if gpu["count"] in counts:
-            return _gpu(gpu["type"], int(gpu["count"]))
-        sizes = ", ".join(f"{gpu['type']}-{n}" for n in counts)
-        raise UserError(f"{name}: {gpu['type']} comes in {sizes}", hint=f"did you mean {sizes}?")
+        if gpu["count"] in _gpu_counts(gpu["type"], gpu["variant"]):
+            return _gpu(gpu["type"], int(gpu["count"]), gpu["variant"])
+        names = _gpu_names(gpu["type"])
+        close = difflib.get_close_matches(text, names, n=1, cutoff=0.8) or names
+        raise UserError(
+            f"{name}: {gpu['type']} comes in {', '.join(names)}",
+            hint=f"did you mean {' or '.join(close)}?",
+        )
     prefix, _, size = text.rpartition("-")
     rules = _prefixes().get(prefix)
     if rules is None:

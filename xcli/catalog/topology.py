@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+from xcli.catalog.model import Accelerator
 from xcli.errors import UserError
 
 CUBE = 64  # chips in one 4x4x4 cube
@@ -160,4 +161,17 @@ class FamilyRules:
         raise UserError(
             f"{name}: {self.name} topologies are written in non-decreasing order",
             hint=f"did you mean {ordered}?",
+        )
+
+
+def check_domain(accel: Accelerator, num_nodes: int) -> None:
+    """A GB200 node pool is one NVLink domain: at most `nvlink_domain_vms` VMs."""
+    domain = accel.nvlink_domain_vms
+    if domain is not None and num_nodes > domain:
+        raise UserError(
+            f"--num-nodes {num_nodes} does not fit one {accel.family.upper()} NVLink domain: a "
+            f"{accel.topology} domain is {domain} {accel.machine_type} VMs of "
+            f"{accel.chips_per_vm} GPUs",
+            hint=f"use --num-nodes {domain} (a whole domain) or fewer; "
+            "create another cluster for another domain",
         )

@@ -267,10 +267,12 @@ def wait(
 
 
 def _add_commands() -> None:
-    """`cluster adapt` lives in its own module (issue 18)."""
+    """`cluster adapt` (issue 18), `cluster test-network` (issue 15): each in its own module."""
     from xcli.cli.cluster_adapt import adapt
+    from xcli.cli.cluster_network import test_network
 
     cluster.add_command(adapt)
+    cluster.add_command(test_network)
 
 
 _add_commands()

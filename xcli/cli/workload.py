@@ -167,11 +167,11 @@ def create(common: Common, **flags: Any) -> int:
 
 
 def _add_commands() -> None:
-    """list/status/logs/wait/delete live in their own modules (each only imports click)."""
+    """list/status/logs/wait/delete/goodput live in their own modules (each only imports click)."""
     from xcli.cli.workload_delete import delete
-    from xcli.cli.workload_read import list_workloads, logs, status, wait
+    from xcli.cli.workload_read import goodput, list_workloads, logs, status, wait
 
-    for command in (list_workloads, status, logs, wait, delete):
+    for command in (list_workloads, status, logs, wait, delete, goodput):
         workload.add_command(command)
 
 

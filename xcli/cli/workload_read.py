@@ -239,3 +239,40 @@ def wait(
     check_names(cluster, name)
     kind = backend(provider)
     return kind.wait(session_for(common, namespace, kind), cluster, name, timeout, seconds)
+
+
+@click.command("goodput")
+@workload_argument
+@cluster_option
+@provider_option
+@namespace_option
+@read_options
+def goodput(
+    common: Common,
+    name: str | None,
+    workload_flag: str | None,
+    cluster: str,
+    provider: str,
+    namespace: str,
+) -> int:
+    """How much of a workload's time made progress: scheduling, runtime and program goodput.
+
+    \b
+    Scheduling goodput: time with every worker running / time since submission. Runtime
+    goodput: productive step time / time with every worker running; badput by cause
+    (queued, provisioning, startup, lost since checkpoint, resume, reschedule, other), and
+    every interruption (when, why, which worker, step reached, checkpoint resumed from).
+    Program goodput (MFU) needs the program's FLOPs per step. The program prints progress
+    marks with xcli.goodput (step(n), checkpoint(n), flops_per_step(x)); see docs/goodput.md.
+
+    \b
+    Examples:
+      xcli workload goodput train-1 --cluster demo
+      xcli workload goodput train-1 --cluster demo --provider local --output json
+    """
+    from xcli.cli.workload_session import backend
+
+    name = str(workload_name(name, workload_flag))
+    check_names(cluster, name)
+    kind = backend(provider)
+    return kind.goodput(session_for(common, namespace, kind), cluster, name)

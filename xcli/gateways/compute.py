@@ -1,6 +1,7 @@
-"""Compute Engine resource policies (tpu7x workload policies) over REST with google-auth.
+"""Compute Engine over REST with google-auth: resource policies (tpu7x and A4X workload
+policies) and the GPU clusters' networks, subnets and firewall rules.
 
-google-cloud-compute is a large dependency for two calls, so this sends the REST requests
+google-cloud-compute is a large dependency for a few calls, so this sends the REST requests
 through google-auth's AuthorizedSession (a requests.Session) and polls the region operation
 (GET, as the dry-run prints it) through xcli.gateways.backoff, so Ctrl-C ends the wait at once.
 """
@@ -71,7 +72,8 @@ class ComputeGateway:
 
     def run(self, step: ApiCall, ctx: StepContext) -> Mapping[str, Any]:
         parts = str(step.url).split("/")
-        project, region = parts[parts.index("projects") + 1], parts[parts.index("regions") + 1]
+        project = parts[parts.index("projects") + 1]
+        region = parts[parts.index("regions") + 1] if "regions" in parts else "global"
         body = dict(step.body) if step.body is not None else None
         try:
             op = self._send(step.method, str(step.url), ctx, json=body)
@@ -82,22 +84,23 @@ class ComputeGateway:
             if code == 404 and "NOT_FOUND" in step.accept:
                 ctx.report("already gone")
                 return {"result": "already gone"}
+            if code == 400 and is_in_use(exc):
+                raise in_use_error(step.summary, errs.server_message(exc)) from None
             if not errs.understood(exc):
                 raise
             where = {"what": step.summary, "project": project, "region": region}
             raise errs.api_error(exc, api="compute", **where) from None
         # wait on the operation under the step's own base URL (selfLink may name another host)
-        self._wait(op, str(step.url).split("/resourcePolicies")[0], step.summary, ctx, region)
+        self._wait(op, operation_scope(str(step.url)), step.summary, ctx, region)
         return {"operation": op.get("name", ""), "result": "done"}
 
     def _adopt(
         self, url: str, body: dict[str, Any], what: str, ctx: StepContext
     ) -> Mapping[str, Any]:
         have = self._send("GET", f"{url}/{body['name']}", ctx)
-        got = have.get("workloadPolicy") or {}
-        want = body.get("workloadPolicy") or {}
-        if any(got.get(k) != v for k, v in want.items()):  # the server may add defaults
-            raise errs.conflict_error(what, f"workloadPolicy {got}")
+        diff = adopt_diff(body, have)
+        if diff:
+            raise errs.conflict_error(what, diff)
         ctx.report("already exists with this configuration; adopting it")
         return {"result": "adopted"}
 
@@ -159,3 +162,88 @@ class ComputeGateway:
             if not data.get("nextPageToken"):
                 return tuple(sorted(names))
             params["pageToken"] = data["nextPageToken"]
+
+    def items(
+        self, url: str, prefix: str, what: str, project: str, region: str
+    ) -> list[Mapping[str, Any]]:
+        """Every resource of a Compute Engine list call whose name starts with `prefix`."""
+        out: list[Mapping[str, Any]] = []
+        params = {"filter": f'name eq "{prefix}.*"'}
+        while True:
+            try:
+                resp = self.session.get(self._url(url), params=params, timeout=60)
+                if resp.status_code >= 400:
+                    from google.api_core import exceptions
+
+                    raise exceptions.from_http_response(resp)  # type: ignore[no-untyped-call]
+            except Exception as failed:
+                if not errs.understood(failed):
+                    raise
+                raise errs.api_error(
+                    failed, what=what, project=project, region=region, api="compute"
+                ) from None
+            data = resp.json()
+            out += [i for i in data.get("items", []) if str(i.get("name")).startswith(prefix)]
+            if not data.get("nextPageToken"):
+                return out
+            params["pageToken"] = data["nextPageToken"]
+
+
+# Fields that must match for an existing network resource to be adopted by a re-run. URLs are
+# compared by their end: the request names a resource "projects/P/...", the server answers with
+# its full self link.
+_ADOPT_FIELDS = ("description", "mtu", "networkProfile", "network", "ipCidrRange", "sourceRanges")
+
+
+def adopt_diff(want: Mapping[str, Any], got: Mapping[str, Any]) -> str:
+    """Why an existing resource is not the one `want` would create ("" when it is)."""
+    if "workloadPolicy" in want:
+        have = got.get("workloadPolicy") or {}
+        wanted = want.get("workloadPolicy") or {}
+        if any(have.get(k) != v for k, v in wanted.items()):  # the server may add defaults
+            return f"workloadPolicy {have}"
+        return ""
+    diffs = []
+    for key in _ADOPT_FIELDS:
+        if key not in want:
+            continue
+        value, have = want[key], got.get(key)
+        same = (
+            str(have or "").endswith(value)
+            if isinstance(value, str) and "/" in value
+            else (have == value)
+        )
+        if not same:
+            diffs.append(f"{key} {have!r}, not {value!r}")
+    return "; ".join(diffs)
+
+
+def operation_scope(url: str) -> str:
+    """The operations collection a Compute Engine request's operation lives in: the project's
+    global one, or its region's."""
+    parts = url.split("/")
+    if "regions" in parts:
+        return "/".join(parts[: parts.index("regions") + 2])
+    return "/".join(parts[: parts.index("global") + 1])
+
+
+def is_in_use(exc: BaseException) -> bool:
+    """Compute Engine's 400 resourceInUseByAnotherResource (in error.errors[].reason)."""
+    response = getattr(exc, "response", None)
+    try:
+        errors = response.json()["error"].get("errors") or [] if response is not None else []
+    except Exception:  # not JSON, or not the Google error shape
+        errors = []
+    reasons = {e.get("reason") for e in errors if isinstance(e, dict)}
+    return "resourceInUseByAnotherResource" in reasons
+
+
+def in_use_error(what: str, message: str) -> CloudError:
+    """A delete refused because something still uses the resource; the server's message names
+    what (e.g. "... is already being used by 'projects/p/global/firewalls/x'")."""
+    return CloudError(
+        f"{what}: still in use: {message}",
+        hint="delete what uses it first (the message names it), then run xcli cluster delete "
+        "again; resources xcli made are deleted on that re-run",
+        status="FAILED_PRECONDITION",
+    )

@@ -47,6 +47,13 @@ CUSTOM_KINDS: dict[tuple[str, str], tuple[str, bool]] = {
     ("kueue.x-k8s.io/v1beta2", "Topology"): ("topologies", False),
     ("kueue.x-k8s.io/v1beta2", "Cohort"): ("cohorts", False),
     ("kueue.x-k8s.io/v1beta2", "Workload"): ("workloads", True),
+    # the NVIDIA DRA driver's multi-node NVLink domain (A4X workloads)
+    ("resource.nvidia.com/v1beta1", "ComputeDomain"): ("computedomains", True),
+    # GKE multi-networking (GPUDirect clusters), cluster-scoped: `kubectl get
+    # gkenetworkparamsets`, `networks.networking.gke.io`
+    # (https://github.com/GoogleCloudPlatform/gke-networking-api, apis/network/v1)
+    ("networking.gke.io/v1", "GKENetworkParamSet"): ("gkenetworkparamsets", False),
+    ("networking.gke.io/v1", "Network"): ("networks", False),
 }
 
 # What an API server answers while a controller's admission or conversion webhook is not
@@ -236,8 +243,10 @@ class KubeApi:
         follow: bool = False,
         since_seconds: int | None = None,
         tail_lines: int | None = None,
+        timestamps: bool = False,
     ) -> Iterator[str]:
-        """A pod's log lines, without their newlines; with follow, until the container ends."""
+        """A pod's log lines, without their newlines; with follow, until the container ends.
+        With timestamps, each line starts with the RFC 3339 time the kubelet read it."""
         lines = self._call(
             f"logs of pod {pod}",
             lambda: self.client.log(
@@ -247,6 +256,7 @@ class KubeApi:
                 follow=follow,
                 since=since_seconds,
                 tail_lines=tail_lines,
+                timestamps=timestamps,
                 newlines=False,
             ),
         )

@@ -4,11 +4,14 @@ Both SSH engines feed raw bytes in here. Each worker's stdout and stderr are lin
 separately and written as whole lines, `[w3] ...`, under one lock, so lines are never mixed,
 whatever the engine or thread; stderr goes to stderr. A line longer than MAX_LINE is written in
 pieces of MAX_LINE bytes (a bounded buffer; docs/ssh.md says so). Every worker also gets a log
-file with the raw bytes.
+file with the raw bytes. A sink given a `marks` file also appends there, as one JSON line with
+the wall-clock time it was read, every output line that carries a goodput mark (`XCLI_GOODPUT`,
+printed by xcli.goodput): the program needs no clock (docs/goodput.md).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 import time
@@ -20,6 +23,7 @@ from xcli import paths
 
 KEEP_RUNS = 20
 MAX_LINE = 1 << 20  # a longer line without a newline is written in pieces of this size
+MARK = b"XCLI_GOODPUT"  # xcli.goodput's prefix (that module imports nothing, nor is imported)
 
 
 class OutputSink:
@@ -31,7 +35,9 @@ class OutputSink:
         stderr: BinaryIO | None,
         log_dir: Path | None,
         append: bool = False,
+        marks: Path | None = None,
     ) -> None:
+        self.marks = marks  # goodput marks with the time they were read (JSON lines)
         self.append = append  # keep earlier runs' output in the log files (workload restarts)
         self.stdout = stdout
         self.stderr = stderr
@@ -52,6 +58,19 @@ class OutputSink:
         with self.lock:
             out.write(data)
             out.flush()
+
+    def mark(self, label: str, lines: bytes) -> None:
+        """Append each goodput line of `lines` to the marks file, timestamped now."""
+        if self.marks is None or MARK not in lines:
+            return
+        now = time.time()
+        found = [line for line in lines.split(b"\n") if MARK in line]
+        records = "".join(
+            json.dumps({"at": now, "worker": label, "line": line.decode(errors="replace")}) + "\n"
+            for line in found
+        )
+        with self.lock, self.marks.open("a") as out:
+            out.write(records)
 
 
 @dataclass
@@ -86,6 +105,7 @@ class WorkerStream:
             cut += MAX_LINE
         self._pending[err] = buf[cut:]
         if cut:
+            self.sink.mark(self.label, buf[:cut])
             self._emit(buf[:cut], err)
 
     def note(self, message: str) -> None:
@@ -102,6 +122,7 @@ class WorkerStream:
     def close(self) -> None:
         for err in (False, True):
             if self._pending[err]:
+                self.sink.mark(self.label, self._pending[err])
                 self._emit(self._pending[err], err)
                 self._pending[err] = b""
         if self._log is not None:

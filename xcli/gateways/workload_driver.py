@@ -31,6 +31,7 @@ from xcli.plan.steps import WorkerCommand
 from xcli.workload.vm.plan import VmWorkloadRun, run_with_restarts
 from xcli.workload.vm.runs import (
     FINISHED,
+    MARKS,
     RecordingRunner,
     effective_state,
     pid_alive,
@@ -92,6 +93,7 @@ def launch(
     (folder / "logs").mkdir(parents=True, exist_ok=True)
     for old_log in (folder / "logs").glob("*.log"):
         old_log.unlink()
+    (folder / MARKS).unlink(missing_ok=True)
     record_run(folder, step, targets, settings, engine)
     write_json(folder / "state.json", {**meta, "state": "starting", "created": time.time()})
     argv = [sys.executable, "-m", "xcli.gateways.workload_driver", str(folder)]
@@ -104,7 +106,7 @@ def launch(
 
 def _runner(folder: Path, run: dict[str, Any]) -> BroadcastRunner:
     targets = [Target(**t) for t in run["targets"]]
-    sink = OutputSink(None, None, folder / "logs", append=True)
+    sink = OutputSink(None, None, folder / "logs", append=True, marks=folder / MARKS)
     return BroadcastRunner(targets, _settings(dict(run["settings"])), sink, run["engine"])
 
 

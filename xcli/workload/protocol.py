@@ -13,10 +13,11 @@ A backend talks to the person at the terminal only through a `Session`: the comm
 location, output format and dry-run choice, and the ways to print, ask and run a plan. The
 CLI implements it (xcli/cli/workload_session.py); a backend never imports click.
 
-Where later issues plug in. Goodput (the share of a run's time spent making progress) becomes
-one more read operation on this Protocol, `goodput(session, cluster, name)`, that each backend
-answers from what it already keeps: a JobSet's restarts and its pods' start and end times, a VM
-run's attempts in its record (workload/vm/runs.py). Storage (buckets or file shares mounted in
+Goodput (the share of a run's time spent making progress, xcli/workload/goodput/) is one more
+read operation, `goodput(session, cluster, name)`, that each backend answers from what it
+already keeps: a JobSet's Kueue Workload, restarts, pods and timestamped pod logs; a VM run's
+attempts and timestamped goodput marks in its record (workload/vm/runs.py). Where later issues
+plug in. Storage (buckets or file shares mounted in
 every worker) becomes a field of the create request that each backend turns into its own shape:
 volumes in the JobSet's pod template, a mount step in the VM worker script. A third kind of
 workload (Slurm, plain GCE VMs) is a third implementation and one line in backend_for.
@@ -99,6 +100,10 @@ class WorkloadBackend(Protocol):
     def list(self, session: Session, cluster: str, state: str | None) -> int: ...
 
     def status(self, session: Session, cluster: str, name: str) -> int: ...
+
+    def goodput(self, session: Session, cluster: str, name: str) -> int:
+        """Scheduling, runtime and program goodput, badput by cause, the interruptions."""
+        ...
 
     def logs(
         self,

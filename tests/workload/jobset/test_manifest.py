@@ -8,11 +8,16 @@ import pytest
 
 from tests.support.crd import validate
 from tests.workload.cases import CASES, meta_for, spec_for
+from xcli.catalog import Accelerator
 from xcli.workload.jobset.manifest import RETRYABLE_EXIT_CODES, build_jobset
 
 
 def _jobset(case: str, **overrides: Any) -> dict[str, Any]:
     return build_jobset(spec_for(case, **overrides), meta_for(case))
+
+
+def js_accelerator(case: str) -> Accelerator:
+    return meta_for(case).accelerator
 
 
 def _rjob(js: dict[str, Any]) -> dict[str, Any]:
@@ -81,7 +86,8 @@ def test_gpu_shape() -> None:
     assert pod["nodeSelector"]["cloud.google.com/gke-accelerator"] == "nvidia-h100-80gb"
     assert "annotations" not in js["metadata"]  # no exclusive topology for GPU node pools
     assert {"key": "nvidia.com/gpu", "operator": "Exists"} in pod["tolerations"]
-    assert "securityContext" not in pod["containers"][0]
+    # not privileged: GPUDirect-TCPX asks only for IPC_LOCK (gpu_network.py)
+    assert pod["containers"][0]["securityContext"] == {"capabilities": {"add": ["IPC_LOCK"]}}
 
 
 @pytest.mark.parametrize(
@@ -137,8 +143,11 @@ def test_shared_reservation_path_selects_by_reservation_name() -> None:
 def test_host_network_queue_and_priority(case: str) -> None:
     js = _jobset(case, priority="high")
     pod = _pod(js)
-    assert pod["hostNetwork"] is True
-    assert pod["dnsPolicy"] == "ClusterFirstWithHostNet"
+    if js_accelerator(case).gpu_network is None:
+        assert pod["hostNetwork"] is True
+        assert pod["dnsPolicy"] == "ClusterFirstWithHostNet"
+    else:  # GPUDirect interfaces live in the pod's network namespace (test_gpu_network.py)
+        assert pod["hostNetwork"] is False and "dnsPolicy" not in pod
     assert pod["priorityClassName"] == "high"
     assert js["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] == "xcli-queue"
     assert js["spec"]["network"]["enableDNSHostnames"] is True

@@ -16,7 +16,7 @@ another shape is refused unless --force, which replaces it (the CLI asks first, 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from xcli.errors import UserError
@@ -24,6 +24,7 @@ from xcli.plan import gke
 from xcli.plan.model import Plan, Step
 from xcli.plan.operations import OperationCall
 from xcli.plan.steps import Wait
+from xcli.providers.gke import gpu_network, gpu_network_steps, gpu_objects
 from xcli.spec import ClusterSpec
 
 # The seam for the in-cluster setup (JobSet, Kueue, priority classes, metadata ConfigMap):
@@ -57,6 +58,10 @@ class GkeObserved:
     locations: tuple[str, ...] = ()
     pools: Mapping[str, ObservedPool] = field(default_factory=dict)
     policies: tuple[str, ...] = ()
+    # the GPU network resources xcli made for the cluster (read for a delete only)
+    networks: gpu_network_steps.OwnedNetworks = field(
+        default_factory=gpu_network_steps.OwnedNetworks
+    )
 
 
 def cluster_resource(project: str, region: str, name: str) -> str:
@@ -86,7 +91,14 @@ def _cluster_steps(spec: ClusterSpec, seen: GkeObserved, notes: list[str]) -> li
     if status is None:
         summary = f"create cluster {spec.name} in {spec.region}, nodes in {spec.zone}"
         return [
-            op_call("cluster", summary, CREATE_CLUSTER, "POST", url, body=gke.cluster_body(spec))
+            op_call(
+                "cluster",
+                summary,
+                CREATE_CLUSTER,
+                "POST",
+                url,
+                body=gpu_network.with_cluster_network(spec, gke.cluster_body(spec)),
+            )
         ]
     if seen.locations and spec.zone not in seen.locations:
         raise UserError(
@@ -142,7 +154,7 @@ def _create_pool(spec: ClusterSpec, index: int, after: tuple[str, ...]) -> Step:
         CREATE_POOL,
         "POST",
         url,
-        body=gke.pool_body(spec, index),
+        body=gpu_network.with_pool_network(spec, gke.pool_body(spec, index), gke.policy_name(spec)),
         after=after,
         lane=gke.POOL_LANE,
     )
@@ -260,12 +272,18 @@ def plan_create(
             "dry-run: planned as if nothing exists yet; a live run reads the cluster first "
             "and creates only what is missing"
         )
-    steps = _policy_steps(spec, observed) + _cluster_steps(spec, observed, notes)
+    gpu_network.check(spec)
+    net = gpu_network_steps.create_steps(spec)  # GPUDirect VPCs: before the cluster
+    vpc_ids = tuple(n.id for n in net if n.id != "policy")
+    cluster = [replace(s, after=vpc_ids) for s in _cluster_steps(spec, observed, notes)]
+    steps = _policy_steps(spec, observed) + net + cluster
     after = tuple(s.id for s in steps)
     steps += _pool_steps(spec, observed, after, notes)
     if setup is not None:
         cluster_ids = tuple(s.id for s in steps if s.id == "cluster")
-        steps += setup(spec, cluster_resource(spec.project, spec.region, spec.name), cluster_ids)
+        resource = cluster_resource(spec.project, spec.region, spec.name)
+        objects = gpu_objects.object_steps(spec, resource, cluster_ids)
+        steps += gpu_objects.with_objects(setup(spec, resource, cluster_ids), objects)
     count = f"{spec.num_nodes} x " if spec.accelerator.kind == "gpu" else ""
     slices = f" x{spec.num_slices}" if spec.accelerator.kind == "tpu" else ""
     title = (

@@ -1,9 +1,11 @@
-"""The delete plan of a GKE cluster (pure): the cluster, then the workload policies xcli made."""
+"""The delete plan of a GKE cluster (pure): the cluster, then the workload policies and the GPU
+networks (subnets and firewall rules, then networks) xcli made for it."""
 
 from __future__ import annotations
 
 from xcli.plan import gke
 from xcli.plan.model import Plan, Step
+from xcli.providers.gke.gpu_network_steps import delete_steps
 from xcli.providers.gke.planner import DELETE_CLUSTER, DELETE_POLICY, GkeObserved, op_call
 
 
@@ -14,6 +16,11 @@ def plan_delete(project: str, zone: str, name: str, observed: GkeObserved | None
     if observed is None:
         observed = GkeObserved()
         notes.append(f"dry-run: a live run also deletes the workload policies {name}-wp-* it finds")
+        notes.append(
+            f"dry-run: a live run also deletes the GPU networks xcli made for {name} that it "
+            f"finds ({name}-gpunet-*, {name}-net-1, {name}-rdma-net, their subnets and "
+            "firewall rules), subnets and rules first"
+        )
     url = gke.cluster_url(project, region, name)
     steps: list[Step] = [
         op_call(
@@ -38,4 +45,5 @@ def plan_delete(project: str, zone: str, name: str, observed: GkeObserved | None
                 after=("cluster",),
             )
         )
+    steps += delete_steps(project, region, observed.networks, ("cluster",))
     return Plan(f"delete GKE cluster {name}", tuple(steps), tuple(notes))

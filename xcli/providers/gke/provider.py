@@ -16,6 +16,7 @@ Seams the lead wires in (this module does not build them):
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from xcli.errors import NotFoundError
@@ -25,6 +26,7 @@ from xcli.plan.cluster import ClusterRef, ClusterSummary
 from xcli.plan.contract import Handler, StepContext
 from xcli.plan.model import Plan
 from xcli.plan.steps import ApiCall
+from xcli.providers.gke.gpu_network_live import find_owned, may_own_networks
 from xcli.providers.gke.planner import GkeObserved, ObservedPool, SetupBuilder, plan_create
 from xcli.providers.gke.planner_delete import plan_delete
 from xcli.providers.gke.terraform import TERRAFORM
@@ -102,18 +104,26 @@ class GkeProvider:
         listing: it creates the policy and adopts one that exists with the same settings."""
         prefix = f"{ref.name}-wp-"
         cluster = self.container.get_cluster(ref.project, ref.region, ref.name)
+        # a delete also removes the GPU networks xcli made for the cluster (gpu_network_live)
+        networks = (
+            find_owned(self.compute, ref.project, ref.region, ref.name)
+            if purpose == "delete" and may_own_networks(cluster)
+            else None
+        )
         if cluster is None:
-            if purpose != "delete":
+            if networks is None:
                 return GkeObserved()
-            return GkeObserved(policies=self.compute.policies(ref.project, ref.region, prefix))
+            policies = self.compute.policies(ref.project, ref.region, prefix)
+            return GkeObserved(policies=policies, networks=networks)
         pools = {p.name: observed_pool(p) for p in cluster.node_pools}
         used = {p.placement_policy.policy_name for p in cluster.node_pools}
-        return GkeObserved(
+        seen = GkeObserved(
             cluster_status=cluster.status.name,
             locations=tuple(cluster.locations),
             pools=pools,
             policies=tuple(sorted(n for n in used if n.startswith(prefix))),
         )
+        return seen if networks is None else replace(seen, networks=networks)
 
     def handlers(self, ref: ClusterRef) -> Mapping[str, Handler]:
         def api_call(step: ApiCall, ctx: StepContext) -> Mapping[str, Any]:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from xcli.errors import UserError
 from xcli.plan.model import Step
+from xcli.providers.gke import gpu_network_tf
 from xcli.spec import ClusterSpec, check_name
 
 if TYPE_CHECKING:
@@ -27,6 +28,7 @@ _MODULE_OF = {
     "cluster": "gke-cluster",
     "tpu_node_pool": "tpu-node-pool",
     "gpu_node_pool": "gpu-node-pool",
+    "gpu_network": "gpu-network",
 }
 
 
@@ -64,6 +66,7 @@ def tf_node_pool_settings(spec: ClusterSpec) -> list[dict[str, Any]]:
                 "accelerator_type": accel.gke_accelerator,
                 "accelerator_count": accel.chips_per_vm,
                 **_capacity(spec),
+                "additional_node_networks": gpu_network_tf.additional_node_networks(spec),
             }
         ]
     return [
@@ -75,6 +78,7 @@ def tf_node_pool_settings(spec: ClusterSpec) -> list[dict[str, Any]]:
             "accelerator_type": None,
             "accelerator_count": None,
             **_capacity(spec),
+            "additional_node_networks": [],
         }
         for i in range(spec.num_slices)
     ]
@@ -130,6 +134,7 @@ class GkeTerraform:
                 "does not write yet",
                 hint="drop --terraform to create it through the API, or pick a single-host shape",
             )
+        gpu_network_tf.check(spec)
         channel = str(spec.options.get("release_channel") or "regular").lower()
         if channel not in _CHANNELS:
             raise UserError(
@@ -139,6 +144,8 @@ class GkeTerraform:
 
     def modules(self, spec: ClusterSpec) -> tuple[str, ...]:
         pool = "gpu-node-pool" if spec.accelerator.kind == "gpu" else "tpu-node-pool"
+        if gpu_network_tf.module_inputs(spec) is not None:
+            return ("gke-cluster", "gpu-network", pool)
         return ("gke-cluster", pool)
 
     def inputs(self, spec: ClusterSpec) -> dict[str, Any]:
@@ -153,13 +160,18 @@ class GkeTerraform:
         }
         key, pool = _pool_inputs(spec)
         inputs[key] = dict(sorted(pool.items()))
+        gpu_network_tf.add_inputs(spec, inputs)
         return inputs
 
     def module_of(self, variable: str) -> str:
         return _MODULE_OF[variable]
 
     def root_context(self, spec: ClusterSpec) -> dict[str, Any]:
-        return {"mode": "gke", "pool": "gpu" if spec.accelerator.kind == "gpu" else "tpu"}
+        return {
+            "mode": "gke",
+            "pool": "gpu" if spec.accelerator.kind == "gpu" else "tpu",
+            "gpu_network": gpu_network_tf.module_inputs(spec) is not None,
+        }
 
     def instructions(self, spec: ClusterSpec) -> list[str]:
         return [
@@ -183,10 +195,14 @@ class GkeTerraform:
         Kueue, the queues, priority classes and the metadata ConfigMap), against the regional
         cluster the gke-cluster module makes (location = the zone's region, as the API path)."""
         from xcli.plan.incluster import setup_steps
+        from xcli.providers.gke.gpu_objects import object_steps, with_objects
         from xcli.providers.gke.planner import cluster_resource
 
         cluster = cluster_resource(spec.project, spec.region, spec.name)
-        return setup_steps(spec, cluster, (after,))
+        # and for GPUDirect clusters the network objects, installers and NRI injector
+        return with_objects(
+            setup_steps(spec, cluster, (after,)), object_steps(spec, cluster, (after,))
+        )
 
     def live_handlers(self, spec: ClusterSpec, connections: Any) -> Mapping[str, Handler]:
         """The Kubernetes handlers (KubeHandlers over a KubeConnector: clusters.get for the

@@ -74,9 +74,17 @@ class JobSetBackend:
         jobsets, kueue = list_workloads(self.live, self._ref(session, cluster), session.namespace)
         rows = list_rows(jobsets, self.live.now(), state)
         if session.output != "text":
+            from xcli.workload.jobset.goodput import list_fractions
+
+            by_name = {js["metadata"]["name"]: js for js in jobsets}
+            now = self.live.now().timestamp()
             session.emit(
                 [
-                    {**row_dict(r), "kueue": admission(kueue_workload_for(r.name, kueue))}
+                    {
+                        **row_dict(r),
+                        "kueue": admission(kueue_workload_for(r.name, kueue)),
+                        **list_fractions(by_name[r.name], kueue_workload_for(r.name, kueue), now),
+                    }
                     for r in rows
                 ]
             )
@@ -108,6 +116,7 @@ class JobSetBackend:
             return 0
         for line in status_lines(report, cluster):
             session.say(line)
+        session.say(self._goodput_line(session, cluster, name))
         if not report["workers"]:
             session.say("workers: no pods yet")
             return 0
@@ -126,6 +135,29 @@ class JobSetBackend:
                 for w in report["workers"]
             ],
         )
+        return 0
+
+    def _goodput_line(self, session: Session, cluster: str, name: str) -> str:
+        from xcli.errors import CloudError
+        from xcli.workload.goodput.render import summary
+        from xcli.workload.jobset.goodput import goodput_report
+
+        try:
+            ref = self._ref(session, cluster)
+            return summary(goodput_report(self.live, ref, name, session.namespace))
+        except CloudError as exc:  # the status above stands without it
+            return f"goodput: unknown ({exc.message})"
+
+    def goodput(self, session: Session, cluster: str, name: str) -> int:
+        from xcli.workload.goodput.render import text
+        from xcli.workload.jobset.goodput import goodput_report
+
+        report = goodput_report(self.live, self._ref(session, cluster), name, session.namespace)
+        if session.output != "text":
+            session.emit(report)
+            return 0
+        for line in text(report, name):
+            session.say(line)
         return 0
 
     def logs(

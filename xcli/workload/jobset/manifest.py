@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from xcli.workload.jobset.gpu_network import decorate_pod, pod_annotations
 from xcli.workload.scheduling import apply_scheduling
 from xcli.workload.spec import (
     GPU_REPLICATED_JOB,
@@ -151,11 +152,16 @@ def _job(spec: WorkloadSpec, meta: ClusterMeta, labels: dict[str, str]) -> dict[
             "backoffLimit": 0,
             "podFailurePolicy": pod_failure_policy(spec),
             "template": {
-                "metadata": {"labels": labels},
+                "metadata": _pod_metadata(spec, labels),
                 "spec": _pod(spec, meta),
             },
         }
     }
+
+
+def _pod_metadata(spec: WorkloadSpec, labels: dict[str, str]) -> dict[str, Any]:
+    annotations = pod_annotations(spec.accelerator)  # GPUDirect interfaces (gpu_network.py)
+    return {"labels": labels, **({"annotations": annotations} if annotations else {})}
 
 
 def _pod(spec: WorkloadSpec, meta: ClusterMeta) -> dict[str, Any]:
@@ -195,7 +201,7 @@ def _pod(spec: WorkloadSpec, meta: ClusterMeta) -> dict[str, Any]:
     }
     if tpu:
         container["securityContext"] = {"privileged": True}
-    return {
+    pod = {
         "restartPolicy": "Never",
         "hostNetwork": True,
         # Without it a host-network pod uses the node's resolv.conf and the JobSet's
@@ -207,6 +213,9 @@ def _pod(spec: WorkloadSpec, meta: ClusterMeta) -> dict[str, Any]:
         "tolerations": tolerations,
         "containers": [container],
     }
+    # /dev/shm everywhere; GPUDirect interfaces, daemon, environment and volumes by family
+    decorate_pod(pod, accel, spec.name, spec.env)
+    return pod
 
 
 def capacity_selectors(meta: ClusterMeta) -> dict[str, str]:

@@ -10,9 +10,10 @@ from typing import Any
 
 from xcli.errors import UserError
 from xcli.plan.kube_steps import K8sDelete
-from xcli.plan.model import Plan, Step
+from xcli.plan.model import Plan, Ref, Step
 from xcli.plan.steps import K8sApply, Text
 from xcli.spec import format_duration
+from xcli.workload.jobset.gpu_network import compute_domain, needs_compute_domain
 from xcli.workload.jobset.manifest import (
     API_VERSION,
     build_jobset,
@@ -91,6 +92,18 @@ def plan_workload_create(
             manifest=manifest,
         )
     )
+    if needs_compute_domain(spec.accelerator):  # A4X: the NVLink domain its pods claim
+        uid = Ref("jobset", "uid")
+        domain = compute_domain(spec.name, spec.namespace, spec.num_nodes, uid)
+        steps.append(
+            K8sApply(
+                id="compute-domain",
+                summary=f"apply ComputeDomain {domain['metadata']['name']} (owned by the JobSet)",
+                after=("jobset",),
+                cluster=cluster,
+                manifest=domain,
+            )
+        )
     return Plan(
         title=f"create workload {spec.name} on cluster {meta.name}",
         steps=tuple(steps),

@@ -55,6 +55,11 @@ class VmBackend:
 
         return vm_status(session, cluster, name)
 
+    def goodput(self, session: Session, cluster: str, name: str) -> int:
+        from xcli.workload.vm.read import vm_goodput
+
+        return vm_goodput(session, cluster, name)
+
     def logs(
         self,
         session: Session,
@@ -160,13 +165,15 @@ def _create(session: Session, provider: VmProvider, flags: Mapping[str, Any]) ->
         import shutil
 
         from xcli.gateways.workload_driver import record_run
-        from xcli.workload.vm.runs import RecordingRunner, refuse_running, run_dir
+        from xcli.workload.vm.runs import MARKS, RecordingRunner, refuse_running, run_dir
 
         engine: Literal["openssh", "asyncssh"] = "openssh" if shutil.which("ssh") else "asyncssh"
         folder = run_dir(ref.name, spec.name)
         refuse_running(folder)
         record_run(folder, step, targets, settings, engine)  # what `workload delete` stops
-        sink = OutputSink(sys.stdout.buffer, sys.stderr.buffer, folder / "logs", append=True)
+        sink = OutputSink(
+            sys.stdout.buffer, sys.stderr.buffer, folder / "logs", append=True, marks=folder / MARKS
+        )
         runner = BroadcastRunner(targets, settings, sink, engine)
         meta = {"name": spec.name, "cluster": ref.name, "provider": provider,
                 "accelerator": spec.accelerator.name, "workers": len(chosen),

@@ -24,7 +24,16 @@ def _ago(seconds: float | None) -> str:
     return "-" if seconds is None else format_duration(max(0, int(seconds)))
 
 
+def vm_goodput_report(folder: Path, state: dict[str, Any]) -> dict[str, Any]:
+    """`xcli workload goodput` of one run (xcli/workload/goodput/vm.py), as JSON data."""
+    from xcli.workload.goodput.compute import compute
+    from xcli.workload.goodput.vm import vm_timeline
+
+    return compute(vm_timeline(folder, state)).to_dict()
+
+
 def _summary(folder: Path) -> dict[str, Any]:
+    from xcli.workload.goodput import fractions
     from xcli.workload.vm.runs import effective_state, read_state
 
     state = read_state(folder)
@@ -39,6 +48,7 @@ def _summary(folder: Path) -> dict[str, Any]:
         "age": _ago(now - state["created"]) if state.get("created") else "-",
         "duration": _ago((finished or now) - started) if started else "-",
         "failure": state.get("failure"),
+        **fractions(vm_goodput_report(folder, state)),
     }
 
 
@@ -72,6 +82,7 @@ def vm_list(session: Session, cluster: str, state: str | None) -> int:
 
 
 def vm_status(session: Session, cluster: str, name: str) -> int:
+    from xcli.workload.goodput.render import summary
     from xcli.workload.vm.runs import find
 
     folder, state = find(cluster, name)
@@ -82,6 +93,7 @@ def vm_status(session: Session, cluster: str, name: str) -> int:
         return 0
     session.say(f"workload {name} on cluster {cluster}: {report['state']}")
     session.say(f"restarts: {report['restarts']} of {state.get('max_restarts', 0)}")
+    session.say(summary(vm_goodput_report(folder, state)))
     for line in report["decisions"]:
         session.say(f"  {line}")
     if report["state"] in ("failed", "lost") or report["failure"]:
@@ -97,6 +109,20 @@ def vm_status(session: Session, cluster: str, name: str) -> int:
             for e in exits
         ]
         session.table(("WORKER", "EXIT", "REASON"), cells)
+    return 0
+
+
+def vm_goodput(session: Session, cluster: str, name: str) -> int:
+    from xcli.workload.goodput.render import text
+    from xcli.workload.vm.runs import find
+
+    folder, state = find(cluster, name)
+    report = vm_goodput_report(folder, state)
+    if session.output != "text":
+        session.emit(report)
+        return 0
+    for line in text(report, name):
+        session.say(line)
     return 0
 
 

@@ -5,6 +5,8 @@ One folder per workload, $XCLI_HOME/workloads/<cluster>/<name>/:
   state.json  state (starting|running|succeeded|failed|stopped), the driver's pid, times,
               restarts, every worker exit of every attempt, the first failure that decided
   logs/       one file per worker (w0.log, s1-w0.log), appended across restarts
+  goodput.jsonl  every output line with a goodput mark (XCLI_GOODPUT), with the time the runner
+              read it; state.json's `timeline` has each attempt's start and each exit's time
   driver.log  the background driver's own output
 
 The driver (xcli.gateways.workload_driver) writes state.json; the read commands only read it.
@@ -26,6 +28,7 @@ from xcli.errors import NotFoundError, UserError
 from xcli.workload.vm.plan import Decision, Outcome, WorkerExit, decide
 
 FINISHED = ("succeeded", "failed", "stopped", "lost")
+MARKS = "goodput.jsonl"  # xcli/workload/goodput/vm.py reads it with state.json's timeline
 
 
 def cluster_dir(cluster: str) -> Path:
@@ -135,7 +138,7 @@ class Recorder:
     def __init__(self, folder: Path, pid: int) -> None:
         self.folder = folder
         self.state = read_state(folder)
-        self.state.update(state="running", pid=pid, exits=[], attempts=[], restarts=0)
+        self.state.update(state="running", pid=pid, exits=[], attempts=[], restarts=0, timeline=[])
         self.state.setdefault("created", time.time())
         self.state["started"] = time.time()
         self._save()
@@ -145,10 +148,12 @@ class Recorder:
 
     def attempt(self, n: int) -> None:
         self.state["restarts"] = n
+        self.state["timeline"].append({"event": "attempt", "attempt": n, "at": time.time()})
         self._save()
 
     def exit(self, n: int, e: WorkerExit) -> None:
         self.state["exits"].append(exit_dict(n, e))
+        self.state["timeline"].append({"event": "exit", **exit_dict(n, e), "at": time.time()})
         self._save()
 
     def decided(self, decision: Decision) -> None:
@@ -185,6 +190,7 @@ class RecordingRunner:
             self.folder.mkdir(parents=True, exist_ok=True)
             for old in self.folder.glob("logs/*.log"):
                 old.unlink()
+            (self.folder / MARKS).unlink(missing_ok=True)
             write_json(self.folder / "state.json", {**self.meta, "created": time.time()})
             self.recorder = Recorder(self.folder, os.getpid())
         return self.recorder

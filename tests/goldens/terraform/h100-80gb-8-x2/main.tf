@@ -11,6 +11,18 @@ module "cluster" {
   release_channel = var.cluster.release_channel
   gke_version     = var.cluster.gke_version
   labels          = var.cluster.labels
+
+  enable_multi_networking = var.cluster.enable_multi_networking
+}
+
+module "gpu_network" {
+  source = "./modules/gpu-network"
+
+  project_id             = var.project_id
+  region                 = var.region
+  description            = var.gpu_network.description
+  internal_source_ranges = var.gpu_network.internal_source_ranges
+  networks               = var.gpu_network.networks
 }
 
 module "gpu_node_pool" {
@@ -35,5 +47,7 @@ module "gpu_node_pool" {
   auto_repair         = var.gpu_node_pool.auto_repair
   autoscaling         = var.gpu_node_pool.autoscaling
 
-  depends_on = [module.cluster]
+  additional_node_networks = var.gpu_node_pool.additional_node_networks
+
+  depends_on = [module.cluster, module.gpu_network]
 }

@@ -22,3 +22,8 @@ variable "gpu_node_pool" {
   description = "Inputs of modules/gpu-node-pool; see its variables.tf."
   type        = any
 }
+
+variable "gpu_network" {
+  description = "Inputs of modules/gpu-network; see its variables.tf."
+  type        = any
+}

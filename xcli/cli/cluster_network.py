@@ -1,0 +1,123 @@
+"""`xcli cluster test-network`: prove a GPU cluster's GPUDirect network with NCCL."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from xcli.cli import complete
+from xcli.cli.common import Common, options
+
+if TYPE_CHECKING:
+    from xcli.plan.model import Plan
+
+_options = options(location=True, dry_run=True, out=False, yes=False)
+
+
+@click.command("test-network")
+@click.option("--cluster", required=True, help="The GPU cluster.", shell_complete=complete.clusters)
+@click.option(
+    "--nodes",
+    type=click.IntRange(2, 4096),
+    default=2,
+    show_default=True,
+    help="GPU nodes to test across (the published figures are for 2).",
+)
+@click.option(
+    "--test",
+    type=click.Choice(["all_gather_perf", "all_reduce_perf"]),
+    default="all_gather_perf",
+    show_default=True,
+    help="The nccl-tests benchmark.",
+)
+@click.option(
+    "--min-fraction",
+    type=click.FloatRange(0.0, 1.0, min_open=True),
+    default=0.5,
+    show_default=True,
+    help="Fail (exit 1) when the bus bandwidth at the largest size is below this fraction of "
+    "the published figure: a network that fell back to TCP is far below it.",
+)
+@click.option(
+    "--expect-busbw",
+    type=click.FloatRange(0.0, min_open=True),
+    metavar="GBPS",
+    help="Judge against this bus bandwidth (GB/s) instead of the published figure (none is "
+    "published for A4 and A4X).",
+)
+@click.option("--timeout", metavar="D", default="1h", show_default=True, help="Give up after D.")
+@click.option("--keep", is_flag=True, help="Keep the test's JobSet (xcli-network-test) after.")
+@click.option(
+    "--device-type",
+    metavar="T",
+    help="With --dry-run: the cluster's GPU shape (instead of reading the cluster).",
+    shell_complete=complete.accelerators,
+)
+@click.option(
+    "--cluster-metadata",
+    type=click.Path(path_type=Path),
+    metavar="FILE",
+    help="With --dry-run: the cluster's metadata (its ConfigMap data) instead of reading it.",
+)
+@_options
+def test_network(common: Common, **flags: Any) -> int:
+    """Run NCCL's bus-bandwidth test across GPU nodes and compare it with the published figure.
+
+    Submits the family's nccl-tests benchmark as a JobSet (the pods have the cluster's
+    GPUDirect pod spec, as every workload does), waits, reads worker 0's log and prints the bus
+    bandwidth at the largest message size beside the figure Google published for the machine.
+    Exits 1 below --min-fraction of it. Deletes its JobSet afterwards unless --keep.
+
+    \b
+    Examples:
+      xcli cluster test-network --cluster gpus
+      xcli cluster test-network --cluster gpus --nodes 4 --test all_reduce_perf
+      xcli cluster test-network --cluster gpus --device-type h100-mega-80gb-8 --dry-run
+    """
+    from xcli.cli.deps import current
+    from xcli.cli.workload_session import CliSession
+    from xcli.spec import parse_duration
+    from xcli.workload.jobset.live import Live
+    from xcli.workload.jobset.network_test import NetworkTestRequest, run_network_test
+
+    request = NetworkTestRequest(
+        cluster=flags["cluster"],
+        nodes=flags["nodes"],
+        test=flags["test"],
+        min_fraction=flags["min_fraction"],
+        expect_busbw=flags["expect_busbw"],
+        keep=flags["keep"],
+        timeout=parse_duration(flags["timeout"], "--timeout"),
+        device_type=flags["device_type"],
+        cluster_metadata=flags["cluster_metadata"],
+    )
+    gateways = current().workload_gateways
+    live = gateways.live if gateways is not None and gateways.live is not None else Live()
+    return run_network_test(CliSession(common), live, request, _quiet_runner(common))
+
+
+def _quiet_runner(common: Common) -> Callable[[Plan, Callable[[], Mapping[str, Any]]], None]:
+    """Run a plan live with progress on stderr and no summary (stdout carries the result)."""
+
+    def run(plan: Plan, handlers: Callable[[], Mapping[str, Any]]) -> None:
+        from xcli.cli.progress import close_reporter, make_reporter
+        from xcli.errors import PlanFailed
+        from xcli.execute.live import LiveExecutor
+
+        reporter = make_reporter(common.output)
+        try:
+            result = LiveExecutor(handlers(), reporter).run(plan)
+        finally:
+            close_reporter(reporter)
+        if not result.ok:
+            failed = result.by_status("failed")
+            reason = failed[0].error if failed and failed[0].error else None
+            raise PlanFailed(
+                f"{plan.title}: {reason or 'a step failed'}",
+                hint=getattr(reason, "hint", "") or "run the same command again",
+            )
+
+    return run

@@ -1,0 +1,73 @@
+"""`xcli workload goodput` as text, and the one-line summary `workload status` prints. Pure."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from xcli.workload.goodput.model import BADPUT_KEYS
+
+MFU_HINT = (
+    "program goodput (MFU): unknown; print the model FLOPs of one step once, "
+    "xcli.goodput.flops_per_step(x), to enable it"
+)
+PEAK_HINT = (
+    "program goodput (MFU): unknown; the catalogue has no peak FLOP/s for this accelerator, "
+    "or no step time was measured yet"
+)
+NO_MARKS_HINT = (
+    "no goodput marks from worker 0: call xcli.goodput.step(n) at each step and "
+    "xcli.goodput.checkpoint(n) when a checkpoint is durable (docs/goodput.md)"
+)
+
+
+def pct(value: float | None) -> str:
+    return "-" if value is None else f"{value * 100:.1f}%"
+
+
+def summary(report: Mapping[str, Any]) -> str:
+    """One line: the three fractions, the step reached and the interruptions."""
+    n = len(report["interruptions"])
+    steps = "-" if report["steps"] is None else str(report["steps"])
+    return (
+        f"goodput: scheduling {pct(report['scheduling_goodput'])}, runtime "
+        f"{pct(report['runtime_goodput'])}, program {pct(report['program_goodput'])}; "
+        f"step {steps}; {n} interruption{'' if n == 1 else 's'}"
+    )
+
+
+def _interruption(i: Mapping[str, Any]) -> str:
+    who = f", worker {i['worker']}" if i["worker"] else ""
+    what = f" ({i['detail']})" if i["detail"] else ""
+    lost = "-" if i["lost_since_checkpoint"] is None else f"{i['lost_since_checkpoint']:.1f}s"
+    res = "-" if i["reschedule"] is None else f"{i['reschedule']:.1f}s"
+    rm = "-" if i["resume"] is None else f"{i['resume']:.1f}s"
+    step = "-" if i["step_reached"] is None else i["step_reached"]
+    ckpt = "none" if i["checkpoint_resumed_from"] is None else i["checkpoint_resumed_from"]
+    return (
+        f"  {i['time']} {i['cause']}{who}{what}: step {step} reached, resumed from "
+        f"checkpoint {ckpt}; lost {lost}, reschedule {res}, resume {rm}"
+    )
+
+
+def text(report: Mapping[str, Any], name: str) -> list[str]:
+    wall = report["wall_seconds"]
+    lines = [
+        f"workload {name}: {summary(report)}",
+        f"wall {wall:.1f}s: productive {report['productive_seconds']:.1f}s, every worker "
+        f"running {report['held_seconds']:.1f}s",
+        "badput (seconds): " + ", ".join(f"{k} {report['badput'][k]:.1f}" for k in BADPUT_KEYS),
+    ]
+    if report["step_seconds"] is not None:
+        lines.append(f"step time (median): {report['step_seconds']:.3f}s")
+    if report["interruptions"]:
+        lines.append("interruptions:")
+        lines += [_interruption(i) for i in report["interruptions"]]
+    if report["steps"] is None:
+        lines.append(NO_MARKS_HINT)
+    elif report["program_goodput"] is None and report["flops_per_step"] is None:
+        lines.append(MFU_HINT)
+    elif report["program_goodput"] is None:
+        lines.append(PEAK_HINT)
+    lines += [f"note: {n}" for n in report["notes"]]
+    return lines

@@ -1,0 +1,217 @@
+"""`xcli cluster test-network`: run the family's NCCL test as a workload and judge the network.
+
+The test is an ordinary workload: a generated `workload create` request (build_request, the same
+checks and cluster facts), the same JobSet builder (so the pods carry the family's GPUDirect
+pod spec, gpu_network.py) and the same plan and handlers. Then: wait for it, read worker 0's
+log, parse NCCL's table (nccl.py) and compare the bus bandwidth with the published figure. The
+JobSet is deleted afterwards unless the caller keeps it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from xcli.catalog import published_busbw
+from xcli.errors import CloudError, UserError
+from xcli.workload.jobset.nccl import (
+    NcclResult,
+    Verdict,
+    family_test,
+    human_size,
+    judge,
+    nccl_script,
+    parse_output,
+)
+
+if TYPE_CHECKING:
+    from xcli.catalog import Accelerator
+    from xcli.plan.contract import Handler
+    from xcli.plan.model import Plan
+    from xcli.workload.jobset.live import Live
+    from xcli.workload.protocol import Session
+
+WORKLOAD = "xcli-network-test"
+RunQuietly = Callable[["Plan", Callable[[], Mapping[str, "Handler"]]], None]
+
+
+@dataclass(frozen=True)
+class NetworkTestRequest:
+    cluster: str
+    nodes: int = 2
+    test: str = "all_gather_perf"
+    min_fraction: float = 0.5
+    expect_busbw: float | None = None
+    keep: bool = False
+    timeout: int | None = 3600  # seconds
+    device_type: str | None = None  # dry-run: the cluster's GPU shape
+    cluster_metadata: Path | None = None  # dry-run: the cluster's metadata file
+
+
+def check_family(accel: Accelerator, cluster: str) -> None:
+    """Refuse clusters without a GPUDirect stack: there is no network to prove."""
+    if accel.gpu_network is not None:
+        return
+    what = "TPUs" if accel.kind == "tpu" else f"{accel.name} GPUs"
+    raise UserError(
+        f"cluster {cluster} has {what}, which have no GPUDirect network stack to test",
+        hint="test-network runs NCCL on A3 High, A3 Mega, A3 Ultra, A4 and A4X clusters "
+        "(h100-80gb-8, h100-mega-80gb-8, h200-141gb-8, b200-8, gb200-4)",
+    )
+
+
+def _flags(req: NetworkTestRequest) -> dict[str, Any]:
+    """The `workload create` flags of the test (image and command follow the family)."""
+    return {
+        "cluster": req.cluster,
+        "name": WORKLOAD,
+        "image": "placeholder",
+        "command": "placeholder",
+        "tpu_type": None,
+        "device_type": req.device_type,
+        "num_slices": None,
+        "num_nodes": req.nodes,
+        "priority": "medium",
+        "max_restarts": 0,
+        "restart_on_exit_codes": "",
+        "env_pairs": (),
+        "env_file": None,
+        "ttl_after_finished": "1h",
+        "termination_grace_period": "30s",
+        "replace": True,  # a test left over from an interrupted run is replaced
+        "cluster_metadata": req.cluster_metadata,
+    }
+
+
+def run_network_test(
+    session: Session, live: Live, req: NetworkTestRequest, run_quietly: RunQuietly
+) -> int:
+    from xcli.workload.jobset.live import handlers
+    from xcli.workload.jobset.plan import gke_cluster_path, plan_workload_create
+    from xcli.workload.request import build_request
+
+    if req.device_type:  # refuse a TPU or plain GPU shape before anything else
+        from xcli.catalog import lookup
+
+        check_family(lookup(req.device_type), req.cluster)
+    spec, meta, existing, ref = build_request(session, live, _flags(req))
+    check_family(meta.accelerator, req.cluster)
+    fam = family_test(spec.accelerator)
+    script = nccl_script(spec.accelerator, spec.num_nodes, req.test)
+    spec = dataclasses.replace(spec, image=fam.image, command=script)
+    plan = plan_workload_create(
+        spec, meta, existing, gke_cluster_path(session.project, session.zone, spec.cluster)
+    )
+    if session.dry_run:
+        return session.run_plan(plan, lambda: handlers(live, ref))
+    run_quietly(plan, lambda: handlers(live, ref))
+    try:
+        log = _wait_and_read(session, live, ref, req.timeout)
+    finally:
+        if not req.keep:
+            _clean_up(session, live, ref, run_quietly)
+    result = parse_output(log)
+    verdict = judge(result, published_busbw(spec.accelerator), req.min_fraction, req.expect_busbw)
+    report = network_report(spec.accelerator, spec.num_nodes, req, result, verdict)
+    if session.output != "text":
+        session.emit(report)
+    else:
+        for line in report_lines(report):
+            session.say(line)
+    _raise_if_bad(result, verdict, report)
+    return 0
+
+
+def _wait_and_read(session: Session, live: Live, ref: Any, timeout: int | None) -> str:
+    from xcli.workload.jobset.live import TIMEOUT_EXIT, wait_for
+    from xcli.workload.jobset.logs import stream_logs
+
+    def said(state: str) -> None:
+        session.say(f"network test on cluster {ref.name}: {state}", err=True)
+
+    code = wait_for(live, ref, WORKLOAD, timeout, said)
+    if code == TIMEOUT_EXIT:
+        raise CloudError(
+            f"the NCCL test did not finish within {timeout}s on cluster {ref.name}",
+            hint="Kueue may not have admitted it (are the nodes free?); see "
+            f"`xcli workload status {WORKLOAD} --cluster {ref.name}` with --keep",
+        )
+    lines = stream_logs(live, ref, WORKLOAD, worker="0")
+    return "\n".join(line.text for line in lines if not line.note)
+
+
+def _clean_up(session: Session, live: Live, ref: Any, run_quietly: RunQuietly) -> None:
+    from xcli.workload.jobset.delete import plan_workload_delete
+    from xcli.workload.jobset.live import handlers
+    from xcli.workload.jobset.plan import gke_cluster_path
+
+    path = gke_cluster_path(session.project, session.zone, ref.name)
+    run_quietly(plan_workload_delete([WORKLOAD], path, ref.name), lambda: handlers(live, ref))
+
+
+def network_report(
+    accel: Accelerator, nodes: int, req: NetworkTestRequest, result: NcclResult, v: Verdict
+) -> dict[str, Any]:
+    return {
+        "cluster": req.cluster,
+        "accelerator": accel.name,
+        "machine_type": accel.machine_type,
+        "nodes": nodes,
+        "test": req.test,
+        "largest_size_bytes": result.largest.size,
+        "busbw_gbps": v.measured,
+        "avg_busbw_gbps": result.avg_busbw,
+        "expected_gbps": v.expected,
+        "expected_source": v.source,
+        "min_fraction": v.fraction,
+        "fraction": None if v.ratio is None else round(v.ratio, 4),
+        "wrong_values": result.wrong,
+        "ok": v.ok if not result.wrong else False,
+        "rows": [{"size": r.size, "busbw_gbps": r.busbw} for r in result.rows],
+    }
+
+
+def report_lines(report: Mapping[str, Any]) -> list[str]:
+    size = human_size(report["largest_size_bytes"])
+    lines = [
+        f"NCCL {report['test']} on {report['nodes']} x {report['accelerator']} "
+        f"(cluster {report['cluster']}):",
+        f"  bus bandwidth at {size}: {report['busbw_gbps']:.1f} GB/s "
+        f"(average over all sizes {report['avg_busbw_gbps']:.1f} GB/s)",
+    ]
+    if report["expected_gbps"] is None:
+        lines.append(
+            f"  published for {report['machine_type']}: none found; pass --expect-busbw GBPS "
+            "to judge it"
+        )
+        return lines
+    lines.append(
+        f"  expected for {report['machine_type']}: {report['expected_gbps']:.1f} GB/s "
+        f"({report['expected_source']})"
+    )
+    verdict = "ok" if report["ok"] else "TOO LOW"
+    lines.append(
+        f"  {report['fraction']:.0%} of it: {verdict} (at least {report['min_fraction']:.0%} "
+        "needed)"
+    )
+    return lines
+
+
+def _raise_if_bad(result: NcclResult, verdict: Verdict, report: Mapping[str, Any]) -> None:
+    if result.wrong:
+        raise CloudError(
+            f"NCCL's correctness check found {result.wrong} wrong value(s)",
+            hint="a GPU or NIC is faulty; run `xcli cluster test-network` again on other "
+            "nodes and report the failing node",
+        )
+    if verdict.ok is False:
+        raise CloudError(
+            f"bus bandwidth {verdict.measured:.1f} GB/s is {report['fraction']:.0%} of the "
+            f"expected {verdict.expected:.1f} GB/s: the network fell back to TCP?",
+            hint="check the GPUDirect stack: `kubectl get gkenetworkparamsets` (all Ready), "
+            "the NCCL installer DaemonSet in kube-system, and NCCL's NET/ lines in the log "
+            "(run with --keep and `xcli workload logs xcli-network-test`)",
+        )
