@@ -87,9 +87,15 @@ class Capacity:
     """How the capacity is paid for and obtained."""
 
     kind: CapacityKind
-    reservation: str | None = None  # name, or projects/P/reservations/R[/reservationBlocks/B]
+    # name or path (see check_reservation), or several as A,B: slices fill them in that order
+    reservation: str | None = None
     max_run_duration: int | None = None  # seconds, flex-start only
     min_duration: int | None = None  # seconds, guaranteed only (queued resources)
+
+    @property
+    def reservations(self) -> tuple[str, ...]:
+        """The reservations in the order slices fill them ("-": any reservation)."""
+        return tuple(self.reservation.split(",")) if self.reservation else ()
 
 
 @dataclass(frozen=True)
@@ -171,22 +177,32 @@ def capacity_from_flags(
     return Capacity("spot" if spot else "on-demand")
 
 
+_ID = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?"
 _RESERVATION = re.compile(
-    r"^(?:projects/[a-z][a-z0-9-]{4,28}[a-z0-9]/reservations/)?[a-z]([-a-z0-9]*[a-z0-9])?"
-    r"(?:/reservationBlocks/[a-z0-9]([-a-z0-9]*[a-z0-9])?)?$"
+    rf"^(?:projects/[a-z][a-z0-9-]{{4,28}}[a-z0-9]/reservations/)?[a-z]([-a-z0-9]*[a-z0-9])?"
+    rf"(?:/reservationBlocks/{_ID}(?:/reservationSubBlocks/{_ID})?)?$"
+)
+RESERVATION_FORMS = (
+    "NAME, projects/P/reservations/R, with /reservationBlocks/B[/reservationSubBlocks/S] "
+    "after either; several as A,B"
 )
 
 
 def check_reservation(value: str) -> str:
-    """NAME, projects/P/reservations/R or projects/P/reservations/R/reservationBlocks/B."""
-    if value == "-" or _RESERVATION.match(value):
-        if "/reservationBlocks/" in value and not value.startswith("projects/"):
-            raise UserError(
-                f"reservation {value!r}: a block needs the full path",
-                hint="write projects/P/reservations/R/reservationBlocks/B",
-            )
+    """One reservation, or several as A,B (slices fill them in that order). Each is NAME or
+    projects/P/reservations/R (a shared one), optionally with /reservationBlocks/B and
+    /reservationSubBlocks/S: the values GKE's reservationAffinity takes (gcloud and XPK form)."""
+    if value == "-":
         return value
-    raise UserError(
-        f"reservation {value!r} is not a reservation name or path",
-        hint="write NAME, projects/P/reservations/R or .../reservations/R/reservationBlocks/B",
-    )
+    parts = value.split(",")
+    for part in parts:
+        if not _RESERVATION.match(part):
+            raise UserError(
+                f"reservation {part!r} is not a reservation name or path",
+                hint=f"write {RESERVATION_FORMS}",
+            )
+    if len(set(parts)) != len(parts):
+        raise UserError(
+            f"--reservation {value!r} names a reservation twice", hint="list each one once"
+        )
+    return value

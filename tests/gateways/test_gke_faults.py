@@ -10,6 +10,7 @@ from dataclasses import replace
 import pytest
 
 from tests.plan.gke_cases import CASES, PROJECT, ZONE
+from tests.support.fake_compute import FakeNet
 from tests.support.fake_gke import FakeGke
 from tests.support.gke_live import Recorder, live, ref_of
 from xcli.catalog import lookup
@@ -218,7 +219,7 @@ def test_delete_after_the_cluster_is_gone_still_finds_leftover_workload_policies
 
 
 def test_throttled_operation_polls_are_retried() -> None:
-    fake = FakeGke()
+    fake = FakeNet()  # FakeGke that knows the reservation
     fake.fail("GET", "/operations/", 503, "backend unavailable")
     fake.fail("GET", "/operations/", 429, "Quota exceeded for quota metric 'Read requests'")
     _, spec = CASES["v5p-128-reservation"]
@@ -256,7 +257,7 @@ def test_workload_policy_operation_is_polled_as_the_dry_run_prints_it() -> None:
 
 def test_rerun_while_the_cluster_is_still_provisioning_waits_for_it() -> None:
     clock = [0.0]
-    fake = FakeGke(op_seconds=40.0, clock=lambda: clock[0])
+    fake = FakeNet(op_seconds=40.0, clock=lambda: clock[0])  # knows the reservation
     _, spec = CASES["v5p-128-reservation"]
     with live(fake) as env:
         # a first run that was stopped right after GKE accepted the cluster create
@@ -270,7 +271,11 @@ def test_rerun_while_the_cluster_is_still_provisioning_waits_for_it() -> None:
         env.provider.container.timing.sleep = sleep
         env.provider.container.timing.clock = lambda: clock[0]
         plan = env.plan(spec)
-        assert [(s.id, s.kind) for s in plan.steps] == [("cluster", "wait"), ("pool-0", "api_call")]
+        assert [(s.id, s.kind) for s in plan.steps] == [
+            ("reservation", "reservation_check"),  # the pool it creates is checked first
+            ("cluster", "wait"),
+            ("pool-0", "api_call"),
+        ]
         recorder = Recorder()
         assert env.run(plan, ref_of(spec), recorder).ok
     assert "cluster: provisioning" in recorder.lines

@@ -15,8 +15,9 @@ import pytest
 from tests.plan.gke_cases import CASES
 from tests.support.discovery import check_request
 from tests.support.gke_live import live, ref_of
-from xcli.plan.model import symbolic
+from xcli.plan.model import resolve, symbolic
 from xcli.plan.steps import ApiCall
+from xcli.providers.gke.nat import EnsureNat
 from xcli.providers.gke.planner import plan_create
 
 REQUESTS = {
@@ -48,10 +49,13 @@ def test_live_run_sends_exactly_the_dry_run_bodies(case: str) -> None:
     # the live plan (nothing existed) is the dry-run plan, step for step
     assert [s.id for s in plan.steps] == [s.id for s in dry.steps]
     calls = [s for s in dry.steps if isinstance(s, ApiCall)]
+    calls += [s.create for s in dry.steps if isinstance(s, EnsureNat)]  # no NAT existed
     assert len(sent) == len(calls)
     by_key = {(m, p.split("?")[0], _name(b)): (p, b) for m, p, b in sent}  # pools run concurrently
+    # what only the live run knows (the reservation each slice landed in) filled in
+    outputs = {sid: r.outputs for sid, r in result.results.items()}
     for step in calls:
-        printed = symbolic(step.body)
+        printed = symbolic(resolve(step.body, outputs))
         url = urlsplit(str(step.url))
         path, body = by_key[(step.method, url.path, _name(printed))]
         if step.api.startswith("compute."):
@@ -80,11 +84,11 @@ def test_enums_really_are_sent_as_integers() -> None:
 
 
 def test_progress_is_reported_per_pool_while_operations_run() -> None:
-    from tests.support.fake_gke import FakeGke
+    from tests.support.fake_compute import FakeNet
     from tests.support.gke_live import Recorder
 
     clock = [0.0]
-    fake = FakeGke(op_seconds=30.0, clock=lambda: clock[0])
+    fake = FakeNet(op_seconds=30.0, clock=lambda: clock[0])  # knows the reservation
     _, spec = CASES["v5p-128-reservation"]  # one pool: the shared fake clock stays serial
     with live(fake) as env:
         real_sleep = env.provider.container.timing.sleep

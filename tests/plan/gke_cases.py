@@ -63,10 +63,26 @@ CASES: dict[str, tuple[list[str], ClusterSpec]] = {
         ),
     ),
     "gb200-4-x18-reservation": (
-        ["--device-type", "gb200-4", "--num-nodes", "18", "--reservation", "my-reservation"],
+        ["--device-type", "gb200-4", "--num-nodes", "18", "--reservation", "gb200-domain"],
         ClusterSpec(
             "demo", PROJECT, ZONE, "gke", lookup("gb200-4"),
-            Capacity("reservation", reservation="my-reservation"), num_nodes=18,
+            Capacity("reservation", reservation="gb200-domain"), num_nodes=18,
+        ),
+    ),
+    "private-authorized-nat": (
+        ["--tpu-type", "v6e-16", "--spot", "--private", "--authorized-networks",
+         "10.1.0.0/16,192.168.0.0/24", "--network", "ml-net", "--subnetwork", "ml-subnet"],
+        ClusterSpec(
+            "demo", PROJECT, ZONE, "gke", lookup("v6e-16"), Capacity("spot"),
+            options={"private": True, "authorized_networks": ("10.1.0.0/16", "192.168.0.0/24"),
+                     "network": "ml-net", "subnetwork": "ml-subnet"},
+        ),
+    ),
+    "v5p-128-x2-two-reservations": (
+        ["--tpu-type", "v5p-128", "--num-slices", "2", "--reservation", "res-a,res-b"],
+        ClusterSpec(
+            "demo", PROJECT, ZONE, "gke", lookup("v5p-128"),
+            Capacity("reservation", reservation="res-a,res-b"), 2,
         ),
     ),
 }  # fmt: skip

@@ -11,6 +11,7 @@ from typing import Any
 
 import responses
 
+from tests.support.fake_compute import FakeNet
 from tests.support.fake_gke import FakeGke, as_json
 from xcli.execute.live import LiveExecutor
 from xcli.execute.result import RunResult
@@ -82,7 +83,7 @@ def make_provider(sleeps: list[float], endpoint: str | None = None) -> GkeProvid
 
 @contextmanager
 def live(fake: FakeGke | None = None) -> Iterator[Env]:
-    fake = fake or FakeGke()
+    fake = fake or FakeNet()  # FakeGke with routers and reservations
 
     def answer(request: Any) -> tuple[int, dict[str, str], str]:
         import json

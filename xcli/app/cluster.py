@@ -96,6 +96,8 @@ def create(req: CreateRequest, deps: Deps) -> CreateResult:
     if req.options.get("force"):  # it will ask before replacing pools: refuse now if nobody can
         deps.require_answerable("--force (it may replace node pools)")
     observer = deps.registry.observer(provider, backend)
+    if observer is not None:  # planning is pure: every check that needs nothing remote (flag
+        observer.plan_create(spec, observed=None)  # combinations) runs before the first read
     # A dry-run observes nothing (deps.record is DRY): it plans against nothing, and says so.
     observed = deps.record.observe(observer, ref, "create")
     plan = (

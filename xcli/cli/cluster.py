@@ -49,7 +49,9 @@ def capacity_options(func: Any) -> Any:
         click.option(
             "--reservation",
             metavar="NAME|PATH",
-            help="A reservation: NAME, projects/P/reservations/R[/reservationBlocks/B].",
+            help="A reservation: NAME or projects/P/reservations/R, optionally "
+            "/reservationBlocks/B[/reservationSubBlocks/S]; several as A,B (slices fill them "
+            "in order). Read and checked before anything is created.",
         ),
         click.option(
             "--flex-start",
@@ -128,6 +130,9 @@ def create(
       xcli cluster create --cluster demo --tpu-type v6e-256 --num-slices 2 --spot
       xcli cluster create --cluster g --device-type h100-80gb-8 --num-nodes 2 --on-demand
       xcli cluster create --cluster q --provider queued-resource --tpu-type v5litepod-16 --spot
+      xcli cluster create --cluster p --tpu-type v6e-16 --spot --private \\
+          --authorized-networks 10.1.0.0/16
+      xcli cluster create --cluster r --tpu-type v5p-128 --num-slices 2 --reservation a,b
     """
     from xcli.app import cluster as use_case
     from xcli.cli.wiring import deps

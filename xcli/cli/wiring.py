@@ -129,10 +129,10 @@ def _say(line: str) -> None:
 def _unsupported_flags(
     provider: str, values: Mapping[str, Any], supported: frozenset[str]
 ) -> list[str]:
-    import importlib
-
-    from xcli.cli.options import MODULES
+    from xcli.cli.options import owned_options
     from xcli.cli.terraform_mode import unsupported_flags
 
-    decorators = importlib.import_module(MODULES[provider]).OPTIONS
+    # the provider's own flags and the shared groups it takes (--network, --private), not
+    # Terraform mode's own (--terraform, --force)
+    decorators = owned_options(provider, skip=("terraform", "force"))
     return unsupported_flags(values, decorators, supported)

@@ -1,5 +1,6 @@
 """Compute Engine over REST with google-auth: resource policies (tpu7x and A4X workload
-policies) and the GPU clusters' networks, subnets and firewall rules.
+policies), the GPU clusters' networks, subnets and firewall rules, Cloud Routers (NAT for
+private clusters) and reservation reads (the reservation pre-flight).
 
 google-cloud-compute is a large dependency for a few calls, so this sends the REST requests
 through google-auth's AuthorizedSession (a requests.Session) and polls the region operation
@@ -138,55 +139,66 @@ class ComputeGateway:
         """Names of the region's resource policies that start with `prefix`."""
         from xcli.plan.gke import policy_url
 
-        url = self._url(policy_url(project, region))
-        names: list[str] = []
         params = {"filter": f'name eq "{prefix}.*"'}
-        while True:
-            try:
-                resp = self.session.get(url, params=params, timeout=60)
-            except Exception as failed:
-                if not errs.understood(failed):
-                    raise
-                what = "list workload policies"
-                raise errs.api_error(
-                    failed, what=what, project=project, region=region, api="compute"
-                ) from None
-            if resp.status_code >= 400:
-                from google.api_core import exceptions
+        items = self.list_items(
+            policy_url(project, region), "list workload policies", project, region, params
+        )
+        return tuple(sorted(i["name"] for i in items if i["name"].startswith(prefix)))
 
-                exc = exceptions.from_http_response(resp)  # type: ignore[no-untyped-call]
-                what = "list workload policies"
-                raise errs.api_error(exc, what=what, project=project, region=region, api="compute")
-            data = resp.json()
-            names += [i["name"] for i in data.get("items", []) if i["name"].startswith(prefix)]
+    def list_items(
+        self,
+        url: str,
+        what: str,
+        project: str,
+        region: str,
+        params: Mapping[str, str] | None = None,
+    ) -> list[dict[str, Any]]:
+        """Every item of a compute list call (all pages)."""
+        query = dict(params or {})
+        items: list[dict[str, Any]] = []
+        while True:
+            data = self.get_json(url, what, project, region, query)
+            if data is None:
+                return items
+            items += data.get("items", [])
             if not data.get("nextPageToken"):
-                return tuple(sorted(names))
-            params["pageToken"] = data["nextPageToken"]
+                return items
+            query["pageToken"] = data["nextPageToken"]
+
+    def get_json(
+        self,
+        url: str,
+        what: str,
+        project: str,
+        region: str,
+        params: Mapping[str, str] | None = None,
+    ) -> dict[str, Any] | None:
+        """One GET; None when the resource does not exist (404)."""
+        try:
+            resp = self.session.get(self._url(url), params=dict(params or {}), timeout=60)
+        except Exception as failed:
+            if not errs.understood(failed):
+                raise
+            raise errs.api_error(
+                failed, what=what, project=project, region=region, api="compute"
+            ) from None
+        if resp.status_code == 404:
+            return None
+        if resp.status_code >= 400:
+            from google.api_core import exceptions
+
+            exc = exceptions.from_http_response(resp)  # type: ignore[no-untyped-call]
+            raise errs.api_error(exc, what=what, project=project, region=region, api="compute")
+        data: dict[str, Any] = resp.json()
+        return data
 
     def items(
         self, url: str, prefix: str, what: str, project: str, region: str
-    ) -> list[Mapping[str, Any]]:
+    ) -> list[dict[str, Any]]:
         """Every resource of a Compute Engine list call whose name starts with `prefix`."""
-        out: list[Mapping[str, Any]] = []
         params = {"filter": f'name eq "{prefix}.*"'}
-        while True:
-            try:
-                resp = self.session.get(self._url(url), params=params, timeout=60)
-                if resp.status_code >= 400:
-                    from google.api_core import exceptions
-
-                    raise exceptions.from_http_response(resp)  # type: ignore[no-untyped-call]
-            except Exception as failed:
-                if not errs.understood(failed):
-                    raise
-                raise errs.api_error(
-                    failed, what=what, project=project, region=region, api="compute"
-                ) from None
-            data = resp.json()
-            out += [i for i in data.get("items", []) if str(i.get("name")).startswith(prefix)]
-            if not data.get("nextPageToken"):
-                return out
-            params["pageToken"] = data["nextPageToken"]
+        found = self.list_items(url, what, project, region, params)
+        return [i for i in found if str(i.get("name")).startswith(prefix)]
 
 
 # Fields that must match for an existing network resource to be adopted by a re-run. URLs are

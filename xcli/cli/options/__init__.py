@@ -22,6 +22,8 @@ MODULES: dict[str, str] = {
     **{name: "xcli.cli.options." + name.replace("-", "_") for name in DEFAULT},
     "terraform": "xcli.cli.options.terraform",
     "force": "xcli.cli.options.force",
+    "network": "xcli.cli.options.network",
+    "private": "xcli.cli.options.private",
 }
 SHARED_BY = {
     "terraform": tuple(DEFAULT.names(terraform=True)),
@@ -29,6 +31,9 @@ SHARED_BY = {
     "force": tuple(
         n for n in DEFAULT if DEFAULT.capabilities(n).terraform or DEFAULT.capabilities(n).observer
     ),
+    # the VPC: every provider whose VMs live in one (a cloud project)
+    "network": tuple(n for n in DEFAULT if DEFAULT.capabilities(n).cloud),
+    "private": ("gke",),
 }
 
 
@@ -44,6 +49,16 @@ def _dest(decorator: Callable[[Any], Any]) -> str:
     decorated = decorator(probe)
     params: list[click.Parameter] = decorated.__click_params__
     return str(params[-1].name)
+
+
+def owned_options(provider: str, skip: tuple[str, ...] = ()) -> list[Callable[[Any], Any]]:
+    """The flags `provider` takes: its own module's and those of the groups it shares."""
+    return [
+        option
+        for group in MODULES
+        if group not in skip and provider in SHARED_BY.get(group, (group,))
+        for option in _options(group)
+    ]
 
 
 def provider_options(func: Any) -> Any:

@@ -42,8 +42,6 @@ OPTIONS: list[Callable[[Any], Any]] = [
     click.option(
         "--runtime-version", metavar="V", help="TPU VM software version (default: the catalogue's)."
     ),
-    click.option("--network", metavar="NET", help="VPC network of the TPU VMs."),
-    click.option("--subnetwork", metavar="SUBNET", help="Subnetwork of the TPU VMs."),
     click.option("--internal-ips", is_flag=True, help="No external IPs on the TPU VMs."),
     click.option("--service-account", metavar="EMAIL", help="Service account of the TPU VMs."),
     click.option("--scopes", multiple=True, metavar="S[,S]", help="OAuth scopes of the account."),

@@ -24,7 +24,8 @@ from xcli.plan import gke
 from xcli.plan.model import Plan, Step
 from xcli.plan.operations import OperationCall
 from xcli.plan.steps import Wait
-from xcli.providers.gke import gpu_network, gpu_network_steps, gpu_objects
+from xcli.providers import reservation
+from xcli.providers.gke import gpu_network, gpu_network_steps, gpu_objects, nat, private
 from xcli.spec import ClusterSpec
 
 # The seam for the in-cluster setup (JobSet, Kueue, priority classes, metadata ConfigMap):
@@ -62,6 +63,8 @@ class GkeObserved:
     networks: gpu_network_steps.OwnedNetworks = field(
         default_factory=gpu_network_steps.OwnedNetworks
     )
+    routers: tuple[str, ...] = ()  # Cloud Routers xcli made for the cluster's NAT (nat.py)
+    private: bool | None = None  # the cluster's nodes are private (None: no cluster)
 
 
 def cluster_resource(project: str, region: str, name: str) -> str:
@@ -97,7 +100,7 @@ def _cluster_steps(spec: ClusterSpec, seen: GkeObserved, notes: list[str]) -> li
                 CREATE_CLUSTER,
                 "POST",
                 url,
-                body=gpu_network.with_cluster_network(spec, gke.cluster_body(spec)),
+                body=gpu_network.with_cluster_network(spec, private.cluster_body(spec)),
             )
         ]
     if seen.locations and spec.zone not in seen.locations:
@@ -154,7 +157,11 @@ def _create_pool(spec: ClusterSpec, index: int, after: tuple[str, ...]) -> Step:
         CREATE_POOL,
         "POST",
         url,
-        body=gpu_network.with_pool_network(spec, gke.pool_body(spec, index), gke.policy_name(spec)),
+        body=gpu_network.with_pool_network(
+            spec,
+            reservation.pool_body(spec, index, gke.pool_body(spec, index)),
+            gke.policy_name(spec),
+        ),
         after=after,
         lane=gke.POOL_LANE,
     )
@@ -258,6 +265,10 @@ def _policy_steps(spec: ClusterSpec, seen: GkeObserved) -> list[Step]:
     ]
 
 
+def _creates(step: Step) -> bool:
+    return isinstance(step, OperationCall) and step.api == CREATE_POOL
+
+
 def plan_create(
     spec: ClusterSpec,
     observed: GkeObserved | None = None,
@@ -265,6 +276,7 @@ def plan_create(
 ) -> Plan:
     """The create plan; `setup` adds the in-cluster steps once the cluster answers."""
     gke.check_gke_spec(spec)
+    settings = private.settings(spec)
     notes: list[str] = []
     if observed is None:
         observed = GkeObserved()
@@ -273,12 +285,17 @@ def plan_create(
             "and creates only what is missing"
         )
     gpu_network.check(spec)
+    private.check_existing(spec.name, settings, observed.private)
     net = gpu_network_steps.create_steps(spec)  # GPUDirect VPCs: before the cluster
     vpc_ids = tuple(n.id for n in net if n.id != "policy")
     cluster = [replace(s, after=vpc_ids) for s in _cluster_steps(spec, observed, notes)]
-    steps = _policy_steps(spec, observed) + net + cluster
+    steps = _policy_steps(spec, observed) + net + nat.nat_steps(spec, settings) + cluster
     after = tuple(s.id for s in steps)
     steps += _pool_steps(spec, observed, after, notes)
+    # the reservation pre-flight reads come first; nothing is created before they pass
+    created = tuple(int(s.id[5:]) for s in steps if s.id.startswith("pool-") and _creates(s))
+    pre = reservation.check_step(spec, created)
+    steps = pre + [replace(s, after=(*(p.id for p in pre), *s.after)) for s in steps]
     if setup is not None:
         cluster_ids = tuple(s.id for s in steps if s.id == "cluster")
         resource = cluster_resource(spec.project, spec.region, spec.name)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from xcli.plan import gke
 from xcli.plan.model import Plan, Step
+from xcli.providers.gke import nat
 from xcli.providers.gke.gpu_network_steps import delete_steps
 from xcli.providers.gke.planner import DELETE_CLUSTER, DELETE_POLICY, GkeObserved, op_call
 
@@ -20,6 +21,10 @@ def plan_delete(project: str, zone: str, name: str, observed: GkeObserved | None
             f"dry-run: a live run also deletes the GPU networks xcli made for {name} that it "
             f"finds ({name}-gpunet-*, {name}-net-1, {name}-rdma-net, their subnets and "
             "firewall rules), subnets and rules first"
+        )
+        notes.append(
+            f"dry-run: a live run also deletes the Cloud Router {nat.router_name(name)} if xcli "
+            "created it for this cluster's NAT"
         )
     url = gke.cluster_url(project, region, name)
     steps: list[Step] = [
@@ -46,4 +51,5 @@ def plan_delete(project: str, zone: str, name: str, observed: GkeObserved | None
             )
         )
     steps += delete_steps(project, region, observed.networks, ("cluster",))
+    steps += nat.delete_steps(project, region, observed.routers)
     return Plan(f"delete GKE cluster {name}", tuple(steps), tuple(notes))

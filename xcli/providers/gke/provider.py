@@ -26,6 +26,9 @@ from xcli.plan.cluster import ClusterRef, ClusterSummary
 from xcli.plan.contract import Handler, StepContext
 from xcli.plan.model import Plan
 from xcli.plan.steps import ApiCall
+from xcli.providers import reservation
+from xcli.providers.gke import nat
+from xcli.providers.gke.endpoint import network_facts
 from xcli.providers.gke.gpu_network_live import find_owned, may_own_networks
 from xcli.providers.gke.planner import GkeObserved, ObservedPool, SetupBuilder, plan_create
 from xcli.providers.gke.planner_delete import plan_delete
@@ -110,11 +113,14 @@ class GkeProvider:
             if purpose == "delete" and may_own_networks(cluster)
             else None
         )
+        # a delete also finds the Cloud Router xcli made for the cluster's NAT (nat.py)
+        routers = self._routers(ref) if purpose == "delete" else ()
         if cluster is None:
-            if networks is None:
+            if purpose != "delete":
                 return GkeObserved()
             policies = self.compute.policies(ref.project, ref.region, prefix)
-            return GkeObserved(policies=policies, networks=networks)
+            gone = GkeObserved(policies=policies, routers=routers)
+            return gone if networks is None else replace(gone, networks=networks)
         pools = {p.name: observed_pool(p) for p in cluster.node_pools}
         used = {p.placement_policy.policy_name for p in cluster.node_pools}
         seen = GkeObserved(
@@ -122,8 +128,15 @@ class GkeProvider:
             locations=tuple(cluster.locations),
             pools=pools,
             policies=tuple(sorted(n for n in used if n.startswith(prefix))),
+            routers=routers,
+            private=bool(network_facts(cluster)["private_nodes"]),
         )
         return seen if networks is None else replace(seen, networks=networks)
+
+    def _routers(self, ref: ClusterRef) -> tuple[str, ...]:
+        url = nat.routers_url(ref.project, ref.region)
+        found = self.compute.list_items(url, "list Cloud Routers", ref.project, ref.region)
+        return nat.xcli_routers(found, ref.name)
 
     def handlers(self, ref: ClusterRef) -> Mapping[str, Handler]:
         def api_call(step: ApiCall, ctx: StepContext) -> Mapping[str, Any]:
@@ -131,7 +144,19 @@ class GkeProvider:
                 return self.compute.run(step, ctx)
             return self.container.run(step, ctx)
 
-        return {"api_call": api_call, "wait": self.container.wait, **self.extra_handlers}
+        def ensure_nat(step: nat.EnsureNat, ctx: StepContext) -> Mapping[str, Any]:
+            return nat.ensure_nat(self.compute, step, ctx)
+
+        def check(step: reservation.ReservationCheck, ctx: StepContext) -> Mapping[str, Any]:
+            return reservation.run_check(self.compute, step, ctx)
+
+        return {
+            "api_call": api_call,
+            "wait": self.container.wait,
+            nat.EnsureNat.kind: ensure_nat,
+            reservation.ReservationCheck.kind: check,
+            **self.extra_handlers,
+        }
 
     def list_clusters(self, project: str, zone: str | None) -> list[ClusterSummary]:
         location = zone.rsplit("-", 1)[0] if zone else "-"
@@ -183,6 +208,7 @@ class GkeProvider:
             "status": cluster.status.name,
             "version": cluster.current_master_version,
             "created_by": cluster.resource_labels.get("created-by", ""),
+            **network_facts(cluster),
             "node_pools": pools,
             # Kueue quota and usage, and the xcli version (metadata ConfigMap), live in the
             # cluster: the lead wires `kueue_status` to the Kubernetes gateway.

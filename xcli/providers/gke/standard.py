@@ -19,6 +19,7 @@ from xcli.gateways.kube_handlers import KubeHandlers
 from xcli.gateways.kube_status import cluster_status
 from xcli.plan.cluster import ClusterRef
 from xcli.plan.incluster import setup_steps
+from xcli.providers.gke.endpoint import control_plane
 from xcli.providers.gke.provider import GkeProvider
 
 POOL_LABEL = "cloud.google.com/gke-nodepool"
@@ -48,7 +49,8 @@ class KubeConnector:
                 f"cluster {name} not found in {project}/{region}",
                 hint="create it with: xcli cluster create",
             )
-        return self.kube(found.endpoint, found.master_auth.cluster_ca_certificate or None)
+        # the DNS endpoint when it takes external traffic (private clusters), else the IP one
+        return self.kube(*control_plane(found))
 
 
 def ready_nodes(api: KubeApi) -> dict[str, int]:

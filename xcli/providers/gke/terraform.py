@@ -128,6 +128,12 @@ class GkeTerraform:
                 "--guaranteed applies only to --provider queued-resource",
                 hint="for GKE choose --on-demand, --spot, --reservation or --flex-start",
             )
+        if len(spec.capacity.reservations) > 1:
+            raise UserError(
+                "--reservation with several reservations cannot be written to a Terraform "
+                "folder: which slice goes where is decided by reading them first",
+                hint="name one reservation, or drop --terraform to create it through the API",
+            )
         if spec.accelerator.placement == "workload-policy":
             raise UserError(
                 f"{spec.accelerator.name} needs a workload-policy placement, which --terraform "

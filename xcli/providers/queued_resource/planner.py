@@ -24,6 +24,7 @@ from xcli.errors import UserError
 from xcli.plan.model import Plan, Ref, Step
 from xcli.plan.steps import ApiCall, LocalAction, Text, Wait
 from xcli.plan.tpu_steps import TpuSshAccess
+from xcli.providers import reservation
 from xcli.providers.queued_resource.login_plan import login_steps
 from xcli.providers.queued_resource.options import QrOptions, qr_options
 from xcli.spec import ClusterSpec, check_name
@@ -72,6 +73,12 @@ def check_spec(spec: ClusterSpec) -> QrOptions:
         raise UserError(
             "--flex-start needs --max-run-duration for queued resources",
             hint="e.g. --flex-start --max-run-duration 6h (at most 7d)",
+        )
+    if len(capacity.reservations) > 1:
+        raise UserError(
+            "a queued resource takes one reservation",
+            hint="name one with --reservation, or use --provider gke, whose node pools can "
+            "fill several in order",
         )
     if capacity.reservation and "/reservationBlocks/" in capacity.reservation:
         raise UserError(
@@ -218,14 +225,17 @@ def plan_create(spec: ClusterSpec) -> Plan:
     base = f"{ROOT}/{version}/{parent(spec.project, spec.zone)}/queuedResources"
     shape = f"{spec.num_slices} x {spec.accelerator.name}" if spec.num_slices > 1 else ""
     login = login_steps(spec.project, opts)
+    # the reservation pre-flight reads come first: nothing is requested before they pass
+    pre = reservation.check_step(spec, tuple(range(spec.num_slices)))
     steps: list[Step] = [
+        *pre,
         _key_step(opts),
         *login[0],
         ApiCall(
             id="create",
             summary=f"request queued resource {spec.name} "
             f"({shape or spec.accelerator.name}, {spec.capacity.kind})",
-            after=("ssh-key", *(s.id for s in login[0])),
+            after=(*(p.id for p in pre), "ssh-key", *(s.id for s in login[0])),
             api=QR_CREATE,
             method="POST",
             url=f"{base}?queuedResourceId={spec.name}",

@@ -8,10 +8,12 @@ from datetime import datetime, timezone
 from typing import Any
 
 from xcli.errors import NotFoundError
+from xcli.gateways.compute import ComputeGateway
 from xcli.gateways.tpu import TpuGateway
 from xcli.plan.cluster import ClusterRef, ClusterSummary, SshAccess, Worker
-from xcli.plan.contract import Handler
+from xcli.plan.contract import Handler, StepContext
 from xcli.plan.model import Plan
+from xcli.providers import reservation
 from xcli.providers.queued_resource import access as tpu_access
 from xcli.providers.queued_resource import planner as qr_plan
 from xcli.providers.queued_resource.handlers import QrHandlers, Sleep, event_sleep, nodes_of
@@ -43,8 +45,10 @@ class QueuedResourceProvider:
         sleep: Sleep = event_sleep,
         clock: Callable[[], float] = time.monotonic,
         now: Callable[[], datetime] | None = None,
+        compute: ComputeGateway | None = None,
     ) -> None:
         self._gateway = gateway or (lambda zone: TpuGateway(zone))
+        self.compute = compute or ComputeGateway()  # reservation reads; credentials on first use
         self.sleep = sleep
         self.clock = clock
         self.now = now or (lambda: datetime.now(timezone.utc))
@@ -66,7 +70,11 @@ class QueuedResourceProvider:
         # creates ~/.ssh/xcli_ed25519, and the failure is reported once, not once per step.
         getattr(gateway, "credentials", None)
         handlers = QrHandlers(gateway, sleep=self.sleep, clock=self.clock)
-        return handlers.mapping()
+
+        def check(step: reservation.ReservationCheck, ctx: StepContext) -> Mapping[str, Any]:
+            return reservation.run_check(self.compute, step, ctx)
+
+        return {**handlers.mapping(), reservation.ReservationCheck.kind: check}
 
     # -- reads --------------------------------------------------------------------------------
 

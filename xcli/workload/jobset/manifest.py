@@ -225,8 +225,12 @@ def capacity_selectors(meta: ClusterMeta) -> dict[str, str]:
         return {"cloud.google.com/gke-spot": "true"}
     if capacity.kind == "flex-start":
         return {"cloud.google.com/gke-queued": "true"}
-    if capacity.kind == "reservation" and capacity.reservation not in (None, "-"):
-        path = str(capacity.reservation)
+    # With several reservations (--reservation a,b) the slices sit in different ones: no
+    # selector; the accelerator labels already keep pods on the cluster's own pools.
+    if capacity.kind == "reservation" and capacity.reservations not in ((), ("-",)):
+        if len(capacity.reservations) > 1:
+            return {}
+        path = capacity.reservations[0]
         # Label values cannot hold '/': the label carries the reservation's own name.
         name = path.split("/reservations/")[-1].split("/")[0]
         return {"cloud.google.com/reservation-name": name}

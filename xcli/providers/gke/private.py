@@ -1,0 +1,153 @@
+"""Private GKE clusters: what the flags mean together, and the container.v1 fields they set.
+
+Field choice (container.v1 discovery document, Cluster): the current fields, never their
+deprecated twins for the same setting ("invalid to specify both"):
+- private nodes: `networkConfig.defaultEnablePrivateNodes` (not privateClusterConfig's);
+- the control plane: `controlPlaneEndpointsConfig`: its DNS endpoint with
+  `allowExternalTraffic` (IAM-guarded, reachable from outside the VPC: how xcli talks to the
+  cluster, see endpoint.py), and `ipEndpointsConfig` (`enablePublicEndpoint` false for
+  --private-endpoint; `authorizedNetworksConfig` for --authorized-networks);
+- `privateClusterConfig.masterIpv4CidrBlock` only when --master-ipv4-cidr is given: clusters
+  whose control plane is reached through Private Service Connect (every new cluster since GKE
+  1.29, https://cloud.google.com/kubernetes-engine/docs/concepts/network-overview) need none.
+"""
+
+from __future__ import annotations
+
+import copy
+import ipaddress
+from dataclasses import dataclass
+from typing import Any
+
+from xcli.errors import UserError
+from xcli.plan import gke
+from xcli.providers.gke.cidr import is_internal
+from xcli.spec import ClusterSpec
+
+
+@dataclass(frozen=True)
+class Private:
+    """The private-cluster settings of a spec; `nodes` False means a public cluster."""
+
+    nodes: bool = False
+    endpoint: bool = False  # no public IP endpoint
+    authorized: tuple[str, ...] = ()
+    master_cidr: str | None = None
+    network: str | None = None
+    subnetwork: str | None = None
+
+    @property
+    def network_name(self) -> str:
+        return self.network or "default"
+
+
+def _strings(value: object) -> tuple[str, ...]:
+    if not value:
+        return ()
+    if isinstance(value, str):
+        return (value,)
+    return tuple(str(v) for v in value)  # type: ignore[attr-defined]
+
+
+def settings(spec: ClusterSpec) -> Private:
+    """The settings, after refusing the combinations that mean nothing or lock users out."""
+    opts = spec.options
+    nodes, endpoint = bool(opts.get("private")), bool(opts.get("private_endpoint"))
+    authorized = _strings(opts.get("authorized_networks"))
+    master = _strings(opts.get("master_ipv4_cidr"))
+    for flag, given in (
+        ("--private-endpoint", endpoint),
+        ("--authorized-networks", bool(authorized)),
+        ("--master-ipv4-cidr", bool(master)),
+    ):
+        if given and not nodes:
+            raise UserError(
+                f"{flag} applies only to a private cluster",
+                hint="add --private, or drop " + flag,
+            )
+    if master:
+        _check_master(master[0], authorized)
+    if endpoint:
+        public = [a for a in authorized if not is_internal(a)]
+        if public:
+            raise UserError(
+                f"--authorized-networks {', '.join(public)}: with --private-endpoint the control "
+                "plane has no public IP, so public networks can never reach it",
+                hint="list only internal (RFC 1918) ranges of your VPC; from outside it, xcli "
+                "uses the cluster's DNS endpoint",
+            )
+    return Private(
+        nodes=nodes,
+        endpoint=endpoint,
+        authorized=authorized,
+        master_cidr=master[0] if master else None,
+        network=str(opts.get("network") or "") or None,
+        subnetwork=str(opts.get("subnetwork") or "") or None,
+    )
+
+
+def _check_master(cidr: str, authorized: tuple[str, ...]) -> None:
+    net = ipaddress.IPv4Network(cidr)
+    if net.prefixlen != 28:
+        raise UserError(
+            f"--master-ipv4-cidr {cidr} is a /{net.prefixlen}; GKE needs a /28",
+            hint="e.g. --master-ipv4-cidr 172.16.0.32/28",
+        )
+    if not is_internal(cidr):
+        raise UserError(
+            f"--master-ipv4-cidr {cidr} is not an internal (RFC 1918) range",
+            hint="pick an unused /28 in 10.0.0.0/8, 172.16.0.0/12 or 192.168.0.0/16",
+        )
+    for other in authorized:
+        if net.overlaps(ipaddress.IPv4Network(other)):
+            raise UserError(
+                f"--master-ipv4-cidr {cidr} overlaps --authorized-networks {other}",
+                hint="the control plane's range must not overlap any other range",
+            )
+
+
+def check_existing(name: str, private: Private, existing: bool | None) -> None:
+    """A re-run must not pretend to change what only a new cluster can be (its nodes' IPs)."""
+    if existing is None or existing == private.nodes:
+        return
+    if private.nodes:
+        raise UserError(
+            f"cluster {name} exists with public nodes; --private applies only when a "
+            "cluster is created",
+            hint="drop --private to complete it as it is, or create a new cluster",
+        )
+    raise UserError(
+        f"cluster {name} exists with private nodes",
+        hint="add --private (and the same network flags) to complete it",
+    )
+
+
+def apply(body: dict[str, Any], private: Private) -> dict[str, Any]:
+    """The clusters.create body with the network and private settings added (a copy)."""
+    out = copy.deepcopy(body)
+    cluster = out["cluster"]
+    if private.network:
+        cluster["network"] = private.network
+    if private.subnetwork:
+        cluster["subnetwork"] = private.subnetwork
+    if not private.nodes:
+        return out
+    cluster.setdefault("networkConfig", {})["defaultEnablePrivateNodes"] = True
+    ip: dict[str, Any] = {"enabled": True, "enablePublicEndpoint": not private.endpoint}
+    if private.authorized:
+        blocks = [
+            {"cidrBlock": c, "displayName": f"xcli-{n}"} for n, c in enumerate(private.authorized)
+        ]
+        ip["authorizedNetworksConfig"] = {"enabled": True, "cidrBlocks": blocks}
+    cluster["controlPlaneEndpointsConfig"] = {
+        "dnsEndpointConfig": {"allowExternalTraffic": True},
+        "ipEndpointsConfig": ip,
+    }
+    if private.master_cidr:
+        cluster["privateClusterConfig"] = {"masterIpv4CidrBlock": private.master_cidr}
+    return out
+
+
+def cluster_body(spec: ClusterSpec) -> dict[str, Any]:
+    """The clusters.create body of the spec, network and private settings included."""
+    return apply(gke.cluster_body(spec), settings(spec))
