@@ -90,6 +90,7 @@ SKIP = {
     "--zone us-east5-b": LIVE_GKE,
     "docs/gpu-workloads.md: xcli cluster test-network --cluster gpus --nodes 4 --min-fraction "
     "0.8 --output json": LIVE_GKE,
+    "docs/storage-command.md: xcli storage list --cluster demo -o yaml": LIVE_GKE,
 }
 
 # What a file's text says exists before its examples (not examples themselves).

@@ -76,6 +76,14 @@ def _home_is_file(root: Path) -> None:
     (root / "home" / "state").write_text("I am a file, not a folder\n", encoding="utf-8")
 
 
+def _storage_record(root: Path) -> None:
+    """Storage `a` at /data, attached to local cluster c (the record `storage attach` writes)."""
+    folder = root / "home" / "state" / "storage" / "c"
+    folder.mkdir(parents=True)
+    record = '{"name": "a", "type": "gcsfuse", "source": "/tmp", "mount_point": "/data"}'
+    (folder / "a.json").write_text(record + "\n", encoding="utf-8")
+
+
 SETUPS: dict[str, Callable[[Path], None]] = {
     "config-binary": lambda r: _config(r / "home", bytes(range(256))),
     "config-corrupt": lambda r: _config(r / "home", b"project: [unclosed\nzone: {\n"),
@@ -91,6 +99,7 @@ SETUPS: dict[str, Callable[[Path], None]] = {
     "user-tf": _user_tf,
     "corrupt-record": _corrupt_record,
     "state-is-file": _home_is_file,
+    "storage-record": lambda r: _storage_record(r),
 }
 
 
@@ -1388,8 +1397,117 @@ def _network_test() -> list[Case]:
     ]
 
 
+def _storage() -> list[Case]:
+    """xcli storage: names, types, buckets, sizes, mount points, what a cluster can attach."""
+    att = ("storage", "attach", "d", "--cluster", "c", *P)
+    new = ("storage", "create", "d", "--cluster", "c", *P)
+    gcs = ("--type", "gcsfuse", "--bucket", "my-bucket")
+    local = ("storage", "attach", "b", "--cluster", "c", *LOCAL, "--type", "gcsfuse")
+    return [
+        Case(
+            "storage/name-upper",
+            "storage",
+            ("storage", "attach", "Data", "--cluster", "c", *P, *gcs),
+        ),
+        Case("storage/unknown-type", "storage", (*att, "--type", "gcs", "--bucket", "b-1")),
+        Case(
+            "storage/bucket-upper", "storage", (*att, "--type", "gcsfuse", "--bucket", "My_Bucket")
+        ),
+        Case(
+            "storage/create-bucket-short", "storage", (*new, "--type", "gcsfuse", "--bucket", "ab")
+        ),
+        Case(
+            "storage/create-bucket-goog",
+            "storage",
+            (*new, "--type", "gcsfuse", "--bucket", "google-data"),
+        ),
+        Case(
+            "storage/create-bucket-ip",
+            "storage",
+            (*new, "--type", "gcsfuse", "--bucket", "192.168.5.4"),
+        ),
+        Case("storage/no-bucket", "storage", (*att, "--type", "gcsfuse")),
+        Case("storage/mount-point-relative", "storage", (*att, *gcs, "--mount-point", "data")),
+        Case("storage/mount-point-root", "storage", (*att, *gcs, "--mount-point", "/")),
+        Case(
+            "storage/mount-option-forbidden",
+            "storage",
+            (*att, *gcs, "--mount-options", "implicit-dirs,foreground"),
+        ),
+        Case("storage/namespace-upper", "storage", (*att, *gcs, "--namespace", "Team")),
+        Case("storage/filestore-no-size", "storage", (*new, "--type", "filestore")),
+        Case(
+            "storage/filestore-too-small",
+            "storage",
+            (*new, "--type", "filestore", "--size", "100GB"),
+        ),
+        Case(
+            "storage/filestore-enterprise-too-big",
+            "storage",
+            (*new, "--type", "filestore", "--size", "20TB", "--tier", "ENTERPRISE"),
+        ),
+        Case("storage/size-word", "storage", (*new, "--type", "filestore", "--size", "big")),
+        Case("storage/lustre-off-step", "storage", (*new, "--type", "lustre", "--size", "10000GB")),
+        Case("storage/create-parallelstore", "storage", (*new, "--type", "parallelstore")),
+        Case("storage/create-pd", "storage", (*new, "--type", "pd", "--disk", "my-disk")),
+        Case(
+            "storage/qr-filestore",
+            "storage",
+            (*att, *QR, "--type", "filestore", "--instance", "fs"),
+        ),
+        Case(
+            "storage/local-without-path",
+            "storage",
+            ("storage", "attach", "b", "--cluster", "c", *LOCAL, "--type", "gcsfuse"),
+        ),
+        Case("storage/local-path-missing", "storage", (*local, "--path", "{in}/no-such-dir")),
+        Case("storage/local-path-file", "storage", (*local, "--path", "{in}/a-file")),
+        Case(
+            "storage/mount-point-collides",
+            "storage",
+            (*local, "--path", "{in}/a-dir", "--mount-point", "/data/x"),
+            setup="storage-record",
+        ),
+        Case(
+            "storage/name-taken",
+            "storage",
+            (
+                "storage",
+                "attach",
+                "a",
+                "--cluster",
+                "c",
+                *LOCAL,
+                "--type",
+                "gcsfuse",
+                "--path",
+                "{in}/a-dir",
+            ),
+            setup="storage-record",
+        ),
+        Case(
+            "storage/detach-unknown",
+            "storage",
+            ("storage", "detach", "nope", "--cluster", "c", *LOCAL),
+        ),
+        Case(
+            "storage/delete-not-created",
+            "storage",
+            ("storage", "delete", "a", "--cluster", "c", *LOCAL, "--yes"),
+            setup="storage-record",
+        ),
+        Case(
+            "storage/detach-dry-run-undescribed",
+            "storage",
+            ("storage", "detach", "d", "--cluster", "c", *P, "--dry-run"),
+        ),
+        Case("storage/missing-type", "usage", (*att, "--bucket", "b-1"), code=2),
+    ]
+
+
 def all_cases() -> list[Case]:
     cases = [
+        *_storage(),
         *_names(),
         *_more_names(),
         *_accelerators(),

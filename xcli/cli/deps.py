@@ -12,6 +12,7 @@ import click
 if TYPE_CHECKING:
     from xcli.providers import Registry
     from xcli.providers.terraform_live import Connections
+    from xcli.storage.service import StorageGateways
     from xcli.workload.backends import WorkloadGateways
 
 
@@ -21,6 +22,8 @@ class Dependencies:
     workload_gateways: WorkloadGateways | None = None  # how workload commands reach clusters
     # how the steps after `terraform apply` reach Google and the cluster
     terraform_connections: Connections | None = None
+    # how `xcli storage` reaches Google and clusters
+    storage_gateways: StorageGateways | None = None
 
 
 def current() -> Dependencies:

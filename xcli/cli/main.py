@@ -17,6 +17,7 @@ from xcli import __version__
 if TYPE_CHECKING:
     from xcli.providers import Registry
     from xcli.providers.terraform_live import Connections
+    from xcli.storage.service import StorageGateways
     from xcli.workload.backends import WorkloadGateways
 
 # command name -> "module:attribute"; nothing here is imported until the command runs
@@ -26,6 +27,7 @@ COMMANDS = {
     "config": "xcli.cli.config:config",
     "ssh": "xcli.cli.ssh:ssh",
     "scp": "xcli.cli.ssh:scp",
+    "storage": "xcli.cli.storage:storage",
     "team": "xcli.cli.team:team",
     "workload": "xcli.cli.workload:workload",
 }
@@ -71,6 +73,7 @@ HELP = {
     "config": "Set defaults (project, zone) in xcli's config file.",
     "ssh": "Run a command on every worker (streamed, prefixed, with a failure summary).",
     "scp": "Copy files to every worker, or from one.",
+    "storage": "Attach buckets, Filestore, Lustre and disks to a cluster for data and checkpoints.",
     "team": "Share a GKE cluster between teams: a namespace, a queue and a quota each.",
     "workload": "Run training workloads: JobSets queued by Kueue on GKE, or on every VM.",
 }
@@ -101,6 +104,7 @@ def main(
     *,
     workload_gateways: WorkloadGateways | None = None,
     terraform_connections: Connections | None = None,
+    storage_gateways: StorageGateways | None = None,
 ) -> None:
     """Run the CLI and turn every outcome into one exit code.
 
@@ -124,5 +128,6 @@ def main(
         providers=providers,
         workload_gateways=workload_gateways,
         terraform_connections=terraform_connections,
+        storage_gateways=storage_gateways,
     )
     sys.exit(run_guarded(cli, argv, debug=debug, obj=deps))

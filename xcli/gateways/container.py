@@ -32,6 +32,8 @@ from xcli.plan.steps import ApiCall, Wait
 METHODS = {
     "container.projects.locations.clusters.create": ("CreateClusterRequest", "create_cluster"),
     "container.projects.locations.clusters.delete": ("DeleteClusterRequest", "delete_cluster"),
+    # xcli storage attach: turn a CSI driver add-on on
+    "container.projects.locations.clusters.update": ("UpdateClusterRequest", "update_cluster"),
     "container.projects.locations.clusters.nodePools.create": (
         "CreateNodePoolRequest",
         "create_node_pool",

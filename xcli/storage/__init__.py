@@ -1,0 +1,1 @@
+"""`xcli storage`: attach, create, detach and delete data and checkpoint storage (plans)."""
