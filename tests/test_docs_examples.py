@@ -77,6 +77,11 @@ SKIP = {
     'docs/workload.md: xcli workload create --cluster demo --workload "ci-$BUILD" ...': ELIDED,
     'docs/workload.md: xcli workload wait "ci-$BUILD" --cluster demo --timeout 2h || xcli '
     'workload status "ci-$BUILD" --cluster demo': LIVE_GKE,
+    "docs/storage.md: xcli workload create --cluster demo --workload train-1 --docker-image "
+    "us-docker.pkg.dev/my-project/repo/trainer:1 --command 'python3 train.py' --storage "
+    "data,ckpt --checkpoint-dir /ckpt/run-1 --compilation-cache /ckpt/jax-cache": LIVE_GKE,
+    "docs/storage.md: xcli cluster preload-image us-docker.pkg.dev/my-project/repo/trainer:1 "
+    "--cluster demo": LIVE_GKE,
     "docs/teams.md: xcli team list --cluster demo": LIVE_GKE,
     "docs/teams.md: xcli workload list --cluster demo --namespace research": LIVE_GKE,
     "docs/teams.md: xcli workload status train-1 --cluster demo --namespace research": LIVE_GKE,
@@ -102,6 +107,11 @@ FILES = {
     "train.py": "import os\nprint('training on worker', os.environ.get('TPU_WORKER_ID'))\n",
     "data.json": "{}\n",
     "configs/run.yaml": "steps: 10\n",
+    # the records `xcli storage attach` keeps (xcli/plan/storage.py), for docs/storage.md
+    "storage-data.json": '{"name": "data", "type": "gcsfuse", "source": "my-dataset", '
+    '"mount_point": "/data", "readonly": true, "pvc": "data-pvc"}\n',
+    "storage-ckpt.json": '{"name": "ckpt", "type": "gcsfuse", "source": "my-ckpt", '
+    '"mount_point": "/ckpt", "pvc": "ckpt-pvc"}\n',
 }
 
 

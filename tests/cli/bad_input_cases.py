@@ -100,7 +100,21 @@ SETUPS: dict[str, Callable[[Path], None]] = {
     "corrupt-record": _corrupt_record,
     "state-is-file": _home_is_file,
     "storage-record": lambda r: _storage_record(r),
+    "storage-records": lambda r: _storage_records(r / "cwd"),
 }
+
+
+def _storage_records(cwd: Path) -> None:
+    """Storage records for `workload create --storage-record` (the shape of plan/storage.py)."""
+    import json
+
+    records = {
+        "data": {"type": "gcsfuse", "source": "b1", "mount_point": "/data", "readonly": True},
+        "more": {"type": "gcsfuse", "source": "b2", "mount_point": "/data/more"},
+    }
+    for name, record in records.items():
+        text = json.dumps({"name": name, "pvc": f"{name}-pvc", **record})
+        (cwd / f"{name}.json").write_text(text, encoding="utf-8")
 
 
 # --- the table ---------------------------------------------------------------------------------
@@ -1527,6 +1541,7 @@ def all_cases() -> list[Case]:
         *_network_test(),
         *_gpu_networks(),
         *_private_and_reservations(),
+        *_storage_use(),
     ]
     ids = [c.id for c in cases]
     assert len(ids) == len(set(ids)), "duplicate case ids"
@@ -1716,3 +1731,45 @@ def _private_and_reservations() -> list[Case]:
         Case("reservation/two-in-terraform", section,
              (*res, "--dry-run", "--reservation", "a,b", "--terraform", "{cwd}/tf")),
     ]  # fmt: skip
+
+
+def _storage_use() -> list[Case]:
+    """Issue 16: storages in workloads, and the fast-restart levers."""
+    gke = ("workload", "create", *P, "--cluster", "c", *WL, *TPU, "--num-slices", "1")
+    dry = (*gke, "--dry-run")
+    data = ("--storage", "data", "--storage-record", "{cwd}/data.json")
+    create = ("cluster", "create", *P, "--cluster", "c", *TPU, "--on-demand", "--dry-run")
+    rows = [
+        ("unknown-name-dry-run", (*dry, "--storage", "nope"), ""),
+        ("unknown-name-local", ("workload", "create", *LOCAL, "--cluster", "c", *WL,
+                                "--storage", "nope"), ""),
+        ("bad-name", (*dry, "--storage", "Not_A_Name"), ""),
+        ("mount-point-collision", (*dry, "--storage", "data,more", "--storage-record",
+                                   "{cwd}/data.json", "--storage-record", "{cwd}/more.json"),
+         "storage-records"),
+        ("read-only-cache", (*dry, *data, "--compilation-cache", "/data/cache"),
+         "storage-records"),
+        ("read-only-checkpoint", (*dry, *data, "--checkpoint-dir", "/data/ckpt"),
+         "storage-records"),
+        ("cache-outside-storages", (*dry, "--compilation-cache", "/tmp/cache"), ""),
+        ("cache-relative", (*dry, "--compilation-cache", "cache"), ""),
+        ("cache-bad-bucket", (*dry, "--compilation-cache", "gs://B/cache"), ""),
+        ("cache-no-bucket", (*dry, "--compilation-cache", "gs://"), ""),
+        ("checkpoint-bad-bucket", (*dry, "--checkpoint-dir", "gs://x/../y"), ""),
+        ("record-without-dry-run", (*gke, *data), "storage-records"),
+        ("record-on-local", ("workload", "create", *LOCAL, "--cluster", "c", *WL,
+                             "--storage-record", "{cwd}/data.json"), "storage-records"),
+        ("record-missing-file", (*dry, "--storage", "x", "--storage-record", "{cwd}/none"), ""),
+        ("record-binary", (*dry, "--storage", "x", "--storage-record", "{in}/binary.bin"), ""),
+        ("record-not-a-record", (*dry, "--storage", "x", "--storage-record", "{in}/list.yaml"),
+         ""),
+        ("image-streaming-qr", (*create, *QR, "--image-streaming"), ""),
+        ("image-streaming-local", ("cluster", "create", *LOCAL, "--cluster", "c", *TPU,
+                                   "--image-streaming"), ""),
+        ("secondary-boot-disk-qr", (*create, *QR, "--secondary-boot-disk", "global/images/i"),
+         ""),
+        ("secondary-boot-disk-bad", (*create, "--secondary-boot-disk", "my-image"), ""),
+        ("image-streaming-terraform", (*create, "--image-streaming", "--terraform", "{cwd}/tf"),
+         ""),
+    ]  # fmt: skip
+    return [Case(f"storage-use/{name}", "storage", argv, setup=setup) for name, argv, setup in rows]

@@ -272,12 +272,15 @@ def wait(
 
 
 def _add_commands() -> None:
-    """`cluster adapt` (issue 18), `cluster test-network` (issue 15): each in its own module."""
+    """Commands in their own modules: `cluster adapt` (issue 18), `cluster test-network`
+    (issue 15), `cluster preload-image` (issue 16)."""
     from xcli.cli.cluster_adapt import adapt
     from xcli.cli.cluster_network import test_network
+    from xcli.cli.cluster_preload import preload_image
 
     cluster.add_command(adapt)
     cluster.add_command(test_network)
+    cluster.add_command(preload_image)
 
 
 _add_commands()

@@ -115,7 +115,9 @@ def _workload_options(func: Any) -> Any:
             "instead of reading the cluster.",
         ),
     ]
-    for option in reversed(options):
+    from xcli.cli.workload_storage import OPTIONS as storage_options
+
+    for option in reversed([*options, *storage_options]):
         func = option(func)
     return func
 
@@ -134,6 +136,9 @@ def create(common: Common, **flags: Any) -> int:
           --command 'python3 train.py' --tpu-type v6e-256 --num-slices 2 --dry-run
       xcli workload create --cluster demo --workload t --docker-image img --namespace team-a \
           --command 'python3 train.py' --tpu-type v6e-256 --num-slices 1 --dry-run
+      xcli workload create --cluster demo --workload t --docker-image img \\
+          --command 'python3 train.py' --tpu-type v6e-256 --num-slices 2 \\
+          --compilation-cache gs://my-bucket/jax-cache --dry-run
 
     \b
     Every worker gets MEGASCALE_COORDINATOR_ADDRESS, MEGASCALE_NUM_SLICES, MEGASCALE_SLICE_ID,

@@ -376,13 +376,14 @@ def builtin_model(api_version: str, kind: str) -> Any:
     return model if isinstance(model, type) and issubclass(model, r.Resource) else None
 
 
-# Built-in kinds xcli deletes by plural (a team's namespace; a storage's PV, PVC and record):
-# (apiVersion, plural) -> kind.
+# Built-in kinds xcli deletes by plural (a team's namespace; a storage's PV, PVC and record;
+# `cluster preload-image`'s DaemonSet): (apiVersion, plural) -> kind.
 BUILTIN_PLURALS = {
     ("v1", "namespaces"): "Namespace",
     ("v1", "configmaps"): "ConfigMap",
     ("v1", "persistentvolumes"): "PersistentVolume",
     ("v1", "persistentvolumeclaims"): "PersistentVolumeClaim",
+    ("apps/v1", "daemonsets"): "DaemonSet",
 }
 
 

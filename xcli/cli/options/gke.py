@@ -27,4 +27,18 @@ OPTIONS: list[Callable[[Any], Any]] = [
         type=click.IntRange(1, 32),
         help="Node pools created at once (gke; default 4; GKE limits concurrent operations).",
     ),
+    click.option(
+        "--image-streaming",
+        is_flag=True,
+        help="Image streaming (gcfsConfig) on the accelerator node pools: containers start "
+        "before their image is fully pulled (gke).",
+    ),
+    click.option(
+        "--secondary-boot-disk",
+        multiple=True,
+        metavar="IMAGE",
+        help="Preload container images from a disk image (projects/P/global/images/NAME, "
+        "built with gke-disk-image-builder) on every accelerator node; turns on image "
+        "streaming (gke; repeatable).",
+    ),
 ]

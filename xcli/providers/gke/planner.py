@@ -25,7 +25,14 @@ from xcli.plan.model import Plan, Step
 from xcli.plan.operations import OperationCall
 from xcli.plan.steps import Wait
 from xcli.providers import reservation
-from xcli.providers.gke import gpu_network, gpu_network_steps, gpu_objects, nat, private
+from xcli.providers.gke import (
+    gpu_network,
+    gpu_network_steps,
+    gpu_objects,
+    image_levers,
+    nat,
+    private,
+)
 from xcli.spec import ClusterSpec
 
 # The seam for the in-cluster setup (JobSet, Kueue, priority classes, metadata ConfigMap):
@@ -159,7 +166,9 @@ def _create_pool(spec: ClusterSpec, index: int, after: tuple[str, ...]) -> Step:
         url,
         body=gpu_network.with_pool_network(
             spec,
-            reservation.pool_body(spec, index, gke.pool_body(spec, index)),
+            reservation.pool_body(
+                spec, index, image_levers.apply(spec, gke.pool_body(spec, index))
+            ),
             gke.policy_name(spec),
         ),
         after=after,
@@ -277,7 +286,8 @@ def plan_create(
     """The create plan; `setup` adds the in-cluster steps once the cluster answers."""
     gke.check_gke_spec(spec)
     settings = private.settings(spec)
-    notes: list[str] = []
+    image_levers.check(spec)
+    notes: list[str] = image_levers.notes(spec)
     if observed is None:
         observed = GkeObserved()
         notes.append(

@@ -43,11 +43,20 @@ class JobSetBackend:
     def create(self, session: Session, flags: Mapping[str, Any]) -> int:
         from xcli.workload.jobset.live import handlers
         from xcli.workload.jobset.plan import gke_cluster_path, plan_workload_create
+        from xcli.workload.jobset.volumes import add_to_plan
         from xcli.workload.request import build_request, write_manifests
+        from xcli.workload.storage_mounts import with_env
+        from xcli.workload.storage_records import check_flags, gke_mounts
 
+        check_flags(flags, session.dry_run, gke=True)  # before the cluster is read
         spec, meta, existing, ref = build_request(session, self.live, flags)
+        mounts = gke_mounts(
+            flags, session.dry_run, lambda: self.live.api(ref), spec.cluster, spec.namespace
+        )
+        spec = with_env(spec, mounts)
         cluster = gke_cluster_path(session.project, session.zone, spec.cluster)
         plan = plan_workload_create(spec, meta, existing, cluster)
+        plan = add_to_plan(plan, mounts.storages, mounts.notes)
         if flags["output_manifest_file"] is not None:
             write_manifests(plan, flags["output_manifest_file"])
         code = session.run_plan(plan, lambda: handlers(self.live, ref))

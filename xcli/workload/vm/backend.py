@@ -115,13 +115,20 @@ def _create(session: Session, provider: VmProvider, flags: Mapping[str, Any]) ->
     from xcli.workload.request import spec_from_flags
     from xcli.workload.spec import ClusterMeta
     from xcli.workload.vm.handler import make_handler
-    from xcli.workload.vm.plan import VmWorkloadRun, plan_vm_workload
+    from xcli.workload.vm.plan import VmWorkloadRun
 
     if flags["output_manifest_file"] is not None or flags["cluster_metadata"] is not None:
         raise UserError(
             "--output-manifest-file and --cluster-metadata are for GKE workloads (JobSets)",
             hint=f"drop them for --provider {provider}",
         )
+    from xcli.workload import storage_records
+    from xcli.workload.storage_mounts import with_env
+    from xcli.workload.vm import mounts as vm_mounts
+
+    # only files on this machine: checked before any worker or API is asked
+    mounts = storage_records.vm_mounts(flags, session.dry_run, flags["cluster"])
+    vm_mounts.check(mounts.storages, provider)
     backend, cloud_vms = session.vm_access(provider)
     ref = session.cluster_ref(flags["cluster"], provider)
     workers = backend.workers(ref)
@@ -138,7 +145,7 @@ def _create(session: Session, provider: VmProvider, flags: Mapping[str, Any]) ->
         num_slices=len({w.slice for w in workers}),
         source=f"{provider} cluster",
     )
-    spec = spec_from_flags(flags, meta)
+    spec = with_env(spec_from_flags(flags, meta), mounts)
     if spec.accelerator != meta.accelerator:
         raise UserError(
             f"cluster {ref.name} has {meta.accelerator.name} workers, not {spec.accelerator.name}",
@@ -151,7 +158,7 @@ def _create(session: Session, provider: VmProvider, flags: Mapping[str, Any]) ->
             hint=f"drop --num-slices, or give at most {meta.num_slices}",
         )
     chosen = [w for w in workers if w.slice < spec.num_slices]
-    plan = plan_vm_workload(spec, chosen, cloud_vms=cloud_vms, detach=flags["detach"])
+    plan = vm_mounts.plan(spec, chosen, cloud_vms, flags["detach"], mounts)
     (step,) = plan.steps
     assert isinstance(step, VmWorkloadRun)
     several = len({w.slice for w in chosen}) > 1

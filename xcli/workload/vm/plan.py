@@ -95,6 +95,7 @@ def worker_script(
     env_values: Mapping[str, str],
     passthrough: Sequence[str] = (),
     on_tpu_vm: bool = True,
+    volumes: Sequence[str] = (),
 ) -> str:
     """The shell script one worker runs (templates/workload/vm-run.sh.j2).
 
@@ -115,6 +116,7 @@ def worker_script(
         sudo="sudo " if on_tpu_vm else "",
         state=shlex.quote(worker_folder(spec.name)),
         registry=shlex.quote(host) if google and host else "",
+        volumes=[shlex.quote(v) for v in volumes],
     )
 
 
@@ -144,6 +146,7 @@ def plan_vm_workload(
     cloud_vms: bool,
     runtime: Runtime | None = None,
     detach: bool = False,
+    volumes: Sequence[str] = (),
 ) -> Plan:
     """One step that runs the workload on `workers` (every worker of the chosen slices).
 
@@ -161,10 +164,11 @@ def plan_vm_workload(
     several = len({w.slice for w in workers}) > 1  # labels as `xcli ssh` prints them
     for w in sorted(workers, key=lambda w: (w.slice, w.index)):
         if on_tpu_vm:
-            script = worker_script(spec, chosen, worker_env(workers, w), on_tpu_vm=True)
+            env = worker_env(workers, w)
+            script = worker_script(spec, chosen, env, on_tpu_vm=True, volumes=volumes)
         else:
             script = worker_script(
-                spec, chosen, {}, passthrough=CONTRACT_ENV["tpu"], on_tpu_vm=False
+                spec, chosen, {}, CONTRACT_ENV["tpu"], on_tpu_vm=False, volumes=volumes
             )
         name = label(w, several)
         commands.append(WorkerCommand(worker=name, host=w.host, argv=("/bin/sh", "-c", script)))

@@ -1,0 +1,123 @@
+"""`xcli cluster preload-image`: the DaemonSet (validated with lightkube-models), its progress
+from the DaemonSet's status, the delete afterwards (or not, with --keep), the timeout, and the
+live requests equal to the dry-run's; against the in-memory Kubernetes API."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from tests.support.core import validate_core
+from tests.support.fakekube import FakeKube
+from tests.support.workload_cluster import NOW, WHERE, FakeClock
+from xcli.cli.deps import Dependencies
+from xcli.cli.errors import run_guarded
+from xcli.cli.main import cli
+from xcli.gateways.kube import KubeApi
+from xcli.providers.gke.preload import daemonset, daemonset_name
+from xcli.workload.backends import WorkloadGateways
+from xcli.workload.jobset.live import Live
+
+IMAGE = "us-docker.pkg.dev/my-proj/repo/trainer:1"
+PATH = f"/apis/apps/v1/namespaces/default/daemonsets/{daemonset_name(IMAGE)}"
+CMD = ["cluster", "preload-image", IMAGE, *WHERE]
+
+
+def controller(fake: FakeKube, counts: list[tuple[int, int]]) -> Callable[[], None]:
+    """What the DaemonSet controller would write, one step further at every poll."""
+    left = list(counts)
+
+    def advance() -> None:
+        obj = fake.objects.get(PATH)
+        if obj is not None and left:
+            ready, desired = left.pop(0) if len(left) > 1 else left[0]
+            obj["metadata"]["generation"] = 1
+            obj["status"] = {
+                "observedGeneration": 1,
+                "desiredNumberScheduled": desired,
+                "numberReady": ready,
+                "currentNumberScheduled": desired,
+                "numberMisscheduled": 0,
+            }
+
+    return advance
+
+
+def run(
+    fake: FakeKube, advance: Callable[[], None], args: list[str], capsys: Any
+) -> tuple[int, str, str]:
+    clock = FakeClock()
+
+    def sleep(seconds: float, *_cancelled: object) -> None:
+        clock.sleep(seconds)
+        advance()
+
+    def connect(_ref: Any) -> KubeApi:
+        return KubeApi("203.0.113.9", None, lambda: "tok", transport=fake.transport())
+
+    live = Live(connect, lambda: NOW, clock.monotonic, sleep)
+    deps = Dependencies(workload_gateways=WorkloadGateways(live=live))
+    code = run_guarded(cli, args, debug=False, obj=deps)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_the_daemonset_is_a_valid_object_for_every_accelerator_node() -> None:
+    ds = daemonset(IMAGE)
+    validate_core(ds)
+    pod = ds["spec"]["template"]["spec"]
+    assert pod["initContainers"][0]["image"] == IMAGE
+    terms = pod["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
+    keys = [t["matchExpressions"][0]["key"] for t in terms["nodeSelectorTerms"]]
+    assert keys == ["cloud.google.com/gke-tpu-accelerator", "cloud.google.com/gke-accelerator"]
+    assert pod["tolerations"] == [{"operator": "Exists"}]
+
+
+def test_preload_shows_progress_then_deletes_the_daemonset(capsys: Any) -> None:
+    fake = FakeKube()
+    code, out, err = run(fake, lambda: None, [*CMD, "--dry-run", "--output", "json"], capsys)
+    assert code == 0, err
+    plan = json.loads(out)["plan"]
+    assert [s["kind"] for s in plan] == ["k8s_apply", "k8s_rollout", "k8s_delete"]
+    assert fake.requests == []
+
+    advance = controller(fake, [(0, 3), (2, 3), (3, 3)])
+    code, out, err = run(fake, advance, CMD, capsys)
+    assert code == 0, err
+    (patch,) = fake.patches()
+    assert patch.url.path == PATH
+    assert json.loads(patch.content) == plan[0]["manifest"]
+    assert [r.url.path for r in fake.requests if r.method == "DELETE"] == [PATH]
+    assert PATH not in fake.objects
+    assert "2/3 node(s) have the image" in err
+    assert f"every accelerator node of cluster demo has {IMAGE}" in err
+
+
+def test_keep_leaves_the_daemonset(capsys: Any) -> None:
+    fake = FakeKube()
+    code, _, err = run(fake, controller(fake, [(1, 1)]), [*CMD, "--keep"], capsys)
+    assert code == 0, err
+    assert PATH in fake.objects
+    assert not [r for r in fake.requests if r.method == "DELETE"]
+
+
+def test_a_node_that_never_pulls_times_out(capsys: Any) -> None:
+    fake = FakeKube()
+    code, _, err = run(fake, controller(fake, [(2, 3)]), [*CMD, "--timeout", "1m"], capsys)
+    assert code == 1
+    assert "not ready on every node after" in err and "2/3 node(s) have the image" in err
+    assert not [r for r in fake.requests if r.method == "DELETE"]
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [(["--timeout", "10s"], "--timeout"), (["--cluster", "Bad_Name"], "cluster")],
+)
+def test_bad_input(extra: list[str], message: str, capsys: Any) -> None:
+    fake = FakeKube()
+    code, _, err = run(fake, lambda: None, [*CMD, *extra, "--dry-run"], capsys)
+    assert code == 1 and message in err.splitlines()[0], err
+    assert err.splitlines()[1].startswith("hint: ")

@@ -1,0 +1,121 @@
+"""Attached storages in a JobSet's pods: volumes, mounts and the CSI drivers' pod settings. Pure.
+
+Each storage is a volume from its PersistentVolumeClaim (`xcli storage attach` made the PV and
+PVC), mounted in every container at its mount point, read-only as recorded. Facts, from
+GoogleCloudPlatform/gcs-fuse-csi-driver (`pkg/webhook/mutatingwebhook.go`, `config.go`,
+`docs/known-issues.md`, `docs/releases.md`):
+- the pod (template) annotation `gke-gcsfuse/volumes: "true"` makes the webhook inject the
+  gcsfuse sidecar; without it the mount fails ("failed to find the sidecar container");
+- the sidecar's resources come from `gke-gcsfuse/cpu-limit`, `memory-limit` and
+  `ephemeral-storage-limit`; "0" means no limit (the default 256Mi memory limit OOM-kills the
+  sidecar under training reads: issues #314, #372), as XPK sets them;
+- on GKE 1.29.3-gke.1093000 and later the sidecar is a native sidecar (an init container with
+  restartPolicy Always), which is what lets init containers use the volumes too;
+- host-network pods (every pod xcli makes) authenticate as their Kubernetes service account
+  only on GKE 1.33.3-gke.1226000+ (Standard) with the PV attribute `hostNetworkPodKSA: "true"`
+  (the PV is `xcli storage attach`'s); the plan says so.
+Parallelstore's driver reads `gke-parallelstore/volumes: "true"` (XPK `core/storage.py`).
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+from collections.abc import Sequence
+from typing import Any
+
+from xcli.errors import ConfigError
+from xcli.plan.model import Plan
+from xcli.plan.steps import K8sApply
+from xcli.plan.storage import Storage
+
+GCSFUSE_ANNOTATIONS = {
+    "gke-gcsfuse/volumes": "true",
+    "gke-gcsfuse/cpu-limit": "0",
+    "gke-gcsfuse/memory-limit": "0",
+    "gke-gcsfuse/ephemeral-storage-limit": "0",
+}
+PARALLELSTORE_ANNOTATIONS = {"gke-parallelstore/volumes": "true"}
+# The Kubernetes service account a storage's access was granted to, when `attach` recorded one
+# (else the namespace's `default` account, which pods use without naming it).
+KSA_ATTRIBUTE = "ksa"
+
+
+def volume_name(storage: Storage) -> str:
+    return f"storage-{storage.name}"
+
+
+def pod_settings(storages: Sequence[Storage]) -> dict[str, Any]:
+    """volumes, volumeMounts, annotations and serviceAccountName for the pod template."""
+    volumes, mounts, annotations = [], [], {}
+    accounts = {s.attributes[KSA_ATTRIBUTE] for s in storages if s.attributes.get(KSA_ATTRIBUTE)}
+    if len(accounts) > 1:
+        raise ConfigError(
+            "the storages were granted to different service accounts: "
+            + ", ".join(sorted(accounts)),
+            hint="a pod runs as one service account: mount storages attached for the same one",
+        )
+    for s in storages:
+        if not s.pvc:
+            raise ConfigError(
+                f"storage {s.name} has no PersistentVolumeClaim recorded",
+                hint=f"attach it again: xcli storage attach {s.name} ...",
+            )
+        claim = {"claimName": s.pvc, "readOnly": s.readonly}
+        volumes.append({"name": volume_name(s), "persistentVolumeClaim": claim})
+        mounts.append({"name": volume_name(s), "mountPath": s.mount_point, "readOnly": s.readonly})
+        if s.type == "gcsfuse":
+            annotations.update(GCSFUSE_ANNOTATIONS)
+        elif s.type == "parallelstore":
+            annotations.update(PARALLELSTORE_ANNOTATIONS)
+    out: dict[str, Any] = {"volumes": volumes, "mounts": mounts, "annotations": annotations}
+    if accounts:
+        out["serviceAccountName"] = accounts.pop()
+    return out
+
+
+def add_to_jobset(jobset: dict[str, Any], storages: Sequence[Storage]) -> dict[str, Any]:
+    """A copy of the JobSet with the storages in every pod template and container."""
+    if not storages:
+        return jobset
+    settings = pod_settings(storages)
+    out = copy.deepcopy(jobset)
+    for rjob in out["spec"]["replicatedJobs"]:
+        template = rjob["template"]["spec"]["template"]
+        meta = template.setdefault("metadata", {})
+        if settings["annotations"]:
+            meta.setdefault("annotations", {}).update(settings["annotations"])
+        pod = template["spec"]
+        pod.setdefault("volumes", []).extend(copy.deepcopy(settings["volumes"]))
+        if "serviceAccountName" in settings:
+            pod["serviceAccountName"] = settings["serviceAccountName"]
+        for container in pod["containers"]:
+            container.setdefault("volumeMounts", []).extend(copy.deepcopy(settings["mounts"]))
+    return out
+
+
+def notes(storages: Sequence[Storage], host_network: bool) -> list[str]:
+    out = []
+    if host_network and any(s.type == "gcsfuse" for s in storages):
+        out.append(
+            "gcsfuse in host-network pods (xcli's pods use the host network): needs GKE "
+            '1.33.3-gke.1226000+ (Standard) and the volume attribute hostNetworkPodKSA "true" '
+            "on the storage's PersistentVolume"
+        )
+    return out
+
+
+def add_to_plan(plan: Plan, storages: Sequence[Storage], extra_notes: Sequence[str]) -> Plan:
+    """The workload plan with the storages in its JobSet, and the notes that go with them."""
+    steps = []
+    host_network = False
+    for step in plan.steps:
+        if isinstance(step, K8sApply) and step.manifest.get("kind") == "JobSet":
+            manifest = add_to_jobset(dict(step.manifest), storages)
+            jobs = manifest["spec"]["replicatedJobs"]
+            pods = [r["template"]["spec"]["template"]["spec"] for r in jobs]
+            host_network = any(p.get("hostNetwork") for p in pods)
+            step = dataclasses.replace(step, manifest=manifest)
+        steps.append(step)
+    all_notes = (*plan.notes, *extra_notes, *notes(storages, host_network))
+    return dataclasses.replace(plan, steps=tuple(steps), notes=all_notes)
