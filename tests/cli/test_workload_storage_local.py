@@ -1,6 +1,6 @@
-"""Storage on a real local cluster, end to end: a workload writes a checkpoint into a mounted
-storage, a second workload restores it, a read-only storage stays read-only, and removing the
-record (what `xcli storage detach` does on this provider) leaves the data in place."""
+"""Storage on a real local cluster, end to end through the CLI: `xcli storage attach` a folder,
+a workload writes a checkpoint into the mounted storage, a second workload restores it, a
+read-only storage stays read-only, and `xcli storage detach` leaves the data in place."""
 
 from __future__ import annotations
 
@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 
 from tests.gateways.local_support import create, delete, needs_openssh, xcli
-from xcli.plan.storage import Storage
 
 CLUSTER = ("--provider", "local", "--cluster", "stdemo")
 SAVE = (
@@ -30,12 +29,13 @@ def _user_namespaces() -> bool:
     return subprocess.run(probe, capture_output=True, check=False).returncode == 0
 
 
-def attach(home: Path, storage: Storage) -> Path:
-    """The record `xcli storage attach` writes for a local cluster (plan/storage.py's file)."""
-    path = home / "state" / "storage" / "stdemo" / f"{storage.name}.json"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(storage.to_json()), encoding="utf-8")
-    return path
+def attach(home: Path, name: str, folder: Path, mount: Path, *flags: str) -> Path:
+    """`xcli storage attach` of a folder on a local cluster; the record file it wrote."""
+    xcli(home, "storage", "attach", name, *CLUSTER, "--type", "gcsfuse", "--path", str(folder),
+         "--mount-point", str(mount), *flags)  # fmt: skip
+    record = home / "state" / "storage" / "stdemo" / f"{name}.json"
+    assert json.loads(record.read_text())["source"] == str(folder)  # plan/storage.py's file
+    return record
 
 
 @pytest.fixture
@@ -57,7 +57,7 @@ def test_checkpoint_written_then_restored_and_kept_after_detach(home: Path) -> N
     bucket.mkdir()
     mount = home / "mnt" / "ckpt"  # does not exist yet; its parent is writable
     (home / "mnt").mkdir()
-    record = attach(home, Storage("ckpt", "gcsfuse", str(bucket), str(mount)))
+    record = attach(home, "ckpt", bucket, mount)
     where = ("--storage", "ckpt", "--checkpoint-dir", f"{mount}/run-1")
 
     saved = run(home, "save", SAVE, *where)
@@ -71,7 +71,8 @@ def test_checkpoint_written_then_restored_and_kept_after_detach(home: Path) -> N
     for worker in range(4):
         assert f"[w{worker}] restored: step 100 of worker {worker}" in restored.stdout
 
-    record.unlink()  # detach
+    xcli(home, "storage", "detach", "ckpt", *CLUSTER)
+    assert not record.exists()
     assert (bucket / "run-1" / "ckpt-0").read_text() == "step 100 of worker 0\n"
     gone = run(home, "again", RESTORE, *where)
     assert gone.returncode == 1
@@ -88,7 +89,7 @@ def test_read_only_storage_cannot_be_written(home: Path) -> None:
     data.mkdir()
     (data / "shard-0").write_text("tokens\n")
     mount = home / "data"
-    attach(home, Storage("data", "gcsfuse", str(data), str(mount), readonly=True, auto_mount=True))
+    attach(home, "data", data, mount, "--readonly", "--auto-mount")
     read = run(home, "read", f"cat {mount}/shard-0 && ! touch {mount}/new 2>/dev/null")
     assert read.returncode == 0, read.stderr + read.stdout
     assert "[w0] tokens" in read.stdout  # auto-mount: mounted without --storage
