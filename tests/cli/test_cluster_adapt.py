@@ -13,6 +13,7 @@ import pytest
 
 from tests.conftest import REPO
 from tests.gateways.test_kube_handlers import FIXTURE, Clock, seed
+from tests.plan.test_incluster import CASES as CLUSTERS
 from tests.providers.gke.test_adapt import cluster_json
 from tests.support.crd import validate
 from tests.support.discovery import check_request
@@ -24,12 +25,15 @@ from xcli.cli.errors import run_guarded
 from xcli.cli.main import cli
 from xcli.gateways.kube import KubeApi
 from xcli.gateways.kube_handlers import KubeHandlers
-from xcli.plan import incluster
+from xcli.plan import incluster, kueue_objects
 from xcli.plan.cluster import ClusterRef
+from xcli.plan.model import resolve
 from xcli.providers import DEFAULT
 from xcli.providers.gke.provider import GkeProvider
 from xcli.workload.backends import WorkloadGateways
 from xcli.workload.jobset.live import Live
+from xcli.workload.team import objects as team_objects
+from xcli.workload.team.spec import TeamSpec, parse_quotas
 
 GOLDENS = REPO / "tests" / "goldens" / "adapt"
 KEY = "projects/my-proj/locations/us-east5/clusters/tk-v6e"
@@ -157,7 +161,13 @@ def test_live_adapt_detects_the_pools_and_applies_the_dry_run_setup(
         check_request("container.projects.locations.clusters.get", method, url, body)
     assert not [r for r in world.gke.requests if r[0] != "GET"]  # node pools untouched
     sent = [json.loads(r.content) for r in world.kube.patches(dry_run=False)]
-    manifests = [s["manifest"] for s in printed if s["kind"] == "k8s_apply"]
+    # the cluster queue's chips: what the cohort read found (no team: all 512)
+    assert quota(world.kube.objects[OWN_QUEUE]) == 512
+    manifests = [
+        json.loads(json.dumps(s["manifest"]).replace('"${k8s-cohort-read.chips}"', "512"))
+        for s in printed
+        if s["kind"] == "k8s_apply"
+    ]
     for manifest in manifests:
         assert manifest in sent
         if manifest["apiVersion"].startswith("kueue.x-k8s.io"):
@@ -192,3 +202,52 @@ def test_live_flags_must_match_the_cluster(
 ) -> None:
     code, _, err = run([*ADAPT, "--tpu-type", "v6e-256", "--num-slices", "3"], capsys, world)
     assert code == 1 and "has v6e-256 x2 (pools v6e-a, v6e-b), not v6e-256 x3" in err
+
+
+OWN_QUEUE = "/apis/kueue.x-k8s.io/v1beta2/clusterqueues/xcli-cluster-queue"
+TEAM_QUEUE = "/apis/kueue.x-k8s.io/v1beta2/clusterqueues/xcli-team-research"
+
+
+def quota(queue: dict[str, Any], flavor: str = "v6e-256") -> Any:
+    (group,) = queue["spec"]["resourceGroups"]
+    (found,) = [f for f in group["flavors"] if f["name"] == flavor]
+    return next(r["nominalQuota"] for r in found["resources"] if r["name"] == "google.com/tpu")
+
+
+def team_queue(chips: int) -> dict[str, Any]:
+    """Team research's ClusterQueue as `xcli team create --quota v6e=<chips>` applied it."""
+    spec = TeamSpec("tk-v6e", "research", parse_quotas(f"v6e={chips}", None, None))
+    queue = resolve(
+        team_objects.cluster_queue(spec, "team-read"), {"team-read": {"flavor_0": "v6e-256"}}
+    )
+    validate(queue)
+    return dict(queue)
+
+
+def test_adapt_again_keeps_the_teams_chips_out_of_the_cluster_queue(
+    world: World, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A cluster xcli set up, where team research then took 192 of the 512 chips."""
+    installed(world, "v0.19.2")
+    world.kube.put(TEAM_QUEUE, team_queue(192))
+    own = json.loads(json.dumps(dict(kueue_objects.cluster_queue(CLUSTERS["v6e-256 x2 spot"]))))
+    own["spec"]["resourceGroups"][0]["flavors"][0]["resources"][0]["nominalQuota"] = 320
+    world.kube.put(OWN_QUEUE, own)
+    code, out, err = run([*ADAPT, "--yes", "-o", "json"], capsys, world)
+    assert code == 0, err
+    assert quota(world.kube.objects[OWN_QUEUE]) == 320  # not back to 512
+    assert quota(world.kube.objects[TEAM_QUEUE]) == 192
+    outputs = {s["id"]: s["outputs"] for s in json.loads(out)["steps"]}
+    assert outputs["k8s-cohort-read"] == {"chips": 320, "teams": {"research": 192}}
+    assert "teams hold research 192 chips; the cluster's queue keeps 320" in err
+
+
+def test_adapt_refuses_when_teams_hold_more_than_the_cluster(
+    world: World, capsys: pytest.CaptureFixture[str]
+) -> None:
+    world.kube.put(TEAM_QUEUE, team_queue(600))
+    code, _, err = run([*ADAPT, "--yes"], capsys, world)
+    assert code == 1, err
+    assert "the teams hold 600 google.com/tpu chips of v6e-256 (research 600)" in err
+    assert "more than the cluster's 512" in err and "hint: lower a team's quota" in err
+    assert OWN_QUEUE not in world.kube.objects  # the cluster queue is not applied

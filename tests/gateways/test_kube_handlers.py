@@ -20,7 +20,7 @@ from xcli.gateways.kube_handlers import KubeHandlers, fetch_manifest, parse_mani
 from xcli.plan import incluster, kueue_objects
 from xcli.plan.contract import StepContext
 from xcli.plan.kube_steps import K8sDelete, K8sInstall, K8sWait
-from xcli.plan.model import Plan, Step
+from xcli.plan.model import Plan, Step, resolve
 from xcli.plan.steps import K8sApply, LocalAction
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "release-manifest.yaml"
@@ -115,6 +115,7 @@ def test_parse_manifest_orders_and_flattens() -> None:
         ("Deployment", "gadget-controller-manager"),
         ("ServiceAccount", "gadget-controller"),
         ("Gadget", "default-gadget"),
+        ("ConfigMap", "gadget-manager-config"),
     ]
     with pytest.raises(CloudError, match="not valid YAML"):
         parse_manifest("a: [", "broken")
@@ -150,6 +151,7 @@ def test_install_downloads_and_applies_every_object_in_order() -> None:
         "/apis/apps/v1/namespaces/gadget-system/deployments/gadget-controller-manager",
         "/api/v1/namespaces/gadget-system/serviceaccounts/gadget-controller",
         "/apis/example.xcli.dev/v1/gadgets/default-gadget",  # learnt from the CRD above
+        "/api/v1/namespaces/gadget-system/configmaps/gadget-manager-config",
     ]
     expected = parse_manifest(FIXTURE.read_text(), "f")
     expected[2]["spec"]["template"]["spec"]["containers"][0]["resources"] = {"limits": limits}
@@ -158,7 +160,7 @@ def test_install_downloads_and_applies_every_object_in_order() -> None:
         assert request.url.params["fieldManager"] == "xcli"
         assert request.url.params["force"] == "true"
     assert result.results["install"].outputs == {
-        "objects": 5,
+        "objects": 6,
         "crds": ["gadgets.example.xcli.dev"],
         "version": "v1.2.3",
     }
@@ -286,7 +288,9 @@ def test_whole_setup_live_sends_what_the_dry_run_printed() -> None:
         incluster.release_url(c, v) for c, v in (("jobset", "v0.12.0"), ("kueue", "v0.19.2"))
     )
     sent = [json.loads(r.content) for r in fake.patches(dry_run=False)]
-    planned = [dict(s.manifest) for s in plan.steps if isinstance(s, K8sApply)]
+    outputs = {sid: r.outputs for sid, r in result.results.items()}
+    assert outputs["k8s-cohort-read"] == {"chips": 32, "teams": {}}  # no team: all chips
+    planned = [dict(resolve(s.manifest, outputs)) for s in plan.steps if isinstance(s, K8sApply)]
     for obj in planned:
         assert obj in sent
     assert sent[-1]["kind"] == "ConfigMap"  # written last

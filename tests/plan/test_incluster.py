@@ -12,8 +12,9 @@ from tests.support.core import validate_core
 from xcli import __version__
 from xcli.catalog import lookup
 from xcli.plan import incluster
+from xcli.plan.cohort_read import CohortRead, chips_left
 from xcli.plan.kube_steps import K8sInstall, K8sWait
-from xcli.plan.model import Plan, Ref
+from xcli.plan.model import Plan, Ref, resolve
 from xcli.plan.render import plan_json, plan_text
 from xcli.plan.steps import K8sApply, LocalAction
 from xcli.spec import Capacity, ClusterSpec
@@ -52,8 +53,11 @@ def plan_for(s: ClusterSpec, cluster: Any = CLUSTER) -> Plan:
 
 
 def applied(s: ClusterSpec) -> dict[str, dict[str, Any]]:
+    """The objects applied on a cluster without teams (what the cohort read answers there)."""
     steps = incluster.setup_steps(s, CLUSTER, ("cluster",))
-    return {st.id: dict(st.manifest) for st in steps if isinstance(st, K8sApply)}
+    (read,) = [st for st in steps if isinstance(st, CohortRead)]
+    outputs = {read.id: chips_left([], read)}
+    return {st.id: dict(resolve(st.manifest, outputs)) for st in steps if isinstance(st, K8sApply)}
 
 
 def by_kind(s: ClusterSpec, kind: str) -> list[dict[str, Any]]:
@@ -212,9 +216,12 @@ def test_step_order() -> None:
     assert all(s.after == ("cluster",) for s in installs)
     (wait,) = [s for s in plan.steps if isinstance(s, K8sWait)]
     assert set(wait.after) == {s.id for s in installs}
+    (read,) = [s for s in plan.steps if isinstance(s, CohortRead)]
+    assert read.after == (wait.id,)  # the ClusterQueue kind exists by then
     for st in plan.steps:
         if isinstance(st, K8sApply) and "kueue" in st.manifest["apiVersion"]:
-            assert st.after == (wait.id,)
+            queue = st.manifest["kind"] == "ClusterQueue"
+            assert st.after == ((read.id,) if queue else (wait.id,))
         if isinstance(st, K8sApply) and st.manifest["kind"] == "PriorityClass":
             assert st.after == ("cluster",)
     last = plan.steps[-1]
@@ -244,9 +251,25 @@ def test_install_steps_print_what_is_fetched() -> None:
             "container": "manager",
             "limits": {"cpu": "2", "memory": "4096Mi"},
         },
+        "config_patch": {
+            "configmap": "kueue-system/kueue-manager-config",
+            "key": "controller_manager_config.yaml",
+            "api_version": "config.kueue.x-k8s.io/v1beta2",
+            "kind": "Configuration",
+            "merge": {
+                "fairSharing": {
+                    "preemptionStrategies": ["LessThanOrEqualToFinalShare", "LessThanInitialShare"]
+                }
+            },
+            "restart": "kueue-system/kueue-controller-manager",
+            "annotation": "xcli.dev/config-sha256",
+        },
     }
+    jobset = next(s for s in doc["plan"] if s["id"] == "k8s-install-jobset")
+    assert "config_patch" not in jobset  # JobSet keeps its release configuration
     text = plan_text(plan_for(CASES["tpu7x-8"]))
     assert "jobset/releases/download/v0.12.0/manifests.yaml" in text
+    assert "fairSharing" in text and "LessThanOrEqualToFinalShare" in text  # the dry-run says so
 
 
 def test_dry_run_is_deterministic_and_takes_refs() -> None:

@@ -21,6 +21,7 @@ from xcli.cli.deps import Dependencies
 from xcli.cli.errors import run_guarded
 from xcli.cli.main import cli
 from xcli.gateways.kube_handlers import parse_manifest, set_limits
+from xcli.gateways.release_config import patch_config
 from xcli.plan.incluster import setup_steps
 from xcli.plan.render import step_document
 from xcli.providers.queued_resource.access import recall_access
@@ -146,8 +147,18 @@ def test_after_apply_the_cluster_gets_the_setup_the_dry_run_printed(
     for step in installs:
         objects = parse_manifest(release(step["url"]), step["url"])
         set_limits(objects, step["limits"], step["url"])
+        if "config_patch" in step:  # Kueue: fair sharing on in its Configuration
+            patch_config(objects, step["config_patch"], step["url"])
         released += objects
-    manifests = [s["manifest"] for s in printed if s["kind"] == "k8s_apply"]
+    # the cluster queue's chips: what the cohort read found (no team here: all of them)
+    outputs = {s["id"]: s["outputs"] for s in json.loads(out)["steps"]}
+    assert outputs["k8s-cohort-read"] == {"chips": SPOT.spec().total_chips, "teams": {}}
+    chips = str(outputs["k8s-cohort-read"]["chips"])
+    manifests = [
+        json.loads(json.dumps(s["manifest"]).replace('"${k8s-cohort-read.chips}"', chips))
+        for s in printed
+        if s["kind"] == "k8s_apply"
+    ]
     assert len(manifests) == 10  # with the Kueue Topology of TPU slices
     assert sorted(map(canon, cloud.applied())) == sorted(map(canon, [*manifests, *released]))
     assert cloud.applied()[-1]["kind"] == "ConfigMap"  # the metadata, last
@@ -260,7 +271,7 @@ def test_dry_run_with_apply_lists_the_commands_as_steps(
     assert calls(fake_terraform) == [] and not Path("deploy").exists()
     # then the API path's in-cluster setup, against the cluster Terraform made
     setup = setup_steps(SPOT.spec(), CLUSTER, ("tf-output",))
-    assert len(setup) == 13
+    assert len(setup) == 14
     tail = plan["plan"][len(plan["plan"]) - len(setup) :]
     assert tail == json.loads(json.dumps([step_document(s) for s in setup]))
     assert "with --apply once terraform" not in json.dumps(plan["notes"])  # done here now

@@ -1,4 +1,5 @@
-"""Live handlers for the Kubernetes step kinds: k8s_apply, k8s_install, k8s_wait, k8s_delete.
+"""Live handlers for the Kubernetes step kinds: k8s_apply, k8s_install, k8s_wait, k8s_delete
+and k8s_cohort_read (gateways/cohort_read.py).
 
 `KubeHandlers(connect)` takes a function from a step's `cluster` (the GKE cluster's resource
 name) to a KubeApi; the GKE provider builds it from clusters.get (endpoint and CA). One KubeApi
@@ -21,6 +22,7 @@ from typing import Any
 import yaml
 
 from xcli.errors import CloudError
+from xcli.gateways import cohort_read
 from xcli.gateways.backoff import RetryPolicy, Sleep, Timing, event_sleep, growing, poll, retry_call
 from xcli.gateways.kube import KubeApi, kind_for_plural, register_crd
 from xcli.plan.contract import Handler, StepContext
@@ -125,6 +127,7 @@ class KubeHandlers:
             "k8s_install": self.install_release,
             "k8s_wait": self.wait,
             "k8s_delete": self.delete,
+            "k8s_cohort_read": cohort_read.handler(self.api),
         }
 
     def api(self, cluster: str) -> KubeApi:
@@ -177,6 +180,11 @@ class KubeHandlers:
         objects = parse_manifest(self._fetch(step.url), step.url)
         if step.limits:
             set_limits(objects, step.limits, step.url)
+        outputs: dict[str, Any] = {}
+        if step.config_patch:
+            from xcli.gateways.release_config import patch_config
+
+            outputs["config_sha256"] = patch_config(objects, step.config_patch, step.url)
         crds = [o for o in objects if o["kind"] == "CustomResourceDefinition"]
         for crd in crds:
             register_crd(crd)
@@ -187,6 +195,7 @@ class KubeHandlers:
             "objects": len(objects),
             "crds": [c["metadata"]["name"] for c in crds],
             "version": step.version,
+            **outputs,
         }
 
     def apply_with_retry(
@@ -269,7 +278,25 @@ def _ready(api: KubeApi, item: str) -> bool:
             return False
         raise
     conditions = ((obj or {}).get("status") or {}).get("conditions") or []
-    return any(c.get("type") == wanted and c.get("status") == "True" for c in conditions)
+    available = any(c.get("type") == wanted and c.get("status") == "True" for c in conditions)
+    return available and (kind == "crd" or _rolled_out(obj or {}))
+
+
+def _rolled_out(deployment: Mapping[str, Any]) -> bool:
+    """The Deployment's newest template runs everywhere: what `kubectl rollout status` checks
+    (https://kubernetes.io/docs/concepts/workloads/controllers/deployment/#complete-deployment).
+    A changed pod template (a new configuration, plan/kueue_config.py) keeps the old pods
+    Available while the new ones start; the controller that matters is the new one. Counts the
+    API server has not reported yet do not hold the wait."""
+    meta, spec = deployment.get("metadata") or {}, deployment.get("spec") or {}
+    status = deployment.get("status") or {}
+    if "observedGeneration" in status and status["observedGeneration"] < meta.get("generation", 0):
+        return False
+    want = int(spec.get("replicas", 1))
+    updated = int(status.get("updatedReplicas", want))
+    total = int(status.get("replicas", updated))
+    available = int(status.get("availableReplicas", updated))
+    return updated >= want and total <= updated and available >= updated
 
 
 def _webhook_answers(api: KubeApi, probe: Mapping[str, Any]) -> bool:

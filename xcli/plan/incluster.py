@@ -4,9 +4,11 @@ Pure: `setup_steps` turns a ClusterSpec into steps; nothing here talks to a clus
 
 The Kueue objects and priority classes themselves are built in kueue_objects.py.
 Order (each line runs after the one above it; items on one line run concurrently):
-  1. install JobSet and Kueue from their pinned release manifests; PriorityClasses
+  1. install JobSet and Kueue from their pinned release manifests (Kueue with fair sharing
+     on in its Configuration, plan/kueue_config.py); PriorityClasses
   2. wait until their CRDs are Established, their controllers Available and webhooks answer
-  3. ResourceFlavor, ClusterQueue, LocalQueue (and for GPU flex-start the
+  3. read the teams' ClusterQueues in the cohort (plan/cohort_read.py); ResourceFlavor,
+     ClusterQueue (its chips less the teams'), LocalQueue (and for GPU flex-start the
      ProvisioningRequestConfig and AdmissionCheck)
   4. the metadata ConfigMap, last, so that its presence means the setup finished
 
@@ -21,7 +23,9 @@ import math
 from typing import Any
 
 from xcli import __version__
+from xcli.plan.cohort_read import carved, cohort_read
 from xcli.plan.kube_steps import K8sInstall, K8sWait
+from xcli.plan.kueue_config import kueue_config_patch
 from xcli.plan.kueue_objects import (
     CLUSTER_QUEUE,
     COHORT,
@@ -97,6 +101,7 @@ def setup_steps(spec: ClusterSpec, cluster: Text, after: tuple[str, ...]) -> lis
             version=version,
             url=release_url(name, version),
             limits=controller_limits(name, vm_count(spec)),
+            config_patch=kueue_config_patch() if name == "kueue" else {},
         )
         for name, title, version in (
             ("jobset", "JobSet", JOBSET_VERSION),
@@ -118,9 +123,18 @@ def setup_steps(spec: ClusterSpec, cluster: Text, after: tuple[str, ...]) -> lis
         name = obj["metadata"]["name"]
         summary = f"priority class {name} ({obj['value']})"
         priorities.append(_apply(f"k8s-priority-{name}", summary, after, cluster, obj))
+    acc = spec.accelerator
+    read = cohort_read(
+        cluster, (wait.id,), flavor_name(spec), acc.resource_name, spec.total_chips, COHORT
+    )
     queue = []
     for key, obj in kueue_objects(spec):
         summary = f"Kueue {obj['kind']} {obj['metadata']['name']}"
+        if key == "cluster-queue":  # less the chips teams hold (plan/cohort_read.py)
+            carve = carved(obj, acc.resource_name)
+            summary += " (its chips less those teams hold)"
+            queue.append(_apply(f"k8s-{key}", summary, (read.id,), cluster, carve))
+            continue
         queue.append(_apply(f"k8s-{key}", summary, (wait.id,), cluster, obj))
     done = tuple(s.id for s in [*priorities, *queue])
     metadata = _apply(
@@ -130,7 +144,7 @@ def setup_steps(spec: ClusterSpec, cluster: Text, after: tuple[str, ...]) -> lis
         cluster,
         metadata_configmap(spec),
     )
-    return [*installs, *priorities, wait, *queue, metadata]
+    return [*installs, *priorities, wait, read, *queue, metadata]
 
 
 def _apply(

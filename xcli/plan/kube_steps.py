@@ -2,7 +2,9 @@
 
 JSON form (every step also has id, kind, summary, after):
 - k8s_install: "cluster", "component", "version", "url", "field_manager", "force_conflicts",
-  "limits" (container resource limits set on the release's controller before it is applied)
+  "limits" (container resource limits set on the release's controller before it is applied),
+  "config_patch" (only when set: fields merged into a configuration file of the release's
+  ConfigMap, and the controller restarted when that changes it; plan/kueue_config.py)
 - k8s_wait: "cluster", "crds", "deployments", "probes", "timeout_seconds"
 - k8s_delete: "cluster", "api_version", "resource", "namespace", "name", "propagation",
   "timeout_seconds"
@@ -33,6 +35,13 @@ class K8sInstall(Step):
     `limits` resizes the controller for the cluster's size: {"deployment": "ns/name",
     "container": "manager", "limits": {"memory": "4Gi"}} replaces those limits in that
     Deployment of the manifest before it is applied.
+
+    `config_patch` changes the controller's configuration file before it is applied:
+    {"configmap": "ns/name", "key": "file.yaml", "api_version": ..., "kind": ..., "merge":
+    {fields}, "restart": "ns/deployment", "annotation": "key"}: the YAML document under `key`
+    (of that apiVersion and kind) gets `merge` deep-merged into it, and the Deployment's pod
+    template gets the SHA-256 of the new data under `annotation`, so its pods restart exactly
+    when the configuration changed (plan/kueue_config.py).
     """
 
     kind: ClassVar[str] = "k8s_install"
@@ -43,9 +52,10 @@ class K8sInstall(Step):
     url: str
     field_manager: str = "xcli"
     limits: Mapping[str, Any] = field(default_factory=dict)
+    config_patch: Mapping[str, Any] = field(default_factory=dict)
 
     def details(self) -> dict[str, Any]:
-        return {
+        out = {
             "cluster": symbolic(self.cluster),
             "component": self.component,
             "version": self.version,
@@ -54,6 +64,9 @@ class K8sInstall(Step):
             "force_conflicts": True,
             "limits": symbolic(self.limits),
         }
+        if self.config_patch:
+            out["config_patch"] = symbolic(self.config_patch)
+        return out
 
 
 @dataclass(frozen=True, kw_only=True)

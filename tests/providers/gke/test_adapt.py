@@ -66,6 +66,7 @@ def test_plan_reads_first_and_never_touches_node_pools() -> None:
         "k8s_install",
         "k8s_wait",
         "k8s_apply",
+        "k8s_cohort_read",
     }
     assert "node pools v6e-a, v6e-b" in plan.title
 

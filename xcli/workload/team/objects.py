@@ -13,8 +13,9 @@ Preemption (https://kueue.sigs.k8s.io/docs/concepts/preemption/):
 - reclaimWithinCohort Any: a queue below its nominal quota reclaims it from queues borrowing;
 - borrowWithinCohort LowerPriority up to `low` (250): a team may borrow by preempting other
   queues' very-low and low workloads, never medium or higher ones.
-`fairSharing.weight` orders queues competing for unused chips, once Kueue's fair sharing is on
-in its Configuration (https://kueue.sigs.k8s.io/docs/concepts/fair_sharing/).
+`fairSharing.weight` orders queues competing for unused chips: the cluster's setup switches
+Kueue's fair sharing on in its Configuration (plan/kueue_config.py,
+https://kueue.sigs.k8s.io/docs/concepts/fair_sharing/).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from xcli.plan import cohort_read
 from xcli.plan.kueue_objects import (
     COHORT,
     CPU_PER_VM,
@@ -34,7 +36,7 @@ from xcli.plan.kueue_objects import (
 from xcli.plan.model import Ref
 from xcli.workload.team.spec import Quota, TeamSpec
 
-TEAM_LABEL = "xcli/team"
+TEAM_LABEL = cohort_read.TEAM_LABEL  # one name for the setup and the teams
 NAMESPACE_LABEL = "kubernetes.io/metadata.name"  # set by the API server on every Namespace
 BORROW_PREEMPTS_UP_TO = dict(PRIORITIES)["low"]
 
