@@ -1653,6 +1653,23 @@ def _goodput() -> list[Case]:
             "choices",
             ("workload", "goodput", "t", *LOCAL, "--cluster", "c", "--output", "csv"),
         ),
+        *_goodput_sources(),
+    ]
+
+
+def _goodput_sources() -> list[Case]:
+    """`workload goodput --source cloud-logging` (issue 17 follow-up): refused before any read."""
+    base = ("workload", "goodput", "t", "--cluster", "c", *P)
+    cl = (*base, "--source", "cloud-logging")
+    return [
+        Case("names/goodput-log-name-with-marks", "names", (*base, "--log-name", "goodput_t")),
+        Case("names/goodput-job-name-with-marks", "names", (*base, *LOCAL, "--job-name", "t")),
+        Case("names/goodput-dry-run-with-marks", "names", (*base, "--dry-run")),
+        Case("names/goodput-empty-job-name", "names", (*cl, "--job-name", "", "--dry-run")),
+        Case("names/goodput-quoted-job-name", "names", (*cl, "--job-name", 'a"b', "--dry-run")),
+        Case("names/goodput-bad-log-name", "names", (*cl, "--log-name", "a b", "--dry-run")),
+        Case("names/goodput-logging-namespace", "names", (*cl, "--namespace", "team-a")),
+        Case("choices/goodput-source", "choices", (*base, "--source", "stdout")),
     ]
 
 

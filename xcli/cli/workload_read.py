@@ -12,6 +12,7 @@ import click
 
 from xcli.cli import complete
 from xcli.cli.common import Common, read_options
+from xcli.cli.goodput_source import goodput_from_source, source_chosen, source_options
 from xcli.cli.providers import choice
 from xcli.cli.workload_ns import namespace_option, session_for
 from xcli.errors import UserError
@@ -246,6 +247,7 @@ def wait(
 @cluster_option
 @provider_option
 @namespace_option
+@source_options
 @read_options
 def goodput(
     common: Common,
@@ -254,6 +256,7 @@ def goodput(
     cluster: str,
     provider: str,
     namespace: str,
+    **source: Any,
 ) -> int:
     """How much of a workload's time made progress: scheduling, runtime and program goodput.
 
@@ -264,15 +267,19 @@ def goodput(
     every interruption (when, why, which worker, step reached, checkpoint resumed from).
     Program goodput (MFU) needs the program's FLOPs per step. The program prints progress
     marks with xcli.goodput (step(n), checkpoint(n), flops_per_step(x)); see docs/goodput.md.
+    --source cloud-logging reads the ml-goodput-measurement library's records instead.
 
     \b
     Examples:
       xcli workload goodput train-1 --cluster demo
       xcli workload goodput train-1 --cluster demo --provider local --output json
+      xcli workload goodput train-1 --cluster demo --source cloud-logging --dry-run
     """
     from xcli.cli.workload_session import backend
 
     name = str(workload_name(name, workload_flag))
     check_names(cluster, name)
+    if source_chosen(common, namespace, name, source):
+        return goodput_from_source(common, namespace, name, source)
     kind = backend(provider)
     return kind.goodput(session_for(common, namespace, kind), cluster, name)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, cast
 
 if TYPE_CHECKING:
     from xcli.gateways.backoff import Sleep
+    from xcli.gateways.cloud_logging import LoggingGateway
     from xcli.workload.jobset.live import Live
     from xcli.workload.protocol import WorkloadBackend
 
@@ -24,6 +25,7 @@ class WorkloadGateways:
 
     live: Live | None = None  # GKE clusters' Kubernetes APIs and the clocks the waits use
     sleep: Sleep | None = None  # VM-style waits and log follows (default backoff.event_sleep)
+    logging: LoggingGateway | None = None  # Cloud Logging reads (`goodput --source cloud-logging`)
 
 
 def backend_for(
