@@ -226,3 +226,20 @@ def test_a_restart_inside_one_attempt_and_a_run_still_going() -> None:
     assert [(s.start, s.end) for s in tl.segments] == [(0.0, 15.0), (40.0, None)]
     assert not tl.finished and tl.end == 50.0
     assert [(m.at, m.value) for m in tl.marks if m.key == "checkpoint"] == [(10.0, 0.0)]
+
+
+def test_custom_badput_and_no_job_start_are_noted() -> None:
+    payloads: list[dict[str, Any]] = [
+        {"step_count": 0, "step_start_time": 10.0},
+        {"custom_badput_event_type": "eval_step", "custom_badput_event_start_time": 12.0},
+        {"custom_badput_event_type": "eval_step", "custom_badput_event_end_time": 14.5},
+        {"step_count": 1, "step_start_time": 20.0},
+        {"job_end_time": 25.0, "job_name": "not a time"},
+    ]
+    tl = mgm_timeline(payloads, now=99.0)
+    assert tl is not None and tl.finished and (tl.submitted, tl.end) == (10.0, 25.0)
+    assert tl.notes[1:] == (
+        "no job_start_time record: the first step starts the run",
+        "ml-goodput-measurement custom EVAL_STEP: 2.500 s (counted as productive here)",
+    )
+    assert mgm_timeline([{"job_name": "x"}], now=1.0) is None

@@ -30,7 +30,7 @@ from xcli.workload.goodput.model import Cause, Mark, Segment, Timeline
 INTERVALS = ("tpu_init", "training_prep", "data_loading")
 CAUSE = Cause(
     "restart",
-    detail="a repeated step_count in the ml-goodput-measurement records (they record no cause)",
+    detail="ml-goodput-measurement records: a step_count repeated, no cause recorded",
 )
 
 
