@@ -151,6 +151,16 @@ def test_a_run_that_restarted_once(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 @responses.activate
+def test_the_text_report_says_why_mfu_is_unknown(capsys: pytest.CaptureFixture[str]) -> None:
+    rows = run_entries()
+    _recorded([_answer(rows)])
+    code, out, err = _run([*ARGS, "--source", "cloud-logging"], capsys)
+    assert (code, err) == (0, "")
+    assert "records carry no FLOPs per step" in out
+    assert "print the model FLOPs of one step once" not in out  # the marks' hint
+
+
+@responses.activate
 def test_the_live_request_is_the_dry_run_one(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = _run([*ARGS, "--source", "cloud-logging", "--dry-run", "-o", "json"], capsys)
     assert (code, err) == (0, "")

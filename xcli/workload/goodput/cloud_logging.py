@@ -111,6 +111,13 @@ def goodput_from_logging(
     if session.output != "text":
         session.emit(data)
         return 0
-    for line in text(data, name):
+    for line in text(data, name, mfu_hint=MGM_MFU_HINT):
         session.say(line)
     return 0
+
+
+# the library records no FLOPs, so the marks' hint (xcli.goodput.flops_per_step) would not help
+MGM_MFU_HINT = (
+    "program goodput (MFU): unknown; the ml-goodput-measurement records carry no FLOPs per "
+    "step (--source marks reads xcli.goodput.flops_per_step(x))"
+)

@@ -50,7 +50,7 @@ def _interruption(i: Mapping[str, Any]) -> str:
     )
 
 
-def text(report: Mapping[str, Any], name: str) -> list[str]:
+def text(report: Mapping[str, Any], name: str, mfu_hint: str = MFU_HINT) -> list[str]:
     wall = report["wall_seconds"]
     lines = [
         f"workload {name}: {summary(report)}",
@@ -66,7 +66,7 @@ def text(report: Mapping[str, Any], name: str) -> list[str]:
     if report["steps"] is None:
         lines.append(NO_MARKS_HINT)
     elif report["program_goodput"] is None and report["flops_per_step"] is None:
-        lines.append(MFU_HINT)
+        lines.append(mfu_hint)
     elif report["program_goodput"] is None:
         lines.append(PEAK_HINT)
     lines += [f"note: {n}" for n in report["notes"]]
