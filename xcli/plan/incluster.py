@@ -33,11 +33,11 @@ from xcli.plan.kueue_objects import (
     LOCAL_QUEUE,
     NAMESPACE,
     PRIORITIES,
-    TOPOLOGY,
     flavor_name,
     kueue_objects,
     meta,
     priority_classes,
+    topology_name,
     uses_topology,
     vm_count,
 )
@@ -183,7 +183,7 @@ def metadata_configmap(spec: ClusterSpec) -> dict[str, Any]:
     optional = {
         "topology": acc.topology,
         "gpu_network": acc.gpu_network,
-        "kueue_topology": TOPOLOGY if uses_topology(spec) else "",
+        "kueue_topology": topology_name(spec) if uses_topology(spec) else "",
         "cohort": COHORT,
         "reservation": spec.capacity.reservation,
         "max_run_duration_seconds": spec.capacity.max_run_duration,

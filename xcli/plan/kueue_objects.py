@@ -29,6 +29,18 @@ TOPOLOGY = "xcli-node-pools"
 # (https://cloud.google.com/kubernetes-engine/docs/how-to/node-pools), so no node is left out;
 # the finer gce-topology-block/subblock/host labels exist only on some machine families.
 TOPOLOGY_LEVELS = ("cloud.google.com/gke-nodepool", "kubernetes.io/hostname")
+# A3 Ultra, A4 and A4X nodes from a reservation carry Compute Engine's physical topology as
+# labels (block, sub-block, host): the levels XPK's GPU Topology `gke-default` uses
+# (https://cloud.google.com/ai-hypercomputer/docs/workloads/schedule-gke-workloads-tas; TAS
+# "works best with compactly placed capacity, which can be obtained through reservations").
+# Spot and on-demand capacity is not placed compactly, and the node-pool levels serve it.
+GCE_TOPOLOGY = "xcli-gce-topology"
+GCE_TOPOLOGY_LEVELS = (
+    "cloud.google.com/gce-topology-block",
+    "cloud.google.com/gce-topology-subblock",
+    "cloud.google.com/gce-topology-host",
+    "kubernetes.io/hostname",
+)
 ADMISSION_CHECK = "xcli-dws-prov"
 PROVISIONING_CONFIG = "xcli-dws-config"
 MANAGED_BY = {"app.kubernetes.io/managed-by": "xcli"}
@@ -102,7 +114,7 @@ def resource_flavor(spec: ClusterSpec) -> dict[str, Any]:
         tolerations.append({"key": QUEUED_LABEL, "operator": "Exists", "effect": "NoSchedule"})
     body: dict[str, Any] = {"nodeLabels": labels, "tolerations": tolerations}
     if uses_topology(spec):
-        body["topologyName"] = TOPOLOGY
+        body["topologyName"] = topology_name(spec)
     return {
         "apiVersion": KUEUE_API,
         "kind": "ResourceFlavor",
@@ -119,13 +131,23 @@ def uses_topology(spec: ClusterSpec) -> bool:
     return spec.capacity.kind != "flex-start"
 
 
-def topology() -> dict[str, Any]:
+def uses_gce_topology(spec: ClusterSpec) -> bool:
+    """RDMA GPU families (A3 Ultra, A4, A4X) on a reservation: the physical topology labels."""
+    return spec.accelerator.gpu_network == "rdma" and spec.capacity.kind == "reservation"
+
+
+def topology_name(spec: ClusterSpec) -> str:
+    return GCE_TOPOLOGY if uses_gce_topology(spec) else TOPOLOGY
+
+
+def topology(spec: ClusterSpec) -> dict[str, Any]:
     """https://kueue.sigs.k8s.io/docs/concepts/topology_aware_scheduling/"""
+    levels = GCE_TOPOLOGY_LEVELS if uses_gce_topology(spec) else TOPOLOGY_LEVELS
     return {
         "apiVersion": KUEUE_API,
         "kind": "Topology",
-        "metadata": meta(TOPOLOGY),
-        "spec": {"levels": [{"nodeLabel": label} for label in TOPOLOGY_LEVELS]},
+        "metadata": meta(topology_name(spec)),
+        "spec": {"levels": [{"nodeLabel": label} for label in levels]},
     }
 
 
@@ -222,7 +244,7 @@ def provisioning_objects(spec: ClusterSpec) -> list[dict[str, Any]]:
 
 def kueue_objects(spec: ClusterSpec) -> list[tuple[str, dict[str, Any]]]:
     """(step key, object) for every Kueue object of the cluster, in apply order."""
-    found = [("topology", topology())] if uses_topology(spec) else []
+    found = [("topology", topology(spec))] if uses_topology(spec) else []
     found.append(("flavor", resource_flavor(spec)))
     if queued_provisioning(spec):
         config, check = provisioning_objects(spec)

@@ -24,6 +24,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from xcli.errors import UserError
+from xcli.plan.kueue_objects import GCE_TOPOLOGY
 
 if TYPE_CHECKING:
     from xcli.workload.spec import ClusterMeta, WorkloadSpec
@@ -35,6 +36,10 @@ SCHEDULERS = (DEFAULT_SCHEDULER, HIGH_THROUGHPUT, TOPOLOGY_AWARE_AUTO)
 
 # The Topology level a TPU slice fills: one slice is one node pool (plan/kueue_objects.py).
 SLICE_LEVEL = "cloud.google.com/gke-nodepool"
+# On the physical-topology Topology (RDMA GPUs on a reservation, plan/kueue_objects.py) GPU pods
+# prefer the narrowest level, so Kueue packs them as tightly as the free nodes allow, widening
+# to host, sub-block and block: what XPK's GPU workloads ask for on `gke-default`.
+GCE_PREFERRED_LEVEL = "kubernetes.io/hostname"
 SLICE_TOPOLOGY = "kueue.x-k8s.io/podset-slice-required-topology"
 PREFERRED_TOPOLOGY = "kueue.x-k8s.io/podset-preferred-topology"
 SLICE_SIZE = "kueue.x-k8s.io/podset-slice-size"
@@ -69,4 +74,5 @@ def apply_scheduling(jobset: dict[str, Any], spec: WorkloadSpec, meta: ClusterMe
                 annotations[SLICE_TOPOLOGY] = SLICE_LEVEL
                 annotations[SLICE_SIZE] = str(spec.workers_per_slice)
             else:
-                annotations[PREFERRED_TOPOLOGY] = SLICE_LEVEL
+                gce = meta.kueue_topology == GCE_TOPOLOGY
+                annotations[PREFERRED_TOPOLOGY] = GCE_PREFERRED_LEVEL if gce else SLICE_LEVEL
