@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from xcli.errors import CloudError
-from xcli.gateways import gke_errors as errs
+from xcli.gateways.google_session import authorized_session
 
 MAX_PAGES = 1000  # a runaway token loop ends here rather than never
 
@@ -30,21 +30,9 @@ class LoggingGateway:
     @property
     def session(self) -> Any:
         if self._session is None:
-            import google.auth
-            from google.auth.exceptions import DefaultCredentialsError
-            from google.auth.transport.requests import AuthorizedSession
-
-            creds = self._credentials
-            if creds is None:
-                try:
-                    creds, _ = google.auth.default(
-                        scopes=["https://www.googleapis.com/auth/logging.read"]
-                    )
-                except DefaultCredentialsError:
-                    raise CloudError(
-                        "no Google credentials found", hint=errs.NO_CREDENTIALS_HINT
-                    ) from None
-            self._session = AuthorizedSession(creds)  # type: ignore[no-untyped-call]
+            self._session = authorized_session(
+                self._credentials, ("https://www.googleapis.com/auth/logging.read",)
+            )
         return self._session
 
     def list_entries(self, url: str, body: Mapping[str, Any]) -> list[dict[str, Any]]:

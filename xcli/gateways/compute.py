@@ -15,6 +15,7 @@ from typing import Any
 from xcli.errors import CloudError
 from xcli.gateways import gke_errors as errs
 from xcli.gateways.backoff import RetryPolicy, Timing, growing, poll, retry_busy, timed_out
+from xcli.gateways.google_session import authorized_session
 from xcli.plan.contract import StepContext
 from xcli.plan.gke import COMPUTE
 from xcli.plan.steps import ApiCall
@@ -39,22 +40,7 @@ class ComputeGateway:
     @property
     def session(self) -> Any:
         if self._session is None:
-            import google.auth
-            from google.auth.exceptions import DefaultCredentialsError
-            from google.auth.transport.requests import AuthorizedSession
-
-            creds = self._credentials
-            if creds is None:
-                try:
-                    creds, _ = google.auth.default(
-                        scopes=["https://www.googleapis.com/auth/cloud-platform"]
-                    )
-                except DefaultCredentialsError:
-                    raise CloudError(
-                        "no Google credentials found",
-                        hint=errs.NO_CREDENTIALS_HINT,
-                    ) from None
-            self._session = AuthorizedSession(creds)  # type: ignore[no-untyped-call]
+            self._session = authorized_session(self._credentials)
         return self._session
 
     def _url(self, url: str) -> str:

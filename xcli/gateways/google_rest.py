@@ -25,6 +25,7 @@ from xcli.gateways.backoff import (
     retry_call,
     timed_out,
 )
+from xcli.gateways.google_session import authorized_session
 from xcli.plan.contract import StepContext
 from xcli.plan.operations import OperationCall
 from xcli.plan.steps import ApiCall
@@ -77,21 +78,7 @@ class RestGateway:
     @property
     def session(self) -> Any:
         if self._session is None:
-            import google.auth
-            from google.auth.exceptions import DefaultCredentialsError
-            from google.auth.transport.requests import AuthorizedSession
-
-            creds = self._credentials
-            if creds is None:
-                try:
-                    creds, _ = google.auth.default(
-                        scopes=["https://www.googleapis.com/auth/cloud-platform"]
-                    )
-                except DefaultCredentialsError:
-                    raise CloudError(
-                        "no Google credentials found", hint=errs.NO_CREDENTIALS_HINT
-                    ) from None
-            self._session = AuthorizedSession(creds)  # type: ignore[no-untyped-call]
+            self._session = authorized_session(self._credentials)
         return self._session
 
     def send(self, method: str, url: str, ctx: StepContext, body: Any = None) -> Any:
