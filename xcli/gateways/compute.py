@@ -17,7 +17,7 @@ from xcli.gateways import gke_errors as errs
 from xcli.gateways.backoff import RetryPolicy, Timing, growing, poll, retry_busy, timed_out
 from xcli.gateways.google_session import authorized_session
 from xcli.plan.contract import StepContext
-from xcli.plan.gke import COMPUTE
+from xcli.plan.gke import COMPUTE, operation_scope
 from xcli.plan.steps import ApiCall
 
 
@@ -214,15 +214,6 @@ def adopt_diff(want: Mapping[str, Any], got: Mapping[str, Any]) -> str:
         if not same:
             diffs.append(f"{key} {have!r}, not {value!r}")
     return "; ".join(diffs)
-
-
-def operation_scope(url: str) -> str:
-    """The operations collection a Compute Engine request's operation lives in: the project's
-    global one, or its region's."""
-    parts = url.split("/")
-    if "regions" in parts:
-        return "/".join(parts[: parts.index("regions") + 2])
-    return "/".join(parts[: parts.index("global") + 1])
 
 
 def is_in_use(exc: BaseException) -> bool:

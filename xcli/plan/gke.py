@@ -35,6 +35,15 @@ def operations_url(project: str, region: str) -> str:
     return f"{CONTAINER}/projects/{project}/locations/{region}/operations"
 
 
+def operation_scope(url: str) -> str:
+    """The operations collection a Compute Engine request's operation lives in: the project's
+    global one, or its region's."""
+    parts = url.split("/")
+    if "regions" in parts:
+        return "/".join(parts[: parts.index("regions") + 2])
+    return "/".join(parts[: parts.index("global") + 1])
+
+
 def policy_url(project: str, region: str, name: str | None = None) -> str:
     base = f"{COMPUTE}/projects/{project}/regions/{region}/resourcePolicies"
     return f"{base}/{name}" if name else base

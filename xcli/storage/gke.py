@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xcli.plan.gke import COMPUTE, CONTAINER
+from xcli.plan import gke
+from xcli.plan.gke import COMPUTE
 from xcli.plan.kube_steps import K8sDelete
 from xcli.plan.model import Fmt, Plan, Ref, Step
 from xcli.plan.operations import OperationCall
@@ -69,7 +70,7 @@ def record_of(req: AttachRequest) -> Storage:
 def addon_step(req: AttachRequest, after: tuple[str, ...] = ()) -> OperationCall:
     info = vol.TYPES[req.type]
     ref = req.cluster
-    url = f"{CONTAINER}/projects/{ref.project}/locations/{ref.region}/clusters/{ref.name}"
+    url = gke.cluster_url(ref.project, ref.region, ref.name)
     return OperationCall(
         id="addon",
         summary=f"turn on the {info.driver} CSI driver add-on of cluster {ref.name}",
@@ -78,7 +79,7 @@ def addon_step(req: AttachRequest, after: tuple[str, ...] = ()) -> OperationCall
         method="PUT",
         url=url,
         body={"update": {"desiredAddonsConfig": {info.addon: {"enabled": True}}}},
-        poll=f"GET {CONTAINER}/projects/{ref.project}/locations/{ref.region}/operations/{{name}}",
+        poll=f"GET {gke.operations_url(ref.project, ref.region)}/{{name}}",
         timeout_seconds=3600,
     )
 

@@ -31,11 +31,7 @@ def compute_call(
     step_id: str, summary: str, api: str, method: str, url: str, **kw: object
 ) -> OperationCall:
     """An OperationCall polled under its own scope: global or the region's operations."""
-    scope = (
-        url.split("/global/")[0] + "/global"
-        if "/global/" in url
-        else "/".join(url.split("/")[: url.split("/").index("regions") + 2])
-    )
+    scope = gke.operation_scope(url)
     return OperationCall(
         id=step_id,
         summary=summary,

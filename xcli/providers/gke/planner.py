@@ -81,7 +81,7 @@ def cluster_resource(project: str, region: str, name: str) -> str:
 def op_call(step_id: str, summary: str, api: str, method: str, url: str, **kw: Any) -> Step:
     """An OperationCall whose poll line names the operations URL of the same API."""
     container = url.startswith(gke.CONTAINER)
-    base = url.split("/clusters")[0] if container else url.split("/resourcePolicies")[0]
+    base = url.split("/clusters")[0] if container else gke.operation_scope(url)
     # the operation's name is this step's own output, printed as a reference like any other
     poll = f"GET {base}/operations/${{{step_id}.operation}}"
     return OperationCall(
