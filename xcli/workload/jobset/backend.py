@@ -125,7 +125,7 @@ class JobSetBackend:
             return 0
         for line in status_lines(report, cluster):
             session.say(line)
-        session.say(self._goodput_line(session, cluster, name))
+        session.say(self._goodput_line(session, cluster, name, found))
         if not report["workers"]:
             session.say("workers: no pods yet")
             return 0
@@ -146,14 +146,16 @@ class JobSetBackend:
         )
         return 0
 
-    def _goodput_line(self, session: Session, cluster: str, name: str) -> str:
+    def _goodput_line(
+        self, session: Session, cluster: str, name: str, found: Mapping[str, Any]
+    ) -> str:
         from xcli.errors import CloudError
         from xcli.workload.goodput.render import summary
         from xcli.workload.jobset.goodput import goodput_report
 
         try:
             ref = self._ref(session, cluster)
-            return summary(goodput_report(self.live, ref, name, session.namespace))
+            return summary(goodput_report(self.live, ref, name, session.namespace, found))
         except CloudError as exc:  # the status above stands without it
             return f"goodput: unknown ({exc.message})"
 

@@ -44,17 +44,26 @@ def _expected_pods(js: Obj) -> int:
 
 
 def goodput_report(
-    live: Live, ref: ClusterRef, name: str, namespace: str = NAMESPACE
+    live: Live,
+    ref: ClusterRef,
+    name: str,
+    namespace: str = NAMESPACE,
+    seen: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
+    """`seen`: the JobSet, Kueue Workload and pods a caller already read (`workload status`'s
+    status_objects), so they are not read twice."""
     api = live.api(ref)
-    js = get_jobset(live, ref, name, namespace)
-    kueue = kueue_workload_for(name, kueue_workloads(api, namespace))
+    if seen is None:
+        js = get_jobset(live, ref, name, namespace)
+        kueue = kueue_workload_for(name, kueue_workloads(api, namespace))
+        pods = pods_of(api, name, namespace)
+    else:
+        js, kueue, pods = seen["jobset"], seen["kueue"], seen["pods"]
     events: list[dict[str, Any]] = []
     if kueue is not None:
         wl_name = kueue["metadata"]["name"]
         fields = {"involvedObject.kind": "Workload", "involvedObject.name": wl_name}
         events = api.list("v1", "Event", namespace, fields=fields)
-    pods = pods_of(api, name, namespace)
     lines: list[str] = []
     for lead in worker0_pods(pods):  # every attempt's worker 0 that is still there
         pod = lead["metadata"]["name"]
