@@ -15,6 +15,7 @@ The record is pure data, so the workload package (which mounts it) and the stora
 from __future__ import annotations
 
 import json
+import posixpath
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -71,6 +72,12 @@ class Storage:
             created=bool(data.get("created", False)),
             attributes={str(k): str(v) for k, v in dict(data.get("attributes", {})).items()},
         )
+
+
+def mounts_collide(a: str, b: str) -> bool:
+    """Two mount points that are the same folder, or one inside the other (normalised)."""
+    a, b = posixpath.normpath(a), posixpath.normpath(b)
+    return a == b or a.startswith(b.rstrip("/") + "/") or b.startswith(a.rstrip("/") + "/")
 
 
 def configmap_name(name: str) -> str:

@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterable
 
 from xcli.errors import UserError
-from xcli.plan.storage import TYPES, Storage
+from xcli.plan.storage import TYPES, Storage, mounts_collide
 from xcli.spec import check_name
 
 _BUCKET_CHARS = re.compile(r"^[a-z0-9][a-z0-9._-]*[a-z0-9]$|^[a-z0-9]$")
@@ -110,7 +110,7 @@ def mount_point(path: str, name: str, others: Iterable[Storage]) -> str:
         if other.name == name:
             continue
         theirs = posixpath.normpath(other.mount_point)
-        if clean == theirs or clean.startswith(theirs + "/") or theirs.startswith(clean + "/"):
+        if mounts_collide(clean, theirs):
             raise UserError(
                 f"mount point {clean} collides with storage {other.name} at {theirs}",
                 hint="choose another --mount-point (mounts may not contain one another)",

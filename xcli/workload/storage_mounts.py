@@ -26,7 +26,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from xcli.errors import ConfigError, NotFoundError, UserError
-from xcli.plan.storage import Storage
+from xcli.plan.storage import Storage, mounts_collide
 from xcli.workload.spec import WorkloadSpec
 
 CHECKPOINT_ENV = "XCLI_CHECKPOINT_DIR"
@@ -96,7 +96,7 @@ def check_mount_points(storages: Sequence[Storage]) -> None:
     for i, a in enumerate(storages):
         for b in storages[i + 1 :]:
             pa, pb = posixpath.normpath(a.mount_point), posixpath.normpath(b.mount_point)
-            if pa == pb or _inside(pa, pb) or _inside(pb, pa):
+            if mounts_collide(pa, pb):
                 raise UserError(
                     f"storages {a.name} and {b.name} collide: mount points {pa} and {pb}",
                     hint="mount only one of them (a storage attached with --auto-mount is "
