@@ -81,7 +81,11 @@ def test_network(common: Common, **flags: Any) -> int:
     from xcli.cli.workload_session import CliSession
     from xcli.spec import parse_duration
     from xcli.workload.jobset.live import Live
-    from xcli.workload.jobset.network_test import NetworkTestRequest, run_network_test
+    from xcli.workload.jobset.network_test import (
+        NetworkTestRequest,
+        plan_network_test,
+        run_network_test,
+    )
 
     request = NetworkTestRequest(
         cluster=flags["cluster"],
@@ -96,7 +100,11 @@ def test_network(common: Common, **flags: Any) -> int:
     )
     gateways = current().workload_gateways
     live = gateways.live if gateways is not None and gateways.live is not None else Live()
-    return run_network_test(CliSession(common), live, request, _quiet_runner(common))
+    session = CliSession(common)
+    test = plan_network_test(session, live, request)
+    if common.dry_run:  # the JobSet it would submit
+        return session.run_plan(test.plan, test.handlers)
+    return run_network_test(session, live, request, test, _quiet_runner(common))
 
 
 def _quiet_runner(common: Common) -> Callable[[Plan, Callable[[], Mapping[str, Any]]], None]:

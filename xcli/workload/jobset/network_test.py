@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from xcli.plan.model import Plan
     from xcli.workload.jobset.live import Live
     from xcli.workload.protocol import Session
+    from xcli.workload.spec import WorkloadSpec
 
 WORKLOAD = "xcli-network-test"
 RunQuietly = Callable[["Plan", Callable[[], Mapping[str, "Handler"]]], None]
@@ -86,9 +87,18 @@ def _flags(req: NetworkTestRequest) -> dict[str, Any]:
     }
 
 
-def run_network_test(
-    session: Session, live: Live, req: NetworkTestRequest, run_quietly: RunQuietly
-) -> int:
+@dataclasses.dataclass(frozen=True)
+class NetworkTest:
+    """The planned test: the JobSet plan `workload create` would run, and what judging needs."""
+
+    plan: Plan
+    spec: WorkloadSpec
+    ref: Any  # the cluster's ClusterRef
+    handlers: Callable[[], Mapping[str, Handler]]
+
+
+def plan_network_test(session: Session, live: Live, req: NetworkTestRequest) -> NetworkTest:
+    """The family's NCCL test as a generated `workload create`: same request, JobSet, plan."""
     from xcli.workload.jobset.live import handlers
     from xcli.workload.jobset.plan import gke_cluster_path, plan_workload_create
     from xcli.workload.request import build_request
@@ -105,9 +115,19 @@ def run_network_test(
     plan = plan_workload_create(
         spec, meta, existing, gke_cluster_path(session.project, session.zone, spec.cluster)
     )
-    if session.dry_run:
-        return session.run_plan(plan, lambda: handlers(live, ref))
-    run_quietly(plan, lambda: handlers(live, ref))
+    return NetworkTest(plan, spec, ref, lambda: handlers(live, ref))
+
+
+def run_network_test(
+    session: Session,
+    live: Live,
+    req: NetworkTestRequest,
+    test: NetworkTest,
+    run_quietly: RunQuietly,
+) -> int:
+    """Submit the planned test, wait, read worker 0's NCCL table, judge it, clean up."""
+    spec, ref = test.spec, test.ref
+    run_quietly(test.plan, test.handlers)
     try:
         log = _wait_and_read(session, live, ref, req.timeout)
     finally:
