@@ -95,15 +95,17 @@ def goodput_from_source(
     from xcli.cli.deps import current
     from xcli.cli.workload_session import CliSession
     from xcli.env_flags import env_bool
-    from xcli.workload.goodput.cloud_logging import goodput_from_logging
+    from xcli.workload.goodput.cloud_logging import goodput_from_logging, read_plan
 
     dry = bool(source["source_dry_run"]) or env_bool("XCLI_DRY_RUN")
     session = CliSession(replace(common, dry_run=dry), namespace)
+    log_name = source["log_name"] or f"goodput_{name}"
+    if dry:  # the one request a live run sends
+        return session.run_plan(read_plan(session.project, log_name, _job(source, name)), dict)
     gateways = current().workload_gateways
     gateway = gateways.logging if gateways is not None else None
     if gateway is None:
         from xcli.gateways.cloud_logging import LoggingGateway
 
         gateway = LoggingGateway()
-    log_name = source["log_name"] or f"goodput_{name}"
     return goodput_from_logging(session, gateway, name, log_name, _job(source, name))

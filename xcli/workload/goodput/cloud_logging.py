@@ -104,10 +104,7 @@ def goodput_from_logging(
 ) -> int:
     from xcli.workload.goodput.render import text
 
-    step = entries_step(session.project, log_name, job_name)
-    if session.dry_run:
-        return session.run_plan(read_plan(session.project, log_name, job_name), lambda: {})
-    data = report(gateway, step, job_name)
+    data = report(gateway, entries_step(session.project, log_name, job_name), job_name)
     if session.output != "text":
         session.emit(data)
         return 0
