@@ -27,7 +27,7 @@ def build_request(
 ) -> tuple[WorkloadSpec, ClusterMeta, list[str], ClusterRef]:
     accelerator = requested_accelerator(flags)
     ref = ClusterRef(flags["cluster"], session.project, session.zone, "gke")
-    meta, existing = _cluster_facts(session, live, flags, ref, accelerator)
+    meta, existing = cluster_facts(session, live, flags, ref, accelerator)
     return spec_from_flags(flags, meta, session.namespace), meta, existing, ref
 
 
@@ -88,7 +88,7 @@ def exit_codes(text: str) -> tuple[int, ...]:
     return tuple(codes)
 
 
-def _cluster_facts(
+def cluster_facts(
     session: Session, live: Live, flags: Mapping[str, Any], ref: ClusterRef, accelerator: str | None
 ) -> tuple[ClusterMeta, list[str]]:
     """Live: read the cluster. Dry-run: a metadata file, or the flags describe the cluster."""

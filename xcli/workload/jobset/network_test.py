@@ -65,12 +65,11 @@ def check_family(accel: Accelerator, cluster: str) -> None:
 
 
 def _flags(req: NetworkTestRequest) -> dict[str, Any]:
-    """The `workload create` flags of the test (image and command follow the family)."""
+    """The `workload create` flags of the test; image and command follow the family, once the
+    cluster's machine is known (plan_network_test)."""
     return {
         "cluster": req.cluster,
         "name": WORKLOAD,
-        "image": "placeholder",
-        "command": "placeholder",
         "tpu_type": None,
         "device_type": req.device_type,
         "num_slices": None,
@@ -99,19 +98,23 @@ class NetworkTest:
 
 def plan_network_test(session: Session, live: Live, req: NetworkTestRequest) -> NetworkTest:
     """The family's NCCL test as a generated `workload create`: same request, JobSet, plan."""
+    from xcli.catalog import lookup
+    from xcli.plan.cluster import ClusterRef
     from xcli.workload.jobset.live import handlers
     from xcli.workload.jobset.plan import gke_cluster_path, plan_workload_create
-    from xcli.workload.request import build_request
+    from xcli.workload.request import cluster_facts, spec_from_flags
 
     if req.device_type:  # refuse a TPU or plain GPU shape before anything else
-        from xcli.catalog import lookup
-
         check_family(lookup(req.device_type), req.cluster)
-    spec, meta, existing, ref = build_request(session, live, _flags(req))
+    flags = _flags(req)
+    ref = ClusterRef(req.cluster, session.project, session.zone, "gke")
+    meta, existing = cluster_facts(session, live, flags, ref, req.device_type)
     check_family(meta.accelerator, req.cluster)
-    fam = family_test(spec.accelerator)
-    script = nccl_script(spec.accelerator, spec.num_nodes, req.test)
-    spec = dataclasses.replace(spec, image=fam.image, command=script)
+    # the image and the script follow the machine (as workload_spec picks it) and --nodes
+    accel = lookup(req.device_type) if req.device_type else meta.accelerator
+    flags["image"] = family_test(accel).image
+    flags["command"] = nccl_script(accel, req.nodes, req.test)
+    spec = spec_from_flags(flags, meta, session.namespace)
     plan = plan_workload_create(
         spec, meta, existing, gke_cluster_path(session.project, session.zone, spec.cluster)
     )
