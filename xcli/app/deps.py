@@ -17,6 +17,8 @@ if TYPE_CHECKING:
     from xcli.plan.model import Plan
     from xcli.providers import Registry
     from xcli.providers.terraform_live import Connections
+    from xcli.workload.backends import WorkloadGateways
+    from xcli.workload.facts import Facts
 
 # Builds the live handlers of a plan's step kinds, only when a live run needs them.
 Handlers = Callable[[], Mapping[str, Any]]
@@ -108,3 +110,9 @@ class Deps:
     record: Live
     # How the steps after `terraform apply` reach Google and the cluster (None: the real way).
     terraform_connections: Connections | None = None
+    # How workload kinds reach clusters, VMs and Cloud Logging (None: the real ways).
+    workload_gateways: WorkloadGateways | None = None
+    # What a workload command reads before it plans (xcli/app/workload_facts.py): LIVE_FACTS,
+    # or for --dry-run a DryFacts that reads the --cluster-metadata and --storage-record files
+    # and the flags instead of the cluster. None: LIVE_FACTS.
+    facts: Facts | None = None

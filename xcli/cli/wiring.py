@@ -20,11 +20,14 @@ if TYPE_CHECKING:
     from xcli.plan.fanout import Broadcast, SshSettings, Target
     from xcli.plan.fanout_result import FanoutResult
     from xcli.plan.model import Plan
+    from xcli.workload.facts import Facts
 
 
-def deps(common: Common) -> Deps:
-    """What the use cases of this command reach the outside through."""
+def deps(common: Common, facts: Facts | None = None) -> Deps:
+    """What the use cases of this command reach the outside through. `facts`: what a workload
+    command reads before it plans (default: the cluster, or nothing on a dry-run)."""
     from xcli.app.record import DRY, LIVE
+    from xcli.app.workload_facts import LIVE_FACTS, DryFacts
     from xcli.cli.deps import current
 
     def run(plan: Plan, handlers: Handlers) -> None:
@@ -65,6 +68,8 @@ def deps(common: Common) -> Deps:
         unsupported_flags=_unsupported_flags,
         record=DRY if common.dry_run else LIVE,  # the dry-run reads and records nothing
         terraform_connections=current().terraform_connections,
+        workload_gateways=current().workload_gateways,
+        facts=facts or (DryFacts() if common.dry_run else LIVE_FACTS),
     )
 
 

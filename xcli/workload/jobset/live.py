@@ -7,7 +7,7 @@ the handlers that run the plans.
 How a cluster is reached is one object, `Live`: a function from ClusterRef to KubeApi, plus
 the clocks and sleep the polling loops use. By default it opens the GKE cluster's API through
 clusters.get (endpoint, CA) and Google credentials. Every function here takes it as its first
-argument; the JobSet backend (xcli/workload/jobset/backend.py) holds one, handed to it by the
+argument; the JobSet kind (xcli/workload/jobset/kind.py) holds one, handed to it by the
 CLI's entry point (`main(argv, workload_gateways=...)`): tests pass a Live over an in-memory
 API server and a fake clock there. No module global, no environment variable changes it.
 """

@@ -1,4 +1,4 @@
-"""backend_for: the kind of workload each provider runs, and the gateways the CLI hands in.
+"""The kinds registry: the kind of workload each provider runs, and the gateways the CLI hands in.
 
 The VM-style waits sleep through the injected sleep (backoff.event_sleep by default), so a
 test steps the run's record forward from inside that sleep, and Ctrl-C there ends the wait.
@@ -15,10 +15,11 @@ from xcli.cli.deps import Dependencies
 from xcli.cli.errors import run_guarded
 from xcli.cli.main import cli
 from xcli.gateways import backoff
-from xcli.workload.backends import WorkloadGateways, all_states, backend_for
-from xcli.workload.jobset.backend import JobSetBackend
+from xcli.workload.backends import WorkloadGateways
+from xcli.workload.jobset.kind import JobSetKind
 from xcli.workload.jobset.live import Live
-from xcli.workload.vm.backend import VmBackend
+from xcli.workload.kinds import KINDS, all_states, build, entry, kind_name
+from xcli.workload.vm.kind import VmKind
 from xcli.workload.vm.runs import read_state, run_dir, write_json
 
 # --timeout: a wait that ignored the injected sleep would end (124) instead of hanging
@@ -29,21 +30,41 @@ def test_each_provider_names_its_kind_of_workload() -> None:
     from xcli.providers import DEFAULT
 
     live = Live()
-    gke = backend_for("gke", DEFAULT.capabilities("gke").vm_workloads, WorkloadGateways(live=live))
-    assert isinstance(gke, JobSetBackend) and gke.live is live
-    assert (gke.needs_image, gke.extra_restart_codes, gke.previews_delete) == (True, True, True)
-    assert gke.states == ("queued", "running", "succeeded", "failed")
+    caps = DEFAULT.capabilities("gke")
+    assert kind_name(caps) == "jobset"
+    gke = build("jobset", "gke", caps, WorkloadGateways(live=live))
+    assert isinstance(gke, JobSetKind) and gke.live is live
+    jobset = entry("jobset")
+    assert (jobset.needs_image, jobset.extra_restart_codes, jobset.previews_delete) == (
+        True,
+        True,
+        True,
+    )
+    assert jobset.states == ("queued", "running", "succeeded", "failed")
+    assert jobset.namespaces and jobset.manifests
+    vm_entry = entry("vm")
+    assert (vm_entry.needs_image, vm_entry.extra_restart_codes, vm_entry.previews_delete) == (
+        False,
+        False,
+        False,
+    )
+    assert not vm_entry.namespaces and not vm_entry.manifests
+    assert "lost" in vm_entry.states and "queued" not in vm_entry.states
     for provider in ("queued-resource", "local"):
-        vm = backend_for(provider, DEFAULT.capabilities(provider).vm_workloads)
-        assert isinstance(vm, VmBackend) and vm.provider == provider
-        assert (vm.needs_image, vm.extra_restart_codes, vm.previews_delete) == (
-            False,
-            False,
-            False,
-        )
+        caps = DEFAULT.capabilities(provider)
+        assert kind_name(caps) == "vm"
+        vm = build("vm", provider, caps, WorkloadGateways())
+        assert isinstance(vm, VmKind) and vm.provider == provider and vm.capabilities == caps
         assert vm.sleep is backoff.event_sleep
-        assert "lost" in vm.states and "queued" not in vm.states
-    assert set(all_states()) == {*gke.states, *backend_for("local", True).states}
+    assert set(all_states()) == {s for e in KINDS.values() for s in e.states}
+    assert set(all_states()) == {*jobset.states, *vm_entry.states}
+
+
+def test_an_unknown_kind_is_a_user_error() -> None:
+    from xcli.errors import UserError
+
+    with pytest.raises(UserError, match="no workload kind 'pathways'"):
+        entry("pathways")
 
 
 def _running_record() -> None:
