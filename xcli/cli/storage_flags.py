@@ -88,6 +88,7 @@ def replace(req: Any, **changes: Any) -> Any:
 
 
 def target_of(common: Common, cluster: str, provider: str | None) -> Any:
+    from xcli.app.where import cluster_access
     from xcli.cli.providers import ref_for, registry
     from xcli.cluster_index import provider_for
     from xcli.storage.use import Target
@@ -95,7 +96,8 @@ def target_of(common: Common, cluster: str, provider: str | None) -> Any:
     name = provider_for(cluster, provider, "gke")
     caps = registry().capabilities(name)
     ref = ref_for(cluster, name, common)
-    return Target(ref=ref, kube=not caps.vm_workloads, cloud=caps.cloud)
+    access = cluster_access(registry(), ref) if caps.kubernetes else None
+    return Target(ref=ref, kube=caps.kubernetes, cloud=caps.cloud, access=access)
 
 
 def attach_request(common: Common, f: dict[str, Any], created: bool = False) -> tuple[Any, Any]:
@@ -194,7 +196,7 @@ def reader(common: Common, target: Any) -> Any:
 def live_reader(target: Any) -> Any:
     from xcli.storage.service import FileReader, LiveReader
 
-    return LiveReader(gateways()) if target.kube else FileReader()
+    return LiveReader(gateways(), target.access) if target.kube else FileReader()
 
 
 def gateways() -> Any:
@@ -208,4 +210,6 @@ def gateways() -> Any:
 def handlers(target: Any) -> Any:
     from xcli.storage import files
 
-    return gateways().handlers(target.ref) if target.kube else files.handlers()
+    if not target.kube:
+        return files.handlers()
+    return gateways().handlers(target.access.kube_api(target.ref))

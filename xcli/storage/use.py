@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from xcli.errors import UserError
 from xcli.plan.cluster import ClusterRef
@@ -12,6 +13,9 @@ from xcli.storage import checks, create, files, gke
 from xcli.storage.request import AttachRequest, CreateRequest
 from xcli.storage.service import Reader, check_new, find
 
+if TYPE_CHECKING:
+    from xcli.providers.base import ClusterAccess
+
 
 @dataclass(frozen=True)
 class Target:
@@ -20,6 +24,8 @@ class Target:
     ref: ClusterRef
     kube: bool  # GKE: PV, PVC and a ConfigMap record; else a record file on this machine
     cloud: bool  # queued resources: a cloud, no Kubernetes; local: neither
+    # how a live run reaches its Kubernetes API (its provider's ClusterAccess), when `kube`
+    access: ClusterAccess | None = None
 
 
 def check_type(req: AttachRequest, target: Target) -> None:
