@@ -8,15 +8,22 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
     from xcli.plan.cluster import ClusterRef
     from xcli.providers.base import LiveChecker, Observer
     from xcli.spec import ClusterSpec
 
+T = TypeVar("T")
+
 
 class Live:
+    def read(self, read: Callable[[], T]) -> T | None:
+        """What a live run reads before it plans (a GKE cluster's node pools for `cluster
+        adapt`): `read()`, or None for a dry-run, which plans from what the flags say."""
+        return read()
+
     def observe(self, observer: Observer | None, ref: ClusterRef, purpose: str) -> object | None:
         """What exists (the provider's own observation), for a plan that does only the rest."""
         return observer.observe(ref, purpose) if observer is not None else None
@@ -54,6 +61,9 @@ class Live:
 
 class Dry(Live):
     """--dry-run: nothing is read, checked against the cloud, recorded or stopped."""
+
+    def read(self, read: Callable[[], T]) -> T | None:
+        return None
 
     def observe(self, observer: Observer | None, ref: ClusterRef, purpose: str) -> object | None:
         return None

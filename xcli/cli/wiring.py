@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 def deps(common: Common) -> Deps:
     """What the use cases of this command reach the outside through."""
     from xcli.app.record import DRY, LIVE
-    from xcli.cli.deps import current
+    from xcli.cli.deps import current, timing
 
     def run(plan: Plan, handlers: Handlers) -> None:
         run_plan(common, plan, handlers)
@@ -64,6 +64,7 @@ def deps(common: Common) -> Deps:
         terraform_handlers=_terraform_handlers,
         unsupported_flags=_unsupported_flags,
         record=DRY if common.dry_run else LIVE,  # the dry-run reads and records nothing
+        timing=timing(),
         terraform_connections=current().terraform_connections,
     )
 

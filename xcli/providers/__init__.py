@@ -97,6 +97,14 @@ class Registry:
             if all(asdict(entry.capabilities)[key] == value for key, value in wanted.items())
         ]
 
+    def default(self, **wanted: bool) -> str:
+        """The first provider (with the `wanted` capabilities): the one a command assumes for a
+        cluster this machine has no record of (`--provider` defaults to it)."""
+        found = self.names(**wanted)
+        if not found:
+            raise UserError("no provider can do this", hint="providers: " + ", ".join(self))
+        return found[0]
+
     def capabilities(self, name: str) -> Capabilities:
         return self._entry(name).capabilities
 

@@ -1,12 +1,15 @@
 """How xcli reaches a GKE cluster's Kubernetes API: clusters.get gives the endpoint and the CA
 certificate, Google credentials the token (gateways/kube.py). The GKE provider's ClusterAccess
-(providers/base.py), and the connector its in-cluster handlers and Terraform mode use."""
+(providers/base.py), the connector its in-cluster handlers and Terraform mode use, and the
+Kubernetes handlers of the plans run on a cluster reached that way."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from xcli.errors import NotFoundError
+from xcli.gateways.backoff import Sleep
 from xcli.gateways.container import ContainerGateway
 from xcli.gateways.kube import KubeApi
 from xcli.providers.gke.endpoint import control_plane
@@ -38,3 +41,15 @@ class KubeConnector:
             )
         # the DNS endpoint when it takes external traffic (private clusters), else the IP one
         return self.kube(*control_plane(found))
+
+
+def kube_handlers(api: KubeApi, sleep: Sleep, clock: Callable[[], float]) -> dict[str, Any]:
+    """The Kubernetes step kinds over one cluster's API (reached through the ClusterAccess):
+    `k8s_apply` (server-side apply), `k8s_delete` (foreground, then wait until gone) and
+    `k8s_rollout` (wait until a DaemonSet runs on every node it selects)."""
+    from xcli.gateways.kube_handlers import KubeHandlers
+    from xcli.gateways.kube_rollout import rollout_handler
+
+    kube = KubeHandlers(lambda _cluster: api, sleep=sleep, clock=clock).handlers()
+    rollout = rollout_handler(lambda _cluster: api, sleep=sleep, clock=clock)
+    return {**kube, "k8s_rollout": rollout}
