@@ -105,6 +105,7 @@ class World:
             unsupported_flags=refuse,
             record=DRY,  # ssh keeps no cluster records
             timing=Timing(sleep=refuse, clock=refuse, now=refuse),  # ssh polls nothing
+            storage_gateways=refuse,
         )
 
 

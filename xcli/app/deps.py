@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from xcli.plan.model import Plan
     from xcli.providers import Registry
     from xcli.providers.terraform_live import Connections
+    from xcli.storage.service import StorageGateways
 
 # Builds the live handlers of a plan's step kinds, only when a live run needs them.
 Handlers = Callable[[], Mapping[str, Any]]
@@ -122,5 +123,8 @@ class Deps:
     record: Live
     # How waits and polls tell time and sleep.
     timing: Clocks
+    # How `xcli storage` reaches Google (buckets, Filestore, Lustre, GKE add-ons); built on
+    # first use, once per command.
+    storage_gateways: Callable[[], StorageGateways]
     # How the steps after `terraform apply` reach Google and the cluster (None: the real way).
     terraform_connections: Connections | None = None
