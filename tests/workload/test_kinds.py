@@ -1,7 +1,8 @@
 """The kinds registry: the kind of workload each provider runs, and the gateways the CLI hands in.
 
-The VM-style waits sleep through the injected sleep (backoff.event_sleep by default), so a
-test steps the run's record forward from inside that sleep, and Ctrl-C there ends the wait.
+The VM-style waits sleep through the run's timing (`main(argv, timing=...)`; by default
+backoff.event_sleep), so a test steps the run's record forward from inside that sleep, and
+Ctrl-C there ends the wait.
 """
 
 from __future__ import annotations
@@ -14,7 +15,9 @@ import pytest
 from xcli.cli.deps import Dependencies
 from xcli.cli.errors import run_guarded
 from xcli.cli.main import cli
+from xcli.errors import InternalError
 from xcli.gateways import backoff
+from xcli.gateways.backoff import Timing
 from xcli.workload.backends import WorkloadGateways
 from xcli.workload.jobset.kind import JobSetKind
 from xcli.workload.jobset.live import Live
@@ -29,7 +32,7 @@ WAIT = ["workload", "wait", "w", "--cluster", "demo", "--provider", "local", "--
 def test_each_provider_names_its_kind_of_workload() -> None:
     from xcli.providers import DEFAULT
 
-    live = Live()
+    live = Live(lambda ref: pytest.fail(f"nothing connects to {ref.name}"))
     caps = DEFAULT.capabilities("gke")
     assert kind_name(caps) == "jobset"
     gke = build("jobset", "gke", caps, WorkloadGateways(live=live))
@@ -56,6 +59,8 @@ def test_each_provider_names_its_kind_of_workload() -> None:
         vm = build("vm", provider, caps, WorkloadGateways())
         assert isinstance(vm, VmKind) and vm.provider == provider and vm.capabilities == caps
         assert vm.sleep is backoff.event_sleep
+    with pytest.raises(InternalError, match="without a way to reach clusters"):
+        build("jobset", "gke", caps, WorkloadGateways())
     assert set(all_states()) == {s for e in KINDS.values() for s in e.states}
     assert set(all_states()) == {*jobset.states, *vm_entry.states}
 
@@ -84,9 +89,7 @@ def test_vm_wait_polls_through_the_injected_sleep(capsys: pytest.CaptureFixture[
             folder = run_dir("demo", "w")
             write_json(folder / "state.json", {**read_state(folder), "state": "succeeded"})
 
-    code = run_guarded(
-        cli, WAIT, debug=False, obj=Dependencies(workload_gateways=WorkloadGateways(sleep=sleep))
-    )
+    code = run_guarded(cli, WAIT, debug=False, obj=Dependencies(timing=Timing(sleep=sleep)))
     assert code == 0
     assert slept == [0.1, 0.1, 0.1]
     assert capsys.readouterr().err.splitlines() == [
@@ -103,9 +106,7 @@ def test_ctrl_c_in_a_vm_wait_says_the_workload_keeps_running(
     def ctrl_c(seconds: float, cancelled: threading.Event) -> None:
         raise KeyboardInterrupt
 
-    code = run_guarded(
-        cli, WAIT, debug=False, obj=Dependencies(workload_gateways=WorkloadGateways(sleep=ctrl_c))
-    )
+    code = run_guarded(cli, WAIT, debug=False, obj=Dependencies(timing=Timing(sleep=ctrl_c)))
     assert code == 130
     assert capsys.readouterr().err.splitlines() == [
         "workload w: running",

@@ -14,13 +14,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from xcli.app.deps import Deps, Location
     from xcli.workload.jobset.live import Live
-    from xcli.workload.jobset.network_test import (
-        Judged,
-        NetworkTest,
-        NetworkTestRequest,
-        RunQuietly,
-    )
+    from xcli.workload.jobset.network_test import Judged, NetworkTest, RunQuietly
     from xcli.workload.protocol import Context
+    from xcli.workload.request import NetworkTestRequest
 
 
 @dataclass(frozen=True)
@@ -43,10 +39,9 @@ def run(req: TestNetworkRequest, test: NetworkTest, deps: Deps, quiet: RunQuietl
 
 
 def _live(deps: Deps) -> Live:
-    from xcli.workload.jobset.live import Live
+    from xcli.app.workload_facts import cluster_live
 
-    gateways = deps.workload_gateways
-    return gateways.live if gateways is not None and gateways.live is not None else Live()
+    return cluster_live(deps)
 
 
 def _context(req: TestNetworkRequest, deps: Deps) -> Context:

@@ -154,6 +154,13 @@ class LoggingRequest:
     where: Location
 
 
+def check_log_names(log_name: str, job_name: str) -> None:
+    """--log-name and --job-name as Cloud Logging takes them, checked before anything else."""
+    from xcli.workload.goodput.cloud_logging import check_log_names as check
+
+    check(log_name, job_name)
+
+
 def goodput_read_plan(req: LoggingRequest) -> Plan:
     """The one request the read sends, as a plan (what --dry-run prints)."""
     from xcli.workload.goodput.cloud_logging import read_plan
@@ -189,7 +196,7 @@ def check_namespace(value: str) -> str:
 def _open(deps: Deps, target: Target) -> tuple[WorkloadKind, Context]:
     """The kind the cluster's provider runs, and its context, once --namespace is checked."""
     from xcli.app.where import ref_for
-    from xcli.app.workload_facts import LIVE_FACTS
+    from xcli.app.workload_facts import LIVE_FACTS, cluster_live
     from xcli.workload.backends import WorkloadGateways
     from xcli.workload.kinds import build, entry, kind_name
     from xcli.workload.protocol import Context
@@ -214,7 +221,8 @@ def _open(deps: Deps, target: Target) -> tuple[WorkloadKind, Context]:
             )
         return access, caps.cloud
 
-    kind = build(name, provider, caps, deps.workload_gateways or WorkloadGateways())
+    gateways = WorkloadGateways(live=cluster_live(deps), sleep=deps.timing.sleep)
+    kind = build(name, provider, caps, gateways)
     ctx = Context(
         location=target.where,
         provider=provider,

@@ -1,6 +1,7 @@
 """The two readers of what `workload create` needs before it plans (xcli/workload/facts.py):
 `LIVE_FACTS` reads the cluster, `DryFacts` (--dry-run) reads files and flags and no cluster.
-The CLI picks one, as it picks app/record.py's `LIVE` or `DRY`."""
+The CLI picks one, as it picks app/record.py's `LIVE` or `DRY`. And `cluster_live`: how the
+workload commands reach a cluster (the provider's ClusterAccess) and tell time (Deps.timing)."""
 
 from __future__ import annotations
 
@@ -12,10 +13,11 @@ from typing import TYPE_CHECKING, Any
 from xcli.errors import UserError
 
 if TYPE_CHECKING:
+    from xcli.app.deps import Deps
     from xcli.plan.cluster import ClusterRef
     from xcli.plan.storage import Storage
-    from xcli.workload.jobset.live import Live
     from xcli.workload.facts import ApiOf
+    from xcli.workload.jobset.live import Live
     from xcli.workload.request import WorkloadRequest
     from xcli.workload.spec import ClusterMeta
 
@@ -85,6 +87,21 @@ class DryFacts:
 
 
 LIVE_FACTS = LiveFacts()
+
+
+def cluster_live(deps: Deps) -> Live:
+    """Clusters reached through their provider's ClusterAccess (the registry's, which tests
+    replace with an in-memory API), with the run's clocks and sleep."""
+    from xcli.app.where import cluster_access
+    from xcli.workload.jobset.live import Live
+
+    registry, timing = deps.registry, deps.timing
+    return Live(
+        lambda ref: cluster_access(registry, ref).kube_api(ref),
+        now=timing.now,
+        clock=timing.clock,
+        sleep=timing.sleep,
+    )
 
 
 def _meta_from_flags(ref: ClusterRef, request: WorkloadRequest) -> ClusterMeta:

@@ -81,7 +81,7 @@ def test_network(common: Common, **flags: Any) -> int:
     from xcli.cli.wiring import deps
     from xcli.cli.workload_flags import facts_for
     from xcli.spec import parse_duration
-    from xcli.workload.jobset.network_test import NetworkTestRequest
+    from xcli.workload.request import NetworkTestRequest
 
     test = NetworkTestRequest(
         cluster=flags["cluster"],

@@ -79,7 +79,7 @@ def source_chosen(common: Common, namespace: str, name: str, source: Mapping[str
             f"--namespace {namespace}: --source cloud-logging reads no cluster",
             hint="drop --namespace; --job-name names the job in the records",
         )
-    from xcli.workload.goodput.cloud_logging import check_log_names
+    from xcli.app.workload import check_log_names
 
     check_log_names(source["log_name"] or f"goodput_{name}", _job(source, name))
     return True

@@ -52,6 +52,20 @@ class WorkloadRequest:
         return requested_accelerator(self.tpu_type, self.device_type)
 
 
+@dataclass(frozen=True)
+class NetworkTestRequest:
+    """`cluster test-network`: the test a WorkloadRequest is made from (jobset/network_test.py)."""
+
+    cluster: str
+    nodes: int = 2
+    test: str = "all_gather_perf"
+    min_fraction: float = 0.5
+    expect_busbw: float | None = None
+    keep: bool = False
+    timeout: int | None = 3600  # seconds
+    device_type: str | None = None  # dry-run: the cluster's GPU shape
+
+
 def requested_accelerator(tpu_type: str | None, device_type: str | None) -> str | None:
     if tpu_type and device_type:
         raise UserError(

@@ -135,7 +135,6 @@ def test_local_without_an_image_runs_a_plain_process() -> None:
     from dataclasses import replace
 
     from xcli.errors import UserError
-
     from xcli.providers import DEFAULT
 
     plain = DEFAULT.capabilities("local").plain_process  # the local provider's capability

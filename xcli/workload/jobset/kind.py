@@ -45,16 +45,18 @@ class JobSetKind:
     def build(
         cls, provider: str, capabilities: Capabilities, gateways: WorkloadGateways
     ) -> JobSetKind:
-        from xcli.workload.jobset.live import Live
+        from xcli.errors import InternalError
 
-        return cls(gateways.live or Live())
+        if gateways.live is None:
+            raise InternalError("the jobset kind was built without a way to reach clusters")
+        return cls(gateways.live)
 
     def _ref(self, ctx: Context, cluster: str) -> ClusterRef:
         from xcli.plan.cluster import ClusterRef
         from xcli.spec import check_name
 
         check_name(cluster, "cluster", 40)
-        return ClusterRef(cluster, ctx.project, ctx.zone, "gke")
+        return ClusterRef(cluster, ctx.project, ctx.zone, ctx.provider)
 
     def plan_create(self, ctx: Context, request: WorkloadRequest) -> Creation:
         from xcli.plan.cluster import ClusterRef
@@ -71,7 +73,7 @@ class JobSetKind:
         from xcli.workload.storage_records import check_request, gke_mounts
 
         check_request(request)  # before the cluster is read
-        ref = ClusterRef(request.cluster, ctx.project, ctx.zone, "gke")
+        ref = ClusterRef(request.cluster, ctx.project, ctx.zone, ctx.provider)
         meta, existing = ctx.facts.cluster(self.live, ref, request, ctx.say)
         spec = spec_from_request(request, meta)
         mounts = gke_mounts(request, ctx.facts, lambda: self.live.api(ref), spec.namespace)

@@ -26,6 +26,7 @@ from xcli.workload.jobset.nccl import (
     nccl_script,
     parse_output,
 )
+from xcli.workload.request import NetworkTestRequest
 
 if TYPE_CHECKING:
     from xcli.catalog import Accelerator
@@ -38,18 +39,6 @@ if TYPE_CHECKING:
 
 WORKLOAD = "xcli-network-test"
 RunQuietly = Callable[["Plan", Callable[[], Mapping[str, "Handler"]]], None]
-
-
-@dataclass(frozen=True)
-class NetworkTestRequest:
-    cluster: str
-    nodes: int = 2
-    test: str = "all_gather_perf"
-    min_fraction: float = 0.5
-    expect_busbw: float | None = None
-    keep: bool = False
-    timeout: int | None = 3600  # seconds
-    device_type: str | None = None  # dry-run: the cluster's GPU shape
 
 
 def check_family(accel: Accelerator, cluster: str) -> None:
@@ -102,7 +91,7 @@ def plan_network_test(ctx: Context, live: Live, req: NetworkTestRequest) -> Netw
     if req.device_type:  # refuse a TPU or plain GPU shape before anything else
         check_family(lookup(req.device_type), req.cluster)
     request = workload_request(req)
-    ref = ClusterRef(req.cluster, ctx.project, ctx.zone, "gke")
+    ref = ClusterRef(req.cluster, ctx.project, ctx.zone, ctx.provider)
     meta, existing = ctx.facts.cluster(live, ref, request, ctx.say)
     check_family(meta.accelerator, req.cluster)
     # the image and the script follow the machine (as workload_spec picks it) and --nodes
