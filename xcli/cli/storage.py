@@ -41,7 +41,7 @@ Examples:
 @flags_.where
 @flags_.source
 @flags_.mount
-@change_options
+@common_options
 def attach(common: Common, **flags: Any) -> None:
     """Attach existing storage NAME: CSI driver add-on, access, PV and PVC, and a record."""
     from xcli.storage.use import attach_plan
@@ -95,7 +95,7 @@ Examples:
     help="filestore, lustre: the cluster's VPC network (lustre: it needs Private Service "
     "Access; see docs/storage-command.md).",
 )
-@change_options
+@common_options
 def create(
     common: Common, size: str, tier: str, throughput: int, network: str, **flags: Any
 ) -> None:

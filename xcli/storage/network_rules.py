@@ -54,7 +54,7 @@ def peering_ranges(connections: Iterable[Mapping[str, Any]]) -> list[str]:
     """Names of the allocated ranges of the servicenetworking connections."""
     names: list[str] = []
     for conn in connections:
-        if str(conn.get("service", SERVICE)) != SERVICE:
+        if not str(conn.get("service", SERVICE)).endswith(SERVICE):  # "services/<name>"
             continue
         names += [str(n) for n in conn.get("reservedPeeringRanges") or [] if n not in names]
     return names
