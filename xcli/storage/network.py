@@ -139,10 +139,11 @@ def firewall_body(storage: str, cluster: ClusterRef, network: Text) -> dict[str,
 
 def checks(storage: str, cluster: ClusterRef, network: Text, after: tuple[str, ...]) -> list[Step]:
     """The psa and firewall steps (after `after`, which must include the project-number read)."""
-    where = symbolic(network)
+    # the summary is printed as it is by both executors: name the network when it is known
+    where = "the instance's network" if isinstance(network, Ref) else f"network {network}"
     psa = PsaCheck(
         id="psa",
-        summary=f"read network {where}'s Private Service Access (required by "
+        summary=f"read the Private Service Access of {where} (required by "
         f"{rules.PRODUCT[storage]}) before anything is created",
         after=after,
         storage=storage,
@@ -153,7 +154,7 @@ def checks(storage: str, cluster: ClusterRef, network: Text, after: tuple[str, .
     firewall = EnsureFirewall(
         id="firewall",
         summary=f"allow {rules.allowed_text(storage)} from the Private Service Access ranges "
-        f"into network {where}: create rule {rule_name(cluster.name, storage)} unless one does",
+        f"into {where}: create rule {rule_name(cluster.name, storage)} unless one does",
         after=("psa",),
         storage=storage,
         project=cluster.project,
