@@ -41,14 +41,25 @@ Examples:
 @flags_.where
 @flags_.source
 @flags_.mount
-@change_options
+@common_options
 def attach(common: Common, **flags: Any) -> None:
     """Attach existing storage NAME: CSI driver add-on, access, PV and PVC, and a record."""
     from xcli.storage.use import attach_plan
 
     req, target = flags_.attach_request(common, flags)
     plan = attach_plan(req, target, flags_.reader(common, target))
+    _confirm_recreate(common, plan, req.cluster.name)
     run(common, plan, lambda: flags_.handlers(target))
+
+
+def _confirm_recreate(common: Common, plan: Any, cluster: str) -> None:
+    """Recreating every node evicts running pods: ask (after the reads, before any change)."""
+    if any(s.kind == "recreate_nodes" for s in plan.steps):
+        confirm(
+            common,
+            f"turning on the Lustre CSI driver recreates the nodes of every node pool of "
+            f"cluster {cluster}, evicting running pods; go on?",
+        )
 
 
 @storage.command(
@@ -81,18 +92,21 @@ Examples:
     "--network",
     default="default",
     show_default=True,
-    help="filestore, lustre: the cluster's VPC network.",
+    help="filestore, lustre: the cluster's VPC network (lustre: it needs Private Service "
+    "Access; see docs/storage-command.md).",
 )
-@change_options
+@common_options
 def create(
     common: Common, size: str, tier: str, throughput: int, network: str, **flags: Any
 ) -> None:
     """Create storage NAME (a bucket, a Filestore or Lustre instance), then attach it."""
+    from xcli.spec import check_name
     from xcli.storage import checks
     from xcli.storage.request import CreateRequest
     from xcli.storage.use import create_plan
 
     flags["bucket_is_new"] = True
+    network = check_name(network, "network", 63)
     req, target = flags_.attach_request(common, flags, created=True)
     gib = 0
     if req.type in ("filestore", "lustre"):
@@ -110,11 +124,9 @@ def create(
     creq = CreateRequest(
         attach=req, size_gib=gib, tier=tier, throughput=int(throughput), network=network
     )
-    run(
-        common,
-        create_plan(creq, target, flags_.reader(common, target)),
-        lambda: flags_.handlers(target),
-    )
+    plan = create_plan(creq, target, flags_.reader(common, target))
+    _confirm_recreate(common, plan, req.cluster.name)
+    run(common, plan, lambda: flags_.handlers(target))
 
 
 @storage.command(
