@@ -1463,6 +1463,11 @@ def _storage() -> list[Case]:
         Case("storage/size-word", "storage", (*new, "--type", "filestore", "--size", "big")),
         Case("storage/lustre-off-step", "storage", (*new, "--type", "lustre", "--size", "10000GB")),
         Case("storage/create-parallelstore", "storage", (*new, "--type", "parallelstore")),
+        Case(
+            "storage/lustre-network-path",
+            "storage",
+            (*new, "--type", "lustre", "--size", "9000GB", "--network", "projects/p/networks/n"),
+        ),
         Case("storage/create-pd", "storage", (*new, "--type", "pd", "--disk", "my-disk")),
         Case(
             "storage/qr-filestore",

@@ -23,6 +23,7 @@ OPTIONAL = {
     "observer": ("observe",),
     "live_checks": ("check_create",),
     "kubernetes": ("kube_api",),
+    "user_keys": ("check_user_key",),
 }
 CORE = ("plan_create", "plan_delete", "handlers", "list_clusters", "describe")
 
@@ -51,6 +52,8 @@ def test_typed_lookups_follow_capabilities() -> None:
     assert DEFAULT.cluster_access("gke", gke) is gke
     assert DEFAULT.cluster_access("queued-resource", qr) is None
     assert DEFAULT.cluster_access("local", local) is None
+    assert DEFAULT.user_keys("queued-resource", qr) is qr
+    assert DEFAULT.user_keys("local", local) is None
 
 
 class OneApi:
@@ -98,6 +101,9 @@ def test_names_filter_by_capability_in_registry_order() -> None:
     assert DEFAULT.names(terraform=True) == ["gke", "queued-resource"]
     assert DEFAULT.names(cloud=False) == ["local"]
     assert DEFAULT.names(kubernetes=True) == ["gke"]
+    assert DEFAULT.names(user_keys=True) == ["queued-resource"]
+    assert DEFAULT.default() == "gke"  # the default --provider
+    assert DEFAULT.default(wait=True) == "queued-resource"
 
 
 def test_click_choices_come_from_the_registry() -> None:

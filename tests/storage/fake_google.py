@@ -1,7 +1,10 @@
 """The Google APIs `xcli storage` calls, in memory, behind `responses`: GKE (clusters.get,
 clusters.update, operations.get), Resource Manager v3 (projects.get), Cloud Storage (buckets
 insert/delete, getIamPolicy/setIamPolicy with etags) and Filestore (instances get/create/
-delete, operations). Every request body is checked against its discovery document."""
+delete, operations), Compute Engine (global addresses, firewall rules), Service Networking
+(connections), Managed Lustre and Parallelstore (instances get, Lustre create). Every request
+body is checked against its discovery document (Lustre has none: its body is compared with
+the dry-run's by the tests)."""
 
 from __future__ import annotations
 
@@ -16,7 +19,10 @@ import responses
 
 from tests.support.discovery import check_request
 
-HOSTS = re.compile(r"https://(container|cloudresourcemanager|storage|file)\.googleapis\.com/.*")
+HOSTS = re.compile(
+    r"https://(container|cloudresourcemanager|storage|file|compute|servicenetworking|lustre|"
+    r"parallelstore)\.googleapis\.com/.*"
+)
 NUMBER = "123456789012"
 
 
@@ -28,6 +34,12 @@ class FakeGoogle:
     buckets: dict[str, dict[str, Any]] = field(default_factory=dict)
     instances: dict[str, dict[str, Any]] = field(default_factory=dict)
     calls: list[tuple[str, str, Any]] = field(default_factory=list)
+    node_pools: list[str] = field(default_factory=lambda: ["default-pool", "tpu-pool"])
+    upgraded: list[str] = field(default_factory=list)
+    # Private Service Access: the connections of the network, and the project's global addresses
+    connections: list[dict[str, Any]] = field(default_factory=list)
+    addresses: list[dict[str, Any]] = field(default_factory=list)
+    firewalls: dict[str, dict[str, Any]] = field(default_factory=dict)
     _etag: int = 0
 
     def handle(self, method: str, url: str, body: Any) -> tuple[int, Any]:
@@ -50,7 +62,11 @@ class FakeGoogle:
                 f"https://container.googleapis.com/{path.split('?', 1)[0]}",  # GAPIC adds $alt
                 body,
             )
-            for key, value in body["update"]["desiredAddonsConfig"].items():
+            update = body["update"]
+            if "desiredNodePoolId" in update:
+                assert update["desiredNodePoolId"] in self.node_pools
+                self.upgraded.append(update["desiredNodePoolId"])
+            for key, value in update.get("desiredAddonsConfig", {}).items():
                 self.addons[key] = value["enabled"]
             return 200, {"name": "op-1", "status": "RUNNING", "operationType": "UPDATE_CLUSTER"}
         addons = {k: {"enabled": v} for k, v in self.addons.items()}
@@ -59,7 +75,60 @@ class FakeGoogle:
             "status": "RUNNING",
             "addonsConfig": addons,
             "workloadIdentityConfig": {"workloadPool": self.workload_pool},
+            "nodePools": [{"name": n} for n in self.node_pools],
         }
+
+    def _servicenetworking(self, method: str, path: str, body: Any) -> tuple[int, Any]:
+        url = f"https://servicenetworking.googleapis.com/{path}"
+        check_request("servicenetworking.services.connections.list", method, url)
+        network = path.split("network=", 1)[1]
+        found = [c for c in self.connections if c["network"] == network]
+        return 200, {"connections": found} if found else {}
+
+    def _compute(self, method: str, path: str, body: Any) -> tuple[int, Any]:
+        url = f"https://compute.googleapis.com/{path}"
+        rest = path.split("/global/", 1)[1].split("?", 1)[0]
+        if rest.startswith("operations/"):
+            return 200, {"name": rest.split("/", 1)[1], "status": "DONE"}
+        if rest == "addresses":
+            check_request("compute.globalAddresses.list", method, url)
+            return 200, {"items": self.addresses}
+        if rest == "firewalls" and method == "GET":
+            check_request("compute.firewalls.list", method, url)
+            return 200, {"items": list(self.firewalls.values())}
+        if rest == "firewalls":
+            check_request("compute.firewalls.insert", method, url, body)
+            if body["name"] in self.firewalls:
+                return 409, {"error": {"code": 409, "message": "already exists"}}
+            self.firewalls[body["name"]] = {
+                **body,
+                "network": f"https://www.googleapis.com/compute/v1/{body['network']}",
+            }
+            return 200, {"name": "op-fw", "status": "DONE"}
+        check_request("compute.firewalls.get", method, url)
+        found = self.firewalls.get(rest.split("/", 1)[1])
+        return (200, found) if found else (404, {"error": {"code": 404}})
+
+    def _lustre(self, method: str, path: str, body: Any) -> tuple[int, Any]:
+        if "/operations/" in path:
+            return 200, {"name": path.split("v1/", 1)[1], "done": True}
+        if method == "POST":
+            parent, name = path.split("v1/", 1)[1].split("/instances?instanceId=")
+            self.instances[f"{parent}/instances/{name}"] = {
+                **body,
+                "name": f"{parent}/instances/{name}",
+                "mountPoint": f"10.90.0.2@tcp:/{body['filesystem']}",
+                "state": "ACTIVE",
+            }
+            return 200, {"name": f"{parent}/operations/op-4", "done": False}
+        found = self.instances.get(path.split("v1/", 1)[1])
+        return (200, found) if found else (404, {"error": {"code": 404, "message": "not found"}})
+
+    def _parallelstore(self, method: str, path: str, body: Any) -> tuple[int, Any]:
+        url = f"https://parallelstore.googleapis.com/{path}"
+        check_request("parallelstore.projects.locations.instances.get", method, url)
+        found = self.instances.get(path.split("v1/", 1)[1])
+        return (200, found) if found else (404, {"error": {"code": 404, "message": "not found"}})
 
     def _cloudresourcemanager(self, method: str, path: str, body: Any) -> tuple[int, Any]:
         return 200, {"name": f"projects/{NUMBER}", "projectId": path.rsplit("/", 1)[1]}

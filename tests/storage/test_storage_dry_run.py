@@ -114,6 +114,26 @@ def check_google(step: dict[str, Any]) -> None:
     check_request(step["api"], request["method"], url, body, doc=doc)
 
 
+NETWORK_KINDS = ("psa_check", "ensure_firewall", "recreate_nodes")
+
+
+def check_network(step: dict[str, Any]) -> None:
+    """The reads and writes of the network and node steps, against their discovery documents
+    (a reference stands for a value of the right type: the ranges are a list live)."""
+    reads = step.get("reads") or [step["read"]]
+    for read in reads:
+        request = read["request"]
+        check_request(read["api"], request["method"], request["url"])
+    write = step.get("create") or step.get("update")
+    if write:
+        request = write["request"]
+        body = dict(request["body"])
+        if "sourceRanges" in body:
+            assert body["sourceRanges"] == "${psa.ranges}"
+            body["sourceRanges"] = ["10.1.0.0/20"]
+        check_request(write["api"], request["method"], request["url"], body)
+
+
 @pytest.mark.parametrize("scenario", sorted(SCENARIOS))
 @pytest.mark.parametrize("fmt", ["text", "json"])
 def test_golden_dry_run(
@@ -129,6 +149,8 @@ def test_golden_dry_run(
     for step in json.loads(out)["plan"]:
         if step["kind"] in ("api_call", "api_read"):
             check_google(step)
+        elif step["kind"] in NETWORK_KINDS:
+            check_network(step)
         elif step["kind"] == "k8s_apply":
             validate_core(step["manifest"])
         elif step["kind"] == "bucket_iam":
@@ -191,6 +213,5 @@ def test_addon_update_body_is_an_update_cluster_request(capsys: pytest.CaptureFi
     for scenario in ("attach-filestore", "attach-lustre", "attach-parallelstore"):
         code, out, err = run([*SCENARIOS[scenario], *WHERE, "-o", "json"], capsys)
         assert code == 0, err
-        addon = json.loads(out)["plan"][0]
-        assert addon["id"] == "addon"
+        addon = {s["id"]: s for s in json.loads(out)["plan"]}["addon"]
         check_value("container.v1", {"$ref": "UpdateClusterRequest"}, addon["request"]["body"], "x")

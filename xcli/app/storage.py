@@ -79,15 +79,18 @@ def attach(req: AttachStorage, deps: Deps) -> None:
         plan = files.plan_attach(target.ref.name, _local_record(areq, target))
     else:
         plan = gke.plan_attach(areq, reader.addon_on(target.ref, areq.type))
+    _confirm_recreate(plan, target, deps)
     _run(plan, target, deps)
 
 
 def create_storage(req: CreateStorage, deps: Deps) -> None:
     """Create the backing resource (a bucket, a Filestore or Lustre instance), then attach it."""
+    from xcli.spec import check_name
     from xcli.storage import checks
     from xcli.storage.request import CreateRequest
 
     a = req.attach
+    network = check_name(req.network, "network", 63)
     areq, target = attach_request(
         a.name, a.cluster, a.source, a.mount, deps, created=True, new_bucket=True
     )
@@ -104,7 +107,7 @@ def create_storage(req: CreateStorage, deps: Deps) -> None:
         zonal = checks.FILESTORE_TIERS[req.tier][2]
         areq = replace(areq, location=areq.location or _zone_or_region(areq, zonal))
     creq = CreateRequest(
-        attach=areq, size_gib=gib, tier=req.tier, throughput=req.throughput, network=req.network
+        attach=areq, size_gib=gib, tier=req.tier, throughput=req.throughput, network=network
     )
     reader = _reader(target, deps)
     if not target.cloud:
@@ -124,7 +127,9 @@ def create_storage(req: CreateStorage, deps: Deps) -> None:
     _check_type(areq, target)
     _check_new(areq, target, reader)
     addon = reader.addon_on(target.ref, areq.type) if target.kube else None
-    _run(create.plan_create(creq, addon, target.kube), target, deps)
+    plan = create.plan_create(creq, addon, target.kube)
+    _confirm_recreate(plan, target, deps)
+    _run(plan, target, deps)
 
 
 def detach(req: RemoveStorage, deps: Deps) -> None:
@@ -190,6 +195,17 @@ def _existing(req: RemoveStorage, deps: Deps, created: bool = False) -> tuple[Ta
     record = find(found, name, target.ref.name)
     shared = any(_same_grant(record, other) for other in found if other.name != name)
     return target, Found(record, shared)
+
+
+def _confirm_recreate(plan: Plan, target: Target, deps: Deps) -> None:
+    """Recreating every node evicts running pods: ask (after the reads, before any change)."""
+    from xcli.storage.nodes import RecreateNodes
+
+    if any(s.kind == RecreateNodes.kind for s in plan.steps):
+        deps.confirm(
+            f"turning on the Lustre CSI driver recreates the nodes of every node pool of "
+            f"cluster {target.ref.name}, evicting running pods; go on?"
+        )
 
 
 def _reader(target: Target, deps: Deps) -> Reader:

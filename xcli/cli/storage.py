@@ -40,7 +40,7 @@ Examples:
 @flags_.where
 @flags_.source
 @flags_.mount
-@change_options
+@common_options
 def attach(common: Common, **flags: Any) -> None:
     """Attach existing storage NAME: CSI driver add-on, access, PV and PVC, and a record."""
     from xcli.app import storage as use_case
@@ -79,9 +79,10 @@ Examples:
     "--network",
     default="default",
     show_default=True,
-    help="filestore, lustre: the cluster's VPC network.",
+    help="filestore, lustre: the cluster's VPC network (lustre: it needs Private Service "
+    "Access; see docs/storage-command.md).",
 )
-@change_options
+@common_options
 def create(
     common: Common, size: str, tier: str, throughput: int, network: str, **flags: Any
 ) -> None:

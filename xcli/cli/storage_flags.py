@@ -11,6 +11,7 @@ from xcli.cli import complete
 from xcli.cli.common import Common
 from xcli.cli.providers import choice
 from xcli.plan.storage import TYPES
+from xcli.providers import DEFAULT
 
 
 def where(func: Any) -> Any:
@@ -25,7 +26,7 @@ def where(func: Any) -> Any:
         "--provider",
         type=choice(),
         default=None,
-        help="Default: the provider that created the cluster here, else gke.",
+        help=f"Default: the provider that created the cluster here, else {DEFAULT.default()}.",
     )(func)
     return click.option(
         "--namespace",

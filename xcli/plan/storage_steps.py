@@ -25,7 +25,9 @@ class ApiRead(ApiCall):
     """A GET whose answer later steps use: each output is a path into the JSON answer.
 
     A path is dot-separated keys and list indexes ("networks.0.ipAddresses.0"); a final
-    "@last" keeps what follows the last "/" of the value ("name@last": "projects/123" -> "123").
+    "@last" keeps what follows the last "/" of the value ("name@last": "projects/123" -> "123"),
+    "@before:SEP" what comes before the first SEP, "@after:SEP" what follows it (Lustre's
+    "mountPoint@before:@": "10.0.0.2@tcp:/fs" -> "10.0.0.2"; "mountPoint@after::/" -> "fs").
     A list becomes its items joined by commas.
     """
 
@@ -41,6 +43,14 @@ class ApiRead(ApiCall):
 
 def pick(answer: Any, path: str) -> Any:
     """The value at `path` (ApiRead's syntax) in a JSON answer; None when it is not there."""
+    for cut in ("@before:", "@after:"):
+        if cut in path:
+            path, sep = path.split(cut, 1)
+            whole = pick(answer, path)
+            if whole is None or sep not in str(whole):
+                return None
+            parts = str(whole).split(sep, 1)
+            return parts[0] if cut == "@before:" else parts[1]
     path, last = (path[: -len("@last")], True) if path.endswith("@last") else (path, False)
     value = answer
     for key in path.split("."):

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
         LiveChecker,
         Observer,
         Provider,
+        UserKeys,
         VmAccess,
         Waiter,
     )
@@ -50,6 +51,7 @@ class Capabilities:
     observer: bool = False  # reconciles: reads what exists before a live plan: Observer
     live_checks: bool = False  # checks only a live run can make, before it starts: LiveChecker
     kubernetes: bool = False  # its clusters run Kubernetes, reached through ClusterAccess
+    user_keys: bool = False  # authorizes a key the user names (--ssh-key) on its VMs: UserKeys
 
     @property
     def vm_workloads(self) -> bool:
@@ -74,7 +76,14 @@ REGISTRY: dict[str, ProviderEntry] = {
     "queued-resource": ProviderEntry(
         "xcli.providers.queued_resource.provider:QueuedResourceProvider",
         "Cloud TPU queued resources, TPU VMs without Kubernetes",
-        Capabilities(workloads=("vm",), vm_storage="gcsfuse", ssh=True, wait=True, terraform=True),
+        Capabilities(
+            workloads=("vm",),
+            vm_storage="gcsfuse",
+            ssh=True,
+            wait=True,
+            terraform=True,
+            user_keys=True,
+        ),
     ),
     "local": ProviderEntry(
         "xcli.providers.local.provider:LocalProvider",
@@ -167,6 +176,9 @@ class Registry:
         if not self.capabilities(name).kubernetes:
             return None
         return self._access.get(name) or cast("ClusterAccess", provider)
+
+    def user_keys(self, name: str, provider: Provider) -> UserKeys | None:
+        return cast("UserKeys", provider) if self.capabilities(name).user_keys else None
 
     def waiter(self, name: str, provider: Provider) -> Waiter | None:
         return cast("Waiter", provider) if self.capabilities(name).wait else None

@@ -67,6 +67,15 @@ class ClusterAccess(Protocol):
         ...
 
 
+class UserKeys(Provider, Protocol):
+    """Providers that authorize a key the user names on their VMs (`--ssh-key` of `cluster
+    create` and `cluster wait`; Capabilities.user_keys)."""
+
+    def check_user_key(self, text: str) -> None:
+        """Refuse, before anything is sent, a file that is not an SSH private key."""
+        ...
+
+
 class Observer(Provider, Protocol):
     """Providers that reconcile (Capabilities.observer): read what exists before a live plan.
 

@@ -7,7 +7,9 @@ then delete what create made (pure).
   checkpoints, and higher initial QPS: https://cloud.google.com/storage/docs/hns-overview).
 - filestore: file.v1 instances.create, one file share, on the cluster's network.
 - lustre: lustre.v1 instances.create (REST as google-cloud-lustre sends it; no discovery
-  document exists for it).
+  document exists for it), after the network's Private Service Access check and the TCP 988
+  firewall rule (network.py): an instance cannot be created without the first, nor mounted
+  without the second.
 """
 
 from __future__ import annotations
@@ -19,9 +21,9 @@ from xcli.plan.operations import OperationCall
 from xcli.plan.steps import ApiCall
 from xcli.plan.storage import Storage
 from xcli.plan.storage_steps import STORAGE_API
-from xcli.storage import files
+from xcli.storage import files, network
 from xcli.storage.checks import FILESTORE_TIERS
-from xcli.storage.gke import FILE, LUSTRE, attach_steps, detach_steps, record_of
+from xcli.storage.gke import FILE, LUSTRE, attach_steps, detach_steps, project_number, record_of
 from xcli.storage.request import CreateRequest
 
 LABELS = {"created-by": "xcli"}
@@ -91,11 +93,20 @@ def lustre_fs(instance: str) -> str:
 def plan_create(req: CreateRequest, addon_on: bool | None, kube: bool) -> Plan:
     a = req.attach
     first = create_step(req)
-    if kube:
+    if kube and a.type in network.NEEDS_PSA:  # the network's prerequisites before the instance
+        number = project_number(a.cluster.project, why=network.WHY_NUMBER)
+        checks = network.checks(a.type, a.cluster, req.network, (number.id,))
+        first = dataclasses.replace(first, after=("psa",))
+        after = (first.id, "firewall")
+        tail = attach_steps(a, addon_on, after=after, network_checked=True)
+        steps = [number, *checks, first, *tail]
+    elif kube:
         steps = [first, *attach_steps(a, addon_on, after=(first.id,))]
     else:
         steps = [first, files.write_step(a.cluster.name, record_of(a), after=(first.id,))]
     notes = ["`xcli storage delete` deletes it again, with its data"]
+    if kube:
+        notes += network.plan_notes(a.type, addon_on)
     if a.type == "filestore":
         notes.append(
             f"location {a.where}: tier {req.tier} is "

@@ -23,6 +23,7 @@ from xcli.plan.operations import OperationCall
 from xcli.plan.steps import K8sApply, Text
 from xcli.plan.storage import Storage, configmap_name, to_configmap
 from xcli.plan.storage_steps import ApiRead, BucketIam
+from xcli.storage import network, nodes
 from xcli.storage import volumes as vol
 from xcli.storage.request import AttachRequest
 
@@ -84,10 +85,12 @@ def addon_step(req: AttachRequest, after: tuple[str, ...] = ()) -> OperationCall
     )
 
 
-def project_number(project: str, after: tuple[str, ...] = ()) -> ApiRead:
+def project_number(
+    project: str, after: tuple[str, ...] = (), why: str = "the Workload Identity principal"
+) -> ApiRead:
     return ApiRead(
         id="project-number",
-        summary=f"read the number of project {project} (for the Workload Identity principal)",
+        summary=f"read the number of project {project} (for {why})",
         after=after,
         api="cloudresourcemanager.projects.get",
         method="GET",
@@ -142,13 +145,26 @@ def volume_of(req: AttachRequest, after: tuple[str, ...]) -> tuple[list[Step], v
             f"{LUSTRE}/projects/{p}/locations/{where}/instances/{i}",
             "lustre.projects.locations.instances.get",
         )
-        outputs = {"mountpoint": "mountPoint", "size": "capacityGib"}
+        # ip and filesystem split from mountPoint ("IP@tcp:/FS"): every driver version reads
+        # them; `mountpoint` alone only since lustre-csi-driver commit 2b686a5f (node.go)
+        outputs = {
+            "ip": "mountPoint@before:@",
+            "filesystem": "mountPoint@after::/",
+            "mountpoint": "mountPoint",
+            "network": "network@last",
+            "size": "capacityGib",
+        }
     else:
         url, api = (
             f"{PARALLELSTORE}/projects/{p}/locations/{where}/instances/{i}",
             "parallelstore.projects.locations.instances.get",
         )
-        outputs = {"access_points": "accessPoints", "network": "network", "size": "capacityGib"}
+        outputs = {
+            "access_points": "accessPoints",
+            "network": "network",
+            "network_name": "network@last",
+            "size": "capacityGib",
+        }
     read = ApiRead(
         id="read-source",
         summary=f"read {source_of(req)} (what the volume needs)",
@@ -166,7 +182,8 @@ def volume_of(req: AttachRequest, after: tuple[str, ...]) -> tuple[list[Step], v
         handle = Fmt("modeInstance/{}/{}/{}", where, i, out["share"])
         attrs = {"ip": out["ip"], "volume": out["share"]}
     elif req.type == "lustre":
-        handle, attrs = f"{p}/{where}/{i}", {"mountpoint": out["mountpoint"]}
+        handle = f"{p}/{where}/{i}"
+        attrs = {k: out[k] for k in ("ip", "filesystem", "mountpoint")}
     elif req.type == "parallelstore":
         handle = f"{p}/{where}/{i}/default-pool/default-container"
         attrs = {"accessPoints": out["access_points"], "network": out["network"]}
@@ -176,16 +193,31 @@ def volume_of(req: AttachRequest, after: tuple[str, ...]) -> tuple[list[Step], v
 
 
 def attach_steps(
-    req: AttachRequest, addon_on: bool | None, after: Sequence[str] = ()
+    req: AttachRequest,
+    addon_on: bool | None,
+    after: Sequence[str] = (),
+    network_checked: bool = False,
 ) -> list[Step]:
     """The attach steps, after the steps named in `after` (create's). `addon_on`: what a live
-    run read (None: not read, as in a dry-run: the update is planned)."""
+    run read (None: not read, as in a dry-run: the update is planned). Lustre and
+    Parallelstore first check the network (network.py), unless `network_checked` (create did)."""
     steps: list[Step] = []
     ready: list[str] = list(after)
-    if not addon_on:
-        steps.append(addon_step(req, tuple(after)))
-        ready.append("addon")
     reads, volume = volume_of(req, tuple(after))
+    guard = tuple(after)  # what changes the cluster waits for: the PSA check, when there is one
+    if req.type in network.NEEDS_PSA and not network_checked:
+        net = Ref("read-source", "network" if req.type == "lustre" else "network_name")
+        number = project_number(req.cluster.project, tuple(after), network.WHY_NUMBER)
+        checks = network.checks(req.type, req.cluster, net, ("read-source", number.id))
+        steps += [*reads, number, *checks]
+        guard, ready = ("psa",), [*ready, "read-source", "firewall"]
+        reads = []
+    if not addon_on:
+        steps.append(addon_step(req, guard))
+        ready.append("addon")
+        if req.type == "lustre":  # running nodes get the driver only when recreated (nodes.py)
+            steps.append(nodes.recreate_step(req.cluster, ("addon",)))
+            ready.append("recreate-nodes")
     steps += reads
     ready += [r.id for r in reads]
     record = record_of(req)
@@ -221,6 +253,7 @@ def plan_attach(req: AttachRequest, addon_on: bool | None) -> Plan:
             "a live run reads the cluster first and leaves out the add-on update "
             "when the driver is already on"
         )
+    notes += network.plan_notes(req.type, addon_on)
     return Plan(
         title=f"attach {req.type} storage {req.name} to cluster {req.cluster.name}",
         steps=tuple(attach_steps(req, addon_on)),

@@ -36,6 +36,12 @@ def _container() -> Any:
     return ContainerGateway()
 
 
+def _compute() -> Any:
+    from xcli.gateways.compute import ComputeGateway
+
+    return ComputeGateway()
+
+
 @dataclass
 class StorageGateways:
     """How `xcli storage` reaches Google (tests hand in fakes through
@@ -44,14 +50,31 @@ class StorageGateways:
 
     rest: RestGateway = field(default_factory=RestGateway)
     container: Callable[[], Any] = _container  # builds a ContainerGateway on first use
+    compute: Callable[[], Any] = _compute  # a ComputeGateway (Lustre/Parallelstore network)
     sleep: Sleep = event_sleep
     clock: Callable[[], float] = time.monotonic
     _gke: list[Any] = field(default_factory=list, repr=False)
+    _compute: list[Any] = field(default_factory=list, repr=False)
 
     def gke(self) -> Any:
         if not self._gke:
             self._gke.append(self.container())
         return self._gke[0]
+
+    def vpc(self) -> Any:
+        if not self._compute:
+            self._compute.append(self.compute())
+        return self._compute[0]
+
+    def network_handlers(self) -> dict[str, Handler]:
+        """The live side of the network and node steps (network.py, nodes.py)."""
+        from xcli.storage import network, nodes
+
+        return {
+            network.PsaCheck.kind: lambda s, c: network.check_psa(self.rest, self.vpc(), s, c),
+            network.EnsureFirewall.kind: lambda s, c: network.ensure_firewall(self.vpc(), s, c),
+            nodes.RecreateNodes.kind: lambda s, c: nodes.recreate(self.gke(), s, c),
+        }
 
     def handlers(self, api: KubeApi) -> dict[str, Handler]:
         """The live handlers of a storage plan on the cluster whose API is `api`."""
@@ -71,6 +94,7 @@ class StorageGateways:
             "api_call": api_call,
             "api_read": self.rest.read,
             "bucket_iam": self.rest.iam,
+            **self.network_handlers(),
         }
 
 
