@@ -50,34 +50,22 @@ def _flavors(cluster: Cluster, queue: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _fits(cluster: Cluster, where: str, pod: dict[str, Any], flavor: dict[str, Any]) -> list[str]:
-    """Empty if some pool takes the pod; else the first misfit of the closest pool."""
+    """Empty if some pool takes the pod; else the first misfit of the closest pool. A flavor's
+    nodeLabels are added to the pod's nodeSelector as Kueue does on admission (a key both set
+    to different values fits no node)."""
     fspec = flavor.get("spec", {})
-    selector = {**pod.get("nodeSelector", {}), **fspec.get("nodeLabels", {})}
+    origin = f" (from ResourceFlavor {flavor['metadata']['name']} spec.nodeLabels)"
+    selector = [(k, v, "") for k, v in pod.get("nodeSelector", {}).items()]
+    selector += [(k, v, origin) for k, v in fspec.get("nodeLabels", {}).items()]
     tolerations = list(pod.get("tolerations", [])) + list(fspec.get("tolerations", []))
     misses = [(p.name, misfit(pod, p, selector, tolerations)) for p in cluster.pools]
     if any(m is None for _, m in misses):
         return []
     if not misses:
         return [f"{where}: the cluster plan creates no node pool"]
-    pool, miss = misses[-1] if len(misses) == 1 else _closest(misses, selector)
-    origin = ""
-    if miss and miss.startswith("nodeSelector "):
-        key = miss.split()[1].split("=")[0]
-        if key not in pod.get("nodeSelector", {}):
-            origin = f" (from ResourceFlavor {flavor['metadata']['name']} spec.nodeLabels)"
-    return [f"{where} spec.{miss}{origin}: no node of any pool satisfies it (closest: {pool})"]
-
-
-def _closest(
-    misses: list[tuple[str, str | None]], selector: dict[str, str]
-) -> tuple[str, str | None]:
-    """The pool that fails latest in selector order (the one a reader would expect)."""
-    order = [f"nodeSelector {k}={v}" for k, v in selector.items()]
-
-    def rank(m: tuple[str, str | None]) -> int:
-        return order.index(m[1]) if m[1] in order else len(order)
-
-    return max(misses, key=rank)
+    order = [f"nodeSelector {k}={v}{o}" for k, v, o in selector]
+    pool, miss = max(misses, key=lambda m: order.index(m[1]) if m[1] in order else len(order))
+    return [f"{where} spec.{miss}: no node of any pool satisfies it (closest: {pool})"]
 
 
 def pods_fit(cluster: Cluster, objects: list[dict[str, Any]]) -> list[str]:

@@ -11,12 +11,18 @@ back from the text form.
 from __future__ import annotations
 
 import json
+import tempfile
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 from typing import Any
+
+import yaml
+from click.testing import CliRunner
 
 from tests.conftest import REPO
 from xcli.catalog import lookup
+from xcli.cli.main import cli
 from xcli.plan.incluster import setup_steps
 from xcli.plan.render import plan_json
 from xcli.providers.gke.planner import plan_create
@@ -128,3 +134,38 @@ def applied_objects(plan: Plan) -> list[dict[str, Any]]:
         for s in plan
         if s.get("kind") == "k8s_apply" and isinstance(s.get("manifest"), dict)
     ]
+
+
+# Workloads no golden shows, rendered here for `workload create --cluster-metadata` of the
+# cluster's own metadata ConfigMap (as `cluster create` writes it): name -> cluster.
+MADE: dict[str, Source] = {
+    "made/workload-on-v5litepod-16-flex-start": "gke/v5litepod-16-flex-start.json",
+    "made/workload-on-h100-mega-80gb-8-x2-flex-start": (
+        "h100-mega-80gb-8",
+        Capacity("flex-start", max_run_duration=6 * 3600),
+        2,
+    ),
+    "made/workload-on-v5p-128-reservation": "gke/v5p-128-reservation.json",
+    "made/workload-on-v6e-256-x2-spot": "gke/v6e-256-x2-spot.json",
+}
+WORKLOAD_FLAGS = ["--workload", "train-1", "--docker-image", "us-docker.pkg.dev/p/r/t:1"]
+WORKLOAD_FLAGS += ["--command", "python3 train.py", "--dry-run", "--output", "json"]
+
+
+@cache
+def _made(name: str) -> str:
+    plan = cluster_plan(MADE[name])
+    (data,) = [s["manifest"]["data"] for s in plan if s["id"] == "k8s-metadata"]
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "metadata.yaml"
+        path.write_text(yaml.safe_dump(dict(data)), encoding="utf-8")
+        argv = ["workload", "create", "--project", data["project"], "--zone", data["zone"]]
+        argv += ["--cluster", data["cluster"], "--cluster-metadata", str(path), *WORKLOAD_FLAGS]
+        result = CliRunner().invoke(cli, argv, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+def made_plan(name: str) -> Plan:
+    plan: Plan = json.loads(_made(name))["plan"]
+    return plan

@@ -52,13 +52,17 @@ def requests(pod: dict[str, Any]) -> dict[str, str]:
     return asked
 
 
+# (key, value, where it comes from): the pod's own nodeSelector, or a flavor Kueue injects
+Selector = list[tuple[str, str, str]]
+
+
 def misfit(
-    pod: dict[str, Any], pool: NodePool, selector: dict[str, str], tolerations: list[dict[str, Any]]
+    pod: dict[str, Any], pool: NodePool, selector: Selector, tolerations: list[dict[str, Any]]
 ) -> str | None:
     """The first field of the pod that the pool's nodes do not satisfy."""
-    for key, value in selector.items():
+    for key, value, origin in selector:
         if pool.labels.get(key) != value:
-            return f"nodeSelector {key}={value}"
+            return f"nodeSelector {key}={value}{origin}"
     required = pod.get("affinity", {}).get("nodeAffinity", {})
     required = required.get("requiredDuringSchedulingIgnoredDuringExecution", {})
     terms = required.get("nodeSelectorTerms", [])

@@ -15,11 +15,13 @@ from tests.model.checks import check_all, flavors_fit, kinds_installed, pods_fit
 from tests.model.cluster import cluster_of
 from tests.model.goldens import (
     CLUSTERS,
+    MADE,
     OBJECT_ONLY,
     WORKLOADS,
     applied_objects,
     cluster_plan,
     golden_plan,
+    made_plan,
 )
 from tests.model.upstream_storage import storage_drift
 from xcli.spec import Capacity
@@ -31,6 +33,9 @@ KNOWN_LIVE_FAILURES: dict[str, str] = {
     "network/gb200-4.txt": "A2/A3",
     "network/h100-mega-80gb-8.txt": "A4",
     "workload/tpu7x-8.json": "C1",
+    "made/workload-on-v5litepod-16-flex-start": "A1",
+    "made/workload-on-h100-mega-80gb-8-x2-flex-start": "A1",
+    "made/workload-on-v5p-128-reservation": "C1",
     "storage/attach-lustre.json": "F.A2",
     "storage/create-lustre.json": "F.A2",
 }
@@ -67,6 +72,16 @@ def test_workload_golden_on_its_cluster(name: str) -> None:
     assert not lines, _report(lines)
 
 
+@pytest.mark.parametrize("name", [_param(n) for n in sorted(MADE)])
+def test_made_workload_on_its_cluster(name: str) -> None:
+    """Workloads of capacity kinds no workload golden shows (flex-start, reservation, spot)."""
+    cluster = cluster_of(cluster_plan(MADE[name]))
+    plan = made_plan(name)
+    cluster.add(plan)
+    lines = check_all(cluster, applied_objects(plan))
+    assert not lines, _report(lines)
+
+
 @pytest.mark.parametrize("name", [_param(n) for n in OBJECT_ONLY])
 def test_objects_golden(name: str) -> None:
     """Storage, adapt and team plans: every kind is known, Lustre/gcsfuse/Filestore PVs carry
@@ -81,7 +96,7 @@ def test_objects_golden(name: str) -> None:
 def test_every_golden_is_checked_or_said_why_not() -> None:
     from tests.model.goldens import GOLDENS
 
-    seen = set(CLUSTERS) | set(WORKLOADS) | set(OBJECT_ONLY)
+    seen = set(CLUSTERS) | set(WORKLOADS) | set(OBJECT_ONLY) | set(MADE)
     not_gke = {"queued_resource", "terraform"}  # no Kubernetes objects
     vm = {
         "workload/vm-local.json",
