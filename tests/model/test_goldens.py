@@ -115,13 +115,7 @@ def test_checks_are_not_vacuous() -> None:
     """Each check has something to look at in the goldens it passes on."""
     cluster = cluster_of(golden_plan("gke/v6e-256-x2-spot.json"))
     assert len(cluster.pools) == 3 and cluster.objects("ResourceFlavor")
-    workload = applied_objects(cluster_plan(("v6e-256", _on_demand(), 2)))
-    assert workload
+    workload = applied_objects(golden_plan("workload/v6e-256-x2.json"))
+    assert [o["kind"] for o in workload] == ["JobSet"]
     assert flavors_fit(cluster) == []
     assert pods_fit(cluster, workload) == [] and queues_cover(cluster, workload) == []
-
-
-def _on_demand() -> Any:
-    from tests.model.goldens import ON_DEMAND
-
-    return ON_DEMAND

@@ -56,11 +56,13 @@ def test_a4x_nodes_are_arm64_and_tainted_so() -> None:
 def test_flex_start_and_queued_provisioning() -> None:
     body = {
         "name": "np",
-        "config": {"machineType": "a3-megagpu-8g", "flexStart": True,
-                   "accelerators": [{"acceleratorType": "nvidia-h100-mega-80gb",
-                                     "acceleratorCount": "8"}]},
+        "config": {
+            "machineType": "a3-megagpu-8g",
+            "flexStart": True,
+            "accelerators": [{"acceleratorType": "nvidia-h100-mega-80gb", "acceleratorCount": "8"}],
+        },
         "queuedProvisioning": {"enabled": True},
-    }  # fmt: skip
+    }
     nodes = pool_nodes(body)
     assert nodes.labels["cloud.google.com/gke-flex-start"] == "true"
     assert "cloud.google.com/gke-queued" not in nodes.labels  # GKE taints, does not label
