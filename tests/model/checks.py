@@ -155,7 +155,12 @@ def queues_cover(cluster: Cluster, objects: list[dict[str, Any]]) -> list[str]:
                 field = f"{where} spec.resourceClaims[{claim}]"
                 if device_class is None:
                     lines.append(f"{field}: nothing in the plans makes its ResourceClaimTemplate")
-                elif device_class not in cluster.dra_mappings:
+                    continue
+                if device_class not in cluster.device_classes:
+                    lines.append(
+                        f"{field}: DeviceClass {device_class} is installed by nothing in the plans"
+                    )
+                if device_class not in cluster.dra_mappings:
                     lines.append(
                         f"{field}: DeviceClass {device_class} is not in Kueue's "
                         "resources.deviceClassMappings (Kueue refuses the workload)"
