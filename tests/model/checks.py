@@ -6,6 +6,8 @@
 (c) queues_cover: each resource a queued pod requests, DRA device classes included through
     Kueue's deviceClassMappings, is covered by a flavor of its ClusterQueue.
 (d) kinds_installed: every kind an applied object uses is built in or installed by the plans.
+(b') references_resolve: every Kueue object another one names (a queue's flavors and admission
+    checks, a check's parameters, a flavor's topology, a LocalQueue's ClusterQueue) is applied.
 (e) ports_served: every port a container's script connects to over ssh is the one its image
     serves (cluster_facts.json ssh_ports).
 """
@@ -44,8 +46,16 @@ def _cluster_queue(cluster: Cluster, obj: dict[str, Any]) -> dict[str, Any] | No
     return cluster.named("ClusterQueue", local["spec"]["clusterQueue"]) if local else None
 
 
+def _is_ref(name: str) -> bool:
+    """A value only a live run knows (`${step.output}`), e.g. the flavors `team create` reads."""
+    return name.startswith("${")
+
+
 def _flavors(cluster: Cluster, queue: dict[str, Any]) -> list[dict[str, Any]]:
+    """The queue's flavors; a flavor named by a live-run value may be any the cluster has."""
     names = [f["name"] for g in queue["spec"].get("resourceGroups", []) for f in g["flavors"]]
+    if any(_is_ref(n) for n in names):
+        return cluster.objects("ResourceFlavor")
     return [f for n in names if (f := cluster.named("ResourceFlavor", n)) is not None]
 
 
@@ -76,8 +86,14 @@ def pods_fit(cluster: Cluster, objects: list[dict[str, Any]]) -> list[str]:
             queued = QUEUE_LABEL in obj.get("metadata", {}).get("labels", {})
             queue = _cluster_queue(cluster, obj) if queued else None
             flavors = _flavors(cluster, queue) if queue else [{"metadata": {"name": ""}}]
+            if queued and not flavors:
+                lines.append(
+                    f"{where} metadata.labels {QUEUE_LABEL}: its queue has no "
+                    "ResourceFlavor in the plans"
+                )
+                continue
             tries = [_fits(cluster, where, pod, f) for f in flavors]
-            if tries and all(tries):
+            if all(tries):
                 lines += tries[0]
     return lines
 
@@ -213,11 +229,46 @@ def ports_served(objects: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
+def _named_refs(obj: dict[str, Any]) -> Iterator[tuple[str, str, str]]:
+    """(field, kind, name) of each object a Kueue object names."""
+    spec, kind = obj.get("spec", {}), obj.get("kind")
+    if kind == "ClusterQueue":
+        for n, group in enumerate(spec.get("resourceGroups", [])):
+            for flavor in group.get("flavors", []):
+                yield f"spec.resourceGroups[{n}].flavors", "ResourceFlavor", flavor["name"]
+        checks = spec.get("admissionChecksStrategy", {}).get("admissionChecks", [])
+        for check in checks:
+            yield "spec.admissionChecksStrategy", "AdmissionCheck", check["name"]
+        for name in spec.get("admissionChecks", []):
+            yield "spec.admissionChecks", "AdmissionCheck", name
+    elif kind == "AdmissionCheck" and spec.get("parameters"):
+        yield "spec.parameters", spec["parameters"]["kind"], spec["parameters"]["name"]
+    elif kind == "ResourceFlavor" and spec.get("topologyName"):
+        yield "spec.topologyName", "Topology", spec["topologyName"]
+    elif kind == "LocalQueue":
+        yield "spec.clusterQueue", "ClusterQueue", spec["clusterQueue"]
+
+
+def references_resolve(cluster: Cluster) -> list[str]:
+    """(b') the Kueue objects the plans apply name only objects the plans apply."""
+    lines = []
+    for applied in cluster.applied:
+        obj = applied.obj
+        for field, kind, name in _named_refs(obj):
+            if not _is_ref(name) and cluster.named(kind, name) is None:
+                lines.append(
+                    f"{obj['kind']} {obj['metadata']['name']} {field}: no {kind} "
+                    f"{name} in the plans"
+                )
+    return lines
+
+
 def check_all(cluster: Cluster, objects: list[dict[str, Any]]) -> list[str]:
     """Every check over the objects a plan applies, against the cluster they run on."""
     return (
         pods_fit(cluster, objects)
         + flavors_fit(cluster)
+        + references_resolve(cluster)
         + queues_cover(cluster, objects)
         + kinds_installed(cluster, objects)
         + ports_served(objects)

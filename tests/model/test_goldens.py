@@ -11,7 +11,14 @@ from typing import Any
 
 import pytest
 
-from tests.model.checks import check_all, flavors_fit, kinds_installed, pods_fit, queues_cover
+from tests.model.checks import (
+    check_all,
+    flavors_fit,
+    kinds_installed,
+    pods_fit,
+    queues_cover,
+    references_resolve,
+)
 from tests.model.cluster import cluster_of
 from tests.model.goldens import (
     CLUSTERS,
@@ -89,7 +96,8 @@ def test_objects_golden(name: str) -> None:
     plan = golden_plan(name)
     cluster = cluster_of(cluster_plan(("v6e-256", Capacity("spot"), 2)), plan)
     objects = applied_objects(plan)
-    lines = kinds_installed(cluster, objects) + storage_drift(objects)
+    lines = kinds_installed(cluster, objects) + references_resolve(cluster)
+    lines += storage_drift(objects)
     assert not lines, _report(lines)
 
 

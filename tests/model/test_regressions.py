@@ -160,3 +160,27 @@ def test_e_the_a3_mega_test_on_222_passes() -> None:
         part.replace("-p 22 ", "-p 222 ").replace('-p 22"', '-p 222"') for part in main["command"]
     ]
     assert ports_served(applied_objects(network)) == []
+
+
+def test_b_a_queue_naming_an_admission_check_nothing_applies() -> None:
+    cluster = copy.deepcopy(cluster_plan(("h100-mega-80gb-8", Capacity("flex-start"), 2)))
+    cluster = [s for s in cluster if s["id"] != "k8s-admission-check"]
+    lines = [line for line in _run(cluster) if "AdmissionCheck" in line]
+    assert lines == [
+        "ClusterQueue xcli-cluster-queue spec.admissionChecksStrategy: no AdmissionCheck "
+        "xcli-dws-prov in the plans"
+    ]
+
+
+def test_a_team_workload_is_checked_through_its_team_queue() -> None:
+    """The team's ClusterQueue names its flavors by a value `team create` reads live; the model
+    then tries every flavor of the cluster, so the pod is still checked."""
+    cluster = [*cluster_plan(("v6e-256", SPOT, 2)), *golden_plan("team/create-v6e-64.json")]
+    workload = copy.deepcopy(golden_plan("team/workload-namespace-t.json"))
+    assert _run(cluster, workload) == []
+    _pod(workload)["nodeSelector"]["cloud.google.com/gke-tpu-topology"] = "4x4"
+    (line,) = _run(cluster, workload)
+    assert line.startswith(
+        "JobSet train-1 replicatedJobs[slice] pod spec.nodeSelector "
+        "cloud.google.com/gke-tpu-topology=4x4: no node of any pool satisfies it"
+    )
