@@ -61,6 +61,8 @@ class Cluster:
     def add(self, plan: list[dict[str, Any]]) -> Cluster:
         self.pools += plan_pools(plan)
         for step in plan:
+            if step.get("api") == "container.projects.locations.clusters.create":
+                self._beta_apis(step["request"]["body"]["cluster"])
             if step.get("kind") == "k8s_install":
                 self._install(step)
             manifest = step.get("manifest")
@@ -71,6 +73,16 @@ class Cluster:
                 if manifest.get("kind") == "DeviceClass":
                     self.device_classes.add(manifest["metadata"]["name"])
         return self
+
+    def _beta_apis(self, cluster: dict[str, Any]) -> None:
+        """Kinds of the beta APIs the cluster body turns on (enableK8sBetaApis.enabledApis:
+        group/version/resource)."""
+        enabled = set(cluster.get("enableK8sBetaApis", {}).get("enabledApis", []))
+        for kind in FACTS["beta_kinds"]["kinds"]:
+            group_version, name = kind.rsplit("/", 1)
+            plural = name.lower() + ("es" if name.endswith("s") else "s")
+            if f"{group_version}/{plural}" in enabled:
+                self.kinds.add(kind)
 
     def _install(self, step: dict[str, Any]) -> None:
         component = str(step.get("component", ""))

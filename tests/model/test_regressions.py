@@ -184,3 +184,21 @@ def test_a_team_workload_is_checked_through_its_team_queue() -> None:
         "JobSet train-1 replicatedJobs[slice] pod spec.nodeSelector "
         "cloud.google.com/gke-tpu-topology=4x4: no node of any pool satisfies it"
     )
+
+
+def test_d_beta_dra_kinds_are_served_only_when_the_cluster_enables_them() -> None:
+    cluster = copy.deepcopy(cluster_plan(("gb200-4", ON_DEMAND, 18)))
+    claim = {
+        "apiVersion": "resource.k8s.io/v1beta1",
+        "kind": "ResourceClaimTemplate",
+        "metadata": {"name": "c"},
+        "spec": {"spec": {"devices": {"requests": [{"name": "r", "deviceClassName": "d"}]}}},
+    }
+    workload = [{"id": "claim", "kind": "k8s_apply", "manifest": claim}]
+    assert _run(cluster, workload) == [
+        "ResourceClaimTemplate c apiVersion resource.k8s.io/v1beta1: kind installed by nothing "
+        "in the cluster plan nor built into GKE"
+    ]
+    body = _step(cluster, "cluster")["request"]["body"]["cluster"]
+    body["enableK8sBetaApis"] = {"enabledApis": ["resource.k8s.io/v1beta1/resourceclaimtemplates"]}
+    assert _run(cluster, workload) == []
