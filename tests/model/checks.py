@@ -3,11 +3,11 @@
 (a) pods_fit: each pod's nodeSelector, required node affinity and tolerations (with what Kueue
     injects from the flavor it admits the pod to) are satisfied by the nodes of some pool.
 (b) flavors_fit: each ResourceFlavor's nodeLabels and nodeTaints are on the nodes of some pool.
+(b') references_resolve: every Kueue object another one names (a queue's flavors and admission
+    checks, a check's parameters, a flavor's topology, a LocalQueue's ClusterQueue) is applied.
 (c) queues_cover: each resource a queued pod requests, DRA device classes included through
     Kueue's deviceClassMappings, is covered by a flavor of its ClusterQueue.
 (d) kinds_installed: every kind an applied object uses is built in or installed by the plans.
-(b') references_resolve: every Kueue object another one names (a queue's flavors and admission
-    checks, a check's parameters, a flavor's topology, a LocalQueue's ClusterQueue) is applied.
 (e) ports_served: every port a container's script connects to over ssh is the one its image
     serves (cluster_facts.json ssh_ports).
 """
