@@ -43,8 +43,6 @@ KNOWN_LIVE_FAILURES: dict[str, str] = {
     "made/workload-on-v5litepod-16-flex-start": "A1",
     "made/workload-on-h100-mega-80gb-8-x2-flex-start": "A1",
     "made/workload-on-v5p-128-reservation": "C1",
-    "storage/attach-lustre.json": "F.A2",
-    "storage/create-lustre.json": "F.A2",
 }
 
 
