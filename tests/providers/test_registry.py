@@ -122,7 +122,7 @@ def test_click_choices_come_from_the_registry() -> None:
 
 @pytest.mark.parametrize("name", list(REGISTRY))
 def test_each_provider_runs_registered_workload_kinds(name: str) -> None:
-    from xcli.workload.backends import WorkloadGateways
+    from xcli.workload.backends import KindGateways
     from xcli.workload.kinds import KINDS, build
 
     caps = DEFAULT.capabilities(name)
@@ -134,7 +134,7 @@ def test_each_provider_runs_registered_workload_kinds(name: str) -> None:
 
     live = Live(lambda ref: pytest.fail(f"nothing connects to {ref.name}"))
     for kind in caps.workloads:
-        built = build(kind, name, caps, WorkloadGateways(live=live))
+        built = build(kind, name, caps, KindGateways(live=live))
         for method in ("plan_create", "list", "status", "goodput", "logs", "wait", "plan_delete"):
             assert callable(getattr(built, method)), (name, kind, method)
 

@@ -18,7 +18,7 @@ from xcli.cli.main import cli
 from xcli.errors import InternalError
 from xcli.gateways import backoff
 from xcli.gateways.backoff import Timing
-from xcli.workload.backends import WorkloadGateways
+from xcli.workload.backends import KindGateways
 from xcli.workload.jobset.kind import JobSetKind
 from xcli.workload.jobset.live import Live
 from xcli.workload.kinds import KINDS, all_states, build, entry, kind_name
@@ -35,7 +35,7 @@ def test_each_provider_names_its_kind_of_workload() -> None:
     live = Live(lambda ref: pytest.fail(f"nothing connects to {ref.name}"))
     caps = DEFAULT.capabilities("gke")
     assert kind_name(caps) == "jobset"
-    gke = build("jobset", "gke", caps, WorkloadGateways(live=live))
+    gke = build("jobset", "gke", caps, KindGateways(live=live))
     assert isinstance(gke, JobSetKind) and gke.live is live
     jobset = entry("jobset")
     assert (jobset.needs_image, jobset.extra_restart_codes, jobset.previews_delete) == (
@@ -56,11 +56,11 @@ def test_each_provider_names_its_kind_of_workload() -> None:
     for provider in ("queued-resource", "local"):
         caps = DEFAULT.capabilities(provider)
         assert kind_name(caps) == "vm"
-        vm = build("vm", provider, caps, WorkloadGateways())
+        vm = build("vm", provider, caps, KindGateways())
         assert isinstance(vm, VmKind) and vm.provider == provider and vm.capabilities == caps
         assert vm.sleep is backoff.event_sleep
     with pytest.raises(InternalError, match="without a way to reach clusters"):
-        build("jobset", "gke", caps, WorkloadGateways())
+        build("jobset", "gke", caps, KindGateways())
     assert set(all_states()) == {s for e in KINDS.values() for s in e.states}
     assert set(all_states()) == {*jobset.states, *vm_entry.states}
 

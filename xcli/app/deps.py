@@ -130,7 +130,8 @@ class Deps:
     storage_gateways: Callable[[], StorageGateways]
     # How the steps after `terraform apply` reach Google and the cluster (None: the real way).
     terraform_connections: Connections | None = None
-    # How workload kinds reach clusters, VMs and Cloud Logging (None: the real ways).
+    # How workload commands read Cloud Logging (None: the real way; clusters come through
+    # the registry's ClusterAccess, clocks through `timing`).
     workload_gateways: WorkloadGateways | None = None
     # What a workload command reads before it plans (xcli/app/workload_facts.py): LIVE_FACTS,
     # or for --dry-run a DryFacts that reads the --cluster-metadata and --storage-record files

@@ -45,8 +45,17 @@ def _live(deps: Deps) -> Live:
 
 
 def _context(req: TestNetworkRequest, deps: Deps) -> Context:
+    from xcli.app.where import ref_for
     from xcli.app.workload_facts import LIVE_FACTS
     from xcli.workload.protocol import Context
 
     facts = deps.facts if deps.facts is not None else LIVE_FACTS
-    return Context(location=req.where, provider="gke", say=deps.say, facts=facts)
+    # the NCCL test is a JobSet: the provider whose clusters run that kind
+    provider = next(n for n in deps.registry if "jobset" in deps.registry.capabilities(n).workloads)
+    return Context(
+        location=req.where,
+        provider=provider,
+        say=deps.say,
+        facts=facts,
+        cluster_ref=lambda cluster: ref_for(deps.registry, cluster, provider, req.where),
+    )

@@ -197,7 +197,7 @@ def _open(deps: Deps, target: Target) -> tuple[WorkloadKind, Context]:
     """The kind the cluster's provider runs, and its context, once --namespace is checked."""
     from xcli.app.where import ref_for
     from xcli.app.workload_facts import LIVE_FACTS, cluster_live
-    from xcli.workload.backends import WorkloadGateways
+    from xcli.workload.backends import KindGateways
     from xcli.workload.kinds import build, entry, kind_name
     from xcli.workload.protocol import Context
 
@@ -221,15 +221,15 @@ def _open(deps: Deps, target: Target) -> tuple[WorkloadKind, Context]:
             )
         return access, caps.cloud
 
-    gateways = WorkloadGateways(live=cluster_live(deps), sleep=deps.timing.sleep)
+    gateways = KindGateways(live=cluster_live(deps), sleep=deps.timing.sleep)
     kind = build(name, provider, caps, gateways)
     ctx = Context(
         location=target.where,
         provider=provider,
         say=deps.say,
         facts=deps.facts if deps.facts is not None else LIVE_FACTS,
-        namespace=target.namespace,
         cluster_ref=lambda cluster: ref_for(registry, cluster, provider, target.where),
+        namespace=target.namespace,
         vm_access=vm_access,
     )
     return kind, ctx

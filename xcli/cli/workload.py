@@ -147,11 +147,12 @@ def create(common: Common, **flags: Any) -> int:
     JAX_PROCESS_ID (GPU).
     """
     from xcli.app import workload as use
+    from xcli.cli.providers import registry
     from xcli.cli.wiring import deps
     from xcli.cli.workload_flags import facts_for, precheck, request_from
     from xcli.cluster_index import provider_for
 
-    flags["provider"] = provider_for(flags["cluster"], flags["provider"], "gke")
+    flags["provider"] = provider_for(flags["cluster"], flags["provider"], registry().default())
     kind = use.kind_entry(deps(common), flags["provider"])
     if flags["image"] is None:
         if kind.needs_image:

@@ -48,12 +48,13 @@ def provider_option(func: Any) -> Any:
 
 def _found_provider(ctx: click.Context, _param: click.Parameter, value: str | None) -> str:
     """--provider, else the one recorded for --cluster (parsed first: it is eager)."""
+    from xcli.cli.providers import registry
     from xcli.cluster_index import provider_for
 
-    cluster = ctx.params.get("cluster")
+    cluster, default = ctx.params.get("cluster"), registry().default()
     if value is not None or not cluster:
-        return value or "gke"
-    return provider_for(cluster, None, "gke")
+        return value or default
+    return provider_for(cluster, None, default)
 
 
 def workload_argument(func: Any) -> Any:

@@ -18,16 +18,16 @@ from xcli.errors import UserError
 
 if TYPE_CHECKING:
     from xcli.providers import Capabilities
-    from xcli.workload.backends import WorkloadGateways
+    from xcli.workload.backends import KindGateways
     from xcli.workload.protocol import WorkloadKind
 
 
 class KindFactory(Protocol):
-    """Builds a kind for one provider's clusters, with the gateways the entry point was
-    handed (WorkloadGateways: none given, the real ones)."""
+    """Builds a kind for one provider's clusters, with the gateways the use cases built from
+    their Deps (KindGateways)."""
 
     def __call__(
-        self, provider: str, capabilities: Capabilities, gateways: WorkloadGateways
+        self, provider: str, capabilities: Capabilities, gateways: KindGateways
     ) -> WorkloadKind: ...
 
 
@@ -87,7 +87,7 @@ def kind_name(capabilities: Capabilities) -> str:
 
 
 def build(
-    name: str, provider: str, capabilities: Capabilities, gateways: WorkloadGateways
+    name: str, provider: str, capabilities: Capabilities, gateways: KindGateways
 ) -> WorkloadKind:
     """Kind `name` for `provider`'s clusters."""
     module, _, attr = entry(name).target.partition(":")

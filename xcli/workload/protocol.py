@@ -54,9 +54,9 @@ class Context:
     provider: str  # the cluster's provider, for the commands a hint repeats
     say: Callable[[str], None]  # a progress line for the user (stderr)
     facts: Facts  # what a live run reads first; a dry-run's reader reads files and flags
+    # The cluster, named (checked) and located as `xcli cluster ...` does for this provider.
+    cluster_ref: Callable[[str], ClusterRef]
     namespace: str = "default"  # --namespace: "default", or a team's (xcli team create)
-    # The cluster, named and located as `xcli cluster ...` does for this provider.
-    cluster_ref: Callable[[str], ClusterRef] | None = None
     # A VM-style provider's workers and SSH access, and whether its VMs are in a cloud.
     vm_access: Callable[[], tuple[VmAccess, bool]] | None = None
 

@@ -24,9 +24,8 @@ from xcli.workload.protocol import (
 )
 
 if TYPE_CHECKING:
-    from xcli.plan.cluster import ClusterRef
     from xcli.providers import Capabilities
-    from xcli.workload.backends import WorkloadGateways
+    from xcli.workload.backends import KindGateways
     from xcli.workload.jobset.live import Live
     from xcli.workload.request import WorkloadRequest
 
@@ -42,24 +41,14 @@ class JobSetKind:
     live: Live
 
     @classmethod
-    def build(
-        cls, provider: str, capabilities: Capabilities, gateways: WorkloadGateways
-    ) -> JobSetKind:
+    def build(cls, provider: str, capabilities: Capabilities, gateways: KindGateways) -> JobSetKind:
         from xcli.errors import InternalError
 
         if gateways.live is None:
             raise InternalError("the jobset kind was built without a way to reach clusters")
         return cls(gateways.live)
 
-    def _ref(self, ctx: Context, cluster: str) -> ClusterRef:
-        from xcli.plan.cluster import ClusterRef
-        from xcli.spec import check_name
-
-        check_name(cluster, "cluster", 40)
-        return ClusterRef(cluster, ctx.project, ctx.zone, ctx.provider)
-
     def plan_create(self, ctx: Context, request: WorkloadRequest) -> Creation:
-        from xcli.plan.cluster import ClusterRef
         from xcli.plan.model import symbolic
         from xcli.workload.jobset.live import handlers
         from xcli.workload.jobset.plan import (
@@ -73,7 +62,7 @@ class JobSetKind:
         from xcli.workload.storage_records import check_request, gke_mounts
 
         check_request(request)  # before the cluster is read
-        ref = ClusterRef(request.cluster, ctx.project, ctx.zone, ctx.provider)
+        ref = ctx.cluster_ref(request.cluster)
         meta, existing = ctx.facts.cluster(self.live, ref, request, ctx.say)
         spec = spec_from_request(request, meta)
         mounts = gke_mounts(request, ctx.facts, lambda: self.live.api(ref), spec.namespace)
@@ -102,7 +91,7 @@ class JobSetKind:
         )
         from xcli.workload.jobset.view import kueue_workload_for, list_rows
 
-        jobsets, kueue = list_workloads(self.live, self._ref(ctx, cluster), ctx.namespace)
+        jobsets, kueue = list_workloads(self.live, ctx.cluster_ref(cluster), ctx.namespace)
         rows = list_rows(jobsets, self.live.now(), state)
         by_name = {js["metadata"]["name"]: js for js in jobsets}
         now = self.live.now().timestamp()
@@ -126,7 +115,7 @@ class JobSetKind:
         from xcli.workload.jobset.live import status_objects
         from xcli.workload.jobset.report import status_lines, status_report
 
-        found = status_objects(self.live, self._ref(ctx, cluster), name, ctx.namespace)
+        found = status_objects(self.live, ctx.cluster_ref(cluster), name, ctx.namespace)
         report = status_report(
             found["jobset"],
             found["kueue"],
@@ -159,7 +148,7 @@ class JobSetKind:
         from xcli.workload.jobset.goodput import goodput_report
 
         try:
-            ref = self._ref(ctx, cluster)
+            ref = ctx.cluster_ref(cluster)
             return summary(goodput_report(self.live, ref, name, ctx.namespace, found))
         except CloudError as exc:  # the status above stands without it
             return f"goodput: unknown ({exc.message})"
@@ -168,7 +157,7 @@ class JobSetKind:
         from xcli.workload.goodput.render import text
         from xcli.workload.jobset.goodput import goodput_report
 
-        report = goodput_report(self.live, self._ref(ctx, cluster), name, ctx.namespace)
+        report = goodput_report(self.live, ctx.cluster_ref(cluster), name, ctx.namespace)
         return Report(report, tuple(text(report, name)))
 
     def logs(
@@ -186,7 +175,7 @@ class JobSetKind:
         since_seconds = parse_duration(since, "--since") if since else None
         return stream_logs(
             self.live,
-            self._ref(ctx, cluster),
+            ctx.cluster_ref(cluster),
             name,
             worker=selection[0],
             slice_=selection[1],
@@ -203,7 +192,7 @@ class JobSetKind:
         def said(state: str) -> None:
             ctx.say(f"workload {name}: {state}")
 
-        ref = self._ref(ctx, cluster)
+        ref = ctx.cluster_ref(cluster)
         code = wait_for(self.live, ref, name, seconds, said, ctx.namespace)
         result = {0: "succeeded", 1: "failed"}.get(code, "timeout")
         message = None
@@ -226,7 +215,7 @@ class JobSetKind:
         from xcli.workload.jobset.plan import gke_cluster_path
         from xcli.workload.jobset.view import jobset_state
 
-        ref = self._ref(ctx, cluster)
+        ref = ctx.cluster_ref(cluster)
         notes: tuple[str, ...] = ()
         if name is not None:
             names = [name]

@@ -83,7 +83,6 @@ class NetworkTest:
 def plan_network_test(ctx: Context, live: Live, req: NetworkTestRequest) -> NetworkTest:
     """The family's NCCL test as a `workload create` request: same checks, JobSet, plan."""
     from xcli.catalog import lookup
-    from xcli.plan.cluster import ClusterRef
     from xcli.workload.jobset.live import handlers
     from xcli.workload.jobset.plan import gke_cluster_path, plan_workload_create
     from xcli.workload.request import spec_from_request
@@ -91,7 +90,7 @@ def plan_network_test(ctx: Context, live: Live, req: NetworkTestRequest) -> Netw
     if req.device_type:  # refuse a TPU or plain GPU shape before anything else
         check_family(lookup(req.device_type), req.cluster)
     request = workload_request(req)
-    ref = ClusterRef(req.cluster, ctx.project, ctx.zone, ctx.provider)
+    ref = ctx.cluster_ref(req.cluster)
     meta, existing = ctx.facts.cluster(live, ref, request, ctx.say)
     check_family(meta.accelerator, req.cluster)
     # the image and the script follow the machine (as workload_spec picks it) and --nodes

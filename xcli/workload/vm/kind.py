@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from xcli.plan.cluster import ClusterRef, SshAccess, Worker
     from xcli.providers import Capabilities
     from xcli.providers.base import VmAccess
-    from xcli.workload.backends import WorkloadGateways
+    from xcli.workload.backends import KindGateways
     from xcli.workload.request import WorkloadRequest
     from xcli.workload.spec import ClusterMeta, WorkloadSpec
     from xcli.workload.vm.plan import VmWorkloadRun
@@ -49,7 +49,7 @@ class VmKind:
     sleep: Sleep = field(default_factory=_event_sleep)
 
     @classmethod
-    def build(cls, provider: str, capabilities: Capabilities, gateways: WorkloadGateways) -> VmKind:
+    def build(cls, provider: str, capabilities: Capabilities, gateways: KindGateways) -> VmKind:
         if gateways.sleep is not None:
             return cls(provider, capabilities, gateways.sleep)
         return cls(provider, capabilities)
@@ -123,7 +123,7 @@ def _create(ctx: Context, provider: str, caps: Capabilities, request: WorkloadRe
     # only files on this machine: checked before any worker or API is asked
     mounts = storage_records.vm_mounts(request)
     vm_mounts.check(mounts.storages, caps.vm_storage)
-    if ctx.vm_access is None or ctx.cluster_ref is None:
+    if ctx.vm_access is None:
         raise InternalError(f"no VM access handed in for the {provider} provider")
     access_of, cloud_vms = ctx.vm_access()
     ref = ctx.cluster_ref(request.cluster)
