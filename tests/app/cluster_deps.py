@@ -13,12 +13,14 @@ from typing import Any
 from tests.app.test_ssh_use_case import World
 from tests.support.cluster_access import InMemoryAccess
 from tests.support.fakekube import FakeKube
+from tests.support.gke_live import Recorder
 from tests.support.workload_cluster import NOW, FakeClock
 from xcli.app.deps import Deps, Handlers
 from xcli.app.record import DRY, LIVE
 from xcli.errors import UserError
 from xcli.execute.dry import DryRunExecutor
 from xcli.execute.live import LiveExecutor
+from xcli.execute.result import RunResult
 from xcli.gateways.backoff import Timing
 from xcli.plan.model import Plan
 from xcli.plan.render import plan_json
@@ -32,6 +34,8 @@ class ClusterWorld:
     asked: list[str] = field(default_factory=list)
     plans: list[Plan] = field(default_factory=list)
     printed: io.StringIO = field(default_factory=io.StringIO)
+    progress: Recorder = field(default_factory=Recorder)  # "step: message" lines
+    results: list[RunResult] = field(default_factory=list)
 
     def deps(self, *, dry: bool = False, answer: bool = True, registry: Registry = DEFAULT) -> Deps:
         access = InMemoryAccess(self.fake)
@@ -41,7 +45,8 @@ class ClusterWorld:
             if dry:
                 DryRunExecutor(self.printed, "json").run(plan)
                 return
-            result = LiveExecutor(handlers()).run(plan)
+            result = LiveExecutor(handlers(), self.progress).run(plan)
+            self.results.append(result)
             failed = result.by_status("failed")
             if failed and failed[0].error is not None:
                 raise failed[0].error
