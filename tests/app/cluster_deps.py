@@ -25,6 +25,7 @@ from xcli.gateways.backoff import Timing
 from xcli.plan.model import Plan
 from xcli.plan.render import plan_json
 from xcli.providers import DEFAULT, Registry
+from xcli.storage.service import StorageGateways
 
 
 @dataclass
@@ -64,6 +65,10 @@ class ClusterWorld:
             require_answerable=lambda what: None,
             record=DRY if dry else LIVE,
             timing=Timing(sleep=self.clock.sleep, clock=self.clock.monotonic, now=lambda: NOW),
+            # Google is not reached in these tests: a call to it fails (no credentials)
+            storage_gateways=lambda: StorageGateways(
+                sleep=self.clock.sleep, clock=self.clock.monotonic
+            ),
         )
 
     def printed_steps(self) -> dict[str, Any]:
