@@ -61,12 +61,13 @@ class Cluster:
     clock: FakeClock
     refs: list[ClusterRef]
     live: workload_live.Live
-    access: InMemoryAccess
+    access: InMemoryAccess | None = None  # None: one over `fake`, recording into `refs`
 
     def run(self, args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
         gateways = WorkloadGateways(live=self.live)
+        access = self.access or InMemoryAccess(self.fake, self.refs)
         deps = Dependencies(
-            providers=DEFAULT.with_cluster_access("gke", self.access),
+            providers=DEFAULT.with_cluster_access("gke", access),
             workload_gateways=gateways,
             timing=Timing(sleep=self.clock.sleep, clock=self.clock.monotonic, now=lambda: NOW),
         )
