@@ -44,7 +44,9 @@ def volume_name(storage: Storage) -> str:
 
 def pod_settings(storages: Sequence[Storage]) -> dict[str, Any]:
     """volumes, volumeMounts, annotations and serviceAccountName for the pod template."""
-    volumes, mounts, annotations = [], [], {}
+    volumes: list[dict[str, Any]] = []
+    mounts: list[dict[str, Any]] = []
+    annotations: dict[str, str] = {}
     accounts = {s.attributes[KSA_ATTRIBUTE] for s in storages if s.attributes.get(KSA_ATTRIBUTE)}
     if len(accounts) > 1:
         raise ConfigError(
