@@ -150,8 +150,13 @@ def tcpx_installer(stack: str, gke_accelerator: str) -> dict[str, Any]:
     """TCPX (A3 High) or TCPXO (A3 Mega): install the plugin and NCCL into the host's
     /home/kubernetes/bin/nvidia/lib64, where the GPU containers mount it."""
     image = TCPX_PLUGIN if stack == "tcpx" else TCPXO_PLUGIN
+    # Upstream's TCPXO installer makes the entry script executable first, the TCPX one does
+    # not (container-engine-accelerators 992db812 gpudirect-tcpxo/nccl-tcpxo-installer.yaml
+    # l.87; gpudirect-tcpx/nccl-tcpx-installer.yaml l.60-61).
+    chmod = "chmod 755 /scripts/container_entry.sh\n" if stack == "tcpxo" else ""
     script = (
         "set -ex\n"
+        f"{chmod}"
         "/scripts/container_entry.sh install --install-nccl\n"
         "mkdir -p /usr/local/nvidia/lib64\n"
         f"cp -r /var/lib/{stack}/lib64/. /usr/local/nvidia/lib64\n"

@@ -219,7 +219,13 @@ def _daemon(stack: str) -> dict[str, Any]:
                 "--uds_path",
                 "/run/tcpx",
                 "--setup_param",
-                "--verbose 128 2 0 ",
+                # Byte for byte what Google's manifests pass (a plain YAML scalar keeps the
+                # backslashes): container-engine-accelerators 992db812
+                # gpudirect-tcpx/nccl-test-latest.yaml l.74, as cluster-toolkit 1047080
+                # examples/gke-a3-highgpu/nccl-test.yaml. XPK passes "--verbose 128 2 0 "
+                # (quotes, no backslashes). How the daemon parses it is not published, so xcli
+                # sends the argv Google runs rather than one no upstream runs.
+                '\\"--verbose 128 2 0 \\"',
             ],
             "securityContext": {"capabilities": {"add": ["NET_ADMIN"]}},
             "volumeMounts": [
