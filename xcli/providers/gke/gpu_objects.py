@@ -21,6 +21,7 @@ from typing import Any
 
 from xcli.plan.model import Step
 from xcli.plan.steps import K8sApply, Text
+from xcli.providers.gke import dra_driver
 from xcli.providers.gke.gpu_network import GpuNetwork, Subnet, gpu_network
 from xcli.spec import ClusterSpec
 
@@ -243,7 +244,7 @@ def objects(spec: ClusterSpec, net: GpuNetwork) -> list[dict[str, Any]]:
 
 def object_steps(spec: ClusterSpec, cluster: Text, after: tuple[str, ...]) -> list[Step]:
     """One server-side apply per object, once the cluster answers; a Network after its
-    GKENetworkParamSet."""
+    GKENetworkParamSet. On A4X, then the NVIDIA DRA driver (dra_driver.py)."""
     net = gpu_network(spec)
     if net is None:
         return []
@@ -264,7 +265,7 @@ def object_steps(spec: ClusterSpec, cluster: Text, after: tuple[str, ...]) -> li
                 manifest=obj,
             )
         )
-    return steps
+    return steps + dra_driver.steps(spec, cluster, after)
 
 
 def with_objects(setup: Sequence[Step], objects: Sequence[Step]) -> list[Step]:
