@@ -143,8 +143,9 @@ def objects() -> list[dict[str, Any]]:
 
 def steps(spec: ClusterSpec, cluster: Text, after: tuple[str, ...]) -> list[Step]:
     """One server-side apply per object: the namespace first, the controller and kubelet plugin
-    last (after their service account, roles and quota), then a wait until the ComputeDomain
-    CRD is served and the controller is available."""
+    after everything the chart renders before them (Helm's install order: their service
+    account, roles and quota), then a wait until the ComputeDomain CRD is served and the
+    controller is available."""
     if not needed(spec):
         return []
     applies: list[K8sApply] = []
