@@ -22,10 +22,13 @@ from xcli.plan.dra import CHANNEL_DEVICE_CLASS, CHANNEL_RESOURCE
 from xcli.plan.incluster import setup_steps
 from xcli.plan.kube_steps import K8sInstall, K8sWait
 from xcli.plan.kueue_objects import cluster_queue
+from xcli.plan.model import resolve
 from xcli.plan.steps import K8sApply
 from xcli.providers.gke import dra_driver
 from xcli.providers.gke.planner import plan_create
 from xcli.spec import ClusterSpec
+from xcli.workload.team import objects as team_objects
+from xcli.workload.team.spec import TeamSpec, parse_quotas
 
 A4X = CASES["gb200-4-x18-reservation"][1]
 A3_ULTRA = CASES["h200-141gb-8-x2-on-demand"][1]
@@ -194,3 +197,25 @@ def test_the_shipped_crd_is_the_one_workloads_are_checked_against() -> None:
     assert versions == ["v1beta1"]  # the ComputeDomain API xcli's workloads use
     text = yaml.safe_dump(found)
     assert "numNodes" in text and "resourceClaimTemplate" in text
+
+
+def test_a_team_queue_on_a4x_covers_the_channels_of_its_gpus() -> None:
+    """A team's ClusterQueue must cover every resource its workloads ask for, or Kueue never
+    admits them: on A4X one channel per 4-GPU pod."""
+    a4x = team_objects.cluster_queue(
+        TeamSpec("demo", "ml", parse_quotas("gb200=8", None, None)), "team-read"
+    )
+    crd.validate(resolve(a4x, {"team-read": {"flavor_0": "gb200-4"}}))
+    (group,) = a4x["spec"]["resourceGroups"]
+    assert group["coveredResources"] == ["nvidia.com/gpu", "cpu", "memory", CHANNEL_RESOURCE]
+    quota = {r["name"]: r["nominalQuota"] for r in group["flavors"][0]["resources"]}
+    assert quota["nvidia.com/gpu"] == 8 and quota[CHANNEL_RESOURCE] == 2
+    mixed = parse_quotas("gb200-4=4,h100-80gb=16", None, None)
+    queue = team_objects.cluster_queue(TeamSpec("demo", "ml", mixed), "team-read")
+    flavors = queue["spec"]["resourceGroups"][0]["flavors"]
+    channels = [{r["name"]: r["nominalQuota"] for r in f["resources"]} for f in flavors]
+    assert [c[CHANNEL_RESOURCE] for c in channels] == [1, 0]  # the H100 flavor holds none
+    other = team_objects.cluster_queue(
+        TeamSpec("demo", "ml", parse_quotas("h200-141gb=16", None, None)), "team-read"
+    )
+    assert CHANNEL_RESOURCE not in other["spec"]["resourceGroups"][0]["coveredResources"]
