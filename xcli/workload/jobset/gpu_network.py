@@ -30,6 +30,7 @@ import json
 from typing import Any
 
 from xcli.catalog import Accelerator
+from xcli.plan.dra import needs_compute_domain as needs_compute_domain  # one rule, re-exported
 from xcli.plan.gpu_networks import network_names
 
 NVIDIA_LIB64 = "/usr/local/nvidia/lib64"
@@ -154,11 +155,6 @@ def pod_annotations(accel: Accelerator) -> dict[str, str]:
 
 def compute_domain_name(workload: str) -> str:
     return f"{workload}-compute-domain"
-
-
-def needs_compute_domain(accel: Accelerator) -> bool:
-    """GB200 (A4X): NVLink across the VMs of a rack needs a ComputeDomain."""
-    return accel.gpu_network == "rdma" and accel.arch == "arm64"
 
 
 def compute_domain(workload: str, namespace: str, nodes: int, owner_uid: Any) -> dict[str, Any]:
