@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from xcli.plan.dra import channel_quota
 from xcli.spec import ClusterSpec
 
 KUEUE_API = "kueue.x-k8s.io/v1beta2"
@@ -173,6 +174,7 @@ def cluster_queue(spec: ClusterSpec) -> dict[str, Any]:
         {"name": resource, "nominalQuota": spec.total_chips},
         {"name": "cpu", "nominalQuota": vms * CPU_PER_VM},
         {"name": "memory", "nominalQuota": f"{vms * MEMORY_TIB_PER_VM}Ti"},
+        *channel_quota(spec.accelerator, vms),  # A4X: the IMEX channel each pod claims
     ]
     body: dict[str, Any] = {
         "namespaceSelector": {},

@@ -23,7 +23,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from xcli.catalog import all_names, lookup
 from xcli.plan import cohort_read
+from xcli.plan.dra import CHANNEL_RESOURCE, needs_compute_domain
 from xcli.plan.kueue_objects import (
     COHORT,
     CPU_PER_VM,
@@ -58,9 +60,18 @@ def namespace(spec: TeamSpec) -> dict[str, Any]:
 
 
 def covered(quotas: Sequence[Quota]) -> list[str]:
-    """Chip resources first (in quota order), then cpu and memory: one resource group."""
+    """Chip resources first (in quota order), then cpu and memory: one resource group; on A4X
+    also the ComputeDomain channel every pod claims (plan/dra.py), or Kueue would never admit
+    an A4X workload of the team."""
     chips = list(dict.fromkeys(q.resource for q in quotas))
-    return [*chips, "cpu", "memory"]
+    channels = [CHANNEL_RESOURCE] if any(_channels(q) for q in quotas) else []
+    return [*chips, "cpu", "memory", *channels]
+
+
+def _channels(quota: Quota) -> int:
+    """The channels a quota's chips hold on A4X (one per node-sized pod), else 0."""
+    accel = lookup(quota.shape or all_names(quota.family)[0])
+    return quota.chips // accel.chips_per_vm if needs_compute_domain(accel) else 0
 
 
 def flavor_quota(quota: Quota, flavor: Any, resources: Sequence[str]) -> dict[str, Any]:
@@ -78,6 +89,8 @@ def flavor_quota(quota: Quota, flavor: Any, resources: Sequence[str]) -> dict[st
             entry = {"name": name, "nominalQuota": quota.chips * CPU_PER_VM}
         elif name == "memory":
             entry = {"name": name, "nominalQuota": f"{quota.chips * MEMORY_TIB_PER_VM}Ti"}
+        elif name == CHANNEL_RESOURCE:
+            entry = {"name": name, "nominalQuota": _channels(quota)}
         else:
             entry = {"name": name, "nominalQuota": 0}
         out.append(entry)
