@@ -114,16 +114,16 @@ def _bug(exc: BaseException, debug: bool) -> int:
     import traceback
 
     from xcli import paths
+    from xcli.state_files import write_private
 
     text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
     if debug:
         sys.stderr.write(text)
     log = paths.state_dir() / "logs" / f"error-{time.strftime('%Y%m%d-%H%M%S')}.log"
     try:
-        log.parent.mkdir(parents=True, exist_ok=True)
-        log.write_text(text, encoding="utf-8")
+        write_private(log, text)  # owner-only: a traceback may hold paths and values
         where = f"details in {log}"
-    except OSError:
+    except (OSError, XcliError):
         where = "run again with XCLI_DEBUG=1 for the traceback"
     say_error(f"internal error: {type(exc).__name__}: {exc}", f"this is a bug in xcli; {where}")
     return 3

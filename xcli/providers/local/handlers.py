@@ -36,6 +36,7 @@ from xcli.providers.local.layout import (
     shape_conflict,
     write_spec,
 )
+from xcli.state_files import open_private, private_dir
 
 Action = Callable[[Mapping[str, Any], StepContext], Mapping[str, Any]]
 
@@ -150,8 +151,8 @@ def _locked(files: ClusterFiles) -> Iterator[None]:
     """One start at a time per cluster (two `create`s at once must not start two supervisors)."""
     import fcntl
 
-    files.root.mkdir(parents=True, exist_ok=True)
-    with open(files.root / ".lock", "w") as lock:
+    private_dir(files.root)
+    with open_private(files.root / ".lock") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         yield
 

@@ -25,6 +25,7 @@ from typing import Any
 
 from xcli import paths
 from xcli.errors import NotFoundError, UserError
+from xcli.state_files import open_private, private_dir, write_private
 from xcli.workload.vm.plan import Decision, Outcome, WorkerExit, decide
 
 FINISHED = ("succeeded", "failed", "stopped", "lost")
@@ -40,10 +41,8 @@ def run_dir(cluster: str, name: str) -> Path:
 
 
 def write_json(path: Path, value: Any) -> None:
-    """Atomically (readers never see half a file)."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(value, indent=2, sort_keys=True) + "\n")
-    os.replace(tmp, path)
+    """Atomically (readers never see half a file), owner-only: it holds the stop commands."""
+    write_private(path, json.dumps(value, indent=2, sort_keys=True) + "\n")
 
 
 def read_state(folder: Path) -> dict[str, Any]:
@@ -187,7 +186,7 @@ class RecordingRunner:
 
     def start(self) -> Recorder:
         if self.recorder is None:
-            self.folder.mkdir(parents=True, exist_ok=True)
+            private_dir(self.folder)
             for old in self.folder.glob("logs/*.log"):
                 old.unlink()
             (self.folder / MARKS).unlink(missing_ok=True)
@@ -221,7 +220,6 @@ class RecordingRunner:
 
 def note_restart(folder: Path, workers: list[str], n: int, max_restarts: int) -> None:
     """A line in every worker's log where a restart begins."""
-    (folder / "logs").mkdir(parents=True, exist_ok=True)
     for label in workers:
-        with (folder / "logs" / (label.replace("/", "-") + ".log")).open("ab") as log:
+        with open_private(folder / "logs" / (label.replace("/", "-") + ".log")) as log:
             log.write(f"xcli: restart {n} of {max_restarts}: every worker starts again\n".encode())
