@@ -41,6 +41,18 @@ def records(cluster: str) -> list[Storage]:
     return found
 
 
+def forget_all(cluster: str) -> list[str]:
+    """After the cluster is deleted: its attachment records go with it, as a GKE cluster's
+    ConfigMaps do (the data stays), so a new cluster of that name does not inherit them
+    (issue 26). Damaged records go too; returns the names forgotten."""
+    folder = local_dir(cluster)
+    names = []
+    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+        path.unlink(missing_ok=True)
+        names.append(path.stem)
+    return names
+
+
 def write_step(cluster: str, record: Storage, after: tuple[str, ...] = ()) -> LocalAction:
     return LocalAction(
         id="record",

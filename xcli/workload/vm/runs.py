@@ -46,18 +46,23 @@ def write_json(path: Path, value: Any) -> None:
 
 
 def read_state(folder: Path) -> dict[str, Any]:
+    """The record's state; {} when it is missing or damaged (not a JSON object)."""
     try:
-        data: dict[str, Any] = json.loads((folder / "state.json").read_text())
+        data = json.loads((folder / "state.json").read_text())
     except (OSError, ValueError):
         return {}
-    return data
+    return data if isinstance(data, dict) else {}
 
 
 def pid_alive(pid: int | None) -> bool:
     """Whether the driver (or a worker) process still runs; a zombie does not count."""
     from xcli.gateways.process import alive
 
-    return bool(pid) and alive(int(pid or 0))
+    try:
+        number = int(pid or 0)
+    except (TypeError, ValueError):  # a damaged record: no process of ours to look at
+        return False
+    return number > 0 and alive(number)
 
 
 def effective_state(state: dict[str, Any]) -> str:
@@ -125,6 +130,21 @@ def end_with_cluster(cluster: str, provider: str) -> list[str]:
         write_json(folder / "state.json", state)
         ended.append(folder.name)
     return ended
+
+
+def forget_ended_with_cluster(cluster: str, provider: str) -> list[str]:
+    """When a cluster of this name is created: the records an earlier, deleted cluster of the
+    same name left (marked by `end_with_cluster`) are removed, so the new cluster never shows
+    the old runs (issue 26). Records of a cluster that was never deleted stay."""
+    import shutil
+
+    forgotten = []
+    for folder in runs(cluster):
+        state = read_state(folder)
+        if state.get("provider", "local") == provider and state.get("cluster_deleted"):
+            shutil.rmtree(folder, ignore_errors=True)
+            forgotten.append(folder.name)
+    return forgotten
 
 
 def exit_dict(attempt: int, e: WorkerExit) -> dict[str, Any]:
