@@ -185,3 +185,19 @@ def test_write_error_is_one_line_with_a_hint(tmp_path: Path) -> None:
     with pytest.raises(UserError) as info:
         write_private(folder / "state.json", "{}")
     assert "Permission denied" in info.value.message and info.value.hint
+
+
+def test_no_space_while_writing_a_users_folder_is_one_line(tmp_path: Path) -> None:
+    """A write(2) that fails for want of space names no file: still one error line, exit 1
+    (it was an internal error, exit 3). The file-size limit stands in for a full disk."""
+    out = tmp_path / "deployment"
+    code = (
+        "from xcli.cli.main import main\n"
+        "main(['cluster', 'create', '--provider', 'local', '--cluster', 'full', '--tpu-type',"
+        f" 'v5litepod-8', '--dry-run', '--out', {str(out)!r}])\n"
+    )
+    done = _fail_half_way(code, 64)
+    assert done.returncode == 1, done.stderr
+    lines = done.stderr.splitlines()
+    assert [line.split(":")[0] for line in lines] == ["error", "hint"], done.stderr
+    assert "File too large" in lines[0]

@@ -68,6 +68,14 @@ def run_guarded(
     except BrokenPipeError:
         return 1
     except OSError as exc:
+        if exc.filename is None and exc.errno in _SPACE_ERRORS:
+            # write(2) names no file: a full disk (or quota, or size limit) is still one line
+            say_error(
+                f"cannot write: {exc.strerror}",
+                "free some space on that disk (XCLI_HOME and XDG_CONFIG_HOME move xcli's "
+                "folders), then run the command again",
+            )
+            return 1
         if exc.filename is None or exc.errno not in _FILE_ERRORS:
             return _bug(exc, debug)
         # A file system refusal (a path under a regular file, no permission, a full disk)
@@ -86,15 +94,16 @@ _INTERRUPTED_HINT = (
     "(what finished is kept), or delete what it made"
 )
 
+# No space left: a full disk, a quota, a file-size limit (RLIMIT_FSIZE), a read-only mount.
+_SPACE_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS}
 _FILE_ERRORS = {
     errno.ENOTDIR,
     errno.EISDIR,
     errno.EACCES,
     errno.EPERM,
-    errno.ENOSPC,
-    errno.EROFS,
     errno.ENAMETOOLONG,
     errno.ELOOP,
+    *_SPACE_ERRORS,
 }
 
 
