@@ -55,10 +55,9 @@ class Live:
         """After a delete: the storages attached to the cluster (records on this machine)."""
         from xcli.storage.files import forget_all
 
-        forgotten = forget_all(name)
+        forgotten = ", ".join(forget_all(name))
         if forgotten:
-            say(f"forgot the storages attached to cluster {name}: {', '.join(forgotten)} "
-                "(their data stays)")  # fmt: skip
+            say(f"forgot the storages attached to cluster {name}: {forgotten} (their data stays)")
 
     def forget_earlier_cluster(self, name: str, provider: str, say: Callable[[str], None]) -> None:
         """Before a create: the workload records a deleted cluster of the same name left."""
