@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterable
 
 from xcli.errors import UserError
-from xcli.plan.storage import TYPES, Storage, mounts_collide
+from xcli.plan.storage import TYPES, Storage, mount_point_problem, mounts_collide
 from xcli.spec import check_name
 
 _BUCKET_CHARS = re.compile(r"^[a-z0-9][a-z0-9._-]*[a-z0-9]$|^[a-z0-9]$")
@@ -101,8 +101,12 @@ def bucket_name(name: str, *, new: bool) -> str:
 
 
 def mount_point(path: str, name: str, others: Iterable[Storage]) -> str:
-    if not path.startswith("/") or "\0" in path:
-        raise UserError(f"mount point {path!r} is not an absolute path", hint="e.g. /data")
+    problem = mount_point_problem(path)
+    if problem:
+        raise UserError(
+            f"mount point {path!r} {problem}",
+            hint="give an absolute path of letters, digits and . _ - / (e.g. /data)",
+        )
     clean = posixpath.normpath(path)
     if clean == "/":
         raise UserError("mount point / would hide the container's file system", hint="e.g. /data")
