@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from xcli.errors import UserError
+from xcli.plan.kueue_objects import QUEUED_LABEL, queued_provisioning
 from xcli.spec import ClusterSpec
 
 CONTAINER = "https://container.googleapis.com/v1"
@@ -145,7 +146,12 @@ def _capacity(spec: ClusterSpec) -> dict[str, Any]:
             "flexStart": True,
             "reservationAffinity": {"consumeReservationType": "NO_RESERVATION"},
         }
-        if cap.max_run_duration:
+        # A queued-provisioning pool gets its duration from each ProvisioningRequest
+        # (kueue_objects.provisioning_objects): Cluster Toolkit's queued-provisioning examples
+        # never set the pool's max_run_duration and pass maxRunDurationSeconds instead
+        # (cluster-toolkit@1047080 examples/gke-consumption-options/
+        # dws-flex-start-queued-provisioning/nccl-jobset-example.yaml l.22-23).
+        if cap.max_run_duration and not queued_provisioning(spec):
             out["maxRunDuration"] = f"{cap.max_run_duration}s"
         return out
     # on-demand: never silently consume an open reservation meant for something else
@@ -208,9 +214,12 @@ def gpu_pool_body(spec: ClusterSpec) -> dict[str, Any]:
     pool: dict[str, Any] = {"name": pool_name(spec.name, 0), "locations": [spec.zone]}
     pool["config"] = config
     _sizing(spec, pool, spec.num_nodes)
-    if spec.capacity.kind == "flex-start":
-        # GKE supports queued provisioning with flex-start for GPU pools only (xpk PR #900)
+    if queued_provisioning(spec):
+        # GKE taints queued-provisioning nodes cloud.google.com/gke-queued but does not label
+        # them so; Cluster Toolkit adds the label for workloads that select it
+        # (cluster-toolkit@1047080 modules/compute/gke-node-pool/main.tf l.68-76).
         pool["queuedProvisioning"] = {"enabled": True}
+        config["labels"] = {QUEUED_LABEL: "true"}
     return {"nodePool": pool}
 
 

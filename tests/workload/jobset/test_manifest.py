@@ -96,7 +96,7 @@ def test_gpu_shape() -> None:
         ("v6e-256-x2", {}),
         ("v5p-128-x4-spot", {"cloud.google.com/gke-spot": "true"}),
         ("tpu7x-8", {"cloud.google.com/reservation-name": "res-a"}),
-        ("h100-80gb-8-x2", {"cloud.google.com/gke-queued": "true"}),
+        ("h100-80gb-8-x2", {"cloud.google.com/gke-flex-start": "true"}),
     ],
 )
 def test_capacity_selectors(case: str, expected: dict[str, str]) -> None:

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from xcli.errors import UserError
+from xcli.plan.kueue_objects import queued_provisioning
 from xcli.plan.model import Step
 from xcli.providers.gke import gpu_network_tf
 from xcli.spec import ClusterSpec, check_name
@@ -38,7 +39,9 @@ def pool_name(spec: ClusterSpec, index: int) -> str:
 
 def _capacity(spec: ClusterSpec) -> dict[str, Any]:
     cap = spec.capacity
-    seconds = cap.max_run_duration
+    # queued provisioning (GPU flex-start) takes the duration from the ProvisioningRequest, not
+    # from the pool: the API path's rule (xcli/plan/gke.py _capacity)
+    seconds = None if queued_provisioning(spec) else cap.max_run_duration
     return {
         "spot": cap.kind == "spot",
         "reservation": cap.reservation if cap.kind == "reservation" else None,

@@ -224,7 +224,9 @@ def capacity_selectors(meta: ClusterMeta) -> dict[str, str]:
     if capacity.kind == "spot":
         return {"cloud.google.com/gke-spot": "true"}
     if capacity.kind == "flex-start":
-        return {"cloud.google.com/gke-queued": "true"}
+        # the label GKE puts on flex-start nodes, GPU and TPU (xcli/plan/kueue_objects.py
+        # FLEX_START_LABEL); gke-queued is only a taint, tolerated above
+        return {"cloud.google.com/gke-flex-start": "true"}
     # With several reservations (--reservation a,b) the slices sit in different ones: no
     # selector; the accelerator labels already keep pods on the cluster's own pools.
     if capacity.kind == "reservation" and capacity.reservations not in ((), ("-",)):
