@@ -86,6 +86,13 @@ CASES: dict[str, tuple[list[str], ClusterSpec]] = {
                      "network": "ml-net", "subnetwork": "ml-subnet"},
         ),
     ),
+    "private-default-closed": (
+        ["--tpu-type", "v6e-16", "--spot", "--private"],
+        ClusterSpec(
+            "demo", PROJECT, ZONE, "gke", lookup("v6e-16"), Capacity("spot"),
+            options={"private": True},
+        ),
+    ),
     "v5p-128-x2-two-reservations": (
         ["--tpu-type", "v5p-128", "--num-slices", "2", "--reservation", "res-a,res-b"],
         ClusterSpec(
