@@ -26,6 +26,7 @@ resource "google_container_node_pool" "gpu" {
 
   node_count         = var.autoscaling == null ? var.node_count : null
   initial_node_count = var.autoscaling == null ? null : var.autoscaling.min_node_count
+  max_pods_per_node  = var.max_pods_per_node
 
   dynamic "autoscaling" {
     for_each = var.autoscaling == null ? [] : [var.autoscaling]
