@@ -259,9 +259,9 @@ def test_workloads_on_a_cluster_of_several_reservations_select_no_single_one() -
         return capacity_selectors(meta)
 
     assert selectors("res-a,res-b") == {}
-    assert selectors("projects/o-proj/reservations/r/reservationBlocks/b") == {
-        "cloud.google.com/reservation-name": "r"
-    }
+    # no reservation-name selector at all: nothing shows GKE labels hand-made pools with it
+    assert selectors("projects/o-proj/reservations/r/reservationBlocks/b") == {}
+    assert selectors("r") == {}
 
 
 def test_a_queued_resource_runs_the_same_pre_flight_through_its_handlers() -> None:
