@@ -34,6 +34,13 @@ TOPOLOGY_LEVELS = ("cloud.google.com/gke-nodepool", "kubernetes.io/hostname")
 # (https://cloud.google.com/ai-hypercomputer/docs/workloads/schedule-gke-workloads-tas; TAS
 # "works best with compactly placed capacity, which can be obtained through reservations").
 # Spot and on-demand capacity is not placed compactly, and the node-pool levels serve it.
+# Cluster Toolkit pairs the same Topology with its SPECIFIC_RESERVATION A3 Ultra, A4 and A4X
+# pools (cluster-toolkit@1047080 examples/gke-a4/kueue-configuration.yaml.tftpl l.15-33 with
+# gke-a4.yaml l.273-276; gke-a3-ultragpu/, gke-a4x/ alike). Kueue counts only nodes carrying
+# every level's label (kueue v0.19.2 pkg/util/tas/node.go l.27-31), so a reservation whose
+# nodes lack the gce-topology labels would admit nothing: not settled by a source for
+# reservations that are not dense; the AI Hypercomputer reservations these machines come in
+# are the case both upstreams assume.
 GCE_TOPOLOGY = "xcli-gce-topology"
 GCE_TOPOLOGY_LEVELS = (
     "cloud.google.com/gce-topology-block",
