@@ -1,0 +1,138 @@
+"""The nodes of a cluster plan: what GKE puts on the nodes of each pool the plan creates.
+
+The facts (which label, which taint, when) are data with a source per row, in node_facts.json.
+This module only reads a plan (the `-o json` form of `xcli cluster create --dry-run`) and
+applies them to each node-pool request body: the cluster body's own `nodePools` (the system
+pool) and every `nodePools.create`. The body's `config.labels` and `config.taints` are on the
+nodes too, so a plan that labels its pools by hand is seen as such.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+FACTS: dict[str, Any] = json.loads((Path(__file__).parent / "node_facts.json").read_text())
+POOL_CREATE = "container.projects.locations.clusters.nodePools.create"
+CLUSTER_CREATE = "container.projects.locations.clusters.create"
+POLICY_INSERT = "compute.resourcePolicies.insert"
+# The node-pool API spells taint effects as enums; Kubernetes as words.
+EFFECTS = {
+    "NO_SCHEDULE": "NoSchedule",
+    "PREFER_NO_SCHEDULE": "PreferNoSchedule",
+    "NO_EXECUTE": "NoExecute",
+}
+
+
+@dataclass(frozen=True)
+class Taint:
+    key: str
+    value: str
+    effect: str
+
+
+@dataclass
+class NodePool:
+    """One pool's nodes: their labels, taints and the extended resources each node offers."""
+
+    name: str
+    machine_type: str
+    labels: dict[str, str] = field(default_factory=dict)
+    taints: list[Taint] = field(default_factory=list)
+    allocatable: dict[str, int] = field(default_factory=dict)
+
+
+def _conditions(pool: dict[str, Any], machine: str, tpu: bool) -> dict[str, bool]:
+    config = pool.get("config", {})
+    return {
+        "always": True,
+        "gpu": bool(config.get("accelerators")),
+        "tpu": tpu,
+        "spot": bool(config.get("spot")),
+        "flex_start": bool(config.get("flexStart")),
+        "queued_provisioning": bool(pool.get("queuedProvisioning", {}).get("enabled")),
+        "arm64": _arch(machine) == "arm64",
+    }
+
+
+def _arch(machine: str) -> str:
+    prefix = machine.split("-", 1)[0]
+    return "arm64" if prefix in FACTS["arm64_machine_prefixes"]["prefixes"] else "amd64"
+
+
+def _tpu_topology(pool: dict[str, Any], machine: str, policies: dict[str, str]) -> str | None:
+    placement = pool.get("placementPolicy", {})
+    if placement.get("tpuTopology"):
+        return str(placement["tpuTopology"])
+    if placement.get("policyName") in policies:
+        return policies[placement["policyName"]]
+    single: dict[str, str] = FACTS["tpu_machines"]["single_host_topology"]
+    return single.get(machine)
+
+
+def _values(pool: dict[str, Any], machine: str, policies: dict[str, str]) -> dict[str, str]:
+    config = pool.get("config", {})
+    accelerators = config.get("accelerators") or [{}]
+    prefix = machine.split("-", 1)[0]
+    return {
+        "pool": pool["name"],
+        "arch": _arch(machine),
+        "machineType": machine,
+        "family": prefix,
+        "gpu_type": str(accelerators[0].get("acceleratorType", "")),
+        "tpu_accelerator": FACTS["tpu_machines"]["accelerator"].get(prefix, ""),
+        "tpu_topology": _tpu_topology(pool, machine, policies) or "",
+    }
+
+
+def _chips(machine: str) -> int:
+    """TPU chips per VM from the machine type's `-Nt` suffix (ct6e-standard-4t: 4)."""
+    suffix = machine.rsplit("-", 1)[-1]
+    return int(suffix[:-1]) if suffix.endswith("t") and suffix[:-1].isdigit() else 0
+
+
+def pool_nodes(pool: dict[str, Any], policies: dict[str, str] | None = None) -> NodePool:
+    """The nodes of one node-pool body (`nodePool` of a create request, or a cluster's pool)."""
+    config = pool.get("config", {})
+    machine = str(config.get("machineType", "e2-medium"))
+    tpu = machine.split("-", 1)[0] in FACTS["tpu_machines"]["accelerator"]
+    when = _conditions(pool, machine, tpu)
+    values = _values(pool, machine, policies or {})
+    nodes = NodePool(pool["name"], machine)
+    for row in FACTS["labels"]:
+        if when[row["when"]]:
+            nodes.labels[row["key"]] = row["value"].format(**values)
+    for row in FACTS["taints"]:
+        if when[row["when"]]:
+            nodes.taints.append(Taint(row["key"], row["value"], row["effect"]))
+    nodes.labels.update({str(k): str(v) for k, v in (config.get("labels") or {}).items()})
+    for taint in config.get("taints") or []:
+        effect = EFFECTS.get(taint.get("effect", ""), taint.get("effect", ""))
+        nodes.taints.append(Taint(taint["key"], str(taint.get("value", "")), effect))
+    if when["gpu"]:
+        count = sum(int(a.get("acceleratorCount", 0)) for a in config["accelerators"])
+        nodes.allocatable["nvidia.com/gpu"] = count
+    if tpu:
+        nodes.allocatable["google.com/tpu"] = _chips(machine)
+    return nodes
+
+
+def plan_pools(plan: list[dict[str, Any]]) -> list[NodePool]:
+    """Every pool a cluster plan creates, the cluster's own pools first."""
+    policies = {}
+    for step in plan:
+        if step.get("api") == POLICY_INSERT:
+            body = step["request"]["body"]
+            topology = body.get("workloadPolicy", {}).get("acceleratorTopology")
+            if topology:
+                policies[body["name"]] = topology
+    pools = []
+    for step in plan:
+        if step.get("api") == CLUSTER_CREATE:
+            for pool in step["request"]["body"]["cluster"].get("nodePools", []):
+                pools.append(pool_nodes(pool, policies))
+        elif step.get("api") == POOL_CREATE:
+            pools.append(pool_nodes(step["request"]["body"]["nodePool"], policies))
+    return pools

@@ -1,0 +1,206 @@
+"""A deliberate regression of each kind fails the model with one line naming object and field;
+the same plan without the regression passes, so each test shows the check can fail and pass."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from tests.model.checks import check_all, ports_served
+from tests.model.cluster import Cluster, cluster_of
+from tests.model.goldens import ON_DEMAND, Plan, applied_objects, cluster_plan, golden_plan
+from xcli.spec import Capacity
+
+SPOT = Capacity("spot")
+CHANNEL = "compute-domain-default-channel.nvidia.com"
+DRA_RESOURCE = "nvidia.com/compute-domain-channel"
+
+
+def _run(cluster: Plan, workload: Plan | None = None) -> list[str]:
+    model: Cluster = cluster_of(cluster)
+    objects = applied_objects(cluster)
+    if workload is not None:
+        model.add(workload)
+        objects = applied_objects(workload)
+    return check_all(model, objects)
+
+
+def _step(plan: Plan, step_id: str) -> dict[str, Any]:
+    (step,) = [s for s in plan if s["id"] == step_id]
+    return step
+
+
+def _pod(plan: Plan) -> dict[str, Any]:
+    jobset = _step(plan, "jobset")["manifest"]
+    pod: dict[str, Any] = jobset["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]
+    return pod["spec"]
+
+
+def test_a_selector_no_pool_satisfies() -> None:
+    cluster = cluster_plan(("v6e-256", ON_DEMAND, 2))
+    workload = copy.deepcopy(golden_plan("workload/v6e-256-x2.json"))
+    assert _run(cluster, workload) == []
+    _pod(workload)["nodeSelector"]["cloud.google.com/gke-nodepool"] = "no-such-pool"
+    assert _run(cluster, workload) == [
+        "JobSet train-1 replicatedJobs[slice] pod spec.nodeSelector "
+        "cloud.google.com/gke-nodepool=no-such-pool: no node of any pool satisfies it "
+        "(closest: demo-np-0)"
+    ]
+
+
+def test_a_taint_no_toleration_covers() -> None:
+    cluster = cluster_plan(("v6e-256", ON_DEMAND, 2))
+    workload = copy.deepcopy(golden_plan("workload/v6e-256-x2.json"))
+    _pod(workload)["tolerations"] = []
+    flavor = _step(cluster := copy.deepcopy(cluster), "k8s-flavor")["manifest"]
+    flavor["spec"]["tolerations"] = []
+    (line,) = _run(cluster, workload)
+    assert line.startswith("JobSet train-1 replicatedJobs[slice] pod spec.tolerations ")
+    assert "taint google.com/tpu=present:NoSchedule" in line
+
+
+def test_a_flavor_without_its_label_on_the_nodes() -> None:
+    cluster = copy.deepcopy(golden_plan("gke/v6e-256-x2-spot.json"))
+    assert _run(cluster) == []
+    flavor = _step(cluster, "k8s-flavor")["manifest"]
+    flavor["spec"]["nodeLabels"]["cloud.google.com/gke-tpu-topology"] = "8x32"
+    assert _run(cluster) == [
+        "ResourceFlavor v6e-256 spec.nodeLabels cloud.google.com/gke-tpu-topology=8x32: "
+        "on no node of any pool (closest: demo-np-0)"
+    ]
+
+
+def test_the_model_sees_labels_a_pool_body_sets() -> None:
+    """The flavor of xcli before the A1 fix selected cloud.google.com/gke-queued, which GKE only
+    puts on queued nodes as a taint: no node carries it, unless the pool body labels its nodes
+    (as Cluster Toolkit does for queued pools), which the model reads."""
+    cluster = copy.deepcopy(golden_plan("gke/v5litepod-16-flex-start.json"))
+    assert _run(cluster) == []
+    flavor = next(
+        s["manifest"]
+        for s in cluster
+        if s.get("kind") == "k8s_apply" and s["manifest"].get("kind") == "ResourceFlavor"
+    )
+    flavor["spec"]["nodeLabels"]["cloud.google.com/gke-queued"] = "true"
+    (line,) = _run(cluster)
+    assert "cloud.google.com/gke-queued=true" in line
+    pool = _step(cluster, "pool-0")["request"]["body"]["nodePool"]
+    pool["config"].setdefault("labels", {})["cloud.google.com/gke-queued"] = "true"
+    assert _run(cluster) == []
+
+
+def _a4x_cluster_with_dra(mapped: bool) -> Plan:
+    """The A4X cluster plan: the NVIDIA DRA driver installed, the channel's DeviceClass mapped
+    in Kueue's configuration (unless `mapped` is False) and covered by the ClusterQueue."""
+    cluster = copy.deepcopy(cluster_plan(("gb200-4", ON_DEMAND, 18)))
+    if not mapped:
+        kueue = _step(cluster, "k8s-install-kueue")
+        del kueue["config_patch"]["merge"]["resources"]["deviceClassMappings"]
+    return cluster
+
+
+def test_c_a_claim_without_a_mapping() -> None:
+    workload = golden_plan("workload/gb200-4-x18.json")
+    assert _run(_a4x_cluster_with_dra(mapped=True), workload) == []
+    assert _run(_a4x_cluster_with_dra(mapped=False), workload) == [
+        "JobSet train-1 replicatedJobs[workers] pod spec.resourceClaims[compute-domain-channel]: "
+        f"DeviceClass {CHANNEL} is not in Kueue's resources.deviceClassMappings "
+        "(Kueue refuses the workload)"
+    ]
+
+
+def test_c_a_resource_no_queue_covers() -> None:
+    cluster = copy.deepcopy(golden_plan("gke/h100-80gb-8-x2-on-demand.json"))
+    workload = golden_plan("workload/h100-80gb-8-x2.json")
+    assert _run(cluster, workload) == []
+    group = _step(cluster, "k8s-cluster-queue")["manifest"]["spec"]["resourceGroups"][0]
+    group["coveredResources"].remove("nvidia.com/gpu")
+    group["flavors"][0]["resources"] = group["flavors"][0]["resources"][1:]
+    assert _run(cluster, workload) == [
+        "JobSet train-1 replicatedJobs[workers] pod resources nvidia.com/gpu: "
+        "not covered by ClusterQueue xcli-cluster-queue"
+    ]
+
+
+def test_d_an_applied_kind_nothing_installs() -> None:
+    cluster = [
+        s for s in cluster_plan(("v6e-256", ON_DEMAND, 2)) if s["id"] != "k8s-install-jobset"
+    ]
+    assert _run(cluster, golden_plan("workload/v6e-256-x2.json")) == [
+        "JobSet train-1 apiVersion jobset.x-k8s.io/v1alpha2: kind installed by nothing in the "
+        "cluster plan nor built into GKE"
+    ]
+
+
+def test_d_an_install_with_no_sourced_kinds() -> None:
+    cluster = [*cluster_plan(("v6e-256", SPOT, 2))]
+    cluster.append({"id": "k8s-install-x", "kind": "k8s_install", "component": "mystery"})
+    assert _run(cluster) == [
+        "k8s_install k8s-install-x (mystery): no sourced list of the kinds it installs"
+    ]
+
+
+def test_e_a_test_on_the_wrong_port() -> None:
+    network = copy.deepcopy(golden_plan("network/gb200-4.txt"))
+    objects = applied_objects(network)
+    assert ports_served(objects) == []
+    main = _pod(network)["containers"][0]
+    main["command"] = [part.replace("-p 222", "-p 22") for part in main["command"]]
+    assert ports_served(objects) == [
+        "JobSet xcli-network-test replicatedJobs[workers] pod containers[main].command ssh -p 22: "
+        "image us-docker.pkg.dev/gce-ai-infra/gpudirect-gib/nccl-plugin-gib-diagnostic-arm64 "
+        "serves sshd on 222"
+    ]
+
+
+def test_e_the_a3_mega_test_on_the_wrong_port() -> None:
+    """The A3 Mega test reaches TCPXO's sshd on 222 (audit A4); back on 22 the check fails."""
+    network = copy.deepcopy(golden_plan("network/h100-mega-80gb-8.txt"))
+    assert ports_served(applied_objects(network)) == []
+    main = _pod(network)["containers"][0]
+    main["command"] = [
+        part.replace("-p 222 ", "-p 22 ").replace('-p 222"', '-p 22"') for part in main["command"]
+    ]
+    assert len(ports_served(applied_objects(network))) == 1
+
+
+def test_b_a_queue_naming_an_admission_check_nothing_applies() -> None:
+    cluster = copy.deepcopy(cluster_plan(("h100-mega-80gb-8", Capacity("flex-start"), 2)))
+    cluster = [s for s in cluster if s["id"] != "k8s-admission-check"]
+    lines = [line for line in _run(cluster) if "AdmissionCheck" in line]
+    assert lines == [
+        "ClusterQueue xcli-cluster-queue spec.admissionChecksStrategy: no AdmissionCheck "
+        "xcli-dws-prov in the plans"
+    ]
+
+
+def test_a_team_workload_is_checked_through_its_team_queue() -> None:
+    """The team's ClusterQueue names its flavors by a value `team create` reads live; the model
+    then tries every flavor of the cluster, so the pod is still checked."""
+    cluster = [*cluster_plan(("v6e-256", SPOT, 2)), *golden_plan("team/create-v6e-64.json")]
+    workload = copy.deepcopy(golden_plan("team/workload-namespace-t.json"))
+    assert _run(cluster, workload) == []
+    _pod(workload)["nodeSelector"]["cloud.google.com/gke-tpu-topology"] = "4x4"
+    (line,) = _run(cluster, workload)
+    assert line.startswith(
+        "JobSet train-1 replicatedJobs[slice] pod spec.nodeSelector "
+        "cloud.google.com/gke-tpu-topology=4x4: no node of any pool satisfies it"
+    )
+
+
+def test_d_beta_dra_kinds_are_served_only_when_the_cluster_enables_them() -> None:
+    cluster = copy.deepcopy(cluster_plan(("gb200-4", ON_DEMAND, 18)))
+    claim = {
+        "apiVersion": "resource.k8s.io/v1beta1",
+        "kind": "ResourceClaimTemplate",
+        "metadata": {"name": "c"},
+        "spec": {"spec": {"devices": {"requests": [{"name": "r", "deviceClassName": "d"}]}}},
+    }
+    workload = [{"id": "claim", "kind": "k8s_apply", "manifest": claim}]
+    assert _run(cluster, workload) == []
+    body = _step(cluster, "cluster")["request"]["body"]["cluster"]
+    del body["enableK8sBetaApis"]
+    assert _run(cluster, workload) == [
+        "ResourceClaimTemplate c apiVersion resource.k8s.io/v1beta1: kind installed by nothing "
+        "in the cluster plan nor built into GKE"
+    ]
