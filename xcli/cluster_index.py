@@ -2,8 +2,10 @@
 
 `xcli cluster create` records (name, provider) in $XCLI_HOME/clusters.json before it runs the
 plan (a cluster that is partly there is found too), and `xcli cluster delete` forgets it after
-a delete that succeeded. A local cluster is also known by its own folder ($XCLI_HOME/local/NAME),
-so clusters made before this index existed are found as well.
+a delete that succeeded. Each change holds the index's lock and replaces the file whole
+(xcli/state_files.py), so concurrent creates never drop each other's entries. A local cluster
+is also known by its own folder ($XCLI_HOME/local/NAME), so clusters made before this index
+existed are found as well.
 
 Commands that take `--cluster` and `--provider` ask `provider_for`: an explicit --provider
 always wins; otherwise the one recorded provider; two or more is an error naming them; none is
@@ -13,12 +15,12 @@ the command's old default (gke, or queued-resource for the SSH commands).
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Sequence
 from pathlib import Path
 
 from xcli import paths
 from xcli.errors import UserError
+from xcli.state_files import locked, write_private
 
 
 def index_file() -> Path:
@@ -37,26 +39,24 @@ def _read() -> dict[str, list[str]]:
 
 
 def _write(clusters: dict[str, list[str]]) -> None:
-    file = index_file()
-    file.parent.mkdir(parents=True, exist_ok=True)
-    tmp = file.with_name(f"{file.name}.{os.getpid()}.tmp")
     body = {"clusters": {k: sorted(set(v)) for k, v in sorted(clusters.items()) if v}}
-    tmp.write_text(json.dumps(body, indent=2) + "\n", encoding="utf-8")
-    tmp.replace(file)  # atomic: a reader sees the old index or the new one
+    write_private(index_file(), json.dumps(body, indent=2) + "\n")  # whole, 0600
 
 
 def record(name: str, provider: str) -> None:
-    clusters = _read()
-    if provider not in clusters.get(name, []):
-        clusters.setdefault(name, []).append(provider)
-        _write(clusters)
+    with locked(index_file()):  # read-modify-write: no other process's entry is dropped
+        clusters = _read()
+        if provider not in clusters.get(name, []):
+            clusters.setdefault(name, []).append(provider)
+            _write(clusters)
 
 
 def forget(name: str, provider: str) -> None:
-    clusters = _read()
-    if provider in clusters.get(name, []):
-        clusters[name].remove(provider)
-        _write(clusters)
+    with locked(index_file()):
+        clusters = _read()
+        if provider in clusters.get(name, []):
+            clusters[name].remove(provider)
+            _write(clusters)
 
 
 def _local_names() -> list[str]:

@@ -34,6 +34,7 @@ import yaml
 
 from xcli import paths
 from xcli.errors import ConfigError
+from xcli.state_files import locked, write_private
 from xcli.user_files import MIB, decode, read_bytes
 
 # key -> (gcloud section, gcloud option, validator pattern, what it is)
@@ -98,13 +99,24 @@ def _read_settings_file(path: Path, what: str, fix: str) -> str:
 
 
 def write_user_config(data: Mapping[str, Any], path: Path | None = None) -> Path:
+    """Replace the config file whole (never in place: a failed write keeps the old one), 0600."""
     from xcli.user_files import check_writable_folder
 
     path = path or paths.config_file()
     check_writable_folder(path.parent, "config folder")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(yaml.safe_dump(dict(sorted(data.items())), sort_keys=False), encoding="utf-8")
-    return path
+    return write_private(path, yaml.safe_dump(dict(sorted(data.items())), sort_keys=False))
+
+
+def set_user_value(key: str, value: str, path: Path | None = None) -> Path:
+    """`xcli config set`: one read-modify-write of the config file under its lock."""
+    from xcli.user_files import check_writable_folder
+
+    path = path or paths.config_file()
+    check_writable_folder(path.parent, "config folder")
+    with locked(path):
+        data = read_user_config(path)
+        data[key] = check_value(key, value)
+        return write_user_config(data, path)
 
 
 def active_gcloud_configuration(base: Path | None = None) -> tuple[str, Path]:

@@ -1443,6 +1443,14 @@ def _storage() -> list[Case]:
         Case("storage/no-bucket", "storage", (*att, "--type", "gcsfuse")),
         Case("storage/mount-point-relative", "storage", (*att, *gcs, "--mount-point", "data")),
         Case("storage/mount-point-root", "storage", (*att, *gcs, "--mount-point", "/")),
+        # issue 26: such mount points once let the local symlink fallback delete outside them
+        Case(
+            "storage/mount-point-glob",
+            "storage",
+            (*local, "--path", "{in}/a-dir", "--mount-point", "/data/*"),
+        ),
+        Case("storage/mount-point-space", "storage", (*att, *gcs, "--mount-point", "/d/keep me")),
+        Case("storage/mount-point-newline", "storage", (*att, *gcs, "--mount-point", "/d\nx")),
         Case(
             "storage/mount-option-forbidden",
             "storage",

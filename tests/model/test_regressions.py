@@ -71,30 +71,32 @@ def test_a_flavor_without_its_label_on_the_nodes() -> None:
 
 
 def test_the_model_sees_labels_a_pool_body_sets() -> None:
-    """Labelling the flex-start pool as Cluster Toolkit does (config.labels gke-queued) is what
-    makes today's flex-start flavor select real nodes (audit A1)."""
+    """The flavor of xcli before the A1 fix selected cloud.google.com/gke-queued, which GKE only
+    puts on queued nodes as a taint: no node carries it, unless the pool body labels its nodes
+    (as Cluster Toolkit does for queued pools), which the model reads."""
     cluster = copy.deepcopy(golden_plan("gke/v5litepod-16-flex-start.json"))
+    assert _run(cluster) == []
+    flavor = next(
+        s["manifest"]
+        for s in cluster
+        if s.get("kind") == "k8s_apply" and s["manifest"].get("kind") == "ResourceFlavor"
+    )
+    flavor["spec"]["nodeLabels"]["cloud.google.com/gke-queued"] = "true"
     (line,) = _run(cluster)
     assert "cloud.google.com/gke-queued=true" in line
     pool = _step(cluster, "pool-0")["request"]["body"]["nodePool"]
-    pool["config"]["labels"] = {"cloud.google.com/gke-queued": "true"}
+    pool["config"].setdefault("labels", {})["cloud.google.com/gke-queued"] = "true"
     assert _run(cluster) == []
 
 
 def _a4x_cluster_with_dra(mapped: bool) -> Plan:
-    """The A4X cluster as issue 22 asks it: the NVIDIA DRA driver installed, the channel's
-    DeviceClass mapped in Kueue's configuration and covered by the ClusterQueue."""
+    """The A4X cluster plan: the NVIDIA DRA driver installed, the channel's DeviceClass mapped
+    in Kueue's configuration (unless `mapped` is False) and covered by the ClusterQueue."""
     cluster = copy.deepcopy(cluster_plan(("gb200-4", ON_DEMAND, 18)))
-    kueue = _step(cluster, "k8s-install-kueue")
-    if mapped:
-        mapping = {"name": DRA_RESOURCE, "deviceClassNames": [CHANNEL]}
-        kueue["config_patch"]["merge"]["resources"] = {"deviceClassMappings": [mapping]}
-    queue = _step(cluster, "k8s-cluster-queue")["manifest"]
-    group = queue["spec"]["resourceGroups"][0]
-    group["coveredResources"].append(DRA_RESOURCE)
-    group["flavors"][0]["resources"].append({"name": DRA_RESOURCE, "nominalQuota": 18})
-    driver = {"id": "k8s-install-dra", "kind": "k8s_install", "component": "nvidia-dra-driver-gpu"}
-    return [*cluster, driver]
+    if not mapped:
+        kueue = _step(cluster, "k8s-install-kueue")
+        del kueue["config_patch"]["merge"]["resources"]["deviceClassMappings"]
+    return cluster
 
 
 def test_c_a_claim_without_a_mapping() -> None:
@@ -151,15 +153,15 @@ def test_e_a_test_on_the_wrong_port() -> None:
     ]
 
 
-def test_e_the_a3_mega_test_on_222_passes() -> None:
-    """What the i22-a4x fix makes of the A3 Mega test (audit A4) satisfies the check."""
+def test_e_the_a3_mega_test_on_the_wrong_port() -> None:
+    """The A3 Mega test reaches TCPXO's sshd on 222 (audit A4); back on 22 the check fails."""
     network = copy.deepcopy(golden_plan("network/h100-mega-80gb-8.txt"))
-    main = _pod(network)["containers"][0]
-    assert len(ports_served(applied_objects(network))) == 1
-    main["command"] = [
-        part.replace("-p 22 ", "-p 222 ").replace('-p 22"', '-p 222"') for part in main["command"]
-    ]
     assert ports_served(applied_objects(network)) == []
+    main = _pod(network)["containers"][0]
+    main["command"] = [
+        part.replace("-p 222 ", "-p 22 ").replace('-p 222"', '-p 22"') for part in main["command"]
+    ]
+    assert len(ports_served(applied_objects(network))) == 1
 
 
 def test_b_a_queue_naming_an_admission_check_nothing_applies() -> None:
@@ -195,10 +197,10 @@ def test_d_beta_dra_kinds_are_served_only_when_the_cluster_enables_them() -> Non
         "spec": {"spec": {"devices": {"requests": [{"name": "r", "deviceClassName": "d"}]}}},
     }
     workload = [{"id": "claim", "kind": "k8s_apply", "manifest": claim}]
+    assert _run(cluster, workload) == []
+    body = _step(cluster, "cluster")["request"]["body"]["cluster"]
+    del body["enableK8sBetaApis"]
     assert _run(cluster, workload) == [
         "ResourceClaimTemplate c apiVersion resource.k8s.io/v1beta1: kind installed by nothing "
         "in the cluster plan nor built into GKE"
     ]
-    body = _step(cluster, "cluster")["request"]["body"]["cluster"]
-    body["enableK8sBetaApis"] = {"enabledApis": ["resource.k8s.io/v1beta1/resourceclaimtemplates"]}
-    assert _run(cluster, workload) == []

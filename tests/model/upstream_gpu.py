@@ -126,12 +126,6 @@ PAIRS: dict[str, Pair] = {
                 "upstream's 2-pod test reads its NCCL settings and runner from a ConfigMap; "
                 "xcli sets the same variables in the container's env (audit E.13)",
             ),
-            (
-                "sidecars.tcpx-daemon.command",
-                "NOT SETTLED (audit C4): xcli passes `--verbose 128 2 0 ` as one argv item; the "
-                "upstream YAML literal keeps escaped quotes around it, xpk plain quotes; how the "
-                "daemon parses --setup_param is not published",
-            ),
         ),
     ),
     "A3 Mega TCPXO pod": Pair(

@@ -88,3 +88,13 @@ def test_pick() -> None:
     assert pick(answer, "networks.0.ipAddresses.0") == "10.0.0.2"
     assert pick(answer, "ap") == "a,b"
     assert pick(answer, "networks.1.ipAddresses") is None
+
+
+@pytest.mark.parametrize(
+    "path", ["/data/*", "/data/keep me", "/data/[ab]", "/d\nx", "/d\t", "/{a,b}"]
+)
+def test_mount_points_without_glob_or_whitespace(path: str) -> None:
+    """Issue 26: such a mount point once let the symlink fallback delete files outside it."""
+    with pytest.raises(UserError, match=r"glob characters|whitespace or control") as info:
+        checks.mount_point(path, "b", [])
+    assert "\n" not in info.value.message and info.value.hint

@@ -109,6 +109,8 @@ def create(req: CreateRequest, deps: Deps) -> CreateResult:
     deps.record.check_create(deps.registry.live_checker(provider, backend), spec)
     confirm_removals(plan, deps.confirm)
     deps.record.created(req.name, provider)  # before running: a partial cluster is found too
+    if deps.registry.capabilities(provider).vm_workloads:
+        deps.record.forget_earlier_cluster(req.name, provider, deps.say)
     deps.run_plan(plan, lambda: backend.handlers(ref))
     return CreateResult()
 
@@ -220,8 +222,9 @@ def delete(req: DeleteRequest, deps: Deps) -> None:
         deps.record.stop_vm_workloads(name, provider, deps.say, deps.stop_workload)
     deps.run_plan(plan, lambda: backend.handlers(ref))
     deps.record.deleted(name, provider)
-    if vm_workloads:
+    if vm_workloads:  # records kept on this machine (storages too: no Kubernetes to hold them)
         deps.record.end_vm_records(name, provider)
+        deps.record.end_storage_records(name, deps.say)
 
 
 def wait(req: WaitRequest, deps: Deps) -> None:

@@ -72,6 +72,22 @@ class Live:
 
         end_with_cluster(name, provider)
 
+    def end_storage_records(self, name: str, say: Callable[[str], None]) -> None:
+        """After a delete: the storages attached to the cluster (records on this machine)."""
+        from xcli.storage.files import forget_all
+
+        forgotten = ", ".join(forget_all(name))
+        if forgotten:
+            say(f"forgot the storages attached to cluster {name}: {forgotten} (their data stays)")
+
+    def forget_earlier_cluster(self, name: str, provider: str, say: Callable[[str], None]) -> None:
+        """Before a create: the workload records a deleted cluster of the same name left."""
+        from xcli.workload.vm.runs import forget_ended_with_cluster
+
+        forgotten = forget_ended_with_cluster(name, provider)
+        if forgotten:
+            say(f"forgot the workloads of an earlier cluster {name}: {', '.join(forgotten)}")
+
 
 class Dry(Live):
     """--dry-run: nothing is read, checked against the cloud, recorded or stopped."""
@@ -107,6 +123,12 @@ class Dry(Live):
         return None
 
     def end_vm_records(self, name: str, provider: str) -> None:
+        return None
+
+    def end_storage_records(self, name: str, say: Callable[[str], None]) -> None:
+        return None
+
+    def forget_earlier_cluster(self, name: str, provider: str, say: Callable[[str], None]) -> None:
         return None
 
 

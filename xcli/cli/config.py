@@ -31,12 +31,12 @@ def config() -> None:
 @options(location=False, dry_run=True, out=False, yes=False)
 def set_(key: str, value: str, common: Common) -> None:
     """Store KEY=VALUE in the config file."""
-    data = settings.read_user_config()
-    data[key] = settings.check_value(key, value)
+    settings.read_user_config()  # a broken file is reported before anything else
+    settings.check_value(key, value)
     if common.dry_run:
         click.echo(f"would set {key} = {value} in {paths.config_file()}")
         return
-    path = settings.write_user_config(data)
+    path = settings.set_user_value(key, value)
     click.echo(f"{key} = {value} (saved in {path})")
 
 

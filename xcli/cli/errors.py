@@ -68,6 +68,14 @@ def run_guarded(
     except BrokenPipeError:
         return 1
     except OSError as exc:
+        if exc.filename is None and exc.errno in _SPACE_ERRORS:
+            # write(2) names no file: a full disk (or quota, or size limit) is still one line
+            say_error(
+                f"cannot write: {exc.strerror}",
+                "free some space on that disk (XCLI_HOME and XDG_CONFIG_HOME move xcli's "
+                "folders), then run the command again",
+            )
+            return 1
         if exc.filename is None or exc.errno not in _FILE_ERRORS:
             return _bug(exc, debug)
         # A file system refusal (a path under a regular file, no permission, a full disk)
@@ -86,15 +94,16 @@ _INTERRUPTED_HINT = (
     "(what finished is kept), or delete what it made"
 )
 
+# No space left: a full disk, a quota, a file-size limit (RLIMIT_FSIZE), a read-only mount.
+_SPACE_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS}
 _FILE_ERRORS = {
     errno.ENOTDIR,
     errno.EISDIR,
     errno.EACCES,
     errno.EPERM,
-    errno.ENOSPC,
-    errno.EROFS,
     errno.ENAMETOOLONG,
     errno.ELOOP,
+    *_SPACE_ERRORS,
 }
 
 
@@ -114,16 +123,16 @@ def _bug(exc: BaseException, debug: bool) -> int:
     import traceback
 
     from xcli import paths
+    from xcli.state_files import write_private
 
     text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
     if debug:
         sys.stderr.write(text)
     log = paths.state_dir() / "logs" / f"error-{time.strftime('%Y%m%d-%H%M%S')}.log"
     try:
-        log.parent.mkdir(parents=True, exist_ok=True)
-        log.write_text(text, encoding="utf-8")
+        write_private(log, text)  # owner-only: a traceback may hold paths and values
         where = f"details in {log}"
-    except OSError:
+    except (OSError, XcliError):
         where = "run again with XCLI_DEBUG=1 for the traceback"
     say_error(f"internal error: {type(exc).__name__}: {exc}", f"this is a bug in xcli; {where}")
     return 3

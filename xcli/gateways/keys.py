@@ -7,28 +7,27 @@ already); the format is OpenSSH's own, `ssh-keygen -t ed25519` writes the same.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
+
+from xcli.state_files import write_private
 
 KEY_TYPE = "ssh-ed25519"
 
 
 def generate_key_pair(path: Path, comment: str) -> str:
-    """Write a new Ed25519 key at `path` (mode 0600, its folder 0700 if created) and its public
-    key at `path`.pub; return the public key line `ssh-ed25519 AAAA... comment`.
+    """Write a new Ed25519 key at `path` and its public key at `path`.pub; return the public
+    key line `ssh-ed25519 AAAA... comment`.
 
-    The private key is written to a temporary file and renamed, so no reader ever sees half a
-    key; an existing key at `path` is replaced (callers generate only when it is missing).
+    Each half is written to a new temporary file and renamed (xcli/state_files.py), so no
+    reader ever sees half a key; an existing key at `path` is replaced (callers generate only
+    when it is missing). Folders created on the way are 0700, both files 0600.
     """
     import asyncssh
 
     key = asyncssh.generate_private_key(KEY_TYPE, comment=comment)
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    tmp = path.with_name(path.name + ".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "wb") as out:
-        out.write(key.export_private_key("openssh"))
-    os.replace(tmp, path)
+    # Owner-only whatever the umask, through a fresh temporary name (O_EXCL): a stale or planted
+    # `.tmp` beside the key is never reused with its own wider modes (issue 26).
+    write_private(path, key.export_private_key("openssh"))
     public: bytes = key.export_public_key("openssh")
-    path.with_name(path.name + ".pub").write_bytes(public)
+    write_private(path.with_name(path.name + ".pub"), public)
     return public.decode().strip()

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from xcli import paths
+from xcli.state_files import open_private, private_dir
 
 KEEP_RUNS = 20
 MAX_LINE = 1 << 20  # a longer line without a newline is written in pieces of this size
@@ -44,7 +45,7 @@ class OutputSink:
         self.log_dir = log_dir
         self.lock = threading.Lock()
         if log_dir is not None:
-            log_dir.mkdir(parents=True, exist_ok=True)
+            private_dir(log_dir)  # worker output may hold secrets: owner-only
 
     def stream(self, label: str) -> WorkerStream:
         log = None
@@ -69,8 +70,8 @@ class OutputSink:
             json.dumps({"at": now, "worker": label, "line": line.decode(errors="replace")}) + "\n"
             for line in found
         )
-        with self.lock, self.marks.open("a") as out:
-            out.write(records)
+        with self.lock, open_private(self.marks) as out:
+            out.write(records.encode())
 
 
 @dataclass
@@ -90,7 +91,7 @@ class WorkerStream:
     def __post_init__(self) -> None:
         self._prefix = f"[{self.label}] ".encode()
         if self.log_path is not None:
-            self._log = self.log_path.open("ab" if self.sink.append else "wb")
+            self._log = open_private(self.log_path, append=self.sink.append)
 
     def feed(self, data: bytes, err: bool = False) -> None:
         if not data:

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from xcli.errors import UserError
+from xcli.state_files import open_private
 
 PROC = Path("/proc")
 
@@ -60,9 +61,15 @@ def replace(argv: Sequence[str]) -> None:
 def detach(argv: Sequence[str], log: str) -> int:
     """Start a background process that outlives xcli: its own session, stdin closed, output
     appended to `log`. Returns its pid."""
-    with open(log, "ab") as out:
+    # owner-only: the log, and what the process writes (it works in xcli's state folder)
+    with open_private(Path(log)) as out:
         proc = subprocess.Popen(
-            _check(argv), stdin=subprocess.DEVNULL, stdout=out, stderr=out, start_new_session=True
+            _check(argv),
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=out,
+            start_new_session=True,
+            umask=0o077,
         )
     return proc.pid
 

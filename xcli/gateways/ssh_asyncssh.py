@@ -29,6 +29,7 @@ from xcli.plan.fanout import (
     Upload,
 )
 from xcli.plan.remote import remote_command
+from xcli.state_files import open_private
 
 PREFERRED_CIPHERS = "^aes128-gcm@openssh.com,aes256-gcm@openssh.com"
 
@@ -229,8 +230,8 @@ def _client_factory(s: SshSettings, name: str) -> Any:
             with locked(s.known_hosts):
                 if name in _pinned_names(s.known_hosts):
                     return False
-                with s.known_hosts.open("a", encoding="utf-8") as f:
-                    f.write(f"{name} {line}\n")
+                with open_private(s.known_hosts) as f:  # 0600 whatever the umask
+                    f.write(f"{name} {line}\n".encode())
             return True
 
     return PinningClient

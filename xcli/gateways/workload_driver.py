@@ -28,6 +28,7 @@ from xcli.gateways.output import OutputSink
 from xcli.gateways.workload_runner import BroadcastRunner
 from xcli.plan.fanout import SshSettings, Target
 from xcli.plan.steps import WorkerCommand
+from xcli.state_files import private_dir
 from xcli.workload.vm.plan import VmWorkloadRun, run_with_restarts
 from xcli.workload.vm.runs import (
     FINISHED,
@@ -66,7 +67,7 @@ def record_run(
     engine: str,
 ) -> None:
     """run.json: what the driver runs, and what `workload delete` stops (for either mode)."""
-    folder.mkdir(parents=True, exist_ok=True)
+    private_dir(folder)  # owner-only: run.json holds the stop commands `workload delete` runs
     run = {
         "workers": [asdict(w) for w in step.workers],
         "stop": [asdict(w) for w in step.stop],
@@ -90,7 +91,7 @@ def launch(
 ) -> int:
     """Record the run and start its driver; refuses a name whose workload still runs."""
     refuse_running(folder)
-    (folder / "logs").mkdir(parents=True, exist_ok=True)
+    private_dir(folder / "logs")
     for old_log in (folder / "logs").glob("*.log"):
         old_log.unlink()
     (folder / MARKS).unlink(missing_ok=True)

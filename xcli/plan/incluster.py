@@ -101,7 +101,7 @@ def setup_steps(spec: ClusterSpec, cluster: Text, after: tuple[str, ...]) -> lis
             version=version,
             url=release_url(name, version),
             limits=controller_limits(name, vm_count(spec)),
-            config_patch=kueue_config_patch() if name == "kueue" else {},
+            config_patch=kueue_config_patch(spec.accelerator) if name == "kueue" else {},
         )
         for name, title, version in (
             ("jobset", "JobSet", JOBSET_VERSION),

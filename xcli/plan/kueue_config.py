@@ -1,4 +1,6 @@
-"""What xcli changes in Kueue's own Configuration (pure): fair sharing, switched on.
+"""What xcli changes in Kueue's own Configuration (pure): fair sharing, switched on, and on A4X
+the ComputeDomain channel's DeviceClass mapped to a resource the ClusterQueue covers
+(`resources.deviceClassMappings`, plan/dra.py).
 
 Kueue reads its Configuration (`config.kueue.x-k8s.io/v1beta2`, kind Configuration) from the
 key `controller_manager_config.yaml` of the ConfigMap `kueue-system/kueue-manager-config` in
@@ -20,6 +22,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from xcli.catalog import Accelerator
+from xcli.plan.dra import device_class_mappings
+
 CONFIG_API = "config.kueue.x-k8s.io/v1beta2"
 CONFIGMAP = "kueue-system/kueue-manager-config"
 CONFIG_KEY = "controller_manager_config.yaml"
@@ -28,15 +33,20 @@ CONFIG_ANNOTATION = "xcli.dev/config-sha256"
 FAIR_SHARING = {"preemptionStrategies": ["LessThanOrEqualToFinalShare", "LessThanInitialShare"]}
 
 
-def kueue_config_patch() -> dict[str, Any]:
-    """The `config_patch` of Kueue's K8sInstall: fair sharing on, the controller restarted when
-    that changes its configuration."""
+def kueue_config_patch(accel: Accelerator | None = None) -> dict[str, Any]:
+    """The `config_patch` of Kueue's K8sInstall: fair sharing on (and the DRA device classes
+    the cluster's workloads claim, mapped), the controller restarted when that changes its
+    configuration."""
+    merge: dict[str, Any] = {"fairSharing": {k: list(v) for k, v in FAIR_SHARING.items()}}
+    mappings = device_class_mappings(accel) if accel is not None else []
+    if mappings:
+        merge["resources"] = {"deviceClassMappings": mappings}
     return {
         "configmap": CONFIGMAP,
         "key": CONFIG_KEY,
         "api_version": CONFIG_API,
         "kind": "Configuration",
-        "merge": {"fairSharing": {k: list(v) for k, v in FAIR_SHARING.items()}},
+        "merge": merge,
         "restart": CONTROLLER,
         "annotation": CONFIG_ANNOTATION,
     }

@@ -73,6 +73,25 @@ class Storage:
         )
 
 
+# Characters a mount point may not hold: shell glob and brace characters, and (below) any
+# whitespace or control character. Scripts quote every expansion, but a name that splits or
+# globs where a script forgets to is how the symlink fallback once deleted files outside the
+# mount point (issue 26), and such names are never needed for a mount point.
+_GLOB_CHARS = frozenset("*?[]{}")
+
+
+def mount_point_problem(path: str) -> str:
+    """Why `path` cannot be a mount point ("" when it can): absolute, printable, no glob."""
+    if not path.startswith("/"):
+        return "is not an absolute path"
+    bad = sorted({c for c in path if c in _GLOB_CHARS})
+    if bad:
+        return "holds glob characters " + " ".join(bad)
+    if any(c.isspace() or not c.isprintable() for c in path):
+        return "holds whitespace or control characters"
+    return ""
+
+
 def mounts_collide(a: str, b: str) -> bool:
     """Two mount points that are the same folder, or one inside the other (normalised)."""
     a, b = posixpath.normpath(a), posixpath.normpath(b)

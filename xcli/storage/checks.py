@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterable
 
 from xcli.errors import UserError
-from xcli.plan.storage import Storage, mounts_collide
+from xcli.plan.storage import Storage, mount_point_problem, mounts_collide
 from xcli.plan.storage_types import unit
 from xcli.plan.storage_types.base import size_gib as size_gib
 from xcli.plan.storage_types.gcsfuse import bucket_name as bucket_name
@@ -27,8 +27,12 @@ def storage_name(name: str) -> str:
 
 
 def mount_point(path: str, name: str, others: Iterable[Storage]) -> str:
-    if not path.startswith("/") or "\0" in path:
-        raise UserError(f"mount point {path!r} is not an absolute path", hint="e.g. /data")
+    problem = mount_point_problem(path)
+    if problem:
+        raise UserError(
+            f"mount point {path!r} {problem}",
+            hint="give an absolute path of letters, digits and . _ - / (e.g. /data)",
+        )
     clean = posixpath.normpath(path)
     if clean == "/":
         raise UserError("mount point / would hide the container's file system", hint="e.g. /data")

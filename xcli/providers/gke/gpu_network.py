@@ -35,6 +35,7 @@ from typing import Any
 from xcli.catalog.topology import check_domain
 from xcli.errors import UserError
 from xcli.plan.gke import COMPUTE
+from xcli.providers.gke import dra_driver
 from xcli.spec import ClusterSpec
 
 NAME_LIMIT = 63  # Compute Engine resource names: RFC 1035, at most 63 characters
@@ -140,6 +141,7 @@ def check(spec: ClusterSpec) -> None:
                 hint=f"use a cluster name of at most {keep} characters",
             )
     check_domain(spec.accelerator, spec.num_nodes)
+    dra_driver.check(spec)
 
 
 def _description(spec: ClusterSpec) -> str:
@@ -224,7 +226,8 @@ def subnet_url(project: str, region: str, name: str | None = None) -> str:
 
 def with_cluster_network(spec: ClusterSpec, body: dict[str, Any]) -> dict[str, Any]:
     """The cluster body with multi-networking on (it needs Dataplane V2, which xcli always sets).
-    container.v1 NetworkConfig.enableMultiNetworking; immutable after creation."""
+    container.v1 NetworkConfig.enableMultiNetworking; immutable after creation. On A4X also the
+    DRA beta APIs the NVIDIA DRA driver needs (dra_driver.py)."""
     if gpu_network(spec) is None:
         return body
     cluster = dict(body["cluster"])
@@ -232,7 +235,7 @@ def with_cluster_network(spec: ClusterSpec, body: dict[str, Any]) -> dict[str, A
     network["datapathProvider"] = "ADVANCED_DATAPATH"
     network["enableMultiNetworking"] = True
     cluster["networkConfig"] = network
-    return {**body, "cluster": cluster}
+    return dra_driver.with_beta_apis(spec, {**body, "cluster": cluster})
 
 
 def with_pool_network(spec: ClusterSpec, body: dict[str, Any], policy: str) -> dict[str, Any]:
@@ -252,5 +255,9 @@ def with_pool_network(spec: ClusterSpec, body: dict[str, Any], policy: str) -> d
         "additionalNodeNetworkConfigs": extra,
     }
     if is_a4x(spec):
+        # type COMPACT beside the workload policy's name: what Cluster Toolkit's tested A4X
+        # blueprint sends (cluster-toolkit@1047080 examples/gke-a4x/gke-a4x.yaml l.223-235,
+        # modules/compute/resource-policy/outputs.tf placement_policy, gke-node-pool/main.tf
+        # l.139-146); XPK sends the name alone (core/nodepool.py l.358-365), also accepted.
         pool["placementPolicy"] = {"type": "COMPACT", "policyName": policy}
     return {**body, "nodePool": pool}

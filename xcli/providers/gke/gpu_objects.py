@@ -21,6 +21,7 @@ from typing import Any
 
 from xcli.plan.model import Step
 from xcli.plan.steps import K8sApply, Text
+from xcli.providers.gke import dra_driver
 from xcli.providers.gke.gpu_network import GpuNetwork, Subnet, gpu_network
 from xcli.spec import ClusterSpec
 
@@ -150,8 +151,13 @@ def tcpx_installer(stack: str, gke_accelerator: str) -> dict[str, Any]:
     """TCPX (A3 High) or TCPXO (A3 Mega): install the plugin and NCCL into the host's
     /home/kubernetes/bin/nvidia/lib64, where the GPU containers mount it."""
     image = TCPX_PLUGIN if stack == "tcpx" else TCPXO_PLUGIN
+    # Upstream's TCPXO installer makes the entry script executable first, the TCPX one does
+    # not (container-engine-accelerators 992db812 gpudirect-tcpxo/nccl-tcpxo-installer.yaml
+    # l.87; gpudirect-tcpx/nccl-tcpx-installer.yaml l.60-61).
+    chmod = "chmod 755 /scripts/container_entry.sh\n" if stack == "tcpxo" else ""
     script = (
         "set -ex\n"
+        f"{chmod}"
         "/scripts/container_entry.sh install --install-nccl\n"
         "mkdir -p /usr/local/nvidia/lib64\n"
         f"cp -r /var/lib/{stack}/lib64/. /usr/local/nvidia/lib64\n"
@@ -238,7 +244,7 @@ def objects(spec: ClusterSpec, net: GpuNetwork) -> list[dict[str, Any]]:
 
 def object_steps(spec: ClusterSpec, cluster: Text, after: tuple[str, ...]) -> list[Step]:
     """One server-side apply per object, once the cluster answers; a Network after its
-    GKENetworkParamSet."""
+    GKENetworkParamSet. On A4X, then the NVIDIA DRA driver (dra_driver.py)."""
     net = gpu_network(spec)
     if net is None:
         return []
@@ -259,7 +265,7 @@ def object_steps(spec: ClusterSpec, cluster: Text, after: tuple[str, ...]) -> li
                 manifest=obj,
             )
         )
-    return steps
+    return steps + dra_driver.steps(spec, cluster, after)
 
 
 def with_objects(setup: Sequence[Step], objects: Sequence[Step]) -> list[Step]:

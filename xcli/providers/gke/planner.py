@@ -26,6 +26,7 @@ from xcli.plan.operations import OperationCall
 from xcli.plan.steps import Wait
 from xcli.providers import reservation
 from xcli.providers.gke import (
+    dra_driver,
     gpu_network,
     gpu_network_steps,
     gpu_objects,
@@ -287,7 +288,9 @@ def plan_create(
     gke.check_gke_spec(spec)
     settings = private.settings(spec)
     image_levers.check(spec)
-    notes: list[str] = image_levers.notes(spec)
+    notes: list[str] = image_levers.notes(spec) + dra_driver.notes(spec)
+    closed = private.note(settings, bool(spec.options.get("private_endpoint")))
+    notes += [closed] if closed else []
     if observed is None:
         observed = GkeObserved()
         notes.append(

@@ -36,6 +36,7 @@ from xcli.providers.local.layout import (
     shape_conflict,
     write_spec,
 )
+from xcli.state_files import locked
 
 Action = Callable[[Mapping[str, Any], StepContext], Mapping[str, Any]]
 
@@ -147,18 +148,26 @@ def _outputs(state: StateRecord) -> dict[str, Any]:
 
 @contextlib.contextmanager
 def _locked(files: ClusterFiles) -> Iterator[None]:
-    """One start at a time per cluster (two `create`s at once must not start two supervisors)."""
-    import fcntl
-
-    files.root.mkdir(parents=True, exist_ok=True)
-    with open(files.root / ".lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    """The cluster's lock, taken by every step of a create and of a delete: two creates at once
+    must not start two supervisors, nor a delete remove a folder a create is filling. It lives
+    beside the folder ($XCLI_HOME/local/NAME.lock), not in it: a lock file inside the folder a
+    delete removes would let the next create lock a fresh file while a waiter holds the old."""
+    with locked(files.root):
         yield
+
+
+def _deleted_meanwhile(files: ClusterFiles) -> UserError:
+    return UserError(
+        f"local cluster {files.root.name} was deleted while this create ran",
+        hint="run the create again (or keep it deleted: nothing of it was started)",
+    )
 
 
 def start_supervisor(args: Mapping[str, Any], ctx: StepContext) -> Mapping[str, Any]:
     files, spec = _files(args), _spec(args)
     with _locked(files):
+        if not files.client_key.is_file():  # the keys step made it: a delete came between
+            raise _deleted_meanwhile(files)
         return _start(files, spec, float(args.get("timeout_seconds", 30)), ctx)
 
 
@@ -233,7 +242,9 @@ def _tail(path: Any, lines: int = 5) -> str:
 
 def pin_host_keys(args: Mapping[str, Any], ctx: StepContext) -> Mapping[str, Any]:
     files = _files(args)
-    with _locked(files):  # two creates at once write the same file (through the same temp name)
+    with _locked(files):  # two creates at once write the same file
+        if read_state(files) is None:  # the start step wrote it: a delete came between
+            raise _deleted_meanwhile(files)
         count = local_keys.pin_host_keys(files.known_hosts, args["ports"], args["host_keys"])
     return {"known_hosts": str(files.known_hosts), "pinned": count}
 
@@ -252,6 +263,11 @@ def wait_workers(args: Mapping[str, Any], ctx: StepContext) -> Mapping[str, Any]
 
 def stop_supervisor(args: Mapping[str, Any], ctx: StepContext) -> Mapping[str, Any]:
     files = _files(args)
+    with _locked(files):  # never while a create of the same cluster runs one of its steps
+        return _stop(files, args, ctx)
+
+
+def _stop(files: ClusterFiles, args: Mapping[str, Any], ctx: StepContext) -> Mapping[str, Any]:
     if not files.root.is_dir():
         # the folder is gone, but processes marked with it may still run
         killed = local_process.sweep_cluster(files.root)
@@ -277,7 +293,15 @@ def stop_supervisor(args: Mapping[str, Any], ctx: StepContext) -> Mapping[str, A
 
 def remove_state(args: Mapping[str, Any], ctx: StepContext) -> Mapping[str, Any]:
     files = _files(args)
-    shutil.rmtree(files.root, ignore_errors=True)
+    with _locked(files):
+        state = read_state(files)
+        if state is not None and supervisor_alive(state):  # a create came between the steps
+            raise UserError(
+                f"local cluster {files.root.name} was created again while this delete ran; "
+                "it was left as it is",
+                hint="run the delete again to delete the new cluster",
+            )
+        shutil.rmtree(files.root, ignore_errors=True)
     if files.root.exists():
         raise UserError(f"could not remove {files.root}", hint="remove it by hand")
     return {"removed": str(files.root)}

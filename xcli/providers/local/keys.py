@@ -49,7 +49,6 @@ def known_hosts_lines(ports: Sequence[int], host_keys: Sequence[str]) -> list[st
 def pin_host_keys(path: Path, ports: Sequence[int], host_keys: Sequence[str]) -> int:
     """Replace the cluster's known_hosts file; returns how many keys it pins."""
     lines = known_hosts_lines(ports, host_keys)
-    path.parent.mkdir(parents=True, exist_ok=True)
     with locked(path):
         replace_text(path, "\n".join(lines) + "\n")
     return len(lines)

@@ -19,7 +19,6 @@ The environment contract (docs/local-provider.md) follows what a real TPU VM wor
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -27,6 +26,7 @@ from typing import Any
 
 from xcli import paths
 from xcli.errors import InternalError
+from xcli.state_files import write_private
 
 HOST = "127.0.0.1"
 FORMAT = "xcli.local/v1"
@@ -206,10 +206,7 @@ class StateRecord:
 
 def write_json(path: Path, data: Mapping[str, Any]) -> None:
     """Atomically: a reader sees the old file or the new one, never half of one."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
-    tmp.write_text(json.dumps({"format": FORMAT, **data}, indent=2) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    write_private(path, json.dumps({"format": FORMAT, **data}, indent=2) + "\n")  # 0600
 
 
 def _read(path: Path) -> dict[str, Any] | None:

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from xcli.gateways.process import alive as alive  # re-exported: handlers.py uses it from here
 from xcli.providers.local.layout import DIR_VAR, INSTANCE_VAR
+from xcli.state_files import open_private
 
 PROC = Path("/proc")
 
@@ -34,8 +35,7 @@ def spawn_detached(
 
     It outlives the caller; the caller may poll() it while waiting for it to come up.
     """
-    log.parent.mkdir(parents=True, exist_ok=True)
-    with open(log, "ab") as out:
+    with open_private(log) as out:
         return subprocess.Popen(
             list(argv),
             cwd=cwd,
@@ -43,6 +43,8 @@ def spawn_detached(
             stdin=subprocess.DEVNULL,
             stdout=out,
             stderr=subprocess.STDOUT,
+            # everything the daemon and its workers write lives under XCLI_HOME: owner-only
+            umask=0o077,
             start_new_session=True,
             close_fds=True,
         )

@@ -24,6 +24,7 @@ import asyncssh
 from asyncssh.sftp import MIN_SFTP_VERSION
 
 from xcli.providers.local.process import signal_group, start_command
+from xcli.state_files import write_private
 
 CHUNK = 65536
 CLIENT_ENV = ("LANG", "LC_")  # what Debian's sshd accepts from clients (AcceptEnv LANG LC_*)
@@ -155,8 +156,7 @@ class _Session(asyncssh.SSHServerProcess[bytes]):
     def _register(self, pgid: int) -> None:
         self._pgid = pgid
         self._site.children.add(pgid)
-        self._site.procs.mkdir(parents=True, exist_ok=True)
-        (self._site.procs / str(pgid)).write_text(self._site.label + "\n")
+        write_private(self._site.procs / str(pgid), self._site.label + "\n")
 
     def _unregister(self) -> None:
         if self._pgid is not None:

@@ -37,6 +37,7 @@ from xcli.providers.local.layout import (
 )
 from xcli.providers.local.process import group_exists, signal_group
 from xcli.providers.local.sshd import WorkerSite, serve
+from xcli.state_files import private_dir
 
 GRACE = 2.0
 
@@ -112,7 +113,7 @@ class Supervisor:
         ssh_ports: list[int] = []
         for n, (s, w) in enumerate(layout.workers()):
             directory = self.files.worker_dir(s, w)
-            directory.mkdir(parents=True, exist_ok=True)
+            private_dir(directory)
             site = WorkerSite(
                 f"s{s}/w{w}", directory, {}, self.spec.user, shell, client_key, self.files.procs
             )

@@ -20,6 +20,7 @@ from typing import Any
 
 from xcli import paths
 from xcli.errors import UserError
+from xcli.state_files import write_private
 
 
 def key_path(text: str) -> Path:
@@ -164,8 +165,7 @@ def _read(file: Path) -> list[str]:
 def _write(file: Path, lines: list[str]) -> None:
     from xcli.gateways.file_lock import replace_text
 
-    file.parent.mkdir(parents=True, exist_ok=True)
-    replace_text(file, "".join(line + "\n" for line in lines))
+    replace_text(file, "".join(line + "\n" for line in lines))  # owner-only, folders 0700
 
 
 def _access_file(project: str, zone: str, name: str) -> Path:
@@ -178,10 +178,9 @@ def remember_access(
     """Record which key and user SSH access was set up with (and when, and whether through
     OS Login), for `workers()` and `xcli ssh`."""
     file = _access_file(project, zone, name)
-    file.parent.mkdir(parents=True, exist_ok=True)
     record = {"user": user, "key_file": key_file, "os_login": "true" if os_login else ""}
     record["at"] = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    file.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    write_private(file, json.dumps(record) + "\n")
 
 
 def recall_access(project: str, zone: str, name: str) -> dict[str, str]:

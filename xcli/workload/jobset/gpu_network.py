@@ -30,6 +30,7 @@ import json
 from typing import Any
 
 from xcli.catalog import Accelerator
+from xcli.plan.dra import needs_compute_domain as needs_compute_domain  # one rule, re-exported
 from xcli.plan.gpu_networks import network_names
 
 NVIDIA_LIB64 = "/usr/local/nvidia/lib64"
@@ -156,11 +157,6 @@ def compute_domain_name(workload: str) -> str:
     return f"{workload}-compute-domain"
 
 
-def needs_compute_domain(accel: Accelerator) -> bool:
-    """GB200 (A4X): NVLink across the VMs of a rack needs a ComputeDomain."""
-    return accel.gpu_network == "rdma" and accel.arch == "arm64"
-
-
 def compute_domain(workload: str, namespace: str, nodes: int, owner_uid: Any) -> dict[str, Any]:
     """The ComputeDomain whose channel template the A4X pods claim, one per workload, owned by
     the workload's JobSet (`owner_uid`), so Kubernetes deletes it with the JobSet."""
@@ -219,7 +215,13 @@ def _daemon(stack: str) -> dict[str, Any]:
                 "--uds_path",
                 "/run/tcpx",
                 "--setup_param",
-                "--verbose 128 2 0 ",
+                # Byte for byte what Google's manifests pass (a plain YAML scalar keeps the
+                # backslashes): container-engine-accelerators 992db812
+                # gpudirect-tcpx/nccl-test-latest.yaml l.74, as cluster-toolkit 1047080
+                # examples/gke-a3-highgpu/nccl-test.yaml. XPK passes "--verbose 128 2 0 "
+                # (quotes, no backslashes). How the daemon parses it is not published, so xcli
+                # sends the argv Google runs rather than one no upstream runs.
+                '\\"--verbose 128 2 0 \\"',
             ],
             "securityContext": {"capabilities": {"add": ["NET_ADMIN"]}},
             "volumeMounts": [

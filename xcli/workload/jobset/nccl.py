@@ -10,6 +10,16 @@ Cluster Toolkit's examples/gke-a3-ultragpu/nccl-jobset-example.yaml runs it). Wo
 one rank per GPU on every worker with mpirun over SSH on eth0, as those examples do, then tells
 the other workers to finish.
 
+Where each image's sshd listens:
+- TCPXO: port 222 after `service ssh restart` (AI-Hypercomputer/gpu-recipes 2e1fd5ef,
+  src/helm-charts/a3mega/nccl-tests/run_test.sh l.129 restarts it, l.49 and l.63 reach it on
+  222; AI-Hypercomputer/xpk 367c8382 examples/nccl/nccl-a3mega.sh l.42 and l.69 likewise).
+- TCPX: Google starts it with `service ssh restart` (container-engine-accelerators 992db812
+  gpudirect-tcpx/nccl-test-latest.yaml l.98) and reaches it only through scripts inside the
+  image (/scripts/init_ssh.sh, /scripts/gen_hostfiles.sh, nccl-config.yaml l.13-15), so no
+  published source gives the port. Worker 0 reads it from its own sshd's effective
+  configuration (`sshd -T`): every worker runs the same image and the same start command.
+
 nccl-tests prints one row per message size, and "# Avg bus bandwidth : X" at the end
 (doc/PERFORMANCE.md in nccl-tests: busbw is the figure comparable with the hardware's peak,
 whatever the collective and the number of ranks, which is why all_reduce_perf is judged against
@@ -36,7 +46,7 @@ TEST_ARGS = "-b 1K -e 8G -f 2 -g 1 -w 5 --iters 100 -c 1"
 class FamilyTest:
     image: str
     bin_dir: str
-    ssh_port: int
+    ssh_port: int | None  # None: read at run time from the image's sshd (TCPX, see above)
     start_sshd: str
 
 
@@ -53,12 +63,19 @@ _GIB_ARM_IMAGE = (
 def family_test(accel: Accelerator) -> FamilyTest:
     stack = accel.gpu_network
     if stack in ("tcpx", "tcpxo"):
-        image = _TCPX_IMAGE if stack == "tcpx" else _TCPXO_IMAGE
-        return FamilyTest(image, "/third_party/nccl-tests-mpi/build", 22, "service ssh restart")
+        image, port = (_TCPX_IMAGE, None) if stack == "tcpx" else (_TCPXO_IMAGE, 222)
+        return FamilyTest(image, "/third_party/nccl-tests-mpi/build", port, "service ssh restart")
     image = _GIB_ARM_IMAGE if accel.arch == "arm64" else _GIB_IMAGE
     return FamilyTest(
         image, "/third_party/nccl-tests/build", 222, "/scripts/container_entry.sh daemon &"
     )
+
+
+# The first port the sshd's effective configuration names, 22 if none (`sshd -T` prints one
+# "port N" line per port first: openssh-portable servconf.c dump_config).
+_READ_PORT = """
+port=$(PATH="$PATH:/usr/sbin" sshd -T 2>/dev/null | sed -n 's/^port //p' | head -n 1)
+port=${port:-22}"""
 
 
 def nccl_script(accel: Accelerator, nodes: int, test: str) -> str:
@@ -67,9 +84,10 @@ def nccl_script(accel: Accelerator, nodes: int, test: str) -> str:
     workload contract's variables (manifest.py)."""
     fam = family_test(accel)
     gpus = accel.chips_per_vm
-    ssh = f"ssh -q -o StrictHostKeyChecking=no -o LogLevel=ERROR -p {fam.ssh_port}"
+    port = "$port" if fam.ssh_port is None else str(fam.ssh_port)
+    ssh = f"ssh -q -o StrictHostKeyChecking=no -o LogLevel=ERROR -p {port}"
     return f"""set -u
-{fam.start_sshd}
+{fam.start_sshd}{_READ_PORT if fam.ssh_port is None else ""}
 if [ "$NODE_RANK" != 0 ]; then
   until [ -f {DONE_FILE} ]; do sleep 5; done
   exit 0

@@ -25,6 +25,7 @@ from typing import Any
 
 from xcli import paths
 from xcli.errors import NotFoundError, UserError
+from xcli.state_files import open_private, private_dir, write_private
 from xcli.workload.vm.plan import Decision, Outcome, WorkerExit, decide
 
 FINISHED = ("succeeded", "failed", "stopped", "lost")
@@ -40,25 +41,28 @@ def run_dir(cluster: str, name: str) -> Path:
 
 
 def write_json(path: Path, value: Any) -> None:
-    """Atomically (readers never see half a file)."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(value, indent=2, sort_keys=True) + "\n")
-    os.replace(tmp, path)
+    """Atomically (readers never see half a file), owner-only: it holds the stop commands."""
+    write_private(path, json.dumps(value, indent=2, sort_keys=True) + "\n")
 
 
 def read_state(folder: Path) -> dict[str, Any]:
+    """The record's state; {} when it is missing or damaged (not a JSON object)."""
     try:
-        data: dict[str, Any] = json.loads((folder / "state.json").read_text())
+        data = json.loads((folder / "state.json").read_text())
     except (OSError, ValueError):
         return {}
-    return data
+    return data if isinstance(data, dict) else {}
 
 
 def pid_alive(pid: int | None) -> bool:
     """Whether the driver (or a worker) process still runs; a zombie does not count."""
     from xcli.gateways.process import alive
 
-    return bool(pid) and alive(int(pid or 0))
+    try:
+        number = int(pid or 0)
+    except (TypeError, ValueError):  # a damaged record: no process of ours to look at
+        return False
+    return number > 0 and alive(number)
 
 
 def effective_state(state: dict[str, Any]) -> str:
@@ -128,6 +132,21 @@ def end_with_cluster(cluster: str, provider: str) -> list[str]:
     return ended
 
 
+def forget_ended_with_cluster(cluster: str, provider: str) -> list[str]:
+    """When a cluster of this name is created: the records an earlier, deleted cluster of the
+    same name left (marked by `end_with_cluster`) are removed, so the new cluster never shows
+    the old runs (issue 26). Records of a cluster that was never deleted stay."""
+    import shutil
+
+    forgotten = []
+    for folder in runs(cluster):
+        state = read_state(folder)
+        if state.get("provider", "local") == provider and state.get("cluster_deleted"):
+            shutil.rmtree(folder, ignore_errors=True)
+            forgotten.append(folder.name)
+    return forgotten
+
+
 def exit_dict(attempt: int, e: WorkerExit) -> dict[str, Any]:
     return {"attempt": attempt, **asdict(e)}
 
@@ -187,7 +206,7 @@ class RecordingRunner:
 
     def start(self) -> Recorder:
         if self.recorder is None:
-            self.folder.mkdir(parents=True, exist_ok=True)
+            private_dir(self.folder)
             for old in self.folder.glob("logs/*.log"):
                 old.unlink()
             (self.folder / MARKS).unlink(missing_ok=True)
@@ -221,7 +240,6 @@ class RecordingRunner:
 
 def note_restart(folder: Path, workers: list[str], n: int, max_restarts: int) -> None:
     """A line in every worker's log where a restart begins."""
-    (folder / "logs").mkdir(parents=True, exist_ok=True)
     for label in workers:
-        with (folder / "logs" / (label.replace("/", "-") + ".log")).open("ab") as log:
+        with open_private(folder / "logs" / (label.replace("/", "-") + ".log")) as log:
             log.write(f"xcli: restart {n} of {max_restarts}: every worker starts again\n".encode())
