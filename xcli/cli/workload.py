@@ -149,7 +149,12 @@ def create(common: Common, **flags: Any) -> int:
     from xcli.app import workload as use
     from xcli.cli.providers import registry
     from xcli.cli.wiring import deps
-    from xcli.cli.workload_flags import facts_for, precheck, request_from
+    from xcli.cli.workload_flags import (
+        facts_for,
+        precheck,
+        refuse_kubernetes_files,
+        request_from,
+    )
     from xcli.cluster_index import provider_for
 
     flags["provider"] = provider_for(flags["cluster"], flags["provider"], registry().default())
@@ -169,7 +174,8 @@ def create(common: Common, **flags: Any) -> int:
         from xcli.user_files import check_writable_folder
 
         check_writable_folder(flags["output_manifest_file"].parent, "--output-manifest-file")
-    facts = facts_for(common, flags, kind.manifests)
+    refuse_kubernetes_files(flags, kind.manifests)
+    facts = facts_for(common, flags["cluster_metadata"], flags.get("storage_record") or ())
     request = use.CreateRequest(request_from(flags), common)
     created = use.create(request, deps(common, facts))
     if created.follow is not None and not common.dry_run and common.output == "text":
