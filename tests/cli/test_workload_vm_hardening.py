@@ -76,3 +76,39 @@ def test_logs_show_output_while_it_runs_and_keep_it_when_the_driver_is_killed(
     code, out, _ = wl(home, "logs", "chatty")
     assert code == 0 and "[w0] started on 0" in out and "[w1] started on 1" in out
     assert wl(home, "delete", "chatty", "--yes")[0] == 0
+
+
+def test_ctrl_c_on_a_foreground_run_stops_its_workers_and_records_stopped(home: Path) -> None:
+    argv = [sys.executable, "-m", "xcli", "workload", "create", *CLUSTER, "--workload", "fg",
+            "--command", 'echo "$$" > fg.pid; sleep 300']  # fmt: skip
+    proc = subprocess.Popen(
+        argv, env=cli_env(home), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        pids = worker_pids(home, "fg.pid")
+        proc.send_signal(signal.SIGINT)  # what a terminal's Ctrl-C sends (xcli's group only:
+        # each ssh runs in its own session)
+        _, err = proc.communicate(timeout=15)  # generous; it takes about a second here
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, err
+    assert "workers were stopped" in err
+    poll(lambda: not any(pid_alive(p) for p in pids), "the workers' end", 10)
+    state = json.loads((record(home, "fg") / "state.json").read_text())
+    assert state["state"] == "stopped" and state["finished"]
+    code, out, _ = wl(home, "status", "fg")
+    assert code == 0 and "workload fg on cluster wlhard: stopped" in out
+
+
+def worker_pids(home: Path, name: str, count: int = 2) -> list[int]:
+    """The pids the workers' commands wrote (each worker has its own folder)."""
+    found: list[Path] = []
+
+    def written() -> bool:
+        found[:] = [p for p in (home / "state").rglob(name) if p.read_text().strip()]
+        return len(found) == count
+
+    poll(written, f"{count} workers writing {name}")
+    return [int(p.read_text()) for p in found]

@@ -15,7 +15,7 @@ import shlex
 import threading
 from collections.abc import Callable, Iterator, Sequence
 
-from xcli.errors import UserError
+from xcli.errors import CloudError, Interrupted, UserError
 from xcli.gateways.broadcast import make_engine
 from xcli.gateways.output import OutputSink
 from xcli.gateways.ssh_pool import run_pool
@@ -25,6 +25,7 @@ from xcli.plan.steps import WorkerCommand
 from xcli.workload.vm.plan import WorkerExit
 
 STOP_TIMEOUT = 60.0
+POLL = 0.1  # seconds between looks at the run's cancel event
 
 
 def worker_exit(outcome: WorkerOutcome) -> WorkerExit:
@@ -92,10 +93,23 @@ class BroadcastRunner:
             await engine.aclose()
 
     def run(self, commands: Sequence[WorkerCommand]) -> Iterator[WorkerExit]:
+        """Raises Interrupted soon after the run's cancel event is set (Ctrl-C on a foreground
+        run), having stopped the SSH sessions; the caller then runs the stop commands."""
+        from xcli.plan.contract import run_cancel_event
+
+        cancelled = run_cancel_event()  # the step's, read in the step's own thread
         events: queue.Queue[WorkerOutcome | None] = queue.Queue()
         self._start(self._step(commands), events)
         try:
-            while (outcome := events.get()) is not None:
+            while True:
+                try:  # never block for good: Ctrl-C must end this within a second (issue 26)
+                    outcome = events.get(timeout=POLL)
+                except queue.Empty:
+                    if cancelled.is_set():
+                        raise Interrupted("stopped while the workload ran") from None
+                    continue
+                if outcome is None:
+                    return
                 yield worker_exit(outcome)
         finally:
             self._halt()
@@ -112,4 +126,11 @@ class BroadcastRunner:
         if commands:
             from xcli.gateways.broadcast import run_broadcast
 
-            run_broadcast(self._step(commands, STOP_TIMEOUT), self.sink)
+            result = run_broadcast(self._step(commands, STOP_TIMEOUT), self.sink)
+            if result.failed:  # never report a worker stopped that was not
+                first = result.failed[0]
+                raise CloudError(
+                    f"could not stop the workload on worker {first.label}: "
+                    f"{first.reason or first.status}",
+                    hint="see that worker's log; `xcli workload delete` tries again",
+                )

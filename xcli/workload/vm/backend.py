@@ -193,7 +193,8 @@ def _create(session: Session, provider: VmProvider, flags: Mapping[str, Any]) ->
             return {"driver_pid": pid}
 
         recording = RecordingRunner(runner, folder, meta, len(chosen), spec.max_restarts)
-        return {"vm_workload": make_handler(recording, launcher)}
+        delete = f"xcli workload delete {spec.name} --cluster {ref.name} --provider {provider}"
+        return {"vm_workload": make_handler(recording, launcher, delete)}
 
     code = session.run_plan(plan, handlers)
     if flags["detach"] and not session.dry_run and session.output == "text":

@@ -33,8 +33,12 @@ class WorkerRunner(Protocol):
 Launcher = Callable[[VmWorkloadRun], Mapping[str, Any]]
 
 
-def make_handler(runner: WorkerRunner, launcher: Launcher | None = None) -> Handler:
-    """`launcher` starts a detached step (--detach) in the background and returns at once."""
+def make_handler(
+    runner: WorkerRunner, launcher: Launcher | None = None, delete_command: str = ""
+) -> Handler:
+    """`launcher` starts a detached step (--detach) in the background and returns at once.
+    `delete_command` is what stops the workload from another terminal (said after a Ctrl-C
+    whose stop commands did not finish)."""
 
     def handle(step: VmWorkloadRun, ctx: StepContext) -> Mapping[str, Any]:
         if step.detach:
@@ -54,13 +58,16 @@ def make_handler(runner: WorkerRunner, launcher: Launcher | None = None) -> Hand
             if decision.action == "restart":  # the reason, before the restart it causes
                 ctx.report(decision.describe())
 
-        outcome = run_with_restarts(
-            attempt,
-            lambda: runner.stop(step.stop),
-            len(step.workers),
-            step.max_restarts,
-            on_decision=decided,
-        )
+        try:
+            outcome = run_with_restarts(
+                attempt,
+                lambda: runner.stop(step.stop),
+                len(step.workers),
+                step.max_restarts,
+                on_decision=decided,
+            )
+        except Interrupted:
+            raise _stop_after_interrupt(runner, step, delete_command) from None
         if not outcome.ok:
             raise WorkloadFailed(_failure_message(outcome.failure, outcome.restarts), hint=_HINT)
         return {"restarts": outcome.restarts}
@@ -68,6 +75,25 @@ def make_handler(runner: WorkerRunner, launcher: Launcher | None = None) -> Hand
     return handle
 
 
+def _stop_after_interrupt(
+    runner: WorkerRunner, step: VmWorkloadRun, delete_command: str
+) -> Interrupted:
+    """Ctrl-C: the SSH sessions are closed (the remote wrapper ends each command); the stop
+    commands end what outlives them (a container, a process that left the group)."""
+    try:
+        runner.stop(step.stop)
+    except Exception as exc:  # unreachable worker, ...: say so plainly, never hide it
+        how = f"stop them with `{delete_command}`" if delete_command else "stop them by hand"
+        return Interrupted(
+            "interrupted", hint=f"the workers may still run (stopping them failed: {exc}): {how}"
+        )
+    return Interrupted("interrupted", hint=_STOPPED_HINT)
+
+
+_STOPPED_HINT = (
+    "the workload's workers were stopped and its record says `stopped`; run the same "
+    "command again to start it afresh"
+)
 _HINT = "see that worker's output above; --max-restarts N restarts every worker after a failure"
 
 

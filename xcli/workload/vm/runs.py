@@ -235,7 +235,13 @@ class RecordingRunner:
             yield event
 
     def stop(self, commands: Any) -> None:
+        from xcli.plan.contract import run_cancel_event
+
         self.runner.stop(commands)
+        # Ctrl-C on a foreground run: once the stop commands ran, the workers are stopped for
+        # sure (if they fail, the record keeps `running` and reads `lost` once xcli is gone)
+        if run_cancel_event().is_set() and self.recorder is not None:
+            self.recorder.finish(None, stopped=True)
 
 
 def note_restart(folder: Path, workers: list[str], n: int, max_restarts: int) -> None:
