@@ -112,3 +112,47 @@ def worker_pids(home: Path, name: str, count: int = 2) -> list[int]:
 
     poll(written, f"{count} workers writing {name}")
     return [int(p.read_text()) for p in found]
+
+
+def stranger() -> subprocess.Popen[bytes]:
+    """An unrelated process in its own session, as a recycled pid would name."""
+    return subprocess.Popen(["sleep", "300"], start_new_session=True)
+
+
+def test_a_dead_drivers_recycled_pid_is_never_signalled(home: Path) -> None:
+    submit(home, "orphan", "sleep 300")
+    path = record(home, "orphan") / "state.json"
+    poll(lambda: json.loads(path.read_text()).get("state") == "running", "the driver's start")
+    driver = json.loads(path.read_text())["pid"]
+    os.kill(driver, signal.SIGKILL)
+    poll(lambda: not pid_alive(driver), "the driver's end")
+    other = stranger()
+    try:  # the dead driver's pid now names another process (its start time differs)
+        state = json.loads(path.read_text())
+        path.write_text(json.dumps({**state, "pid": other.pid}))
+        code, out, _ = wl(home, "status", "orphan")
+        assert "workload orphan on cluster wlhard: lost" in out
+        code, _, err = wl(home, "delete", "orphan", "--yes")
+        assert code == 0, err
+        assert other.poll() is None, "workload delete signalled an unrelated process"
+    finally:
+        other.kill()
+        other.wait()
+
+
+def test_a_finished_runs_worker_pid_file_never_signals_a_recycled_pid(home: Path) -> None:
+    submit(home, "done", "true")
+    assert wl(home, "wait", "done", "--timeout", "60s")[0] == 0
+    folders = list((home / "state").rglob(".xcli/workloads/done"))
+    assert len(folders) == 2  # one per worker
+    assert not [f for f in folders if (f / "pid").exists()]  # a run that ended leaves none
+    other = stranger()
+    try:  # as a run that ended left it (older xcli), its pid since given to another process
+        (folders[0] / "pid").write_text(f"{other.pid}\n")
+        (folders[1] / "pid").write_text(f"{other.pid} 1\n")
+        code, _, err = wl(home, "delete", "done", "--yes")
+        assert code == 0, err
+        assert other.poll() is None, "workload delete signalled an unrelated process"
+    finally:
+        other.kill()
+        other.wait()

@@ -66,17 +66,31 @@ def worker_folder(name: str) -> str:
     return f".xcli/workloads/{name}"
 
 
+# The start time of process $p (/proc/PID/stat field 22, proc(5); the 20th field after the
+# command's name): with the pid, the process's identity. Empty when it is gone.
+_START = "sed 's/.*) //' \"/proc/$p/stat\" 2>/dev/null | cut -d' ' -f20"
+
+
 def stop_script(spec: WorkloadSpec, on_tpu_vm: bool) -> str:
     """Stop one worker's run: TERM the process runtime's session, KILL it after the grace
-    period; remove the container (docker runtime)."""
+    period; remove the container (docker runtime).
+
+    The pid file holds "PID START"; a pid is signalled only while it is still that process
+    (issue 26: a finished run's pid file, its pid since reused, sent TERM to a stranger).
+    Without /proc, only whether it is alive."""
     folder = shlex.quote(worker_folder(spec.name))
     sudo = "sudo " if on_tpu_vm else ""
     ticks = max(1, spec.termination_grace_period) * 10
+    ours = (
+        'ours() { if [ -r /proc/self/stat ]; then [ -n "$s" ] && '
+        f'[ "$({_START})" = "$s" ]; else kill -0 "$p" 2>/dev/null; fi; }}; '
+    )
     return (
-        f'p=$(cat {folder}/pid 2>/dev/null || true); if [ -n "$p" ]; then '
+        f"p=; s=; read -r p s 2>/dev/null < {folder}/pid || true; {ours}"
+        'if [ -n "$p" ] && ours; then '
         f'kill -TERM "-$p" 2>/dev/null || kill -TERM "$p" 2>/dev/null; i=0; '
-        f'while kill -0 "$p" 2>/dev/null && [ $i -lt {ticks} ]; do sleep 0.1; i=$((i+1)); done; '
-        f'kill -KILL "-$p" 2>/dev/null; rm -f {folder}/pid; fi; '
+        f"while ours && [ $i -lt {ticks} ]; do sleep 0.1; i=$((i+1)); done; "
+        f'kill -KILL "-$p" 2>/dev/null; fi; rm -f {folder}/pid; '
         f"{sudo}docker rm -f {shlex.quote('xcli-' + spec.name)} >/dev/null 2>&1 || true"
     )
 
