@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -156,3 +157,44 @@ def test_a_finished_runs_worker_pid_file_never_signals_a_recycled_pid(home: Path
     finally:
         other.kill()
         other.wait()
+
+
+def test_ssh_whose_process_cannot_be_recorded_runs_nothing(home: Path) -> None:
+    """The local sshd records each command's process group before it starts; a write that
+    fails (a full disk; here the registry folder replaced by a file) runs nothing."""
+    procs = home / "state" / "local" / NAME / "procs"
+    shutil.rmtree(procs, ignore_errors=True)
+    procs.write_text("")
+    try:
+        run = xcli(home, "ssh", *CLUSTER, "--worker=all", "--command", "touch ran-anyway",
+                   check=False)  # fmt: skip
+        assert run.returncode != 0
+        assert "cannot create the folder" in run.stdout + run.stderr
+        time.sleep(0.5)
+        assert not list((home / "state").rglob("ran-anyway")), "it ran unsupervised"
+    finally:
+        procs.unlink()
+        procs.mkdir(mode=0o700)
+
+
+def test_delete_on_a_read_only_state_folder_says_so_and_keeps_the_record(home: Path) -> None:
+    if (
+        shutil.which("unshare") is None
+        or subprocess.run(["unshare", "-rm", "true"], capture_output=True, check=False).returncode
+    ):
+        pytest.skip("needs user namespaces (unshare -rm) to mount a folder read-only")
+    submit(home, "kept", "true")
+    assert wl(home, "wait", "kept", "--timeout", "60s")[0] == 0
+    state = home / "state"
+    argv = [sys.executable, "-m", "xcli", "workload", "delete", "kept", *CLUSTER, "--yes"]
+    script = 'mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && shift && exec "$@"'
+    run = subprocess.run(
+        ["unshare", "-rm", "sh", "-c", script, "sh", str(state), *argv],
+        env=cli_env(home), capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert run.returncode == 1, run.stderr
+    assert "deleted" not in run.stderr
+    assert "error: cannot change" in run.stderr and "read-only" in run.stderr
+    assert (record(home, "kept") / "state.json").is_file()
+    assert wl(home, "delete", "kept", "--yes")[0] == 0  # writable again: it goes
+    assert not record(home, "kept").exists()

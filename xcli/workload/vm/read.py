@@ -282,25 +282,27 @@ def _vm_wait(session: Session, cluster: str, name: str, timeout: float | None, s
 
 
 def vm_delete(session: Session, cluster: str, names: list[str]) -> int:
-    import shutil
-
     from xcli.gateways.workload_driver import stop
+    from xcli.state_files import remove_tree, writable
     from xcli.workload.vm.runs import find
 
     if not names:
         session.say(f"no matching workloads on cluster {cluster}", err=True)
         return 0
     found = [(n, *find(cluster, n)) for n in names]
+    for _, folder, _ in found:  # a record that cannot go is refused before anything stops
+        writable(folder.parent)
+        writable(folder)
     session.confirm(f"Delete workload(s) {', '.join(names)} on cluster {cluster}?")
     for name, folder, state in found:
         if state.get("cluster_deleted"):  # nothing left to stop: the workers went with it
-            shutil.rmtree(folder, ignore_errors=True)
+            remove_tree(folder)
             session.say(
                 f"deleted the record of workload {name} (its cluster was deleted)", err=True
             )
             continue
         stop(folder)
-        shutil.rmtree(folder, ignore_errors=True)
+        remove_tree(folder)
         session.say(f"deleted workload {name} (its workers stopped)", err=True)
     return 0
 
