@@ -198,3 +198,36 @@ def test_delete_on_a_read_only_state_folder_says_so_and_keeps_the_record(home: P
     assert (record(home, "kept") / "state.json").is_file()
     assert wl(home, "delete", "kept", "--yes")[0] == 0  # writable again: it goes
     assert not record(home, "kept").exists()
+
+
+def command_lines() -> list[bytes]:
+    """Every process's command line, as any local user can read it."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                found.append((proc / "cmdline").read_bytes())
+            except OSError:
+                continue  # ended meanwhile
+    return found
+
+
+def test_env_values_stay_off_command_lines_and_out_of_records(home: Path) -> None:
+    secret = f"s3cret-{os.getpid()}-value"
+    env_file = home / "vars.env"
+    env_file.write_text(f"FROM_FILE='{secret}-2'\n")
+    submit(home, "secret", 'echo "lengths ${#TOKEN} ${#FROM_FILE}"; sleep 300',
+           "--env", f"TOKEN={secret}", "--env-file", str(env_file))  # fmt: skip
+    expected = f"lengths {len(secret)} {len(secret) + 2}"
+    poll(lambda: f"[w1] {expected}" in wl(home, "logs", "secret")[1], "the values' arrival")
+    leaks = [line for line in command_lines() if secret.encode() in line]
+    assert not leaks, f"a command line holds the value: {leaks[0]!r}"
+    folder = record(home, "secret")
+    for path in folder.rglob("*"):
+        if path.is_file():
+            assert secret not in path.read_text(errors="replace"), f"{path.name} holds it"
+    code, out, _ = wl(home, "status", "secret", "--output", "json")
+    assert code == 0 and secret not in out
+    worker_env = list((home / "state").rglob(".xcli/workloads/secret/env"))
+    assert len(worker_env) == 2 and all(p.stat().st_mode & 0o077 == 0 for p in worker_env)
+    assert wl(home, "delete", "secret", "--yes")[0] == 0

@@ -19,7 +19,16 @@ from xcli.errors import CloudError, Interrupted, UserError
 from xcli.gateways.broadcast import make_engine
 from xcli.gateways.output import OutputSink
 from xcli.gateways.ssh_pool import run_pool
-from xcli.plan.fanout import Action, Broadcast, Engine, Exec, SshSettings, Target, plan_broadcast
+from xcli.plan.fanout import (
+    Action,
+    Broadcast,
+    Engine,
+    Exec,
+    SshSettings,
+    Target,
+    Upload,
+    plan_broadcast,
+)
 from xcli.plan.fanout_result import FanoutResult, WorkerOutcome
 from xcli.plan.steps import WorkerCommand
 from xcli.workload.vm.plan import WorkerExit
@@ -120,6 +129,39 @@ class BroadcastRunner:
             cancelled.set()
             thread.join()
             self._running = None
+
+    def upload(self, commands: Sequence[WorkerCommand], data: bytes, dest: str) -> None:
+        """`data` to `dest` on each command's worker through scp/SFTP, from a temporary file
+        that only this user can read (mkstemp's 0600), removed at once."""
+        import os
+        import tempfile
+
+        from xcli.gateways.broadcast import run_broadcast
+
+        missing = [c.worker for c in commands if c.worker not in self.targets]
+        if missing:
+            raise UserError(f"no such worker {missing[0]}", hint="list them: xcli cluster describe")
+        fd, name = tempfile.mkstemp(prefix="xcli-env-")
+        try:
+            with os.fdopen(fd, "wb") as out:
+                out.write(data)
+            targets = [self.targets[c.worker] for c in commands]
+            plan = plan_broadcast(
+                "workload", targets, Upload((name,), dest), self.settings,
+                engine=self.engine, batch_size=max(1, len(targets)), timeout=STOP_TIMEOUT,
+            )  # fmt: skip
+            step = plan.steps[0]
+            assert isinstance(step, Broadcast)
+            result = run_broadcast(step, self.sink)
+        finally:
+            os.unlink(name)
+        if result.failed:
+            first = result.failed[0]
+            raise CloudError(
+                f"could not copy the workload's variables to worker {first.label}: "
+                f"{first.reason or first.status}",
+                hint="see that worker's log; nothing was started",
+            )
 
     def stop(self, commands: Sequence[WorkerCommand]) -> None:
         self._halt()

@@ -123,9 +123,12 @@ def _create(session: Session, provider: VmProvider, flags: Mapping[str, Any]) ->
             hint=f"drop them for --provider {provider}",
         )
     from xcli.workload import storage_records
+    from xcli.workload.spec import parse_env
     from xcli.workload.storage_mounts import with_env
     from xcli.workload.vm import mounts as vm_mounts
+    from xcli.workload.vm.plan import check_env_values
 
+    check_env_values(parse_env(flags["env_pairs"], flags["env_file"]))  # before any API call
     # only files on this machine: checked before any worker or API is asked
     mounts = storage_records.vm_mounts(flags, session.dry_run, flags["cluster"])
     vm_mounts.check(mounts.storages, provider)

@@ -13,7 +13,13 @@ from typing import Any, Protocol
 from xcli.errors import Interrupted, XcliError
 from xcli.plan.contract import Handler, StepContext
 from xcli.plan.steps import WorkerCommand
-from xcli.workload.vm.plan import Decision, VmWorkloadRun, WorkerExit, run_with_restarts
+from xcli.workload.vm.plan import (
+    Decision,
+    VmWorkloadRun,
+    WorkerExit,
+    env_file_text,
+    run_with_restarts,
+)
 
 
 class WorkloadFailed(XcliError):
@@ -29,6 +35,11 @@ class WorkerRunner(Protocol):
         """End whatever `run` still has running, then run these stop commands."""
         ...
 
+    def upload(self, commands: Sequence[WorkerCommand], data: bytes, dest: str) -> None:
+        """Copy `data` to `dest` (relative to the login directory) on each command's worker,
+        as an owner-only file; never through a command line."""
+        ...
+
 
 Launcher = Callable[[VmWorkloadRun], Mapping[str, Any]]
 
@@ -41,6 +52,8 @@ def make_handler(
     whose stop commands did not finish)."""
 
     def handle(step: VmWorkloadRun, ctx: StepContext) -> Mapping[str, Any]:
+        if step.env:  # before the first start, detached or not; restarts find it there
+            runner.upload(step.workers, env_file_text(step.env).encode(), step.env_upload)
         if step.detach:
             if launcher is None:
                 raise XcliError("this command cannot run a workload in the background")

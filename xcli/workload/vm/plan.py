@@ -118,7 +118,8 @@ def worker_script(
     """
     host = registry_host(spec.image)
     google = on_tpu_vm and host is not None and host.endswith(GOOGLE_REGISTRY_SUFFIXES)
-    values = {**env_values, **dict(spec.env)}
+    values = dict(env_values)  # the contract only: the workload's own values come in a file
+    folder = worker_folder(spec.name)
     return render(
         "workload/vm-run.sh.j2",
         container=shlex.quote(f"xcli-{spec.name}"),
@@ -131,7 +132,35 @@ def worker_script(
         state=shlex.quote(worker_folder(spec.name)),
         registry=shlex.quote(host) if google and host else "",
         volumes=[shlex.quote(v) for v in volumes],
+        env_file=shlex.quote(f"{folder}/env") if spec.env else "",
+        upload=shlex.quote(env_upload_path(spec.name)),
     )
+
+
+def env_upload_path(name: str) -> str:
+    """Where xcli copies the workload's variables on each worker (relative to the login
+    directory, where scp and SFTP put a relative path); the run script moves the file into the
+    workload's folder. A file, never a command line: any local user reads those (issue 26)."""
+    return f".xcli-{name}.env"
+
+
+def env_file_text(env: Sequence[tuple[str, str]]) -> str:
+    """NAME=VALUE lines, as the run script reads them and `docker run --env-file` does."""
+    check_env_values(env)
+    return "".join(f"{name}={value}\n" for name, value in env)
+
+
+def check_env_values(env: Sequence[tuple[str, str]]) -> None:
+    """A value goes in one line of the variables file: a newline cannot."""
+    from xcli.errors import UserError
+
+    for name, value in env:
+        if "\n" in value or "\r" in value:
+            raise UserError(
+                f"--env {name}: its value holds a line break, which a VM-style workload "
+                "cannot take (its variables travel as NAME=VALUE lines)",
+                hint="pass it base64-encoded and decode it in the command",
+            )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -144,12 +173,18 @@ class VmWorkloadRun(SshFanout):
     max_restarts: int = 0
     stop: tuple[WorkerCommand, ...] = field(default=())
     detach: bool = False
+    # The workload's own variables: copied to every worker as a file (env_upload) before the
+    # first start, never on a command line; the plan shows their names, never their values.
+    env: tuple[tuple[str, str], ...] = field(default=(), repr=False)
+    env_upload: str = ""
 
     def details(self) -> dict[str, Any]:
         out = super().details()
         out["max_restarts"] = self.max_restarts
         out["detach"] = self.detach
         out["stop"] = [{"worker": w.worker, "argv": list(w.argv)} for w in self.stop]
+        if self.env:
+            out["env_file"] = {"to": self.env_upload, "names": [name for name, _ in self.env]}
         return out
 
 
@@ -171,6 +206,7 @@ def plan_vm_workload(
     an image, always a plain process.
     """
     on_tpu_vm = cloud_vms
+    check_env_values(spec.env)
     # local without an image: a plain process (nothing to run a container of)
     chosen: Runtime = runtime or ("docker" if on_tpu_vm else "auto" if spec.image else "process")
     stop = stop_script(spec, on_tpu_vm)
@@ -196,6 +232,8 @@ def plan_vm_workload(
         stop=tuple(stops),
         max_restarts=spec.max_restarts,
         detach=detach,
+        env=spec.env,
+        env_upload=env_upload_path(spec.name) if spec.env else "",
     )
     return Plan(title=f"run workload {spec.name}", steps=(step,), max_parallel=1)
 

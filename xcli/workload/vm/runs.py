@@ -254,6 +254,9 @@ class RecordingRunner:
         if run_cancel_event().is_set() and self.recorder is not None:
             self.recorder.finish(None, stopped=True)
 
+    def upload(self, commands: Any, data: bytes, dest: str) -> None:
+        self.runner.upload(commands, data, dest)
+
 
 def note_restart(folder: Path, workers: list[str], n: int, max_restarts: int) -> None:
     """A line in every worker's log where a restart begins."""
