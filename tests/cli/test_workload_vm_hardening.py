@@ -231,3 +231,31 @@ def test_env_values_stay_off_command_lines_and_out_of_records(home: Path) -> Non
     worker_env = list((home / "state").rglob(".xcli/workloads/secret/env"))
     assert len(worker_env) == 2 and all(p.stat().st_mode & 0o077 == 0 for p in worker_env)
     assert wl(home, "delete", "secret", "--yes")[0] == 0
+
+
+def test_local_workers_keys_are_checked_strictly_by_default(home: Path) -> None:
+    """The local provider pins every worker's key itself: an unknown key is refused unless
+    the user asks for accept-new (issue 26 item 10)."""
+    base = ("ssh", *CLUSTER, "--worker=all", "--engine", "openssh", "--command", "true")
+    run = xcli(home, *base, "--dry-run", "--output", "json")
+    argv = json.loads(run.stdout)["plan"][0]["workers"][0]["argv"]
+    assert "StrictHostKeyChecking=yes" in argv
+    run = xcli(home, *base, "--dry-run", "--output", "json", "--strict-host-key-checking",
+               "accept-new")  # fmt: skip
+    assert (
+        "StrictHostKeyChecking=accept-new"
+        in json.loads(run.stdout)["plan"][0]["workers"][0]["argv"]
+    )
+    known = next((home / "state" / "local" / NAME).glob("known_hosts"))
+    pins = known.read_text()
+    try:
+        known.write_text(pins.splitlines(keepends=True)[0])  # worker 1's key forgotten
+        run = xcli(home, *base[:-2], "--command", "true", check=False)
+        assert run.returncode != 0 and "no key pinned" in run.stdout + run.stderr
+    finally:
+        known.write_text(pins)
+    submit(home, "strict", "true")
+    assert wl(home, "wait", "strict", "--timeout", "60s")[0] == 0
+    recorded = json.loads((record(home, "strict") / "run.json").read_text())
+    assert recorded["settings"]["host_keys"] == "yes"
+    assert wl(home, "delete", "strict", "--yes")[0] == 0

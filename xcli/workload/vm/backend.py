@@ -169,6 +169,7 @@ def _create(session: Session, provider: VmProvider, flags: Mapping[str, Any]) ->
     settings = SshSettings(
         known_hosts=access.known_hosts or paths.state_dir() / "known_hosts",
         identity=access.key_file,
+        host_keys="yes" if access.pinned else "accept-new",  # as `xcli ssh` chooses
     )
 
     def handlers() -> dict[str, Any]:
