@@ -96,6 +96,11 @@ def test_create_applies_the_dry_run_plan_with_the_read_outputs(
     assert applied[local] == printed["k8s-local-queue"]["manifest"]
     assert applied[local]["spec"] == {"clusterQueue": "xcli-team-t"}
     assert team_queue["spec"]["cohortName"] == "xcli"
+    # no borrowWithinCohort: Kueue ignores it under the fair sharing xcli turns on (docs/teams.md)
+    assert team_queue["spec"]["preemption"] == {
+        "withinClusterQueue": "LowerPriority",
+        "reclaimWithinCohort": "Any",
+    }
     # the cluster's own queue joins the cohort and gives the team its 64 chips (512 - 64)
     own = applied[OWN_QUEUE]
     assert own["spec"]["cohortName"] == "xcli" and quota(own, "v6e-256") == 448
