@@ -122,6 +122,9 @@ def test_a_value_with_a_line_break_is_refused() -> None:
 
     with pytest.raises(UserError, match="line break"):
         plan_vm_workload(_spec(env=(("K", "a\nb"),)), WORKERS, cloud_vms=True)
+    with pytest.raises(UserError, match="over 64 KiB"):  # docker's --env-file line limit
+        plan_vm_workload(_spec(env=(("K", "x" * 65534),)), WORKERS, cloud_vms=True)
+    plan_vm_workload(_spec(env=(("K", "x" * 65533),)), WORKERS, cloud_vms=True)  # K=... fits
 
 
 def test_the_plan_names_the_variables_and_never_shows_their_values() -> None:

@@ -150,8 +150,13 @@ def env_file_text(env: Sequence[tuple[str, str]]) -> str:
     return "".join(f"{name}={value}\n" for name, value in env)
 
 
+# docker run --env-file reads the file with Go's bufio.Scanner, whose longest line is
+# bufio.MaxScanTokenSize (64 KiB): docker/cli opts/file.go (see docs/upstream.md)
+MAX_ENV_LINE = 64 * 1024 - 1
+
+
 def check_env_values(env: Sequence[tuple[str, str]]) -> None:
-    """A value goes in one line of the variables file: a newline cannot."""
+    """Each variable is one line of the variables file: no line break, at most MAX_ENV_LINE."""
     from xcli.errors import UserError
 
     for name, value in env:
@@ -160,6 +165,11 @@ def check_env_values(env: Sequence[tuple[str, str]]) -> None:
                 f"--env {name}: its value holds a line break, which a VM-style workload "
                 "cannot take (its variables travel as NAME=VALUE lines)",
                 hint="pass it base64-encoded and decode it in the command",
+            )
+        if len(f"{name}={value}".encode(errors="surrogateescape")) > MAX_ENV_LINE:
+            raise UserError(
+                f"--env {name}: over 64 KiB, more than docker's --env-file reads in one line",
+                hint="put large values in a file the command reads (xcli scp copies it)",
             )
 
 
