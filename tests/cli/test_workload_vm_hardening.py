@@ -5,6 +5,7 @@ state folder (item 9)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -259,3 +260,33 @@ def test_local_workers_keys_are_checked_strictly_by_default(home: Path) -> None:
     recorded = json.loads((record(home, "strict") / "run.json").read_text())
     assert recorded["settings"]["host_keys"] == "yes"
     assert wl(home, "delete", "strict", "--yes")[0] == 0
+
+
+def test_a_second_ctrl_c_leaves_a_slow_stop_and_says_the_workers_may_run(home: Path) -> None:
+    """The first Ctrl-C stops the workers, which may take the grace period (here a command
+    that ignores SIGTERM, 60 s); a second one ends xcli at once and says what to do."""
+    command = "trap '' TERM; echo \"$$\" > slow.pid; while :; do sleep 1; done"
+    argv = [sys.executable, "-m", "xcli", "workload", "create", *CLUSTER, "--workload", "slow",
+            "--command", command, "--termination-grace-period", "60s"]  # fmt: skip
+    proc = subprocess.Popen(
+        argv, env=cli_env(home), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
+    pids = worker_pids(home, "slow.pid")
+    try:
+        proc.send_signal(signal.SIGINT)
+        time.sleep(3)  # the stop commands wait for the grace period
+        assert proc.poll() is None
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=15)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+    assert proc.returncode == 130, err
+    assert "the workers may still run" in err
+    assert "xcli workload delete slow --cluster wlhard --provider local" in err
+    _, out, _ = wl(home, "status", "slow")
+    assert "workload slow on cluster wlhard: lost" in out  # not `stopped`: nobody knows

@@ -164,11 +164,16 @@ class BroadcastRunner:
             )
 
     def stop(self, commands: Sequence[WorkerCommand]) -> None:
+        """Raises CloudError when a worker was not stopped for sure: unreachable, or the stop
+        cut short by a second Ctrl-C (the run's abandon event)."""
+        from xcli.plan.contract import run_abandon_event
+
         self._halt()
         if commands:
             from xcli.gateways.broadcast import run_broadcast
 
-            result = run_broadcast(self._step(commands, STOP_TIMEOUT), self.sink)
+            step = self._step(commands, STOP_TIMEOUT)
+            result = run_broadcast(step, self.sink, run_abandon_event())
             if result.failed:  # never report a worker stopped that was not
                 first = result.failed[0]
                 raise CloudError(

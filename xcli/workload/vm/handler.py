@@ -80,6 +80,7 @@ def make_handler(
                 on_decision=decided,
             )
         except Interrupted:
+            ctx.report("stopping the workers; Ctrl-C again leaves them running")
             raise _stop_after_interrupt(runner, step, delete_command) from None
         if not outcome.ok:
             raise WorkloadFailed(_failure_message(outcome.failure, outcome.restarts), hint=_HINT)
@@ -92,7 +93,8 @@ def _stop_after_interrupt(
     runner: WorkerRunner, step: VmWorkloadRun, delete_command: str
 ) -> Interrupted:
     """Ctrl-C: the SSH sessions are closed (the remote wrapper ends each command); the stop
-    commands end what outlives them (a container, a process that left the group)."""
+    commands end what outlives them (a container, a process that left the group). They may
+    take the grace period; a second Ctrl-C cuts them short (the executor's abandon event)."""
     try:
         runner.stop(step.stop)
     except Exception as exc:  # unreachable worker, ...: say so plainly, never hide it
