@@ -92,8 +92,13 @@ def test_refused_names_get_the_hint_not_a_spelling_guess(
     assert code == 1 and "Did you mean" not in err and "XPK's `workload create` flag" in err
     code, out, err = run(["cluster", "describe", "--cluster", "c", "--dry-run"], capsys)
     assert code == 1 and out == "" and "offers no --dry-run: run it without one" in err
-    code, _, err = run(["inspector", "--cluster", "c"], capsys)
-    assert code == 1 and err.startswith("error: `xpk inspector` has no xcli command\nhint: ")
+    code, _, err = run(["info", "--cluster", "c"], capsys)
+    assert code == 1 and err.startswith("error: `xpk info` has no xcli command\nhint: ")
+    # an XPK command xcli spells otherwise: `inspector` is `cluster inspect`
+    inspector = ["--cluster", "c", "--workload", "w", *WHERE, "--dry-run"]
+    _, ours, _ = run(["cluster", "inspect", *inspector], capsys)
+    code, xpk, err = run(["inspector", *inspector, "--print-to-terminal"], capsys)
+    assert code == 0 and xpk == ours and "Plan: inspect cluster c, workload w" in ours, err
 
 
 def test_mapped_names_plan_what_xcli_names_plan(capsys: pytest.CaptureFixture[str]) -> None:
@@ -112,6 +117,17 @@ def test_mapped_names_plan_what_xcli_names_plan(capsys: pytest.CaptureFixture[st
     code, xpk, err = run([*wl, "-tgps", "45", "--ttl-seconds-after-finished=600", "--quiet"],
                          capsys)  # fmt: skip
     assert code == 0 and xpk == ours and '"terminationGracePeriodSeconds": 45' in ours, err
+
+
+def test_xcli_spellings_of_the_same_names_still_work(capsys: pytest.CaptureFixture[str]) -> None:
+    attach = ["storage", "attach", "data", "--type", "gcsfuse", "--bucket", "b", "--cluster",
+              "demo", *WHERE, "--dry-run"]  # fmt: skip
+    _, ours, _ = run([*attach, "--readonly", "--mount-point", "/data"], capsys)
+    code, xpk, err = run([*attach, "--readonly", "true", "--mount-point=/data"], capsys)
+    assert code == 0 and xpk == ours and "/data" in ours, err
+    _, plain, _ = run([*attach, "--mount-point", "/data"], capsys)
+    code, off, err = run([*attach, "--readonly=false", "--mount-point", "/data"], capsys)
+    assert code == 0 and off == plain != ours, err
 
 
 def test_xpk_values_are_renamed_or_refused(capsys: pytest.CaptureFixture[str]) -> None:

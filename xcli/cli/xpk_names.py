@@ -27,7 +27,7 @@ def translate(root: click.Group, ctx: click.Context, args: list[str]) -> list[st
             return args  # a group's own option (--help, --version): no XPK name involved
         sub = command.get_command(ctx, token)
         if sub is None:
-            return _other_command(" ".join([*words, token]), args)
+            return _other_command(root, ctx, " ".join([*words, token]), args[i + 1 :], args)
         words.append(token)
         command = sub
         i += 1
@@ -37,13 +37,23 @@ def translate(root: click.Group, ctx: click.Context, args: list[str]) -> list[st
     return args[:i] + _flags(key, command, args[i:])
 
 
-def _other_command(key: str, args: list[str]) -> list[str]:
+def _other_command(
+    root: click.Group, ctx: click.Context, key: str, rest: list[str], args: list[str]
+) -> list[str]:
+    """An XPK command xcli spells otherwise (`inspector`: `cluster inspect`), or has not."""
     fate = vocab.COMMANDS.get(key)
     if fate is None:
         return args  # click says "No such command" with its list
-    if fate.to:
-        return list(fate.to)
-    raise UserError(f"`xpk {key}` has no xcli command", hint=fate.note)
+    if not fate.to:
+        raise UserError(f"`xpk {key}` has no xcli command", hint=fate.note)
+    if fate.to[0].startswith("-"):
+        return list(fate.to)  # `xpk version`: xcli --version; XPK's shared flags mean nothing
+    command: click.Command | None = root
+    for word in fate.to:
+        assert isinstance(command, click.Group)
+        command = command.get_command(ctx, word)
+    assert command is not None, fate.to
+    return [*fate.to, *_flags(key, command, rest)]
 
 
 def _known(command: click.Command) -> dict[str, bool]:
@@ -81,7 +91,10 @@ def _flags(key: str, command: click.Command, args: list[str]) -> list[str]:
         if fate.kind == "alias" and name not in known and fate.otherwise is not None:
             fate = fate.otherwise
         given: str | None = value if eq else None
-        if xpk[name] and not eq and j < len(args):
+        takes = xpk[name] and not eq and j < len(args)
+        if takes and fate.switch:  # xcli's own `--readonly` (a switch) is left as it is
+            takes = args[j].strip().lower() in ("true", "false")
+        if takes:
             given = args[j]
             j += 1
         if fate.kind == "alias":
