@@ -305,12 +305,14 @@ def wait(
 
 def _add_commands() -> None:
     """Commands in their own modules: `cluster adapt` (issue 18), `cluster test-network`
-    (issue 15), `cluster preload-image` (issue 16)."""
+    (issue 15), `cluster preload-image` (issue 16), `cluster inspect` (issue 27)."""
     from xcli.cli.cluster_adapt import adapt
+    from xcli.cli.cluster_inspect import inspect
     from xcli.cli.cluster_network import test_network
     from xcli.cli.cluster_preload import preload_image
 
     cluster.add_command(adapt)
+    cluster.add_command(inspect)
     cluster.add_command(test_network)
     cluster.add_command(preload_image)
 

@@ -120,10 +120,7 @@ COMMANDS: dict[str, CommandFate] = {
     "workload create-pathways": no_command(
         "`xcli workload create` runs JAX as a JobSet; Pathways is planned", is_planned=True
     ),
-    "inspector": no_command(
-        "`xcli cluster describe --cluster C` shows the node pools and nodes, "
-        "`xcli workload status W --cluster C` why a workload waits or failed"
-    ),
+    "inspector": same("cluster", "inspect"),
     "info": no_command(_QUEUE_USAGE),
     "version": same("--version"),
     # XPK commands outside the brief's list, so that they too get a hint, not a guess
@@ -310,7 +307,9 @@ FATES: dict[str, Fate] = {
     "--prefetch-metadata": ignored("xcli's gcsfuse options prefetch metadata already"),
     "--no-prefetch-metadata": refused("--mount-options sets the gcsfuse options instead"),
     # inspector, info
-    "--print-to-terminal": refused("`xcli cluster describe` prints to the terminal"),
+    "--print-to-terminal": ignored(
+        "xcli prints the bundle's summary; the bundle itself is the archive (--archive)"
+    ),
     "--clusterqueue": refused(_QUEUE_USAGE),
     "--localqueue": refused(_QUEUE_USAGE),
 }
