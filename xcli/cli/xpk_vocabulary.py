@@ -305,7 +305,9 @@ FATES: dict[str, Fate] = {
     ),
     "--manifest": refused("xcli writes the PersistentVolume and claim from --instance or --disk"),
     "--prefetch-metadata": ignored("xcli's gcsfuse options prefetch metadata already"),
-    "--no-prefetch-metadata": refused("--mount-options sets the gcsfuse options instead"),
+    "--no-prefetch-metadata": refused(
+        "xcli's gcsfuse volumes always prefetch metadata on mount (gcsfuseMetadataPrefetchOnMount)"
+    ),
     # inspector, info
     "--print-to-terminal": ignored(
         "xcli prints the bundle's summary; the bundle itself is the archive (--archive)"
