@@ -136,6 +136,6 @@ def _refuse_elsewhere(key: str, name: str) -> None:
     others = [c for c in vocab.XPK_FLAGS if name in vocab.flags_of(c)]
     if others:
         raise UserError(
-            f"{name} is XPK's `{others[0]}` flag, not one of `xcli {key}`",
+            f"`xcli {key}` takes no {name} (XPK's `{others[0]}` has it)",
             hint=f"`xcli {key} --help` lists the options",
         )
