@@ -224,9 +224,12 @@ def _interactive(req: Resolved, deps: Deps) -> FanoutOutcome:
     from xcli.plan.steps import SshFanout
 
     if len(req.targets) != 1:
+        # on several slices, --worker=N names worker N of every slice: --slice picks one
+        slices = {t.label.partition("/")[0] for t in req.targets if "/" in t.label}
+        one = "--worker=0 --slice 0" if len(slices) > 1 else "--worker=0"
         raise UserError(
             f"--worker selects {len(req.targets)} workers but gives no --command",
-            hint="pick one worker for a shell (--worker=0), or pass --command",
+            hint=f"pick one worker for a shell ({one}), or pass --command",
         )
     plan = plan_interactive(req.cluster, req.targets[0], req.settings)
 

@@ -106,6 +106,12 @@ def transport_options(func: Any) -> Any:
             type=click.Path(file_okay=False, path_type=Path),
             help="Write one log per worker here (default: a folder under the xcli state dir).",
         ),
+        click.option(
+            "--verbose",
+            "-v",
+            is_flag=True,
+            help="Say every note, e.g. which SSH engine runs and why (otherwise said once).",
+        ),
     ]
     for option in reversed(options):
         func = option(func)
@@ -141,8 +147,9 @@ def ssh(command_: str | None, common: Common, **flags: Any) -> int:
     from xcli.app import ssh as use_case
     from xcli.cli.wiring import deps
 
+    verbose = flags.pop("verbose")
     request = use_case.SshRequest(_transport(common, flags), command_)
-    return _render(use_case.ssh(request, deps(common)), common)
+    return _render(use_case.ssh(request, deps(common, verbose=verbose)), common)
 
 
 @click.command("scp", epilog=EXIT_STATUS)
@@ -162,8 +169,9 @@ def scp(paths: tuple[str, ...], recurse: bool, common: Common, **flags: Any) -> 
     from xcli.app import ssh as use_case
     from xcli.cli.wiring import deps
 
+    verbose = flags.pop("verbose")
     request = use_case.ScpRequest(_transport(common, flags), paths, recurse)
-    return _render(use_case.scp(request, deps(common)), common)
+    return _render(use_case.scp(request, deps(common, verbose=verbose)), common)
 
 
 def _render(outcome: FanoutOutcome, common: Common) -> int:

@@ -16,6 +16,7 @@ import json
 import os
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
@@ -45,6 +46,10 @@ class OutputSink:
         self.stderr = stderr
         self.log_dir = log_dir
         self.lock = threading.Lock()
+        # The reader of our stdout went away (`xcli ssh ... | head`): nothing more goes there,
+        # the logs still get everything, and `on_gone` (the run's cancel) is called once.
+        self.reader_gone = threading.Event()
+        self.on_gone: Callable[[], None] | None = None
         if log_dir is not None:
             private_dir(log_dir)  # worker output may hold secrets: owner-only
 
@@ -58,8 +63,17 @@ class OutputSink:
         if out is None or not data:
             return
         with self.lock:
-            out.write(data)
-            out.flush()
+            if self.reader_gone.is_set() and out is self.stdout:
+                return
+            try:
+                out.write(data)
+                out.flush()
+            except BrokenPipeError:
+                if out is not self.stdout:
+                    raise
+                self.reader_gone.set()
+                if self.on_gone is not None:
+                    self.on_gone()
 
     def mark(self, label: str, lines: bytes) -> None:
         """Append each goodput line of `lines` to the marks file, timestamped now."""
