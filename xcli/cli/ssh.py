@@ -90,10 +90,10 @@ def transport_options(func: Any) -> Any:
             "--strict-host-key-checking",
             "host_keys",
             type=click.Choice(["yes", "accept-new"]),
-            default="accept-new",
-            show_default=True,
+            default=None,
             help="yes: only keys already pinned in xcli's known_hosts; accept-new: also pin a "
-            "worker's key on first contact. A changed key is always refused.",
+            "worker's key on first contact (and say so). A changed key is always refused. "
+            "Default: yes where the provider pins its workers' keys (local), else accept-new.",
         ),
         click.option(
             "--ssh-key-file",
