@@ -123,9 +123,12 @@ def _create(session: Session, provider: VmProvider, flags: Mapping[str, Any]) ->
             hint=f"drop them for --provider {provider}",
         )
     from xcli.workload import storage_records
+    from xcli.workload.spec import parse_env
     from xcli.workload.storage_mounts import with_env
     from xcli.workload.vm import mounts as vm_mounts
+    from xcli.workload.vm.plan import check_env_values
 
+    check_env_values(parse_env(flags["env_pairs"], flags["env_file"]))  # before any API call
     # only files on this machine: checked before any worker or API is asked
     mounts = storage_records.vm_mounts(flags, session.dry_run, flags["cluster"])
     vm_mounts.check(mounts.storages, provider)
@@ -166,6 +169,7 @@ def _create(session: Session, provider: VmProvider, flags: Mapping[str, Any]) ->
     settings = SshSettings(
         known_hosts=access.known_hosts or paths.state_dir() / "known_hosts",
         identity=access.key_file,
+        host_keys="yes" if access.pinned else "accept-new",  # as `xcli ssh` chooses
     )
 
     def handlers() -> dict[str, Any]:
@@ -193,7 +197,8 @@ def _create(session: Session, provider: VmProvider, flags: Mapping[str, Any]) ->
             return {"driver_pid": pid}
 
         recording = RecordingRunner(runner, folder, meta, len(chosen), spec.max_restarts)
-        return {"vm_workload": make_handler(recording, launcher)}
+        delete = f"xcli workload delete {spec.name} --cluster {ref.name} --provider {provider}"
+        return {"vm_workload": make_handler(recording, launcher, delete)}
 
     code = session.run_plan(plan, handlers)
     if flags["detach"] and not session.dry_run and session.output == "text":

@@ -163,23 +163,47 @@ def vm_logs(
     while True:
         done = effective_state(read_state(folder)) in FINISHED
         for path in sorted(logs.glob("*.log"), key=_key):
-            if not _wanted(_label(path), worker, slice_):
-                continue
-            with path.open("rb") as f:
-                f.seek(offsets.get(path, 0))
-                data = pending.get(path, b"") + f.read()
-                offsets[path] = f.tell()
-            lines = data.split(b"\n")
-            tail = lines.pop()  # what follows the last newline ("" when the file ends with one)
-            if follow and not done:
-                pending[path] = tail
-            elif tail:
-                lines.append(tail)
-            for raw in lines:
-                _print_line(session, _label(path), raw.decode(errors="replace"))
+            if _wanted(_label(path), worker, slice_):
+                _print_new(session, path, offsets, pending, end=not follow or done)
         if not follow or done:
             return 0
         sleep(POLL, cancelled)
+
+
+READ = 1 << 20  # bytes read at a time: memory stays bounded whatever the log's size
+MAX_LINE = 1 << 20  # a longer line without a newline is printed in pieces of this size
+
+
+def _print_new(
+    session: Session, path: Path, offsets: dict[Path, int], pending: dict[Path, bytes], end: bool
+) -> None:
+    """Print the whole lines `path` gained since the last look, READ bytes at a time (issue 26:
+    reading the file whole took 274 MB to show a 100 MB log). A partial last line waits for
+    its newline, unless `end` (nothing more will come)."""
+    label = _label(path)
+    with path.open("rb") as f:
+        f.seek(offsets.get(path, 0))
+        while chunk := f.read(READ):
+            data = pending.pop(path, b"") + chunk
+            cut = data.rfind(b"\n") + 1
+            while len(data) - cut >= MAX_LINE:  # a runaway line: print it in bounded pieces
+                cut += MAX_LINE
+            _print_lines(session, label, data[:cut])
+            pending[path] = data[cut:]
+        offsets[path] = f.tell()
+    if end and pending.get(path):
+        _print_lines(session, label, pending.pop(path) + b"\n")
+
+
+def _print_lines(session: Session, label: str, data: bytes) -> None:
+    if not data:
+        return
+    lines = data.split(b"\n")
+    if data.endswith(b"\n"):
+        lines.pop()
+    for raw in lines:
+        for at in range(0, max(1, len(raw)), MAX_LINE):
+            _print_line(session, label, raw[at : at + MAX_LINE].decode(errors="replace"))
 
 
 def _check_selection(folder: Path, name: str, worker: str, slice_: str) -> None:
@@ -258,25 +282,27 @@ def _vm_wait(session: Session, cluster: str, name: str, timeout: float | None, s
 
 
 def vm_delete(session: Session, cluster: str, names: list[str]) -> int:
-    import shutil
-
     from xcli.gateways.workload_driver import stop
+    from xcli.state_files import remove_tree, writable
     from xcli.workload.vm.runs import find
 
     if not names:
         session.say(f"no matching workloads on cluster {cluster}", err=True)
         return 0
     found = [(n, *find(cluster, n)) for n in names]
+    for _, folder, _ in found:  # a record that cannot go is refused before anything stops
+        writable(folder.parent)
+        writable(folder)
     session.confirm(f"Delete workload(s) {', '.join(names)} on cluster {cluster}?")
     for name, folder, state in found:
         if state.get("cluster_deleted"):  # nothing left to stop: the workers went with it
-            shutil.rmtree(folder, ignore_errors=True)
+            remove_tree(folder)
             session.say(
                 f"deleted the record of workload {name} (its cluster was deleted)", err=True
             )
             continue
         stop(folder)
-        shutil.rmtree(folder, ignore_errors=True)
+        remove_tree(folder)
         session.say(f"deleted workload {name} (its workers stopped)", err=True)
     return 0
 
