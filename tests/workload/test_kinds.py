@@ -24,7 +24,7 @@ from xcli.workload.jobset.live import Live
 from xcli.workload.kinds import KINDS, all_states, build, entry, kind_name
 from xcli.workload.protocol import Listing, Table
 from xcli.workload.vm.kind import VmKind
-from xcli.workload.vm.runs import read_state, run_dir, write_json
+from xcli.workload.vm.runs import identity, read_state, run_dir, write_json
 
 # --timeout: a wait that ignored the injected sleep would end (124) instead of hanging
 WAIT = ["workload", "wait", "w", "--cluster", "demo", "--provider", "local", "--timeout", "5s"]
@@ -77,7 +77,8 @@ def _running_record() -> None:
     folder = run_dir("demo", "w")
     folder.mkdir(parents=True)
     # a live pid (this test's) stands for the driver, so the run counts as running, not lost
-    write_json(folder / "state.json", {"state": "running", "pid": os.getpid()})
+    # (with its start time: a pid alone may name a recycled process, issue 26)
+    write_json(folder / "state.json", {"state": "running", **identity(os.getpid())})
 
 
 def test_vm_wait_polls_through_the_injected_sleep(capsys: pytest.CaptureFixture[str]) -> None:

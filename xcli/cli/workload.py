@@ -134,7 +134,7 @@ def create(common: Common, **flags: Any) -> int:
           --docker-image us-docker.pkg.dev/p/r/img:1 --command 'python3 train.py'
       xcli workload create --cluster demo --workload t --docker-image img \\
           --command 'python3 train.py' --tpu-type v6e-256 --num-slices 2 --dry-run
-      xcli workload create --cluster demo --workload t --docker-image img --namespace team-a \
+      xcli workload create --cluster demo --workload t --docker-image img --namespace team-a \\
           --command 'python3 train.py' --tpu-type v6e-256 --num-slices 1 --dry-run
       xcli workload create --cluster demo --workload t --docker-image img \\
           --command 'python3 train.py' --tpu-type v6e-256 --num-slices 2 \\

@@ -52,6 +52,11 @@ def _dest(decorator: Callable[[Any], Any]) -> str:
     return str(params[-1].name)
 
 
+def names(group: str) -> list[str]:
+    """The parameter names of a group's flags (for `--help` headings)."""
+    return [_dest(option) for option in _options(group)]
+
+
 def owned_options(provider: str, skip: tuple[str, ...] = ()) -> list[Callable[[Any], Any]]:
     """The flags `provider` takes: its own module's and those of the groups it shares."""
     return [
