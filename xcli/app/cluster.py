@@ -147,6 +147,10 @@ def _spec(req: CreateRequest, deps: Deps) -> ClusterSpec:
         min_duration=req.min_duration,
     )
     project, zone = location(deps.registry, req.provider, req.where)
+    if caps.cloud:  # before any call, in --dry-run too; the local provider has no zone
+        from xcli.catalog.zones import check_zone
+
+        check_zone(accel, zone)
     return ClusterSpec(
         name=req.name,
         project=project,
