@@ -14,7 +14,9 @@ from click.testing import CliRunner
 from tests.conftest import REPO
 from tests.plan.gke_cases import CASES, PROJECT, ZONE
 from tests.support.discovery import check_request
+from xcli.app.cluster import with_note
 from xcli.cli.main import cli
+from xcli.cluster_index import Choice
 from xcli.plan.incluster import setup_steps
 from xcli.plan.render import plan_json
 from xcli.providers.gke.planner import plan_create
@@ -49,7 +51,9 @@ def test_golden_dry_run(case: str, fmt: str, update_goldens: bool) -> None:
 def test_golden_is_the_plan_of_the_spec(case: str) -> None:
     """The CLI turned the flags into the spec the live tests use (same plan, same bytes)."""
     flags, spec = CASES[case]
-    assert dry_run(flags, "json", spec.zone) == plan_json(plan_create(spec, None, setup_steps))
+    note = Choice("gke", "default").note("demo")  # no --provider, demo not recorded
+    plan = with_note(plan_create(spec, None, setup_steps), note)
+    assert dry_run(flags, "json", spec.zone) == plan_json(plan)
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
