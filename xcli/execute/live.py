@@ -71,9 +71,9 @@ class LiveExecutor:
                     self.reporter.finished(results[step.id])
                 for step in pending:
                     results[step.id] = _cancelled(step)
-                partial = RunResult(plan.title, _in_plan_order(plan, results))
+                partial = RunResult(plan.title, _in_plan_order(plan, results), dict(plan.links))
                 raise _interrupted(partial) from None
-        return RunResult(plan.title, _in_plan_order(plan, results))
+        return RunResult(plan.title, _in_plan_order(plan, results), dict(plan.links))
 
     def _ready(
         self,
