@@ -89,3 +89,13 @@ def test_catalog_show_lists_the_zones_with_their_pages() -> None:
     result = CliRunner().invoke(cli, ["catalog", "show", "v4-8"])
     assert result.exit_code == 0, result.output
     assert "us-central2-b: https://cloud.google.com/tpu/docs/regions-zones" in result.output
+
+
+def test_the_zone_is_refused_first_even_without_project_or_capacity(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The issue's command, as an XPK user types it (no capacity flag, no project set)."""
+    argv = ["cluster", "create", "--cluster", "demo", "--tpu-type", "v6e-256"]
+    assert run_guarded(cli, [*argv, "--zone", "us-west1-a", "--dry-run"], debug=False) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: zone us-west1-a does not offer v6e (v6e-256)"), err

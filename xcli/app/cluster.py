@@ -148,6 +148,10 @@ def _spec(req: CreateRequest, deps: Deps) -> ClusterSpec:
         )
     accel = lookup(req.tpu_type or req.device_type or "")
     check_counts(accel, req.tpu_type, req.num_slices, req.num_nodes)
+    if caps.cloud:  # before any call, in --dry-run too; the local provider has no zone
+        from xcli.catalog.zones import check_zone
+
+        check_zone(accel, req.where.zone)  # the zone alone: its error comes first
     if extra.get("ssh_key"):  # only a provider that takes --ssh-key (VMs) has the value
         from xcli.providers.queued_resource.access import check_user_key
 
@@ -163,10 +167,6 @@ def _spec(req: CreateRequest, deps: Deps) -> ClusterSpec:
         min_duration=req.min_duration,
     )
     project, zone = location(deps.registry, req.provider, req.where)
-    if caps.cloud:  # before any call, in --dry-run too; the local provider has no zone
-        from xcli.catalog.zones import check_zone
-
-        check_zone(accel, zone)
     return ClusterSpec(
         name=req.name,
         project=project,
