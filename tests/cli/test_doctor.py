@@ -22,6 +22,7 @@ H100 = (
     f"https://compute.googleapis.com/compute/v1/projects/{PROJECT}/zones/{ZONE}"
     "/acceleratorTypes/nvidia-h100-80gb"
 )
+V4 = f"https://tpu.googleapis.com/v2/projects/{PROJECT}/locations/{ZONE}/acceleratorTypes/v4-8"
 TOKEN = "https://oauth2.googleapis.com/token"
 TOKENINFO = "https://oauth2.googleapis.com/tokeninfo"
 
@@ -90,6 +91,7 @@ def check_reads(rsps: responses.RequestsMock) -> None:
     """Every Google API read fits its method in the discovery document."""
     apis = {SU: "serviceusage.services.batchGet", REGION: "compute.regions.get"}
     apis[H100] = "compute.acceleratorTypes.get"
+    apis[V4] = "tpu.projects.locations.acceleratorTypes.get"
     for call in rsps.calls:
         url = str(call.request.url)
         base = url.split("?", 1)[0]
@@ -172,14 +174,46 @@ def test_refused_service_usage_is_a_failed_check_with_the_role_to_ask_for(
         fake_auth(rsps)
         denied = {"error": {"code": 403, "message": "Permission denied", "status": "DENIED"}}
         rsps.get(SU, status=403, json=denied)
+        rsps.get(V4, status=404, json={"error": {"code": 404, "message": "not found"}})
         code, doc = doctor(capsys, "--provider", "queued-resource", "--tpu-type", "v4-8")
+        check_reads(rsps)
     checks = by_name(doc)
     assert code == 1
     tpu = checks["api tpu.googleapis.com"]
     assert tpu["ok"] is False and tpu["detail"] == "Permission denied (HTTP 403)"
     assert "roles/serviceusage.serviceUsageViewer" in tpu["fix"]
-    assert checks["zone"]["ok"] is False  # v4 is offered in us-central2-b only
-    assert checks["zone"]["fix"] == "use one of us-central2-b"
+    zone = checks["zone"]  # the Cloud TPU API's answer; the catalogue names where v4 is
+    assert zone["ok"] is False and zone["detail"] == f"{ZONE} does not offer v4-8"
+    assert zone["fix"].endswith("(the catalogue lists us-central2-b)")
+
+
+def test_the_cloud_tpu_api_offering_the_type_passes_the_zone_check(
+    user_adc: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with responses.RequestsMock() as rsps:
+        fake_auth(rsps)
+        rsps.get(
+            SU, json=services(**{"tpu.googleapis.com": "ENABLED",
+                                 "compute.googleapis.com": "ENABLED"})
+        )  # fmt: skip
+        body = {
+            "name": f"projects/{PROJECT}/locations/{ZONE}/acceleratorTypes/v4-8",
+            "type": "v4-8",
+        }
+        check_value("tpu.v2", {"$ref": "AcceleratorType"}, body, "acceleratorTypes.get")
+        rsps.get(V4, json=body)
+        code, doc = doctor(capsys, "--provider", "queued-resource", "--tpu-type", "v4-8")
+        check_reads(rsps)
+    checks = by_name(doc)
+    assert code == 0, doc
+    assert checks["zone"] == {
+        "name": "zone",
+        "ok": True,
+        "detail": f"{ZONE} offers v4-8",
+        "fix": "",
+    }
+    assert checks["quota"]["ok"] is None  # Cloud TPU quota: the console's page
+    assert "iam-admin/quotas" in checks["quota"]["detail"]
 
 
 def test_a_service_account_key_is_named_by_its_email(

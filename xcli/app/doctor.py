@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 SERVICE_USAGE = "https://serviceusage.googleapis.com/v1"
 COMPUTE = "https://compute.googleapis.com/compute/v1"
+TPU = "https://tpu.googleapis.com/v2"
 # The APIs each provider's requests go to (the hosts of its gateways' calls; docs/auth.md
 # cites Google's page for each). Compute Engine: reservations, resource policies, networks.
 APIS: dict[str, tuple[str, ...]] = {
@@ -90,20 +91,35 @@ def plan(req: DoctorRequest, deps: Deps) -> tuple[Plan, Accelerator | None, str,
                 url=f"{COMPUTE}/projects/{project}/regions/{region}",
             )
         )
-    if accel is not None and accel.kind == "gpu":
-        steps.append(
-            CheckRead(
-                id="zone",
-                summary=f"read whether {zone} offers {accel.gke_accelerator}",
-                after=("credentials",),
-                api="compute.acceleratorTypes.get",
-                method="GET",
-                url=f"{COMPUTE}/projects/{project}/zones/{zone}/acceleratorTypes/"
-                f"{accel.gke_accelerator}",
-            )
-        )
+    if accel is not None:
+        zone_read = _zone_read(accel, req.provider, project, zone)
+        steps += [zone_read] if zone_read is not None else []
     title = f"check credentials, APIs{', quota and zone' if accel else ''} for {req.provider}"
     return Plan(title, tuple(steps)), accel, project, zone
+
+
+def _zone_read(accel: Accelerator, provider: str, project: str, zone: str) -> Any:
+    """The read that says whether `zone` offers `accel`: Compute Engine's accelerator types for
+    a GPU, the Cloud TPU API's for a queued resource; None for a TPU on GKE (the catalogue's
+    zone list answers, xcli/catalog/zones.json)."""
+    from xcli.plan.doctor_steps import CheckRead
+
+    if accel.kind == "gpu":
+        api, name = "compute.acceleratorTypes.get", accel.gke_accelerator
+        url = f"{COMPUTE}/projects/{project}/zones/{zone}/acceleratorTypes/{name}"
+    elif provider == "queued-resource" and accel.tpu_accelerator_type:
+        api, name = "tpu.projects.locations.acceleratorTypes.get", accel.tpu_accelerator_type
+        url = f"{TPU}/projects/{project}/locations/{zone}/acceleratorTypes/{name}"
+    else:
+        return None
+    return CheckRead(
+        id="zone",
+        summary=f"read whether {zone} offers {name}",
+        after=("credentials",),
+        api=api,
+        method="GET",
+        url=url,
+    )
 
 
 def run(req: DoctorRequest, deps: Deps, handlers: Handlers) -> list[Check] | None:

@@ -115,16 +115,18 @@ def zone_check(result: StepResult | None, accel: Accelerator, zone: str) -> Chec
     why = _not_read(result)
     if why is not None:
         return Check("zone", None, why)
+    gpu = accel.kind == "gpu"
+    name = accel.gke_accelerator if gpu else str(accel.tpu_accelerator_type)
     status = int(result.outputs.get("status", 200))
     if status == 404:
-        return Check(
-            "zone",
-            False,
-            f"{zone} does not offer {accel.gke_accelerator}",
-            "pick a zone from `gcloud compute accelerator-types list "
-            f"--filter=name={accel.gke_accelerator}`",
+        lister = (
+            f"gcloud compute accelerator-types list --filter=name={name}"
+            if gpu
+            else "gcloud compute tpus accelerator-types list --zone Z"
         )
+        also = f" (the catalogue lists {', '.join(offered)})" if offered else ""
+        return Check("zone", False, f"{zone} does not offer {name}", f"pick a zone: {lister}{also}")
     refused = _refused(result)
     if refused is not None:
         return Check("zone", False, refused, "check the zone and the project")
-    return Check("zone", True, f"{zone} offers {accel.gke_accelerator}")
+    return Check("zone", True, f"{zone} offers {name}")
