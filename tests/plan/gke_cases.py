@@ -6,6 +6,8 @@ from xcli.catalog import lookup
 from xcli.spec import Capacity, ClusterSpec
 
 PROJECT, ZONE = "my-project", "us-east5-b"
+# tpu7x is offered in us-central1-c, not in us-east5-b (xcli/catalog/zones.json names the page)
+TPU7X_ZONE = "us-central1-c"
 
 # name -> (extra CLI flags, spec)
 CASES: dict[str, tuple[list[str], ClusterSpec]] = {
@@ -22,11 +24,13 @@ CASES: dict[str, tuple[list[str], ClusterSpec]] = {
     ),
     "tpu7x-8-single-host": (
         ["--tpu-type", "tpu7x-8", "--on-demand"],
-        ClusterSpec("demo", PROJECT, ZONE, "gke", lookup("tpu7x-8"), Capacity("on-demand")),
+        ClusterSpec("demo", PROJECT, TPU7X_ZONE, "gke", lookup("tpu7x-8"), Capacity("on-demand")),
     ),
     "tpu7x-128-x2-spot": (
         ["--tpu-type", "tpu7x-128", "--num-slices", "2", "--spot"],
-        ClusterSpec("demo", PROJECT, ZONE, "gke", lookup("tpu7x-128"), Capacity("spot"), 2),
+        ClusterSpec(
+            "demo", PROJECT, TPU7X_ZONE, "gke", lookup("tpu7x-128"), Capacity("spot"), 2
+        ),
     ),
     "v5litepod-16-flex-start": (
         ["--tpu-type", "v5litepod-16", "--flex-start", "--max-run-duration", "6h"],

@@ -159,6 +159,7 @@ def render_summary(result: RunResult, output: str) -> None:
                     }
                     for r in result.results.values()
                 ],
+                **({"links": result.links} if result.links else {}),
             },
         )
         return
@@ -169,3 +170,5 @@ def render_summary(result: RunResult, output: str) -> None:
             click.echo(f"  FAILED  {r.step.id}: {_message(r.error)}")
         elif r.status in ("skipped", "cancelled"):
             click.echo(f"  {r.status.upper():8}{r.step.id}: {r.reason}")
+    for name, url in result.links.items():  # where to follow what the run made (XPK prints these)
+        click.echo(f"  {name}: {url}")
