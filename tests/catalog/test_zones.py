@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from xcli.catalog import families, lookup
-from xcli.catalog.zones import check_zone, families_with_zones, offered_zones, rows
+from xcli.catalog.zones import check_zone, checked_regions, families_with_zones, offered_zones, rows
 from xcli.cli.errors import run_guarded
 from xcli.cli.main import cli
 from xcli.config import KEYS
@@ -48,6 +48,15 @@ def test_v6e_in_a_zone_without_it_is_refused_with_the_zones_that_have_it() -> No
 def test_a_zone_that_does_not_exist_is_refused() -> None:
     with pytest.raises(UserError, match="does not exist"):
         check_zone(lookup("v5p-128"), "us-east5-z")
+
+
+def test_a_zone_outside_the_regions_read_in_full_is_not_refused() -> None:
+    """The stored pages were cut off outside the US: a v5e zone in Asia (offered there, but not
+    in the table) must not be refused for want of a row; a US zone still is."""
+    assert checked_regions() == ("us-",)
+    check_zone(lookup("v5litepod-16"), "asia-southeast1-b")
+    with pytest.raises(UserError, match="does not offer v5e"):
+        check_zone(lookup("v5litepod-16"), "us-east1-d")
 
 
 def test_a_family_without_rows_is_not_refused() -> None:

@@ -54,11 +54,18 @@ def families_with_zones() -> list[str]:
     return [*_data().get("tpu", {}), *_data().get("gpu", {})]
 
 
+def checked_regions() -> tuple[str, ...]:
+    """The region prefixes whose rows were read in full from the pages (`_checked_regions` in
+    zones.json). A zone outside them is not refused: the stored pages were cut off there, and a
+    row missing for want of a page is not evidence that the zone lacks the accelerator."""
+    return tuple(_data().get("_checked_regions", ()))
+
+
 def check_zone(accel: Accelerator, zone: str) -> None:
-    """Refuse `zone` when the catalogue lists where `accel`'s family is offered and `zone` is not
-    one of those places."""
+    """Refuse `zone` when the catalogue lists where `accel`'s family is offered, the table covers
+    `zone`'s region, and `zone` is not one of those places."""
     offered = offered_zones(accel.family)
-    if not offered or zone in offered:
+    if not offered or zone in offered or not zone.startswith(checked_regions()):
         return
     raise UserError(
         f"zone {zone} does not offer {accel.family} ({accel.name}), or does not exist",
