@@ -11,7 +11,8 @@ through DRA). Which pools, per source:
 - XPK 1.16 (AI-Hypercomputer/xpk@367c8382): `supports_accelerator_network_profile=True` for
   every v6e entry of src/xpk/core/system_characteristics.py (`ct6e-standard-1t`, `-4t`), False
   for tpu7x, tpu7, v5p, v5e and v4; src/xpk/core/nodepool.py then adds
-  `--accelerator-network-profile=auto --node-labels=cloud.google.com/gke-networking-dra-driver=true`.
+  `--accelerator-network-profile=auto` and
+  `--node-labels=cloud.google.com/gke-networking-dra-driver=true`.
 - Cluster Toolkit (GoogleCloudPlatform/cluster-toolkit, modules/compute/gke-node-pool
   `enable_dranet`, main.tf and gpu_direct.tf): the same field and label; allowed on `ct6e-`
   and `tpu7x-` (and GPU `a3-`, `a4-`, `a4x-`) machines, on GKE 1.34.1-gke.1829001 or later with
