@@ -81,7 +81,8 @@ def parse_manifest(text: str, source: str) -> list[dict[str, Any]]:
 
 
 def set_limits(objects: list[dict[str, Any]], spec: Mapping[str, Any], source: str) -> None:
-    """Set container resource limits in a Deployment of a parsed manifest, in place."""
+    """Set container resource limits (and requests, when given) in a Deployment of a parsed
+    manifest, in place."""
     namespace, _, name = str(spec["deployment"]).partition("/")
     for obj in objects:
         meta = obj["metadata"]
@@ -93,6 +94,8 @@ def set_limits(objects: list[dict[str, Any]], spec: Mapping[str, Any], source: s
                 if container["name"] == spec["container"]:
                     resources = container.setdefault("resources", {})
                     resources.setdefault("limits", {}).update(spec["limits"])
+                    if spec.get("requests"):
+                        resources.setdefault("requests", {}).update(spec["requests"])
                     return
     raise CloudError(
         f"{source} has no container {spec['container']} in Deployment {spec['deployment']}",

@@ -294,6 +294,8 @@ def plan_create(
     image_levers.check(spec)
     notes: list[str] = image_levers.notes(spec) + dra_driver.notes(spec)
     notes += accel_network.notes(spec)
+    sized = gke.system_pool_note(spec)
+    notes += [sized] if sized else []
     closed = private.note(settings, bool(spec.options.get("private_endpoint")))
     notes += [closed] if closed else []
     if observed is None:
