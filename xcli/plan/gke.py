@@ -25,7 +25,13 @@ RELEASE_CHANNELS = ("RAPID", "REGULAR", "STABLE", "EXTENDED")
 DEFAULT_CPU_MACHINE = cpu_pool.DEFAULT_MACHINE
 SYSTEM_POOL = "system"
 POOL_LANE = "node-pools"
-DEFAULT_POOL_PARALLELISM = 4
+# Node pools created at once. GKE runs one operation per node pool at a time and none while a
+# cluster-level operation runs, and documents no cap on concurrent operations on different
+# pools (https://cloud.google.com/kubernetes-engine/docs/troubleshooting/concurrent-operations);
+# XPK creates node pools 100 at a time (AI-Hypercomputer/xpk@367c8382 src/xpk/core/nodepool.py
+# l.424-429, `batch=100`, raised from 10 by PR #1068 for clusters of 288 cubes). xcli keeps a
+# sliding window of the same width rather than fixed batches, and backs off on 429.
+DEFAULT_POOL_PARALLELISM = 100
 POOL_NAME_LIMIT = 40  # GKE node pool names: at most 40 characters
 
 

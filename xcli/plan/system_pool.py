@@ -14,9 +14,10 @@ cluster DNS run on the CPU pool ("system"). kube-dns grows too: GKE scales it wi
 cluster-proportional autoscaler, whose parameters in the Kubernetes DNS autoscaling example
 are one replica per 16 nodes or per 256 cores (kubernetes/website
 content/en/examples/admin/dns/dns-horizontal-autoscaler.yaml, `nodesPerReplica: 16`); each
-replica asks for 260m CPU and 110 MiB (kube-dns 100m/70Mi, dnsmasq 150m/20Mi, sidecar
-10m/20Mi: kubernetes/kubernetes cluster/addons/dns/kube-dns/kube-dns.yaml.in). That GKE's own
-kube-dns uses exactly these figures is not settled by a source read here.
+replica is counted at 260m CPU and 110 MiB (kube-dns 100m/70Mi, dnsmasq 150m/20Mi, sidecar
+10m/20Mi, the requests of kubernetes/kubernetes cluster/addons/dns/kube-dns/kube-dns.yaml.in as
+recalled: that file was not re-read for this sizing). That GKE's own kube-dns uses these
+figures is not settled by a source read here.
 
 The pool's machine is the smallest of MACHINES on which the Kueue controller's request fits one
 node's allocatable memory (GKE reserves part of each node: RESERVED below, "Node allocatable",
