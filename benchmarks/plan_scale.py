@@ -10,7 +10,8 @@ Two measurements (issue 28, "Clusters of thousands of nodes"):
   planner and the JSON and text renderers, for the same shapes.
 With --baseline, the same commands run with another checkout first on PYTHONPATH (an earlier
 release, say), interleaved run by run with this one so machine load affects both alike.
-Medians are printed with the load average. This is a measurement, not a test: nothing fails.
+Medians of wall time and of CPU time (user + system, steadier than wall time on a loaded
+machine) are printed with the load average. This is a measurement, not a test: nothing fails.
 Targets: the largest shapes built and printed in under 1 s; the 2-slice dry-run at its former
 cost (181 ms in the issue, on the machine it was measured on).
 """
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -37,15 +39,19 @@ SHAPES = {
 COMMON = ["--cluster", "demo", "--project", "my-project", "--zone", "us-east5-b", "--dry-run"]
 
 
-def child(checkout: Path, flags: list[str]) -> float:
+def child(checkout: Path, flags: list[str]) -> tuple[float, float]:
+    """Wall time and CPU time (user + system) of one run of the command."""
     argv = [sys.executable, "-m", "xcli", "cluster", "create", *flags, *COMMON, "-o", "json"]
     env = {**os.environ, "PYTHONPATH": str(checkout)}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(argv, env=env, cwd=checkout, capture_output=True, check=False)
     wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
         sys.exit(f"{' '.join(argv)} failed: {done.stderr.decode()[-400:]}")
-    return wall
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu
 
 
 def in_process(flags: list[str]) -> float:
@@ -73,17 +79,18 @@ def main() -> None:
     trees = {"this": ROOT} | ({"baseline": args.baseline.resolve()} if args.baseline else {})
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}; "
           f"median of {args.runs} runs")  # fmt: skip
-    print(f"{'shape':<15} {'tree':<9} {'command ms':>11} {'plan+print ms':>14}")
+    print(f"{'shape':<15} {'tree':<9} {'wall ms':>8} {'cpu ms':>7} {'plan+print ms':>14}")
     for shape, flags in SHAPES.items():
-        walls: dict[str, list[float]] = {name: [] for name in trees}
+        runs: dict[str, list[tuple[float, float]]] = {name: [] for name in trees}
         for _ in range(args.runs):
             for name, tree in trees.items():
-                walls[name].append(child(tree, flags))
+                runs[name].append(child(tree, flags))
         inner = statistics.median(in_process(flags) for _ in range(max(3, args.runs // 3)))
         for name in trees:
-            ms = statistics.median(walls[name]) * 1000
+            wall = statistics.median(r[0] for r in runs[name]) * 1000
+            cpu = statistics.median(r[1] for r in runs[name]) * 1000
             extra = f"{inner * 1000:>14.0f}" if name == "this" else f"{'':>14}"
-            print(f"{shape:<15} {name:<9} {ms:>11.0f}{extra}")
+            print(f"{shape:<15} {name:<9} {wall:>8.0f} {cpu:>7.0f}{extra}")
     print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 

@@ -19,8 +19,6 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-import yaml
-
 from xcli.errors import CloudError
 from xcli.gateways import cohort_read
 from xcli.gateways.backoff import RetryPolicy, Sleep, Timing, event_sleep, growing, poll, retry_call
@@ -57,6 +55,8 @@ def parse_manifest(text: str, source: str) -> list[dict[str, Any]]:
     Namespaces first, then CustomResourceDefinitions, then the rest in file order: what
     `kubectl apply` would need to succeed in one pass. `*List` documents are flattened.
     """
+    import yaml  # on a live run only: a dry-run parses no manifest
+
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
         docs = list(yaml.load_all(text, Loader=loader))
