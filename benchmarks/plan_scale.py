@@ -30,13 +30,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+# the zone of each: one that offers the family (tpu7x: us-central1-c)
 SHAPES = {
-    "v6e-256 x2": ["--tpu-type", "v6e-256", "--num-slices", "2", "--spot"],
-    "tpu7x-512 x36": ["--tpu-type", "tpu7x-512", "--num-slices", "36", "--spot"],
-    "v5p-12288": ["--tpu-type", "v5p-12288", "--spot"],
-    "v6e-256 x32": ["--tpu-type", "v6e-256", "--num-slices", "32", "--spot"],
+    "v6e-256 x2": ["--tpu-type", "v6e-256", "--num-slices", "2", "--zone", "us-east5-b"],
+    "tpu7x-512 x36": ["--tpu-type", "tpu7x-512", "--num-slices", "36", "--zone", "us-central1-c"],
+    "v5p-12288": ["--tpu-type", "v5p-12288", "--zone", "us-east5-b"],
+    "v6e-256 x32": ["--tpu-type", "v6e-256", "--num-slices", "32", "--zone", "us-east5-b"],
 }
-COMMON = ["--cluster", "demo", "--project", "my-project", "--zone", "us-east5-b", "--dry-run"]
+COMMON = ["--cluster", "demo", "--spot", "--project", "my-project", "--dry-run"]
 
 
 def child(checkout: Path, flags: list[str]) -> tuple[float, float]:
@@ -63,7 +64,8 @@ def in_process(flags: list[str]) -> float:
 
     slices = int(flags[flags.index("--num-slices") + 1]) if "--num-slices" in flags else 1
     accel = lookup(flags[1])
-    spec = ClusterSpec("demo", "my-project", "us-east5-b", "gke", accel, Capacity("spot"), slices)
+    zone = flags[flags.index("--zone") + 1]
+    spec = ClusterSpec("demo", "my-project", zone, "gke", accel, Capacity("spot"), slices)
     start = time.perf_counter()
     plan = plan_create(spec, None, setup_steps)
     plan_json(plan)

@@ -6,6 +6,8 @@ from xcli.catalog import lookup
 from xcli.spec import Capacity, ClusterSpec
 
 PROJECT, ZONE = "my-project", "us-east5-b"
+# tpu7x is offered in us-central1-c, not in us-east5-b (xcli/catalog/zones.json names the page)
+TPU7X_ZONE = "us-central1-c"
 
 # name -> (extra CLI flags, spec)
 CASES: dict[str, tuple[list[str], ClusterSpec]] = {
@@ -104,7 +106,9 @@ CASES: dict[str, tuple[list[str], ClusterSpec]] = {
     # job (96 cubes = 1,536 VMs, the catalogue's v5p-12288), and 32 full v6e pods
     "tpu7x-512-x36-spot": (
         ["--tpu-type", "tpu7x-512", "--num-slices", "36", "--spot"],
-        ClusterSpec("demo", PROJECT, ZONE, "gke", lookup("tpu7x-512"), Capacity("spot"), 36),
+        ClusterSpec(
+            "demo", PROJECT, TPU7X_ZONE, "gke", lookup("tpu7x-512"), Capacity("spot"), 36
+        ),
     ),
     "v5p-12288-spot": (
         ["--tpu-type", "v5p-12288", "--spot"],
