@@ -104,4 +104,20 @@ CASES: dict[str, tuple[list[str], ClusterSpec]] = {
             Capacity("reservation", reservation="res-a,res-b"), 2,
         ),
     ),
+    # the three largest shapes (issue 28): 9,216 chips on 2,304 VMs, v5p's largest schedulable
+    # job (96 cubes = 1,536 VMs, the catalogue's v5p-12288), and 32 full v6e pods
+    "tpu7x-512-x36-spot": (
+        ["--tpu-type", "tpu7x-512", "--num-slices", "36", "--spot"],
+        ClusterSpec(
+            "demo", PROJECT, TPU7X_ZONE, "gke", lookup("tpu7x-512"), Capacity("spot"), 36
+        ),
+    ),
+    "v5p-12288-spot": (
+        ["--tpu-type", "v5p-12288", "--spot"],
+        ClusterSpec("demo", PROJECT, ZONE, "gke", lookup("v5p-12288"), Capacity("spot")),
+    ),
+    "v6e-256-x32-spot": (
+        ["--tpu-type", "v6e-256", "--num-slices", "32", "--spot"],
+        ClusterSpec("demo", PROJECT, ZONE, "gke", lookup("v6e-256"), Capacity("spot"), 32),
+    ),
 }  # fmt: skip
