@@ -43,6 +43,8 @@ class CreateRequest:
     where: Location
     dry_run: bool  # Terraform mode only: write the folder into --out, run no terraform
     yes: bool
+    # which provider and why (cluster_index.Choice.note), for the plan's header
+    provider_note: str = ""
 
 
 @dataclass(frozen=True)
@@ -84,6 +86,19 @@ class DescribeRequest:
     where: Location
 
 
+def which_provider(name: str, explicit: str | None) -> cluster_index.Choice:
+    """The provider `cluster create --cluster name` means: --provider, else the one this machine
+    recorded for the name, else gke; a recorded name with another --provider is refused."""
+    return cluster_index.choose_for_create(name, explicit)
+
+
+def with_note(plan: Plan, note: str) -> Plan:
+    """The plan with one more header line (which provider, and why)."""
+    from dataclasses import replace
+
+    return replace(plan, notes=(note, *plan.notes)) if note else plan
+
+
 def create(req: CreateRequest, deps: Deps) -> CreateResult:
     """Create a cluster, or complete one that is partly there (or write its Terraform folder)."""
     spec = _spec(req, deps)
@@ -106,6 +121,7 @@ def create(req: CreateRequest, deps: Deps) -> CreateResult:
         if observer is not None
         else backend.plan_create(spec)
     )
+    plan = with_note(plan, req.provider_note)
     deps.record.check_create(deps.registry.live_checker(provider, backend), spec)
     confirm_removals(plan, deps.confirm)
     deps.record.created(req.name, provider)  # before running: a partial cluster is found too
@@ -135,6 +151,10 @@ def _spec(req: CreateRequest, deps: Deps) -> ClusterSpec:
         )
     accel = lookup(req.tpu_type or req.device_type or "")
     check_counts(accel, req.tpu_type, req.num_slices, req.num_nodes)
+    if caps.cloud:  # before any call, in --dry-run too; the local provider has no zone
+        from xcli.catalog.zones import check_zone
+
+        check_zone(accel, req.where.zone)  # the zone alone: its error comes first
     if extra.get("ssh_key"):  # only a provider that takes --ssh-key (VMs) has the value
         _check_user_key(deps, req.provider, deps.registry.get(req.provider), str(extra["ssh_key"]))
     no_choice = not (req.spot or req.reservation or req.flex_start)
@@ -205,7 +225,8 @@ def delete(req: DeleteRequest, deps: Deps) -> None:
         terraform_mode.delete(req.name, req.terraform_dir, req.dry_run, deps)
         return
     name = req.name
-    provider = cluster_index.provider_for(name, req.provider, deps.registry.default())
+    choice = cluster_index.choose(name, req.provider)
+    provider = choice.provider
     backend = deps.registry.get(provider)
     ref = ref_for(deps.registry, name, provider, req.where)
     # Ask first: nothing is read (no credentials, no API call) for an answer that may be no.
@@ -217,6 +238,7 @@ def delete(req: DeleteRequest, deps: Deps) -> None:
         if observer is not None
         else backend.plan_delete(ref)
     )
+    plan = with_note(plan, choice.note(name))
     vm_workloads = deps.registry.capabilities(provider).vm_workloads
     if vm_workloads:
         deps.record.stop_vm_workloads(name, provider, deps.say, deps.stop_workload)

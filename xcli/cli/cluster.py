@@ -119,7 +119,7 @@ def _create_groups() -> list[tuple[str, list[str]]]:
 @click.option(
     "--cluster", "name", required=True, help="Cluster name.", shell_complete=complete.clusters
 )
-@click.option("--provider", type=PROVIDER_CHOICE, default=DEFAULT.default(), show_default=True)
+@click.option("--provider", type=PROVIDER_CHOICE, help=FOUND_PROVIDER)
 @click.option(
     "--tpu-type",
     metavar="T",
@@ -141,7 +141,7 @@ def _create_groups() -> list[tuple[str, list[str]]]:
 @common_options
 def create(
     name: str,
-    provider: str,
+    provider: str | None,
     tpu_type: str | None,
     device_type: str | None,
     num_slices: int | None,
@@ -172,6 +172,8 @@ def create(
     from xcli.spec import check_name
 
     check_name(name, "cluster", CLUSTER_NAME_LIMIT)
+    choice = use_case.which_provider(name, provider)  # the recorded one, else gke
+    provider = choice.provider
     extra = split_options(provider, options)  # provider-only flags; others' flags are refused
     request = use_case.CreateRequest(
         name=name,
@@ -191,6 +193,7 @@ def create(
         where=common,
         dry_run=common.dry_run,
         yes=common.yes,
+        provider_note=choice.note(name),
     )
     for note in use_case.create(request, deps(common)).notes:
         click.echo(note, err=common.output != "text")  # keep stdout one JSON doc

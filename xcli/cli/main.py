@@ -26,6 +26,7 @@ COMMANDS = {
     "catalog": "xcli.cli.catalog:catalog",
     "cluster": "xcli.cli.cluster:cluster",
     "config": "xcli.cli.config:config",
+    "doctor": "xcli.cli.doctor:doctor",
     "ssh": "xcli.cli.ssh:ssh",
     "scp": "xcli.cli.ssh:scp",
     "storage": "xcli.cli.storage:storage",

@@ -114,11 +114,13 @@ def _first_time(notes: Sequence[str]) -> list[str]:
     new = {hashlib.sha256(n.encode()).hexdigest()[:16]: n for n in notes}
     fresh = [note for digest, note in new.items() if digest not in known]
     if fresh:
+        from xcli.errors import UserError
+        from xcli.state_files import open_private
+
         try:
-            said.parent.mkdir(parents=True, exist_ok=True)
-            with said.open("a", encoding="utf-8") as out:
-                out.writelines(d + "\n" for d in new if d not in known)
-        except OSError:
+            with open_private(said) as out:  # owner-only, as every file under the state folder
+                out.write("".join(d + "\n" for d in new if d not in known).encode())
+        except (OSError, UserError):
             pass  # a read-only state folder: the note is said again next time, nothing worse
     return fresh
 

@@ -98,8 +98,11 @@ class GkeProvider:
     # --- planning (pure) ---------------------------------------------------------------------
 
     def plan_create(self, spec: ClusterSpec, observed: object | None = None) -> Plan:
+        from xcli.plan.console import cluster_links
+
         seen = observed if isinstance(observed, GkeObserved) else None
-        return plan_create(spec, seen, self.setup)
+        plan = plan_create(spec, seen, self.setup)
+        return replace(plan, links=cluster_links(spec.project, spec.region, spec.name))
 
     def plan_delete(self, ref: ClusterRef, observed: object | None = None) -> Plan:
         seen = observed if isinstance(observed, GkeObserved) else None

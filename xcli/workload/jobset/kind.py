@@ -8,7 +8,7 @@ What it reads or plans comes back as data (xcli/workload/protocol.py); it never 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from xcli.workload.protocol import (
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from xcli.workload.backends import KindGateways
     from xcli.workload.jobset.live import Live
     from xcli.workload.request import WorkloadRequest
+    from xcli.workload.spec import WorkloadSpec
 
 WORKERS_HEADERS = ("WORKER", "POD", "PHASE", "NODE", "EXIT", "REASON")
 
@@ -70,6 +71,7 @@ class JobSetKind:
         cluster = gke_cluster_path(ctx.project, ctx.zone, spec.cluster)
         plan = plan_workload_create(spec, meta, existing, cluster)
         plan = add_to_plan(plan, mounts.storages, mounts.notes)
+        plan = replace(plan, links=_links(ctx, spec))
         where = f"{spec.name} --cluster {spec.cluster}{_ns_flag(ctx)}"
         return Creation(
             plan,
@@ -235,3 +237,16 @@ class JobSetKind:
         path = gke_cluster_path(ctx.project, ctx.zone, cluster)
         plan = plan_workload_delete(names, path, cluster, ctx.namespace)
         return Deletion(notes, question, plan, lambda: handlers(self.live, ref))
+
+
+def _links(ctx: Context, spec: WorkloadSpec) -> dict[str, str]:
+    """The Cloud Console pages of the workload and of its first pod's logs (XPK prints both)."""
+    from xcli.plan.console import workload_links
+    from xcli.workload.spec import GPU_REPLICATED_JOB, TPU_REPLICATED_JOB
+
+    rjob = TPU_REPLICATED_JOB if spec.accelerator.kind == "tpu" else GPU_REPLICATED_JOB
+    region = ctx.zone.rsplit("-", 1)[0]
+    return workload_links(
+        ctx.project, region, spec.cluster, spec.namespace, spec.name,
+        f"{spec.name}-{rjob}-0-0-",
+    )  # fmt: skip
