@@ -167,7 +167,10 @@ def test_local_workload_on_fewer_slices_counts_only_its_workers(tmp_path: Path) 
     # into a container too: the workload's count, never the worker's own (-e NAME)
     assert "-e JAX_NUM_PROCESSES=4 \\" in docker and "-e JAX_NUM_PROCESSES \\" not in docker
     assert "-e MEGASCALE_NUM_SLICES=1 \\" in docker and "-e TPU_WORKER_ID \\" in docker
-    meta = replace(meta_for("v5litepod-16-x1"), provider="local")
+    from xcli.providers import DEFAULT
+
+    plain = DEFAULT.capabilities("local").plain_process  # runs without an image
+    meta = replace(meta_for("v5litepod-16-x1"), provider="local", plain_process=plain)
     command = "echo $TPU_WORKER_ID $MEGASCALE_NUM_SLICES $JAX_NUM_PROCESSES $SLURM_NTASKS " \
         "$JAX_PROCESS_ID >> log"  # fmt: skip
     spec = workload_spec(cluster="demo", name="t1", image="", command=command, meta=meta)
