@@ -39,7 +39,7 @@ def plan_create(req: CreateRequest, addon_on: bool | None, kube: bool) -> Plan:
     if kube and kind.network is not None:  # the network's prerequisites before the instance
         number = project_number(a.cluster.project, why=network.WHY_NUMBER)
         checks = network.checks(a.type, a.cluster, req.network, (number.id,))
-        first = dataclasses.replace(first, after=("psa",))
+        first = dataclasses.replace(first, after=("psa", "firewall"))  # cheap rule first
         after = (first.id, "firewall")
         tail = attach_steps(a, addon_on, after=after, network_checked=True)
         steps = [number, *checks, first, *tail]
