@@ -1555,6 +1555,8 @@ def all_cases() -> list[Case]:
         *_gpu_networks(),
         *_private_and_reservations(),
         *_storage_use(),
+        *_free_text(),
+        *_network_test_values(),
     ]
     ids = [c.id for c in cases]
     assert len(ids) == len(set(ids)), "duplicate case ids"
@@ -1803,3 +1805,61 @@ def _storage_use() -> list[Case]:
          ""),
     ]  # fmt: skip
     return [Case(f"storage-use/{name}", "storage", argv, setup=setup) for name, argv, setup in rows]
+
+
+def _free_text() -> list[Case]:
+    """Issue 26: free text that would reach a request URL or body, checked against the API's
+    documented format (xcli/formats.py names the discovery-document fields)."""
+    gke = ("cluster", "create", "--cluster", "c", *TPU, *P, "--spot", "--dry-run")
+    qr = ("cluster", "create", *QR, "--cluster", "q", *TPU, *P, "--spot", "--dry-run")
+    live = ("cluster", "create", "--cluster", "c", *TPU, *P, "--spot")
+    new = ("storage", "create", "d", "--cluster", "c", *P, "--type", "filestore")
+    rows = [
+        ("network-space", (*gke, "--network", "my net")),
+        ("network-dotdot", (*gke, "--network", "../../x")),
+        ("network-upper", (*qr, "--network", "Default")),
+        ("network-live", (*live, "--network", "a?b=1")),
+        ("subnetwork-slash", (*gke, "--subnetwork", "a/b")),
+        ("subnetwork-qr-dotdot", (*qr, "--subnetwork", "..")),
+        ("gke-version-space", (*gke, "--gke-version", "1.34 latest")),
+        ("gke-version-query", (*live, "--gke-version", "1.34?x=1")),
+        ("gke-version-word", (*gke, "--gke-version", "newest")),
+        ("cpu-machine-type-slash", (*gke, "--cpu-machine-type", "e2/../x")),
+        ("cpu-machine-type-upper", (*gke, "--cpu-machine-type", "E2-STANDARD-8")),
+        ("cpu-machine-type-long", (*gke, "--cpu-machine-type", "e" * 64)),
+        ("service-account-not-email", (*qr, "--service-account", "robot")),
+        ("service-account-space", (*qr, "--service-account", "a b@p.iam.gserviceaccount.com")),
+        ("service-account-newline", (*qr, "--service-account", "a@p.com\nx")),
+        ("scopes-word", (*qr, "--scopes", "cloud platform")),
+        ("scopes-other-host", (*qr, "--scopes", "https://example.com/auth/x")),
+        ("scopes-empty-entry", (*qr, "--scopes", "https://www.googleapis.com/auth/a,")),
+        ("runtime-version-dotdot", (*qr, "--runtime-version", "../v2-alpha")),
+        ("runtime-version-space", (*qr, "--runtime-version", "v2 alpha")),
+        ("runtime-version-upper", (*qr, "--runtime-version", "V2-ALPHA-TPUV5")),
+        ("storage-location-space", (*new, "--instance", "i", "--location", "us east5")),
+        ("storage-location-dotdot", (*new, "--instance", "i", "--location", "../us-east5")),
+        ("storage-location-slash", (*new, "--instance", "i", "--location", "us-east5/x")),
+    ]
+    return [Case(f"free-text/{name}", "free-text", argv) for name, argv in rows]
+
+
+def _network_test_values() -> list[Case]:
+    """Issue 26: `cluster test-network` numbers and names, `preload-image` references."""
+    net = ("cluster", "test-network", *P, "--device-type", "h100-mega-80gb-8", "--dry-run")
+    pre = ("cluster", "preload-image")
+    end = ("--cluster", "c", *P, "--dry-run")
+    rows = [
+        ("test-network-min-fraction-nan", (*net, "--cluster", "c", "--min-fraction", "nan")),
+        ("test-network-busbw-inf", (*net, "--cluster", "c", "--expect-busbw", "inf")),
+        ("test-network-busbw-nan", (*net, "--cluster", "c", "--expect-busbw", "NaN")),
+        ("test-network-timeout-zero", (*net, "--cluster", "c", "--timeout", "0s")),
+        ("test-network-cluster-bad", (*net, "--cluster", "C!")),
+        ("test-network-cluster-path", (*net, "--cluster", "../c")),
+        ("preload-image-upper-path", (*pre, "Img:1", *end)),
+        ("preload-image-double-slash", (*pre, "a//b:1", *end)),
+        ("preload-image-empty-tag", (*pre, "img:", *end)),
+        ("preload-image-bad-digest", (*pre, "img@sha256:zz", *end)),
+        ("preload-image-long-tag", (*pre, "img:" + "t" * 129, *end)),
+        ("preload-image-long-name", (*pre, "a/" * 128 + "b", *end)),
+    ]
+    return [Case(f"test-network/{name}", "test-network", argv) for name, argv in rows]

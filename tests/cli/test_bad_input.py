@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli.bad_input_cases import SETUPS, Case, all_cases, prepare_inputs
-from tests.cli.bad_input_sandbox import Outcome, Sandbox, fake_credentials, run_case
+from tests.cli.bad_input_sandbox import Outcome, Sandbox, fake_credentials, run_case, snapshot
 
 CASES = all_cases()
 WORKERS = max(2, min(4, (os.cpu_count() or 2)))
@@ -87,6 +87,27 @@ def test_the_table_is_large_and_covers_every_command() -> None:
         assert command in commands, command
     per_section = collections.Counter(c.section for c in CASES)
     assert all(count >= 5 for count in per_section.values()), per_section
+
+
+def test_the_snapshot_sees_a_rewrite_and_a_mode_change_that_keep_size_and_time(
+    tmp_path: Path,
+) -> None:
+    """The changed-file check: an existing file rewritten in place (same size, mtime put back)
+    or given other modes counts as changed, as a new or deleted file does."""
+    config = tmp_path / "home" / ".config" / "xcli" / "config.yaml"
+    config.parent.mkdir(parents=True)
+    config.write_text("project: a\n", encoding="utf-8")
+    before = snapshot(tmp_path)
+    st = config.stat()
+    config.write_text("project: b\n", encoding="utf-8")
+    os.utime(config, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert snapshot(tmp_path) != before
+    config.write_text("project: a\n", encoding="utf-8")
+    os.utime(config, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert snapshot(tmp_path) == before
+    config.chmod(0o666)
+    os.utime(config, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert snapshot(tmp_path) != before
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])

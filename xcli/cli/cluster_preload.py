@@ -36,7 +36,7 @@ def preload_image(image: str, cluster: str, timeout: str, keep: bool, common: Co
     """
     from xcli.cli.common import run_plan
     from xcli.cli.deps import current
-    from xcli.errors import UserError
+    from xcli.formats import image_reference
     from xcli.plan.cluster import ClusterRef
     from xcli.providers.gke.preload import plan_preload
     from xcli.spec import check_duration, check_name
@@ -44,8 +44,7 @@ def preload_image(image: str, cluster: str, timeout: str, keep: bool, common: Co
     from xcli.workload.jobset.plan import gke_cluster_path
 
     check_name(cluster, "cluster", 40)
-    if not image.strip() or any(c.isspace() for c in image):
-        raise UserError(f"image {image!r} is not an image reference", hint="e.g. repo/img:tag")
+    image_reference(image)
     seconds = check_duration(timeout, "--timeout", 60, 24 * 3600)
     where = gke_cluster_path(common.project, common.zone, cluster)
     plan = plan_preload(image, cluster, where, seconds, keep)
