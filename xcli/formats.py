@@ -138,3 +138,21 @@ def finite(value: float | None, flag: str) -> float | None:
     if value is not None and not math.isfinite(value):
         raise UserError(f"{flag} {value} is not a number", hint=f"give {flag} a finite number")
     return value
+
+
+def ascii_numbers(args: list[str]) -> None:
+    """Refuse a number written with other digits than 0-9: Python's int() and float(), which
+    click's number types call, take Arabic-Indic or full-width digits as numbers (so do
+    str.isdigit and re's \\d).
+    A token, or the value of --flag=VALUE, made only of digits, signs and a point counts as a
+    number; free text (a command, an env value) is left alone, and so is all after '--'."""
+    for arg in args:
+        if arg == "--":
+            return
+        value = arg.partition("=")[2] if arg.startswith("--") else arg
+        text = value.strip()
+        if text and not text.isascii() and all(c.isdigit() or c in "+-._" for c in text):
+            raise UserError(
+                f"{arg[:40]!r} is written with digits other than 0-9",
+                hint="write numbers with the digits 0-9",
+            )

@@ -1557,6 +1557,8 @@ def all_cases() -> list[Case]:
         *_storage_use(),
         *_free_text(),
         *_network_test_values(),
+        *_values(),
+        *_state_and_files(),
     ]
     ids = [c.id for c in cases]
     assert len(ids) == len(set(ids)), "duplicate case ids"
@@ -1863,3 +1865,73 @@ def _network_test_values() -> list[Case]:
         ("preload-image-long-name", (*pre, "a/" * 128 + "b", *end)),
     ]
     return [Case(f"test-network/{name}", "test-network", argv) for name, argv in rows]
+
+
+def _values() -> list[Case]:
+    """Issue 26: paths, reservations, quotas, sizes and digits that passed unchecked."""
+    gke = ("workload", "create", *P, "--cluster", "c", *WL, *TPU, "--num-slices", "1")
+    dry = (*gke, "--dry-run")
+    team = ("team", "create", *P, "--cluster", "c", "--team", "t", "--dry-run")
+    res = ("cluster", "create", "--cluster", "c", *TPU, *P, "--dry-run", "--reservation")
+    big = tuple(f"--env=V{i}=" + "x" * 120_000 for i in range(14))  # 1.6 MiB in 14 flags
+    rows = [
+        ("values", "checkpoint-newline", (*dry, "--checkpoint-dir", "gs://b/a\nb")),
+        ("values", "checkpoint-tab-path", (*dry, "--checkpoint-dir", "/data/a\tb")),
+        ("values", "checkpoint-object-too-long",
+         (*dry, "--checkpoint-dir", "gs://b/" + "o" * 1025)),
+        ("values", "checkpoint-object-too-long-utf8",
+         (*dry, "--checkpoint-dir", "gs://b/" + "\u00e9" * 513)),
+        ("values", "cache-newline", (*dry, "--compilation-cache", "gs://b/c\n")),
+        ("private-and-reservations", "reservation-64-characters", (*res, "r" * 64)),
+        ("private-and-reservations", "reservation-path-64-characters",
+         (*res, "projects/bad-input-1/reservations/" + "r" * 64)),
+        ("private-and-reservations", "reservation-twice-two-forms",
+         (*res, "r,projects/bad-input-1/reservations/r")),
+        ("teams", "quota-huge", (*team, "--quota", "v6e=99999999999999999999999")),
+        ("teams", "quota-over-a-million", (*team, "--quota", "v6e=1000001")),
+        ("teams", "quota-arabic-digits", (*team, "--quota", "v6e=\u0668")),
+        ("teams", "weight-arabic-digits", (*team, "--quota", "v6e=8", "--weight", "\u0663")),
+        ("environment", "env-flags-over-1-mib", (*dry, *big)),
+        ("unicode", "num-slices-arabic", (*dry[:-3], "--num-slices", "\u0661", "--dry-run")),
+        ("unicode", "num-slices-fullwidth-equals",
+         (*dry[:-3], "--num-slices=\uff11", "--dry-run")),
+        ("unicode", "max-restarts-devanagari", (*dry, "--max-restarts", "\u0969")),
+        ("unicode", "duration-arabic", ("workload", "wait", "w", *P, "--cluster", "c",
+                                        "--timeout", "\u0663h")),
+        ("unicode", "workers-arabic", ("ssh", *P, "--cluster", "c", "--worker", "\u0661",
+                                       "--", "true")),
+        ("unicode", "nodes-bengali", ("cluster", "test-network", "--cluster", "c", *P,
+                                      "--nodes", "\u09e8", "--dry-run")),
+    ]  # fmt: skip
+    return [Case(f"{section}/{name}", section, argv) for section, name, argv in rows]
+
+
+def _state_and_files() -> list[Case]:
+    """Issue 26: the state folder from the environment, credentials, and files xcli writes."""
+    local = ("cluster", "create", *LOCAL, "--cluster", "l", "--tpu-type", "v5litepod-8")
+    qr = ("cluster", "create", *QR, "--cluster", "q", *TPU, *P, "--spot")
+    tf = ("cluster", "create", "--cluster", "c", *TPU, "--on-demand", *P, "--terraform")
+    wl = ("workload", "create", *P, "--cluster", "c", *WL, *TPU, "--num-slices", "1", "--dry-run")
+    rows = [
+        ("relative-home-create", local, {"XCLI_HOME": "state"}, ""),
+        ("relative-home-dot", local, {"XCLI_HOME": "./state"}, ""),
+        ("relative-home-list", ("cluster", "list", *LOCAL), {"XCLI_HOME": "state"}, ""),
+        ("relative-home-workload", ("workload", "list", *LOCAL, "--cluster", "l"),
+         {"XCLI_HOME": "state"}, ""),
+        ("proc-home-create", local, {"XCLI_HOME": "/proc/xcli"}, ""),
+        ("proc-self-home-create", local, {"XCLI_HOME": "/proc/self"}, ""),
+        ("proc-home-workload", ("workload", "create", *LOCAL, "--cluster", "l", *WL),
+         {"XCLI_HOME": "/proc/xcli"}, ""),
+        ("credentials-missing-qr", qr, {"GOOGLE_APPLICATION_CREDENTIALS": "{home}/none.json"}, ""),
+        ("credentials-not-a-key-qr", qr,
+         {"GOOGLE_APPLICATION_CREDENTIALS": "{in}/list.yaml"}, ""),
+        ("terraform-user-folder-dry-run", (*tf, "{cwd}/tf", "--dry-run"), {}, "user-tf"),
+        ("terraform-user-folder-apply-dry-run", (*tf, "{cwd}/tf", "--apply", "--dry-run"), {},
+         "user-tf"),
+        ("manifest-file-is-folder", (*wl, "--output-manifest-file", "{in}/a-dir"), {}, ""),
+        ("manifest-file-is-cwd", (*wl, "--output-manifest-file", "."), {}, ""),
+    ]  # fmt: skip
+    return [
+        Case(f"state/{name}", "state and files", argv, env=env, setup=setup)
+        for name, argv, env, setup in rows
+    ]
