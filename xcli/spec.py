@@ -178,7 +178,7 @@ def capacity_from_flags(
     return Capacity("spot" if spot else "on-demand")
 
 
-_ID = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+_ID = r"[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?"  # a block or sub-block: 63 characters at most
 _RESERVATION = re.compile(
     # a reservation name: 1-63 characters, [a-z]([-a-z0-9]*[a-z0-9])? (compute.v1.json,
     # Reservation.name in the pinned google-api-python-client's discovery document)

@@ -1559,6 +1559,7 @@ def all_cases() -> list[Case]:
         *_network_test_values(),
         *_values(),
         *_state_and_files(),
+        *_huge_and_more(),
     ]
     ids = [c.id for c in cases]
     assert len(ids) == len(set(ids)), "duplicate case ids"
@@ -1815,7 +1816,19 @@ def _free_text() -> list[Case]:
     gke = ("cluster", "create", "--cluster", "c", *TPU, *P, "--spot", "--dry-run")
     qr = ("cluster", "create", *QR, "--cluster", "q", *TPU, *P, "--spot", "--dry-run")
     live = ("cluster", "create", "--cluster", "c", *TPU, *P, "--spot")
-    new = ("storage", "create", "d", "--cluster", "c", *P, "--type", "filestore")
+    new = (
+        "storage",
+        "create",
+        "d",
+        "--cluster",
+        "c",
+        *P,
+        "--type",
+        "filestore",
+        "--size",
+        "1TB",
+        "--dry-run",
+    )
     rows = [
         ("network-space", (*gke, "--network", "my net")),
         ("network-dotdot", (*gke, "--network", "../../x")),
@@ -1935,3 +1948,46 @@ def _state_and_files() -> list[Case]:
         Case(f"state/{name}", "state and files", argv, env=env, setup=setup)
         for name, argv, env, setup in rows
     ]
+
+
+def _huge_and_more() -> list[Case]:
+    """Issue 26: huge values, namespaces, mount points and options, CIDRs, reservations."""
+    gke = ("workload", "create", *P, "--cluster", "c", *WL, *TPU)
+    att = ("storage", "attach", "d", "--cluster", "c", *P, "--type", "gcsfuse", "--bucket", "b-1")
+    private = ("cluster", "create", "--cluster", "c", *TPU, *P, "--spot", "--private")
+    res = ("cluster", "create", "--cluster", "c", *TPU, *P, "--dry-run", "--reservation")
+    logs = ("workload", "goodput", "t", "--cluster", "c", *P, "--source", "cloud-logging")
+    rows = [
+        ("huge", "num-slices-huge", (*gke, "--num-slices", "1" + "0" * 30, "--dry-run")),
+        ("huge", "max-restarts-huge",
+         (*gke, "--num-slices", "1", "--max-restarts", "9" * 40, "--dry-run")),
+        ("huge", "namespace-100k", ("workload", "list", *P, "--cluster", "c",
+                                    "--namespace", "a" * 100_000)),
+        ("huge", "log-name-600", (*logs, "--log-name", "l" * 600, "--dry-run")),
+        ("huge", "cluster-name-100k", ("cluster", "describe", "--cluster", "c" * 100_000, *P)),
+        ("namespaces", "namespace-space", ("workload", "status", "w", *P, "--cluster", "c",
+                                           "--namespace", "kube system")),
+        ("namespaces", "namespace-unicode-digit", ("workload", "status", "w", *P, "--cluster", "c",
+                                                   "--namespace", "ns\u0663")),
+        ("namespaces", "namespace-dot", ("workload", "list", *P, "--cluster", "c",
+                                         "--namespace", "a.b")),
+        ("namespaces", "namespace-trailing-hyphen", ("workload", "list", *P, "--cluster", "c",
+                                                     "--namespace", "team-")),
+        ("namespaces", "namespace-empty", ("workload", "list", *P, "--cluster", "c",
+                                           "--namespace", "")),
+        ("storage", "attach-mount-point-glob", (*att, "--mount-point", "/data/*")),
+        ("storage", "attach-mount-point-newline", (*att, "--mount-point", "/data/a\nb")),
+        ("storage", "attach-mount-point-space", (*att, "--mount-point", "/data/keep me")),
+        ("storage", "mount-point-question", (*att, "--mount-point", "/data/?")),
+        ("storage", "mount-options-newline", (*att, "--mount-options", "ro\nrw")),
+        ("private-and-reservations", "cidr-prefix-33",
+         (*private, "--authorized-networks", "10.0.0.0/33")),
+        ("private-and-reservations", "cidr-arabic-digits",
+         (*private, "--authorized-networks", "\u0661\u0660.0.0.0/8")),
+        ("private-and-reservations", "cidr-octet-256",
+         (*private, "--authorized-networks", "10.256.0.0/16")),
+        ("private-and-reservations", "reservation-block-64",
+         (*res, "r/reservationBlocks/" + "b" * 64)),
+        ("private-and-reservations", "reservation-unicode", (*res, "r\u00e9s")),
+    ]  # fmt: skip
+    return [Case(f"{section}/{name}", section, argv) for section, name, argv in rows]
