@@ -30,6 +30,10 @@ SHELL_FENCES = ("", "bash", "sh", "shell", "console")
 
 LIVE_GKE = "needs a live GKE cluster (reads it, or creates or changes it through the GKE API)"
 LIVE_QR = "creates, waits for or reads Cloud TPU queued resources (a live Google Cloud project)"
+JAX_EXAMPLE = (
+    "needs JAX in the workers' python (the one running xcli); "
+    "tests/providers/local/test_jax_examples.py runs it on a local cluster when JAX is installed"
+)
 ELIDED = "elided (`...`): the flags are those of the example above it"
 
 # "FILE: COMMAND" -> why it does not run here
@@ -62,9 +66,16 @@ SKIP = {
     "--yes": LIVE_QR,
     "docs/ssh.md: xcli ssh --cluster demo --worker=2                  # an interactive shell on "
     "worker 2": "opens an interactive shell: needs a person at a terminal",
-    "docs/local-provider.md: xcli ssh --cluster demo --worker=all --command 'JAX_PLATFORMS=cpu "
-    "python3 prog.py'": "needs JAX on the workers' python; tests/providers/local/test_lifecycle.py "
-    "runs this program on a local cluster when JAX is installed",
+    "docs/local-provider.md: xcli ssh --provider local --cluster demo --worker=all --command "
+    "'python3 -c \"import jax; print(jax.device_count())\"'": JAX_EXAMPLE,
+    "docs/local-provider.md: xcli ssh --provider local --cluster demo --worker=all --command "
+    "'python3 -c \"import jax; jax.distributed.initialize(); print(jax.device_count())\"'": (
+        JAX_EXAMPLE
+    ),
+    "docs/local-provider.md: xcli ssh --provider local --cluster demo --worker=all --command "
+    "'python3 matmul.py'": JAX_EXAMPLE,
+    "docs/local-provider.md: xcli workload create --provider local --cluster demo --workload "
+    "hello --num-slices 1 --command 'python3 matmul.py'": JAX_EXAMPLE,
     "docs/workload.md: xcli workload create --cluster demo --workload train-1 --docker-image "
     "us-docker.pkg.dev/my-project/repo/trainer:1 --command 'python3 train.py' --max-restarts 3 "
     "--env WANDB_MODE=offline": LIVE_GKE,
@@ -152,11 +163,15 @@ def examples(file: str) -> list[Example]:
     return found
 
 
-def _python_block(file: str) -> str:
-    """The doc's Python program (the JAX example), saved as the text says: prog.py."""
+def _python_block(file: str) -> dict[str, str]:
+    """The doc's first Python program (the JAX example), saved as the text says: the name its
+    first line gives (`# matmul.py`), else prog.py."""
     text = (REPO / file).read_text(encoding="utf-8")
     match = re.search(r"```python\n(.*?)```", text, re.S)
-    return match.group(1) if match else ""
+    if not match:
+        return {}
+    named = re.match(r"# (\S+\.py)\n", match.group(1))
+    return {named.group(1) if named else "prog.py": match.group(1)}
 
 
 def _xcli_bin() -> Path:
@@ -219,7 +234,7 @@ def test_examples_run_as_written(file: str, tmp_path: Path) -> None:
     work.mkdir()
     root = tmp_path / "sandbox"
     (root / "home").mkdir(parents=True)
-    for name, content in {**FILES, "prog.py": _python_block(file)}.items():
+    for name, content in {**FILES, **_python_block(file)}.items():
         (work / name).parent.mkdir(parents=True, exist_ok=True)
         (work / name).write_text(content, encoding="utf-8")
     env = _sandbox_env(root)

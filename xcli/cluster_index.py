@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from xcli import paths
 from xcli.errors import UserError
@@ -92,3 +94,52 @@ def provider_for(
             hint="say which: " + " or ".join(f"--provider {p}" for p in found),
         )
     return found[0] if found else default
+
+
+# The one rule for which provider a command on cluster NAME means (issue 27): an explicit
+# --provider; else the provider this machine recorded for NAME; else gke (commands limited to
+# some providers, like ssh, default to the first of those). `cluster create` of a recorded
+# name with another --provider is refused rather than planned beside it.
+@dataclass(frozen=True)
+class Choice:
+    provider: str
+    why: Literal["flag", "recorded", "default"]
+
+    def note(self, name: str) -> str:
+        """One line for the plan's header: which provider, and why ("" when --provider said it:
+        the title names the provider)."""
+        if self.why == "flag":
+            return ""
+        if self.why == "recorded":
+            return (
+                f"provider: {self.provider} (this machine recorded cluster {name} as "
+                f"{self.provider}; pass --provider to choose another)"
+            )
+        return (
+            f"provider: {self.provider} (the default: no --provider, and no cluster {name} "
+            "recorded on this machine)"
+        )
+
+
+def choose(
+    name: str, explicit: str | None, default: str = "gke", allowed: Sequence[str] | None = None
+) -> Choice:
+    """The provider a command on `name` means, and why (see the rule above)."""
+    if explicit is not None:
+        return Choice(explicit, "flag")
+    found = [p for p in providers_of(name) if allowed is None or p in allowed]
+    return Choice(provider_for(name, None, default, allowed), "recorded" if found else "default")
+
+
+def choose_for_create(name: str, explicit: str | None) -> Choice:
+    """`cluster create`: the recorded provider completes the cluster it made; another one is
+    refused, since two clusters of one name on two providers make every later command ask."""
+    recorded = providers_of(name)
+    if explicit is not None and recorded and explicit not in recorded:
+        raise UserError(
+            f"cluster {name} was created with --provider {' and '.join(recorded)} on this "
+            f"machine, not {explicit}",
+            hint=f"choose another --cluster name, or delete it first: xcli cluster delete "
+            f"--cluster {name} --provider {recorded[0]}",
+        )
+    return choose(name, explicit)

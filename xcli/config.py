@@ -30,8 +30,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from xcli import paths
 from xcli.errors import ConfigError
 from xcli.state_files import locked, write_private
@@ -70,6 +68,8 @@ def read_user_config(path: Path | None = None) -> dict[str, Any]:
     if not os.path.lexists(path):
         return {}
     text = _read_settings_file(path, "config file", f"fix or delete {path}")
+    import yaml  # only when a config file exists: a plain command pays nothing for it
+
     try:
         data = yaml.safe_load(text) or {}
     except yaml.YAMLError as exc:
@@ -104,6 +104,8 @@ def write_user_config(data: Mapping[str, Any], path: Path | None = None) -> Path
 
     path = path or paths.config_file()
     check_writable_folder(path.parent, "config folder")
+    import yaml
+
     return write_private(path, yaml.safe_dump(dict(sorted(data.items())), sort_keys=False))
 
 

@@ -23,7 +23,6 @@ import contextlib
 import errno
 import fcntl
 import os
-import secrets
 from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
@@ -60,7 +59,9 @@ def write_private(path: Path, data: bytes | str) -> Path:
     """Replace `path` whole with `data` (text as UTF-8), mode 0600."""
     body = data.encode("utf-8") if isinstance(data, str) else data
     private_dir(path.parent)
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
+    # os.urandom is what secrets.token_hex reads; importing secrets (hmac, hashlib) costs every
+    # command that only reads
+    tmp = path.with_name(f".{path.name}.{os.urandom(6).hex()}.tmp")
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
     try:
         fd = os.open(tmp, flags | getattr(os, "O_CLOEXEC", 0), FILE_MODE)

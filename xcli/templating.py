@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import json
 from functools import cache
-from typing import Any
-
-import jinja2
+from typing import TYPE_CHECKING, Any
 
 from xcli.resources import resource_dir
+
+if TYPE_CHECKING:  # Jinja is imported on first render: a plain `cluster create` never renders
+    import jinja2
 
 
 def escape_template(value: Any) -> Any:
@@ -34,6 +35,8 @@ def hcl(value: Any) -> str:
 
 @cache
 def environment() -> jinja2.Environment:
+    import jinja2
+
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(resource_dir("templates"))),
         undefined=jinja2.StrictUndefined,

@@ -13,6 +13,7 @@ from xcli.cli.errors import run_guarded
 from xcli.cli.main import cli
 
 COMMON = ["--project", "my-proj", "--zone", "us-east5-b"]
+V4_ZONE = ["--zone", "us-central2-b"]  # v4 is offered there only (xcli/catalog/zones.json)
 
 
 def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
@@ -42,6 +43,7 @@ def test_create_dry_run_reads_the_startup_script(
         "-o",
         "json",
         *COMMON,
+        *V4_ZONE,
     ]
     code, out, _ = _run(argv, capsys)
     assert code == 0
@@ -182,7 +184,7 @@ def test_create_os_login_dry_run_needs_no_credentials(
     monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(tmp_path / "missing.json"))
     argv = ["cluster", "create", "--provider", "queued-resource", "--cluster", "q"]
     argv += ["--tpu-type", "v4-8", "--spot", "--os-login", "--dry-run", "-o", "json"]
-    code, out, _ = _run([*argv, *COMMON], capsys)
+    code, out, _ = _run([*argv, *COMMON, *V4_ZONE], capsys)
     assert code == 0
     steps = {step["id"]: step for step in json.loads(out)["plan"]}
     assert steps["os-login-key"]["request"]["url"] == (
@@ -190,7 +192,7 @@ def test_create_os_login_dry_run_needs_no_credentials(
         "?projectId=my-proj"
     )
     assert steps["ssh-access"]["user"] == "${os-login-key.username}"
-    code, _, err = _run([*argv, "--metadata", "enable-oslogin=FALSE", *COMMON], capsys)
+    code, _, err = _run([*argv, "--metadata", "enable-oslogin=FALSE", *COMMON, *V4_ZONE], capsys)
     assert code == 1 and "contradicts" in err
 
 

@@ -37,6 +37,7 @@ def test_a_piped_256_worker_wait_prints_a_few_lines(capsys: pytest.CaptureFixtur
     reporter.finished(StepResult(step=step, status="ok", seconds=2.56))
     assert _lines(capsys) == [
         "[wait] Wait until all 256 workers answer over SSH ...",
+        "[wait] 1/256 workers answer (0s)",  # the first of its kind is news; the counter is not
         "[wait] done in 2s",
     ]
     reporter.started(step)
@@ -44,8 +45,9 @@ def test_a_piped_256_worker_wait_prints_a_few_lines(capsys: pytest.CaptureFixtur
         clock.now += 1.0
         reporter.progress(step, f"{n}/256 workers answer")
     said = _lines(capsys)
-    assert len(said) == 1 + int(256 // PROGRESS_EVERY)
-    assert said[1] == "[wait] 10/256 workers answer (10s)"
+    assert said[1] == "[wait] 1/256 workers answer (1s)"  # news, then the counter every 10 s
+    assert said[2] == "[wait] 11/256 workers answer (11s)"
+    assert len(said) == 2 + int(255 // PROGRESS_EVERY)
 
 
 def test_a_note_is_said_once_per_machine(isolated_home: Path) -> None:

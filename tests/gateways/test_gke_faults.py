@@ -245,13 +245,13 @@ def test_workload_policy_operation_is_polled_as_the_dry_run_prints_it() -> None:
     _, spec = CASES["tpu7x-128-x2-spot"]
     with live() as env:
         assert env.run(env.plan(spec), ref_of(spec)).ok
-        polls = env.fake.calls("GET", "/regions/us-east5/operations/")
+        polls = env.fake.calls("GET", "/regions/us-central1/operations/")
         assert env.fake.calls("POST", "/wait") == []
     # the policy insert runs beside the cluster create, so the fake may number its operation
     # either way; what matters is that its regional operation is read until DONE
     assert len(polls) == 1
     assert re.fullmatch(
-        r"/compute/v1/projects/my-project/regions/us-east5/operations/operation-\d+", polls[0][1]
+        r"/compute/v1/projects/my-project/regions/us-central1/operations/operation-\d+", polls[0][1]
     )
 
 

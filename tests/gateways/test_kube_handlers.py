@@ -128,6 +128,7 @@ def test_install_downloads_and_applies_every_object_in_order() -> None:
     responses.get(URL, body=FIXTURE.read_text())
     fake, clock = FakeKube(), Clock()
     limits = {"cpu": "3", "memory": "5000Mi"}
+    requests = {"cpu": "3", "memory": "5000Mi"}
     step = K8sInstall(
         id="install",
         summary="install gadget",
@@ -140,6 +141,7 @@ def test_install_downloads_and_applies_every_object_in_order() -> None:
             "deployment": "gadget-system/gadget-controller-manager",
             "container": "manager",
             "limits": limits,
+            "requests": requests,
         },
     )
     result = run(handlers(fake, clock, fetch=fetch_manifest), step)
@@ -154,7 +156,8 @@ def test_install_downloads_and_applies_every_object_in_order() -> None:
         "/api/v1/namespaces/gadget-system/configmaps/gadget-manager-config",
     ]
     expected = parse_manifest(FIXTURE.read_text(), "f")
-    expected[2]["spec"]["template"]["spec"]["containers"][0]["resources"] = {"limits": limits}
+    resources = {"limits": limits, "requests": requests}
+    expected[2]["spec"]["template"]["spec"]["containers"][0]["resources"] = resources
     for request, obj in zip(fake.patches(), expected, strict=True):
         assert json.loads(request.content) == obj
         assert request.url.params["fieldManager"] == "xcli"
@@ -297,8 +300,10 @@ def test_whole_setup_live_sends_what_the_dry_run_printed() -> None:
     kueue = fake.objects[
         "/apis/apps/v1/namespaces/kueue-system/deployments/kueue-controller-manager"
     ]
-    limits = kueue["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"]
-    assert limits == incluster.controller_limits("kueue", 4)["limits"]
+    resources = kueue["spec"]["template"]["spec"]["containers"][0]["resources"]
+    (install,) = [s for s in plan.steps if isinstance(s, K8sInstall) and s.component == "kueue"]
+    assert resources["limits"] == install.limits["limits"]
+    assert resources["requests"] == install.limits["requests"]  # request = limit, as XPK
 
 
 def test_handler_context_reports_progress() -> None:

@@ -42,10 +42,11 @@ def _proto(body: dict[str, Any]) -> dict[str, Any]:
 def test_live_body_equals_dry_run_body(name: str) -> None:
     step = plan_create(SCENARIOS[name]).by_id()["create"]
     url = str(step.url)
-    root = ALPHA if "/v2alpha1/" in url else BASE
-    responses.post(f"{root}/queuedResources", json={"name": f"{PARENT}/operations/op-1"})
+    root = url.split("/queuedResources", 1)[0]  # the scenario's own version and zone
+    parent = "projects/" + root.split("/projects/", 1)[1]
+    responses.post(f"{root}/queuedResources", json={"name": f"{parent}/operations/op-1"})
     op = gateway().create_queued_resource(url, dict(step.body))  # type: ignore[arg-type]
-    assert op == f"{PARENT}/operations/op-1"
+    assert op == f"{parent}/operations/op-1"
     sent = responses.calls[0].request
     assert "queuedResourceId=" + url.split("queuedResourceId=")[1] in sent.url
     assert sent.headers["Authorization"] == "Bearer t"

@@ -18,6 +18,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from tests.model.addresses import pod_addresses
 from tests.model.cluster import FACTS, Cluster, kind_of
 from tests.model.scheduling import misfit, requests
 
@@ -272,4 +273,5 @@ def check_all(cluster: Cluster, objects: list[dict[str, Any]]) -> list[str]:
         + queues_cover(cluster, objects)
         + kinds_installed(cluster, objects)
         + ports_served(objects)
+        + pod_addresses(cluster.pod_range, cluster.addresses)
     )

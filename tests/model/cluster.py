@@ -16,6 +16,7 @@ from typing import Any
 import yaml
 
 from tests.conftest import DATA
+from tests.model.addresses import PoolAddresses, pool_addresses, range_prefix
 from tests.model.nodes import NodePool, plan_pools
 
 FACTS: dict[str, Any] = json.loads((Path(__file__).parent / "cluster_facts.json").read_text())
@@ -57,12 +58,19 @@ class Cluster:
     applied: list[Applied] = field(default_factory=list)
     installs: list[str] = field(default_factory=list)
     unknown_installs: list[str] = field(default_factory=list)
+    pod_range: int | None = None  # the Pod range's prefix length, once a cluster body is seen
+    addresses: list[PoolAddresses] = field(default_factory=list)
 
     def add(self, plan: list[dict[str, Any]]) -> Cluster:
         self.pools += plan_pools(plan)
         for step in plan:
             if step.get("api") == "container.projects.locations.clusters.create":
-                self._beta_apis(step["request"]["body"]["cluster"])
+                body = step["request"]["body"]["cluster"]
+                self._beta_apis(body)
+                self.pod_range = range_prefix(body)
+                self.addresses += [pool_addresses(p) for p in body.get("nodePools", [])]
+            if step.get("api") == "container.projects.locations.clusters.nodePools.create":
+                self.addresses.append(pool_addresses(step["request"]["body"]["nodePool"]))
             if step.get("kind") == "k8s_install":
                 self._install(step)
             manifest = step.get("manifest")

@@ -147,6 +147,10 @@ MADE: dict[str, Source] = {
     ),
     "made/workload-on-v5p-128-reservation": "gke/v5p-128-reservation.json",
     "made/workload-on-v6e-256-x2-spot": "gke/v6e-256-x2-spot.json",
+    # the largest shapes (issue 28): a workload of every slice on each
+    "made/workload-on-tpu7x-512-x36-spot": "gke/tpu7x-512-x36-spot.json",
+    "made/workload-on-v5p-12288-spot": "gke/v5p-12288-spot.json",
+    "made/workload-on-v6e-256-x32-spot": "gke/v6e-256-x32-spot.json",
 }
 WORKLOAD_FLAGS = ["--workload", "train-1", "--docker-image", "us-docker.pkg.dev/p/r/t:1"]
 WORKLOAD_FLAGS += ["--command", "python3 train.py", "--dry-run", "--output", "json"]

@@ -204,3 +204,17 @@ def test_d_beta_dra_kinds_are_served_only_when_the_cluster_enables_them() -> Non
         "ResourceClaimTemplate c apiVersion resource.k8s.io/v1beta1: kind installed by nothing "
         "in the cluster plan nor built into GKE"
     ]
+
+
+def test_nodes_without_pod_addresses() -> None:
+    """The 2,304-VM golden fits its /14 only because its TPU pools cap their pods per node."""
+    cluster = copy.deepcopy(golden_plan("gke/tpu7x-512-x36-spot.json"))
+    assert _run(cluster) == []
+    for step in cluster:
+        if step.get("api") == "container.projects.locations.clusters.nodePools.create":
+            del step["request"]["body"]["nodePool"]["maxPodsConstraint"]
+    assert _run(cluster) == [
+        "cluster ipAllocationPolicy.clusterIpv4CidrBlock /14 holds 262144 Pod addresses; "
+        "the plan's 2353 nodes need 602368 (largest: demo-np-0, 65 nodes x 256 for 110 "
+        "pods per node)"
+    ]

@@ -18,6 +18,7 @@ from xcli.plan.kube_steps import K8sInstall, K8sWait
 from xcli.plan.model import Plan, Ref, resolve
 from xcli.plan.render import plan_json, plan_text
 from xcli.plan.steps import K8sApply, LocalAction
+from xcli.plan.system_pool import controllers
 from xcli.spec import Capacity, ClusterSpec
 from xcli.workload.spec import cluster_meta_from_dict
 
@@ -266,6 +267,7 @@ def test_install_steps_print_what_is_fetched() -> None:
             "deployment": "kueue-system/kueue-controller-manager",
             "container": "manager",
             "limits": {"cpu": "2", "memory": "4096Mi"},
+            "requests": {"cpu": "2", "memory": "4096Mi"},
         },
         "config_patch": {
             "configmap": "kueue-system/kueue-manager-config",
@@ -311,17 +313,18 @@ def test_crd_validator_takes_go_inline_flags() -> None:
 
 
 def test_controller_limits_grow_with_the_cluster() -> None:
-    small = incluster.controller_limits("kueue", 128)["limits"]
-    assert small == {"cpu": "2", "memory": "4096Mi"}
-    big = incluster.controller_limits("kueue", 2240)  # v5p-17920: 2,240 VMs
-    assert big["limits"] == {"cpu": "9", "memory": f"{32 * 2240}Mi"}
+    small = incluster.controller_limits("kueue", controllers(128))
+    assert small["limits"] == small["requests"] == {"cpu": "2", "memory": "4096Mi"}
+    big = incluster.controller_limits("kueue", controllers(2240))  # v5p-17920: 2,240 VMs
+    assert big["limits"] == big["requests"] == {"cpu": "9", "memory": f"{32 * 2240}Mi"}
     assert big["deployment"] == "kueue-system/kueue-controller-manager"
-    jobset = incluster.controller_limits("jobset", 8000)
-    assert jobset["limits"] == {"memory": "9600Mi"}
+    jobset = incluster.controller_limits("jobset", controllers(8000))
+    assert jobset["limits"] == {"memory": "9600Mi"} and "requests" not in jobset
     assert jobset["deployment"] == "jobset-system/jobset-controller-manager"
     steps = incluster.setup_steps(spec("v5p-128", slices=4), CLUSTER, ("cluster",))
     kueue = next(s for s in steps if isinstance(s, K8sInstall) and s.component == "kueue")
-    assert kueue.limits == incluster.controller_limits("kueue", 64)
+    # 64 VMs and the one-node CPU pool: what `kubectl get node` counts when XPK sizes it
+    assert kueue.limits == incluster.controller_limits("kueue", controllers(65))
 
 
 @pytest.mark.parametrize("case", sorted(CASES))

@@ -109,6 +109,11 @@ def test_environment_contract_two_slices() -> None:
         assert env["JAX_COORDINATOR_BIND_ADDRESS"] == "127.0.0.1:300"
         assert env["JAX_NUM_PROCESSES"] == "8"
         assert env["JAX_PROCESS_ID"] == str(4 * s + w)
+        # what JAX's Slurm detection reads: jax.distributed.initialize() with no arguments
+        assert env["SLURM_NTASKS"] == "8"
+        assert env["SLURM_PROCID"] == str(4 * s + w)
+        assert (env["SLURM_STEP_NODELIST"], env["SLURM_LOCALID"]) == ("127.0.0.1", "0")
+        assert env["SLURM_JOB_ID"].isdigit()
     assert sorted(int(e["JAX_PROCESS_ID"]) for e in envs.values()) == list(range(8))
 
 
@@ -139,3 +144,19 @@ def test_cli_refuses_bad_flags_with_one_line(capsys: pytest.CaptureFixture[str])
     assert err[1].startswith("hint: ")
     assert run_guarded(cli, [*argv, "--device-type", "h100-80gb-8"], debug=False) == 1
     assert "emulates TPU slices" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        ("/usr/bin:/bin", "/home/u/.venv/bin:/usr/bin:/bin"),  # README (a): venv not active
+        ("/home/u/.venv/bin:/usr/bin", "/home/u/.venv/bin:/usr/bin"),  # active: unchanged
+        ("/usr/bin:/home/u/.venv/bin", "/usr/bin:/home/u/.venv/bin"),  # the user's order kept
+        ("", "/home/u/.venv/bin"),
+    ],
+)
+def test_workers_find_the_python_that_runs_xcli(path: str, expected: str) -> None:
+    from xcli.providers.local.supervisor import worker_path
+
+    # a venv's python is a symlink: its own folder, not the target's, goes on PATH
+    assert worker_path(path, "/home/u/.venv/bin/python") == expected

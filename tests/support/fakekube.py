@@ -3,10 +3,11 @@
 It does what the gateway needs from a real one, at the HTTP level: server-side apply creates
 (201) or updates (200) the object at the PATCH URL and echoes it with a uid, dryRun=All echoes
 without storing, GET answers the object or a 404 Status, collection GETs list (honouring
-equality label and field selectors; one without a namespace lists every namespace), DELETE
-removes, pods/<name>/log answers text. Tests queue
-scripted answers for a (method, path) with `script`, e.g. webhook failures, and read back every
-request from `requests`; `put` stores an object as the cluster's controllers would have.
+equality label and field selectors, one without a namespace listing every namespace,
+and paging with `limit` and `continue`), DELETE removes, pods/<name>/log answers text.
+Tests queue scripted answers for a (method, path) with `script`, e.g. webhook failures, and
+read back every request from `requests`; `put` stores an object as the cluster's
+controllers would have.
 """
 
 from __future__ import annotations
@@ -105,9 +106,25 @@ class FakeKube:
             return status(404, "NotFound", f'pods "{pod}" not found')
         if _is_collection(path):
             items = [o for p, o in sorted(self.objects.items()) if _in(p.rsplit("/", 1)[0], path)]
-            items = [o for o in items if _selected(o, request.url.params)]
-            return httpx2.Response(200, json={"kind": "List", "metadata": {}, "items": items})
+            params = dict(request.url.params)  # parsed once: a list may hold thousands
+            items = [o for o in items if _selected(o, params)]
+            return httpx2.Response(200, json=_page(items, params))
         return status(404, "NotFound", f"{path} not found")
+
+
+def _page(items: list[dict[str, Any]], params: Any) -> dict[str, Any]:
+    """One page of a list, as the API server pages it: `limit` items from the `continue` token
+    on, and a token for the rest while any is left (the token here is the offset)."""
+    limit = int(params.get("limit") or 0)
+    start = int(params.get("continue") or 0)
+    if not limit:
+        return {"kind": "List", "metadata": {}, "items": items[start:]}
+    page = items[start : start + limit]
+    more = start + limit < len(items)
+    meta: dict[str, Any] = {"continue": str(start + limit)} if more else {}
+    if more:
+        meta["remainingItemCount"] = len(items) - start - limit
+    return {"kind": "List", "metadata": meta, "items": page}
 
 
 def _in(parent: str, collection: str) -> bool:

@@ -6,17 +6,18 @@ from xcli.catalog import lookup
 from xcli.spec import Capacity, ClusterSpec
 
 PROJECT, ZONE = "my-proj", "us-east5-b"
+V4_ZONE = "us-central2-b"  # v4 is offered there only (xcli/catalog/zones.json)
 STARTUP = "#!/bin/bash\necho ready\n"
 
 
 def spec(
-    name: str, tpu: str, capacity: Capacity, slices: int = 1, **options: object
+    name: str, tpu: str, capacity: Capacity, slices: int = 1, zone: str = ZONE, **options: object
 ) -> ClusterSpec:
     opts: dict[str, object] = {"ssh_user": "alice", **options}
     return ClusterSpec(
         name=name,
         project=PROJECT,
-        zone=ZONE,
+        zone=zone,
         provider="queued-resource",
         accelerator=lookup(tpu),
         capacity=capacity,
@@ -51,6 +52,7 @@ SCENARIOS: dict[str, ClusterSpec] = {
         Capacity("on-demand"),
         metadata_from_file=(("startup-script", STARTUP),),
         runtime_version="tpu-ubuntu2204-base",
+        zone=V4_ZONE,
     ),
     "v6e-8-guaranteed": spec(
         "guar",

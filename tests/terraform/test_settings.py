@@ -60,7 +60,10 @@ def test_single_host_slice_has_no_placement() -> None:
     ("flags", "message"),
     [
         (("--provider", "queued-resource", "--tpu-type", "v6e-16", "--spot"), "--spot cannot"),
-        (("--tpu-type", "tpu7x-128", "--spot"), "workload-policy placement"),
+        (  # tpu7x is offered in us-central1-c (xcli/catalog/zones.json)
+            ("--tpu-type", "tpu7x-128", "--spot", "--zone", "us-central1-c"),
+            "workload-policy placement",
+        ),
         (("--tpu-type", "v6e-16", "--spot", "--apply"), "--apply applies only with"),
         (("--tpu-type", "v6e-16", "--spot", "--terraform", "d", "--state-bucket", "B!"), "bucket"),
         (

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from xcli.catalog.model import Accelerator
     from xcli.plan.cluster import ClusterSummary
     from xcli.plan.model import Plan
+    from xcli.providers.base import Provider
     from xcli.spec import ClusterSpec
 
 
@@ -42,6 +43,8 @@ class CreateRequest:
     where: Location
     dry_run: bool  # Terraform mode only: write the folder into --out, run no terraform
     yes: bool
+    # which provider and why (cluster_index.Choice.note), for the plan's header
+    provider_note: str = ""
 
 
 @dataclass(frozen=True)
@@ -83,6 +86,19 @@ class DescribeRequest:
     where: Location
 
 
+def which_provider(name: str, explicit: str | None) -> cluster_index.Choice:
+    """The provider `cluster create --cluster name` means: --provider, else the one this machine
+    recorded for the name, else gke; a recorded name with another --provider is refused."""
+    return cluster_index.choose_for_create(name, explicit)
+
+
+def with_note(plan: Plan, note: str) -> Plan:
+    """The plan with one more header line (which provider, and why)."""
+    from dataclasses import replace
+
+    return replace(plan, notes=(note, *plan.notes)) if note else plan
+
+
 def create(req: CreateRequest, deps: Deps) -> CreateResult:
     """Create a cluster, or complete one that is partly there (or write its Terraform folder)."""
     spec = _spec(req, deps)
@@ -105,6 +121,7 @@ def create(req: CreateRequest, deps: Deps) -> CreateResult:
         if observer is not None
         else backend.plan_create(spec)
     )
+    plan = with_note(plan, req.provider_note)
     deps.record.check_create(deps.registry.live_checker(provider, backend), spec)
     confirm_removals(plan, deps.confirm)
     if deps.registry.capabilities(provider).vm_workloads:
@@ -141,10 +158,12 @@ def _spec(req: CreateRequest, deps: Deps) -> ClusterSpec:
         )
     accel = lookup(req.tpu_type or req.device_type or "")
     check_counts(accel, req.tpu_type, req.num_slices, req.num_nodes)
-    if extra.get("ssh_key"):  # only a provider that takes --ssh-key (VMs) has the value
-        from xcli.providers.queued_resource.access import check_user_key
+    if caps.cloud:  # before any call, in --dry-run too; the local provider has no zone
+        from xcli.catalog.zones import check_zone
 
-        check_user_key(str(extra["ssh_key"]))
+        check_zone(accel, req.where.zone)  # the zone alone: its error comes first
+    if extra.get("ssh_key"):  # only a provider that takes --ssh-key (VMs) has the value
+        _check_user_key(deps, req.provider, deps.registry.get(req.provider), str(extra["ssh_key"]))
     no_choice = not (req.spot or req.reservation or req.flex_start)
     capacity = capacity_from_flags(
         on_demand=req.on_demand or (not caps.cloud and no_choice),
@@ -214,7 +233,8 @@ def delete(req: DeleteRequest, deps: Deps) -> None:
         terraform_mode.delete(req.name, req.terraform_dir, req.dry_run, deps)
         return
     name = req.name
-    provider = cluster_index.provider_for(name, req.provider, "gke")
+    choice = cluster_index.choose(name, req.provider)
+    provider = choice.provider
     backend = deps.registry.get(provider)
     ref = ref_for(deps.registry, name, provider, req.where)
     # Ask first: nothing is read (no credentials, no API call) for an answer that may be no.
@@ -226,6 +246,7 @@ def delete(req: DeleteRequest, deps: Deps) -> None:
         if observer is not None
         else backend.plan_delete(ref)
     )
+    plan = with_note(plan, choice.note(name))
     vm_workloads = deps.registry.capabilities(provider).vm_workloads
     if vm_workloads:
         deps.record.stop_vm_workloads(name, provider, deps.say, deps.stop_workload)
@@ -240,15 +261,14 @@ def wait(req: WaitRequest, deps: Deps) -> None:
     """Wait until a cluster is ready, then set up SSH access (providers that have a wait)."""
     from xcli.spec import parse_duration
 
-    provider = cluster_index.provider_for(req.name, req.provider, "queued-resource")
-    backend = deps.registry.waiter(provider, deps.registry.get(provider))
+    provider = cluster_index.provider_for(req.name, req.provider, deps.registry.default(wait=True))
+    found = deps.registry.get(provider)
+    backend = deps.registry.waiter(provider, found)
     if backend is None:
         raise UserError(f"--provider {provider} has nothing to wait for", hint="create waits")
     seconds = parse_duration(req.timeout, "--timeout") if req.timeout else 24 * 3600
     if req.ssh_key:
-        from xcli.providers.queued_resource.access import check_user_key
-
-        check_user_key(req.ssh_key)
+        _check_user_key(deps, provider, found, req.ssh_key)
     ref = ref_for(deps.registry, req.name, provider, req.where)
     raw: dict[str, object] = {
         "ssh_key": req.ssh_key,
@@ -259,6 +279,14 @@ def wait(req: WaitRequest, deps: Deps) -> None:
     deps.run_plan(plan, lambda: backend.handlers(ref))
 
 
+def _check_user_key(deps: Deps, name: str, provider: Provider, key: str) -> None:
+    """`--ssh-key`: the provider's own rule for the key it authorizes on its VMs."""
+    keys = deps.registry.user_keys(name, provider)
+    if keys is None:
+        raise UserError(f"--provider {name} authorizes no SSH key of yours", hint="drop --ssh-key")
+    keys.check_user_key(key)
+
+
 def list_clusters(req: ListRequest, deps: Deps) -> Sequence[ClusterSummary]:
     zone = req.where.zone_flag  # the region is a filter here, not a requirement
     project = location(deps.registry, req.provider, req.where)[0]
@@ -266,6 +294,6 @@ def list_clusters(req: ListRequest, deps: Deps) -> Sequence[ClusterSummary]:
 
 
 def describe(req: DescribeRequest, deps: Deps) -> Mapping[str, Any]:
-    provider = cluster_index.provider_for(req.name, req.provider, "gke")
+    provider = cluster_index.provider_for(req.name, req.provider, deps.registry.default())
     ref = ref_for(deps.registry, req.name, provider, req.where)
     return deps.registry.get(provider).describe(ref)

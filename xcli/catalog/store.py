@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
 from functools import cache
-from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from xcli.catalog.model import Accelerator, Figure
@@ -19,7 +18,8 @@ _GPU_NAME = re.compile(r"^(?P<type>[a-z0-9-]+?)-(?P<count>\d+)(?:-(?P<variant>[a
 
 @cache
 def _data() -> dict[str, Any]:
-    text = resources.files("xcli.catalog").joinpath("accelerators.json").read_text("utf-8")
+    # beside this module in the wheel and in a checkout (importlib.resources costs its imports)
+    text = Path(__file__).with_name("accelerators.json").read_text(encoding="utf-8")
     data: dict[str, Any] = json.loads(text)
     return data
 
@@ -173,6 +173,8 @@ def lookup(name: str) -> Accelerator:
         if gpu["count"] in _gpu_counts(gpu["type"], gpu["variant"]):
             return _gpu(gpu["type"], int(gpu["count"]), gpu["variant"])
         names = _gpu_names(gpu["type"])
+        import difflib
+
         close = difflib.get_close_matches(text, names, n=1, cutoff=0.8) or names
         raise UserError(
             f"{name}: {gpu['type']} comes in {', '.join(names)}",
@@ -198,6 +200,8 @@ def _unknown(name: str) -> NotFoundError:
         close = [alias]
     else:
         candidates = all_names() + [f"{r.prefix}-" for r in families().values()]
+        import difflib
+
         close = difflib.get_close_matches(name.lower(), candidates, n=3, cutoff=0.5)
     hint = f"did you mean {' or '.join(close)}? " if close else ""
     return NotFoundError(

@@ -66,9 +66,14 @@ def show(name: str, common: Common) -> None:
       xcli catalog show h100-80gb-8 --output json
     """
     from xcli.catalog import lookup
+    from xcli.catalog.zones import rows
 
     accel = lookup(name)
     data = accel.to_dict()
+    # where the family is offered, each zone with the public page that lists it
+    data["zones"] = {
+        r.zone: r.source + (f" ({r.note})" if r.note else "") for r in rows(accel.family)
+    }
     if common.output != "text":
         emit(common.output, data)
         return

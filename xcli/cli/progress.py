@@ -6,6 +6,7 @@ pipes): one plain line per change, never a redraw.
 
 from __future__ import annotations
 
+import re
 import sys
 import threading
 import time
@@ -29,9 +30,16 @@ def _elapsed(seconds: float) -> str:
 PROGRESS_EVERY = 10.0
 
 
+def _shape(message: str) -> str:
+    """A message with its numbers taken out: "17/256 workers answer" and "18/256 workers answer"
+    are one counter moving; "already running" and "cleaned a stale supervisor" are news."""
+    return re.sub(r"\d+", "#", message)
+
+
 class LineReporter:
-    """One line per event, on stderr, safe to call from many threads. Progress is sampled: a
-    step says how it goes once it has run PROGRESS_EVERY seconds, then at most that often."""
+    """One line per event, on stderr, safe to call from many threads. Progress is sampled: the
+    first message of each kind (its shape: numbers aside) is said at once, because it is news;
+    a counter moving (the same shape again) is said at most every PROGRESS_EVERY seconds."""
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._lock = threading.Lock()
@@ -39,6 +47,7 @@ class LineReporter:
         self._start: dict[str, float] = {}
         self._last: dict[str, str] = {}
         self._said: dict[str, float] = {}
+        self._shapes: dict[str, set[str]] = {}
 
     def _say(self, text: str) -> None:
         with self._lock:
@@ -46,14 +55,19 @@ class LineReporter:
 
     def started(self, step: Step) -> None:
         self._start[step.id] = self._said[step.id] = self._clock()
+        self._shapes[step.id] = set()
+        self._last.pop(step.id, None)
         self._say(f"[{step.id}] {step.summary} ...")
 
     def progress(self, step: Step, message: str) -> None:
         now = self._clock()
-        if self._last.get(step.id) == message or now - self._said.get(step.id, now) < (
-            PROGRESS_EVERY
-        ):
+        if self._last.get(step.id) == message:
             return
+        shapes = self._shapes.setdefault(step.id, set())
+        news = _shape(message) not in shapes
+        if not news and now - self._said.get(step.id, now) < PROGRESS_EVERY:
+            return
+        shapes.add(_shape(message))
         self._last[step.id] = message
         self._said[step.id] = now
         self._say(f"[{step.id}] {message} ({_elapsed(now - self._start.get(step.id, now))})")
@@ -159,6 +173,7 @@ def render_summary(result: RunResult, output: str) -> None:
                     }
                     for r in result.results.values()
                 ],
+                **({"links": result.links} if result.links else {}),
             },
         )
         return
@@ -169,3 +184,5 @@ def render_summary(result: RunResult, output: str) -> None:
             click.echo(f"  FAILED  {r.step.id}: {_message(r.error)}")
         elif r.status in ("skipped", "cancelled"):
             click.echo(f"  {r.status.upper():8}{r.step.id}: {r.reason}")
+    for name, url in result.links.items():  # where to follow what the run made (XPK prints these)
+        click.echo(f"  {name}: {url}")

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import sys
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -20,12 +20,15 @@ if TYPE_CHECKING:
     from xcli.plan.fanout import Broadcast, SshSettings, Target
     from xcli.plan.fanout_result import FanoutResult
     from xcli.plan.model import Plan
+    from xcli.storage.service import StorageGateways
+
+T = TypeVar("T")
 
 
 def deps(common: Common, *, verbose: bool = False) -> Deps:
     """What the use cases of this command reach the outside through."""
     from xcli.app.record import DRY, LIVE
-    from xcli.cli.deps import current
+    from xcli.cli.deps import current, timing
 
     def run(plan: Plan, handlers: Handlers) -> None:
         run_plan(common, plan, handlers)
@@ -65,8 +68,29 @@ def deps(common: Common, *, verbose: bool = False) -> Deps:
         terraform_handlers=_terraform_handlers,
         unsupported_flags=_unsupported_flags,
         record=DRY if common.dry_run else LIVE,  # the dry-run reads and records nothing
+        timing=timing(),
+        storage_gateways=_once(_storage_gateways),
         terraform_connections=current().terraform_connections,
     )
+
+
+def _once(make: Callable[[], T]) -> Callable[[], T]:
+    made: list[T] = []
+
+    def get() -> T:
+        if not made:
+            made.append(make())
+        return made[0]
+
+    return get
+
+
+def _storage_gateways() -> StorageGateways:
+    from xcli.cli.deps import current
+    from xcli.storage.service import StorageGateways
+
+    found = current().storage_gateways
+    return found if found is not None else StorageGateways()
 
 
 def _first_time(notes: Sequence[str]) -> list[str]:
@@ -85,11 +109,13 @@ def _first_time(notes: Sequence[str]) -> list[str]:
     new = {hashlib.sha256(n.encode()).hexdigest()[:16]: n for n in notes}
     fresh = [note for digest, note in new.items() if digest not in known]
     if fresh:
+        from xcli.errors import UserError
+        from xcli.state_files import open_private
+
         try:
-            said.parent.mkdir(parents=True, exist_ok=True)
-            with said.open("a", encoding="utf-8") as out:
-                out.writelines(d + "\n" for d in new if d not in known)
-        except OSError:
+            with open_private(said) as out:  # owner-only, as every file under the state folder
+                out.write("".join(d + "\n" for d in new if d not in known).encode())
+        except (OSError, UserError):
             pass  # a read-only state folder: the note is said again next time, nothing worse
     return fresh
 

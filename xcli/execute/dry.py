@@ -11,8 +11,6 @@ import json
 from pathlib import Path
 from typing import Literal, TextIO
 
-import yaml
-
 from xcli.execute.result import RunResult
 from xcli.plan.contract import StepResult
 from xcli.plan.model import Plan, symbolic
@@ -33,6 +31,8 @@ class DryRunExecutor:
 
     def run(self, plan: Plan) -> RunResult:
         if self.fmt == "yaml":  # the JSON document's data, in the same key order
+            import yaml  # only for this form: text and JSON plans skip its import
+
             data = json.loads(plan_json(plan))
             self.out.write(yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=1000))
         else:
@@ -44,6 +44,8 @@ class DryRunExecutor:
 
 def write_deployment(plan: Plan, folder: Path) -> list[Path]:
     """Write the plan's deployment folder; return the files written, in order."""
+    import yaml
+
     folder.mkdir(parents=True, exist_ok=True)
     written = [folder / "plan.json"]
     written[0].write_text(plan_json(plan), encoding="utf-8")

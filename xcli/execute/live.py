@@ -74,9 +74,9 @@ class LiveExecutor:
                     self.reporter.finished(results[step.id])
                 for step in pending:
                     results[step.id] = _cancelled(step)
-                partial = RunResult(plan.title, _in_plan_order(plan, results))
+                partial = RunResult(plan.title, _in_plan_order(plan, results), dict(plan.links))
                 raise _interrupted(partial) from None
-        return RunResult(plan.title, _in_plan_order(plan, results))
+        return RunResult(plan.title, _in_plan_order(plan, results), dict(plan.links))
 
     def _outcome(self, fut: Future[StepResult], step: Step) -> StepResult:
         """A running step's result after Ctrl-C. Its handler may still be cleaning up (stopping

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from xcli.plan.contract import Status, StepResult
@@ -12,6 +12,7 @@ from xcli.plan.contract import Status, StepResult
 class RunResult:
     title: str
     results: dict[str, StepResult]
+    links: dict[str, str] = field(default_factory=dict)  # the plan's links (Plan.links)
 
     @property
     def ok(self) -> bool:

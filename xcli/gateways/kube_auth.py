@@ -9,7 +9,6 @@ it to the caller's IAM identity. No kubeconfig, no gcloud, no exec plugin.
 from __future__ import annotations
 
 import base64
-import ssl
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -18,6 +17,8 @@ from xcli.errors import CloudError, ConfigError
 from xcli.gateways import reach
 
 if TYPE_CHECKING:
+    import ssl
+
     import httpx2
     from lightkube import Client
 
@@ -60,6 +61,8 @@ def google_token_provider() -> TokenProvider:
 
 def _ssl_context(ca_cert: str) -> ssl.SSLContext:
     """The cluster CA as GKE returns it: base64 of a PEM certificate."""
+    import ssl  # on first connection: a dry-run never opens one
+
     try:
         pem = base64.b64decode(ca_cert, validate=True).decode("ascii")
         return ssl.create_default_context(cadata=pem)

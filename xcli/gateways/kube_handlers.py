@@ -19,8 +19,6 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-import yaml
-
 from xcli.errors import CloudError
 from xcli.gateways import cohort_read
 from xcli.gateways.backoff import RetryPolicy, Sleep, Timing, event_sleep, growing, poll, retry_call
@@ -57,6 +55,8 @@ def parse_manifest(text: str, source: str) -> list[dict[str, Any]]:
     Namespaces first, then CustomResourceDefinitions, then the rest in file order: what
     `kubectl apply` would need to succeed in one pass. `*List` documents are flattened.
     """
+    import yaml  # on a live run only: a dry-run parses no manifest
+
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
         docs = list(yaml.load_all(text, Loader=loader))
@@ -81,7 +81,8 @@ def parse_manifest(text: str, source: str) -> list[dict[str, Any]]:
 
 
 def set_limits(objects: list[dict[str, Any]], spec: Mapping[str, Any], source: str) -> None:
-    """Set container resource limits in a Deployment of a parsed manifest, in place."""
+    """Set container resource limits (and requests, when given) in a Deployment of a parsed
+    manifest, in place."""
     namespace, _, name = str(spec["deployment"]).partition("/")
     for obj in objects:
         meta = obj["metadata"]
@@ -93,6 +94,8 @@ def set_limits(objects: list[dict[str, Any]], spec: Mapping[str, Any], source: s
                 if container["name"] == spec["container"]:
                     resources = container.setdefault("resources", {})
                     resources.setdefault("limits", {}).update(spec["limits"])
+                    if spec.get("requests"):
+                        resources.setdefault("requests", {}).update(spec["requests"])
                     return
     raise CloudError(
         f"{source} has no container {spec['container']} in Deployment {spec['deployment']}",

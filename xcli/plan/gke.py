@@ -13,6 +13,7 @@ from typing import Any
 
 from xcli.errors import UserError
 from xcli.plan import gke_pods
+from xcli.plan import system_pool as cpu_pool
 from xcli.plan.kueue_objects import QUEUED_LABEL, queued_provisioning
 from xcli.spec import ClusterSpec
 
@@ -21,10 +22,16 @@ COMPUTE = "https://compute.googleapis.com/compute/v1"
 SCOPES = ["https://www.googleapis.com/auth/cloud-platform"]
 RESERVATION_KEY = "compute.googleapis.com/reservation-name"
 RELEASE_CHANNELS = ("RAPID", "REGULAR", "STABLE", "EXTENDED")
-DEFAULT_CPU_MACHINE = "e2-standard-8"
+DEFAULT_CPU_MACHINE = cpu_pool.DEFAULT_MACHINE
 SYSTEM_POOL = "system"
 POOL_LANE = "node-pools"
-DEFAULT_POOL_PARALLELISM = 4
+# Node pools created at once. GKE runs one operation per node pool at a time and none while a
+# cluster-level operation runs, and documents no cap on concurrent operations on different
+# pools (https://cloud.google.com/kubernetes-engine/docs/troubleshooting/concurrent-operations);
+# XPK creates node pools 100 at a time (AI-Hypercomputer/xpk@367c8382 src/xpk/core/nodepool.py
+# l.424-429, `batch=100`, raised from 10 by PR #1068 for clusters of 288 cubes). xcli keeps a
+# sliding window of the same width rather than fixed batches, and backs off on 429.
+DEFAULT_POOL_PARALLELISM = 100
 POOL_NAME_LIMIT = 40  # GKE node pool names: at most 40 characters
 
 
@@ -93,20 +100,33 @@ def pod_range(spec: ClusterSpec) -> int | None:
     return gke_pods.pod_range(spec, 4 * system_pool_size(spec))
 
 
-def system_pool_size(spec: ClusterSpec) -> int:
-    """CPU nodes for the controllers (Kueue, JobSet, kube-system): one per 256 accelerator VMs."""
+def system_pool(spec: ClusterSpec) -> cpu_pool.SystemPool:
+    """The CPU pool for the controllers (Kueue, JobSet) and DNS, sized by the cluster
+    (plan/system_pool.py); --cpu-machine-type is kept as given."""
     vms = (
         spec.num_nodes
         if spec.accelerator.kind == "gpu"
         else (spec.accelerator.vms_per_slice * spec.num_slices)
     )
-    return min(3, 1 + vms // 256)
+    return cpu_pool.size(vms, _chosen_machine(spec))
+
+
+def _chosen_machine(spec: ClusterSpec) -> str | None:
+    return str(spec.options["cpu_machine_type"]) if spec.options.get("cpu_machine_type") else None
+
+
+def system_pool_size(spec: ClusterSpec) -> int:
+    return system_pool(spec).nodes
+
+
+def system_pool_note(spec: ClusterSpec) -> str | None:
+    return cpu_pool.note(system_pool(spec), _chosen_machine(spec))
 
 
 def cluster_body(spec: ClusterSpec) -> dict[str, Any]:
     channel = str(spec.options.get("release_channel") or "REGULAR").upper()
-    machine = str(spec.options.get("cpu_machine_type") or DEFAULT_CPU_MACHINE)
-    size = system_pool_size(spec)
+    pool = system_pool(spec)
+    machine, size = pool.machine, pool.nodes
     ip_policy: dict[str, Any] = {"useIpAliases": True}
     prefix = pod_range(spec)
     if prefix is not None:

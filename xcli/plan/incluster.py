@@ -19,10 +19,10 @@ volumes), and reading it needs no access to kube-system.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from xcli import __version__
+from xcli.plan import system_pool
 from xcli.plan.cohort_read import carved, cohort_read
 from xcli.plan.kube_steps import K8sInstall, K8sWait
 from xcli.plan.kueue_config import kueue_config_patch
@@ -43,6 +43,7 @@ from xcli.plan.kueue_objects import (
 )
 from xcli.plan.model import Step
 from xcli.plan.steps import K8sApply, Text
+from xcli.plan.system_pool import Controllers
 from xcli.spec import ClusterSpec
 
 JOBSET_VERSION = "v0.12.0"
@@ -67,30 +68,30 @@ def release_url(component: str, version: str) -> str:
     return RELEASES.format(component, version)
 
 
-def controller_limits(component: str, nodes: int) -> dict[str, Any]:
-    """Controller limits that grow with the cluster (the sizing XPK uses for JobSet and Kueue,
-    https://github.com/AI-Hypercomputer/xpk).
-
-    JobSet: memory max(4 GiB, 1.2 MiB per node). Kueue: memory max(4 GiB, 32 MiB per node),
-    CPU max(2, 0.004 per node). The release defaults are sized for small clusters; a Kueue
-    controller out of memory stops all admission.
-    """
+def controller_limits(component: str, ctl: Controllers) -> dict[str, Any]:
+    """The controller's resources for the cluster's size (XPK's sizing, plan/system_pool.py):
+    the release defaults are sized for small clusters, and a Kueue controller out of memory
+    stops all admission. Kueue's request equals its limit, as XPK sets it, so the scheduler
+    places it on a node that holds it."""
     if component == "jobset":
-        limits = {"memory": f"{max(4096, math.ceil(1.2 * nodes))}Mi"}
-    else:
-        limits = {
-            "cpu": str(max(2, math.ceil(0.004 * nodes))),
-            "memory": f"{max(4096, 32 * nodes)}Mi",
+        return {
+            "deployment": "jobset-system/jobset-controller-manager",
+            "container": "manager",
+            "limits": {"memory": f"{ctl.jobset_mi}Mi"},
         }
+    kueue = {"cpu": str(ctl.kueue_cpu), "memory": f"{ctl.kueue_mi}Mi"}
     return {
-        "deployment": f"{component}-system/{component}-controller-manager",
+        "deployment": "kueue-system/kueue-controller-manager",
         "container": "manager",
-        "limits": limits,
+        "limits": kueue,
+        "requests": dict(kueue),
     }
 
 
 def setup_steps(spec: ClusterSpec, cluster: Text, after: tuple[str, ...]) -> list[Step]:
     """The in-cluster setup steps for `spec`, run against `cluster` once `after` have run."""
+    chosen = spec.options.get("cpu_machine_type")
+    ctl = system_pool.size(vm_count(spec), str(chosen) if chosen else None).controllers
     installs = [
         K8sInstall(
             id=f"k8s-install-{name}",
@@ -100,7 +101,7 @@ def setup_steps(spec: ClusterSpec, cluster: Text, after: tuple[str, ...]) -> lis
             component=name,
             version=version,
             url=release_url(name, version),
-            limits=controller_limits(name, vm_count(spec)),
+            limits=controller_limits(name, ctl),
             config_patch=kueue_config_patch(spec.accelerator) if name == "kueue" else {},
         )
         for name, title, version in (

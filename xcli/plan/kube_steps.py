@@ -34,7 +34,7 @@ class K8sInstall(Step):
 
     `limits` resizes the controller for the cluster's size: {"deployment": "ns/name",
     "container": "manager", "limits": {"memory": "4Gi"}} replaces those limits in that
-    Deployment of the manifest before it is applied.
+    Deployment of the manifest before it is applied; an optional "requests" replaces those.
 
     `config_patch` changes the controller's configuration file before it is applied:
     {"configmap": "ns/name", "key": "file.yaml", "api_version": ..., "kind": ..., "merge":

@@ -21,7 +21,15 @@ from typing import TYPE_CHECKING, cast
 from xcli.errors import UserError
 
 if TYPE_CHECKING:
-    from xcli.providers.base import LiveChecker, Observer, Provider, VmAccess, Waiter
+    from xcli.providers.base import (
+        ClusterAccess,
+        LiveChecker,
+        Observer,
+        Provider,
+        UserKeys,
+        VmAccess,
+        Waiter,
+    )
 
 
 @dataclass(frozen=True)
@@ -35,6 +43,8 @@ class Capabilities:
     terraform: bool = False  # `cluster create --terraform DIR` writes a Terraform folder
     observer: bool = False  # reconciles: reads what exists before a live plan: Observer
     live_checks: bool = False  # checks only a live run can make, before it starts: LiveChecker
+    kubernetes: bool = False  # its clusters run Kubernetes, reached through ClusterAccess
+    user_keys: bool = False  # authorizes a key the user names (--ssh-key) on its VMs: UserKeys
 
 
 @dataclass(frozen=True)
@@ -49,12 +59,12 @@ REGISTRY: dict[str, ProviderEntry] = {
         "xcli.providers.gke.standard:standard",
         "a GKE cluster with one TPU node pool per slice (or a GPU pool), JobSet and Kueue "
         "installed (default)",
-        Capabilities(terraform=True, observer=True),
+        Capabilities(terraform=True, observer=True, kubernetes=True),
     ),
     "queued-resource": ProviderEntry(
         "xcli.providers.queued_resource.provider:QueuedResourceProvider",
         "Cloud TPU queued resources, TPU VMs without Kubernetes",
-        Capabilities(vm_workloads=True, ssh=True, wait=True, terraform=True),
+        Capabilities(vm_workloads=True, ssh=True, wait=True, terraform=True, user_keys=True),
     ),
     "local": ProviderEntry(
         "xcli.providers.local.provider:LocalProvider",
@@ -66,10 +76,17 @@ REGISTRY: dict[str, ProviderEntry] = {
 
 class Registry:
     """Looks providers up by name. The CLI uses the default one (`registry()`); tests build
-    their own (`with_target`) and hand it to `xcli.cli.main.main(argv, providers=...)`."""
+    their own (`with_target`, `with_cluster_access`) and hand it to
+    `xcli.cli.main.main(argv, providers=...)`: the one seam through which a test puts an
+    in-memory Kubernetes API under every command that reaches a cluster."""
 
-    def __init__(self, entries: Mapping[str, ProviderEntry]) -> None:
+    def __init__(
+        self,
+        entries: Mapping[str, ProviderEntry],
+        access: Mapping[str, ClusterAccess] | None = None,
+    ) -> None:
         self._entries = dict(entries)
+        self._access = dict(access or {})  # name -> the ClusterAccess used instead of the class
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._entries)
@@ -82,6 +99,14 @@ class Registry:
             if all(asdict(entry.capabilities)[key] == value for key, value in wanted.items())
         ]
 
+    def default(self, **wanted: bool) -> str:
+        """The first provider (with the `wanted` capabilities): the one a command assumes for a
+        cluster this machine has no record of (`--provider` defaults to it)."""
+        found = self.names(**wanted)
+        if not found:
+            raise UserError("no provider can do this", hint="providers: " + ", ".join(self))
+        return found[0]
+
     def capabilities(self, name: str) -> Capabilities:
         return self._entry(name).capabilities
 
@@ -92,7 +117,14 @@ class Registry:
         """The same registry with `name` bound to another class (a test double)."""
         entries = dict(self._entries)
         entries[name] = replace(self._entry(name), target=target)
-        return Registry(entries)
+        return Registry(entries, self._access)
+
+    def with_cluster_access(self, name: str, access: ClusterAccess) -> Registry:
+        """The same registry with `name`'s clusters reached through `access` (a test double:
+        an in-memory API server); planning and the provider's handlers stay the class's."""
+        if not self.capabilities(name).kubernetes:
+            raise ValueError(f"provider {name} has no Kubernetes clusters to reach")
+        return Registry(self._entries, {**self._access, name: access})
 
     def get(self, name: str) -> Provider:
         module, _, attr = self._entry(name).target.partition(":")
@@ -112,6 +144,15 @@ class Registry:
 
     def vm_access(self, name: str, provider: Provider) -> VmAccess | None:
         return cast("VmAccess", provider) if self.capabilities(name).ssh else None
+
+    def cluster_access(self, name: str, provider: Provider) -> ClusterAccess | None:
+        """How to reach the Kubernetes API of `name`'s clusters (None: they have none)."""
+        if not self.capabilities(name).kubernetes:
+            return None
+        return self._access.get(name) or cast("ClusterAccess", provider)
+
+    def user_keys(self, name: str, provider: Provider) -> UserKeys | None:
+        return cast("UserKeys", provider) if self.capabilities(name).user_keys else None
 
     def waiter(self, name: str, provider: Provider) -> Waiter | None:
         return cast("Waiter", provider) if self.capabilities(name).wait else None

@@ -14,7 +14,9 @@ from click.testing import CliRunner
 from tests.conftest import REPO
 from tests.plan.gke_cases import CASES, PROJECT, ZONE
 from tests.support.discovery import check_request
+from xcli.app.cluster import with_note
 from xcli.cli.main import cli
+from xcli.cluster_index import Choice
 from xcli.plan.incluster import setup_steps
 from xcli.plan.render import plan_json
 from xcli.providers.gke.planner import plan_create
@@ -22,9 +24,9 @@ from xcli.providers.gke.planner import plan_create
 GOLDENS = REPO / "tests" / "goldens" / "gke"
 
 
-def dry_run(flags: list[str], fmt: str) -> str:
+def dry_run(flags: list[str], fmt: str, zone: str = ZONE) -> str:
     argv = ["cluster", "create", "--cluster", "demo", *flags, "--project", PROJECT]
-    argv += ["--zone", ZONE, "--dry-run", "--output", fmt]
+    argv += ["--zone", zone, "--dry-run", "--output", fmt]
     result = CliRunner().invoke(cli, argv, catch_exceptions=False)
     assert result.exit_code == 0, result.output
     return result.stdout
@@ -40,16 +42,18 @@ def check_golden(path: Path, text: str, update: bool) -> None:
 @pytest.mark.parametrize("case", sorted(CASES))
 @pytest.mark.parametrize("fmt", ["text", "json"])
 def test_golden_dry_run(case: str, fmt: str, update_goldens: bool) -> None:
-    flags, _ = CASES[case]
+    flags, spec = CASES[case]
     suffix = "txt" if fmt == "text" else "json"
-    check_golden(GOLDENS / f"{case}.{suffix}", dry_run(flags, fmt), update_goldens)
+    check_golden(GOLDENS / f"{case}.{suffix}", dry_run(flags, fmt, spec.zone), update_goldens)
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_golden_is_the_plan_of_the_spec(case: str) -> None:
     """The CLI turned the flags into the spec the live tests use (same plan, same bytes)."""
     flags, spec = CASES[case]
-    assert dry_run(flags, "json") == plan_json(plan_create(spec, None, setup_steps))
+    note = Choice("gke", "default").note("demo")  # no --provider, demo not recorded
+    plan = with_note(plan_create(spec, None, setup_steps), note)
+    assert dry_run(flags, "json", spec.zone) == plan_json(plan)
 
 
 @pytest.mark.parametrize("case", sorted(CASES))

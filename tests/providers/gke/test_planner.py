@@ -189,6 +189,16 @@ def test_pools_share_a_bounded_lane() -> None:
     assert {s.lane for s in plan.steps if s.id.startswith("pool-")} == {gke.POOL_LANE}
 
 
+def test_by_default_every_slice_of_the_largest_shape_is_created_at_once() -> None:
+    """XPK's width (100 pools at a time): the 36 pools of 9,216 chips start together, after
+    the same steps, and the executor has a thread for each."""
+    plan = plan_create(CASES["tpu7x-512-x36-spot"][1])
+    pools = [s for s in plan.steps if s.id.startswith("pool-")]
+    assert len(pools) == 36 and len({s.after for s in pools}) == 1
+    assert plan.lane_limits == {gke.POOL_LANE: gke.DEFAULT_POOL_PARALLELISM} == {"node-pools": 100}
+    assert plan.max_parallel >= 36
+
+
 def test_setup_seam_runs_after_the_cluster_step() -> None:
     calls: list[tuple[str, tuple[str, ...]]] = []
 

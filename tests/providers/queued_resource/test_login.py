@@ -13,6 +13,7 @@ import responses
 
 from tests.providers.queued_resource.test_provider import (
     BASE,
+    BOOT,
     COMPUTE,
     GUEST,
     OPS,
@@ -96,7 +97,7 @@ def test_os_login_create_imports_the_key_first_and_never_touches_ssh_keys(
 def test_project_with_os_login_stops_before_anything_is_created() -> None:
     fake = FakeTime()
     _project(enable_oslogin="TRUE")
-    results = run(provider(fake).plan_create(SCENARIOS["v4-8-on-demand-startup"]), fake)
+    results = run(provider(fake).plan_create(BOOT), fake)
     error = results["os-login-check"].error
     assert isinstance(error, UserError)
     assert "project my-proj turns OS Login on" in error.message
@@ -110,7 +111,7 @@ def test_unreadable_project_is_reported_and_treated_as_os_login_off() -> None:
     fake, reporter = FakeTime(), Recorder()
     denied = {"error": {"code": 403, "status": "PERMISSION_DENIED", "message": "no"}}
     responses.get(COMPUTE, status=403, json=denied)
-    step = provider(fake).plan_create(SCENARIOS["v4-8-on-demand-startup"]).by_id()
+    step = provider(fake).plan_create(BOOT).by_id()
     check = step["os-login-check"]
     ctx = StepContext(check, reporter, threading.Event(), {})
     assert provider(fake).handlers(REF)["api_call"](check, ctx) == {"enabled": False}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import threading
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,9 @@ BASE = "https://tpu.googleapis.com/v2/projects/my-proj/locations/us-east5-b"
 ALPHA = "https://tpu.googleapis.com/v2alpha1/projects/my-proj/locations/us-east5-b"
 PARENT = "projects/my-proj/locations/us-east5-b"
 REF = ClusterRef("boot", "my-proj", "us-east5-b", "queued-resource")
+# The v4 scenario at the fakes' location: the planner and handlers take any zone (whether the
+# zone offers v4 is checked before planning, in app/cluster.py; the golden uses us-central2-b).
+BOOT = replace(SCENARIOS["v4-8-on-demand-startup"], zone="us-east5-b")
 
 
 class FakeTime:
@@ -138,7 +142,7 @@ def test_create_waits_through_states_then_sets_up_ssh(isolated_home: Path) -> No
     responses.post(f"{BASE}/nodes/boot:getGuestAttributes", json=GUEST)
     _project(team="ml")
 
-    results = run(provider(fake).plan_create(SCENARIOS["v4-8-on-demand-startup"]), fake, reporter)
+    results = run(provider(fake).plan_create(BOOT), fake, reporter)
     assert {k: r.status for k, r in results.items()} == dict.fromkeys(results, "ok"), [
         r.error for r in results.values()
     ]
@@ -285,7 +289,7 @@ def test_create_conflict_same_shape_is_reused_different_shape_refused() -> None:
     same = qr("ACTIVE")
     same["tpu"]["nodeSpec"][0]["node"]["acceleratorType"] = "v4-8"
     responses.get(f"{BASE}/queuedResources/boot", json=same)
-    plan = provider(fake).plan_create(SCENARIOS["v4-8-on-demand-startup"])
+    plan = provider(fake).plan_create(BOOT)
     handlers = provider(fake).handlers(REF)
     from xcli.plan.contract import StepContext
 

@@ -104,3 +104,37 @@ def test_a_failure_that_ended_the_workload_is_not_rescheduling() -> None:
     assert report["badput"]["other"] == 10.0  # the failure at 40 -> the record's end at 50
     (cut,) = report["interruptions"]
     assert (cut["reschedule"], cut["resume"], cut["lost_since_checkpoint"]) == (None, None, 30.0)
+
+
+def _mfu_case(marks: list[Mark], peak: float | None = 1e14) -> tuple[dict[str, object], str]:
+    tl = Timeline(0.0, 0.0, 100.0, (Segment(0.0, None),),
+                  (Mark(0.5, "flops_per_step", 4e15), *marks), finished=False, chips=4,
+                  peak_flops_per_chip=peak)  # fmt: skip
+    report = compute(tl).to_dict()
+    return report, "\n".join(text(report, "t"))
+
+
+def test_mfu_missing_says_why() -> None:
+    # a JAX loop under async dispatch: steps 0..9 marked in one burst (one read, one time),
+    # then the loop waits for the queue: a median gap of 0 times nothing
+    report, out = _mfu_case([Mark(1.0, "step", n) for n in range(10)])
+    assert (report["program_goodput"], report["program_goodput_missing"]) == (
+        None, "steps_not_timed",
+    )  # fmt: skip
+    assert "jax.block_until_ready" in out and "catalogue" not in out
+    # bursts read a few microseconds apart: faster than the chips' peak, no measurement either
+    report, _ = _mfu_case([Mark(1.0 + n * 1e-5, "step", n) for n in range(10)])
+    assert (report["program_goodput"], report["program_goodput_missing"]) == (
+        None, "steps_not_timed",
+    )  # fmt: skip
+    # the same loop waiting for each step (block_until_ready): a real step time, a real MFU
+    report, _ = _mfu_case(steps(0, 9, 1.0, 20.0))
+    assert (report["program_goodput"], report["program_goodput_missing"]) == (0.5, None)
+    report, out = _mfu_case(steps(0, 9, 1.0, 20.0), peak=None)
+    assert report["program_goodput_missing"] == "no_peak_flops"
+    assert "the catalogue has no peak FLOP/s" in out and "block_until_ready" not in out
+    report, out = _mfu_case(steps(0, 0, 1.0, 20.0))  # one step: no gap yet
+    assert report["program_goodput_missing"] == "no_step_time"
+    assert "no step time yet" in out and "catalogue" not in out
+    report, _ = _mfu_case([])
+    assert report["program_goodput_missing"] == "no_step_time"

@@ -94,6 +94,7 @@ EXPECTED = {
         "the logs of the admission at 2026-11-22T10:02:00.000+00:00 are gone (Kubernetes "
         "deleted its pods at the eviction): its time counts as other"
     ],
+    "program_goodput_missing": None,
 }
 
 

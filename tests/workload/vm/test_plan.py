@@ -156,6 +156,35 @@ def test_local_plan_passes_the_workers_own_environment_through() -> None:
     assert "-e TPU_WORKER_ID \\" in script and "TPU_WORKER_ID=" not in script
 
 
+def test_local_workload_on_fewer_slices_counts_only_its_workers(tmp_path: Path) -> None:
+    """--num-slices 1 on a two-slice local cluster: the workers hold the cluster's counts (8
+    processes, 2 slices); the workload's processes must see their own (4, 1), or JAX waits for
+    four processes that never start. Run as real processes with the cluster's environment."""
+    from dataclasses import replace
+
+    chosen = [w for w in WORKERS if w.slice == 0]
+    docker = plan_vm_workload(_spec(), chosen, cloud_vms=False).steps[0].workers[0].argv[-1]  # type: ignore[attr-defined]
+    # into a container too: the workload's count, never the worker's own (-e NAME)
+    assert "-e JAX_NUM_PROCESSES=4 \\" in docker and "-e JAX_NUM_PROCESSES \\" not in docker
+    assert "-e MEGASCALE_NUM_SLICES=1 \\" in docker and "-e TPU_WORKER_ID \\" in docker
+    meta = replace(meta_for("v5litepod-16-x1"), provider="local")
+    command = "echo $TPU_WORKER_ID $MEGASCALE_NUM_SLICES $JAX_NUM_PROCESSES $SLURM_NTASKS " \
+        "$JAX_PROCESS_ID >> log"  # fmt: skip
+    spec = workload_spec(cluster="demo", name="t1", image="", command=command, meta=meta)
+    step = plan_vm_workload(spec, chosen, cloud_vms=False).steps[0]  # a plain process
+    assert isinstance(step, VmWorkloadRun)
+    cluster_env = {
+        f"w{w.index}": {"PATH": os.environ["PATH"], "TPU_WORKER_ID": str(w.index),
+                        "MEGASCALE_NUM_SLICES": "2", "JAX_NUM_PROCESSES": "8",
+                        "SLURM_NTASKS": "8", "JAX_PROCESS_ID": str(w.index)}
+        for w in chosen
+    }  # fmt: skip
+    exits = list(ProcessRunner(cluster_env, cwd=tmp_path).run(step.workers))
+    assert [e.code for e in exits] == [0, 0, 0, 0]
+    lines = sorted((tmp_path / "log").read_text().splitlines())
+    assert lines == [f"{i} 1 4 4 {i}" for i in range(4)]
+
+
 def test_local_without_an_image_runs_a_plain_process() -> None:
     from dataclasses import replace
 

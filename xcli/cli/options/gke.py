@@ -28,12 +28,13 @@ OPTIONS: list[Callable[[Any], Any]] = [
         metavar="TYPE",
         callback=formats.flag_callback(formats.machine_type),
         help="Machine type of the system node pool that runs the controllers "
-        "(gke; default e2-standard-8).",
+        "(gke; default sized by the cluster: e2-standard-8 up to ~900 nodes).",
     ),
     click.option(
         "--pool-parallelism",
-        type=click.IntRange(1, 32),
-        help="Node pools created at once (gke; default 4; GKE limits concurrent operations).",
+        type=click.IntRange(1, 100),
+        help="Node pools created at once (gke; default 100, as XPK; GKE runs one operation "
+        "per pool at a time).",
     ),
     click.option(
         "--image-streaming",

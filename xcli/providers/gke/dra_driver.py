@@ -25,10 +25,7 @@ from __future__ import annotations
 
 import re
 from functools import cache
-from importlib import resources
 from typing import Any
-
-import yaml
 
 from xcli.errors import UserError
 from xcli.plan.dra import MIN_KUBERNETES, needs_compute_domain
@@ -130,6 +127,8 @@ def _namespace_objects() -> list[dict[str, Any]]:
 
 @cache
 def _chart_text() -> str:
+    from importlib import resources  # A4X plans only: other plans skip its imports
+
     folder = resources.files("xcli.providers.gke").joinpath("manifests")
     return folder.joinpath(MANIFEST).read_text("utf-8")
 
@@ -137,6 +136,8 @@ def _chart_text() -> str:
 def objects() -> list[dict[str, Any]]:
     """Every object, in apply order: the namespace and its quota, then the chart's objects as
     rendered (the CRD first)."""
+    import yaml
+
     rendered = [doc for doc in yaml.safe_load_all(_chart_text()) if doc]
     return [*_namespace_objects(), *rendered]
 

@@ -26,6 +26,7 @@ from xcli.plan.operations import OperationCall
 from xcli.plan.steps import Wait
 from xcli.providers import reservation
 from xcli.providers.gke import (
+    accel_network,
     dra_driver,
     gpu_network,
     gpu_network_steps,
@@ -165,12 +166,15 @@ def _create_pool(spec: ClusterSpec, index: int, after: tuple[str, ...]) -> Step:
         CREATE_POOL,
         "POST",
         url,
-        body=gpu_network.with_pool_network(
+        body=accel_network.with_profile(
             spec,
-            reservation.pool_body(
-                spec, index, image_levers.apply(spec, gke.pool_body(spec, index))
+            gpu_network.with_pool_network(
+                spec,
+                reservation.pool_body(
+                    spec, index, image_levers.apply(spec, gke.pool_body(spec, index))
+                ),
+                gke.policy_name(spec),
             ),
-            gke.policy_name(spec),
         ),
         after=after,
         lane=gke.POOL_LANE,
@@ -289,6 +293,9 @@ def plan_create(
     settings = private.settings(spec)
     image_levers.check(spec)
     notes: list[str] = image_levers.notes(spec) + dra_driver.notes(spec)
+    notes += accel_network.notes(spec)
+    sized = gke.system_pool_note(spec)
+    notes += [sized] if sized else []
     closed = private.note(settings, bool(spec.options.get("private_endpoint")))
     notes += [closed] if closed else []
     if observed is None:

@@ -14,6 +14,13 @@ The environment contract (docs/local-provider.md) follows what a real TPU VM wor
   JAX_PROCESS_ID (pass these two to initialize): process id = slice * workers_per_slice +
   worker, the numbering JAX's own TPU cluster detection uses. JAX_COORDINATOR_BIND_ADDRESS keeps
   the coordinator service on loopback (JAX binds every interface by default).
+- SLURM_JOB_ID, SLURM_STEP_NODELIST, SLURM_NTASKS, SLURM_PROCID, SLURM_LOCALID: the variables of
+  JAX's Slurm detection (jax/_src/clusters/slurm_cluster.py, jax 0.10.2), so that
+  `jax.distributed.initialize()` with no arguments works with CPU JAX as it does on a TPU VM.
+  JAX's TPU detection (jax/_src/clusters/cloud_tpu_cluster.py) reads TPU_WORKER_HOSTNAMES,
+  TPU_WORKER_ID and MEGASCALE_* only when jax/_src/cloud_tpu_init.py found TPU chips and
+  libtpu (`running_in_cloud_tpu_vm`), which never holds on an emulated worker; its Slurm
+  detection needs only these variables, and JAX_COORDINATOR_ADDRESS still names the coordinator.
 """
 
 from __future__ import annotations
@@ -105,8 +112,22 @@ def worker_env(layout: Layout, ports: Ports, slice_: int, worker: int) -> dict[s
         "JAX_COORDINATOR_BIND_ADDRESS": f"{HOST}:{ports.jax}",
         "JAX_NUM_PROCESSES": str(layout.total),
         "JAX_PROCESS_ID": str(pid),
+        **slurm_env(layout.total, pid),
         "XCLI_CLUSTER": layout.cluster,
         "XCLI_WORKER": f"s{slice_}/w{worker}",
+    }
+
+
+def slurm_env(processes: int, process_id: int) -> dict[str, str]:
+    """What JAX's Slurm detection reads for the process count and id (module docstring). The
+    job id is a placeholder: JAX derives a coordinator port from it only when
+    JAX_COORDINATOR_ADDRESS is unset. Every worker is its own host: one task per node."""
+    return {
+        "SLURM_JOB_ID": "0",
+        "SLURM_STEP_NODELIST": HOST,
+        "SLURM_NTASKS": str(processes),
+        "SLURM_PROCID": str(process_id),
+        "SLURM_LOCALID": "0",
     }
 
 

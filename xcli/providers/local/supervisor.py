@@ -44,18 +44,30 @@ GRACE = 2.0
 
 def login_env(user: str, shell: str) -> dict[str, str]:
     """What sshd gives a session before the worker's variables: a small login environment.
-    PATH is the one xcli ran with, so tools installed for this user (a venv's python) work."""
+    PATH is the one xcli ran with, so tools installed for this user work, with the folder of
+    the python running xcli first when PATH lacks it: `.venv/bin/xcli cluster create` from an
+    inactive venv still gives workers that venv's `python3` (and its JAX), as a TPU VM's
+    image gives its own."""
     env = {
         "HOME": os.environ.get("HOME", "/"),
         "USER": user,
         "LOGNAME": user,
         "SHELL": shell,
-        "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
+        "PATH": worker_path(os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"), sys.executable),
     }
     for key in ("LANG", "TZ", "VIRTUAL_ENV"):
         if key in os.environ:
             env[key] = os.environ[key]
     return env
+
+
+def worker_path(path: str, executable: str) -> str:
+    """`path` with the folder of `executable` (not resolved: a venv's python is a symlink)
+    first, unless `path` already holds that folder."""
+    folder = os.path.dirname(os.path.abspath(executable))
+    if not executable or folder in path.split(os.pathsep):
+        return path
+    return os.pathsep.join([folder, path]) if path else folder
 
 
 def _free_ports(count: int, avoid: set[int]) -> list[int]:

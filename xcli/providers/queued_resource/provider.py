@@ -56,6 +56,12 @@ class QueuedResourceProvider:
         self.now = now or (lambda: datetime.now(timezone.utc))
         self.say = say or (lambda text: print(f"note: {text}", file=sys.stderr))
 
+    def check_user_key(self, text: str) -> None:
+        """UserKeys: `--ssh-key` names an existing private key file (access.py)."""
+        from xcli.providers.queued_resource.access import check_user_key
+
+        check_user_key(text)
+
     # -- plans (pure) ---------------------------------------------------------------------
 
     def plan_create(self, spec: ClusterSpec) -> Plan:

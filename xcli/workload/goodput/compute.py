@@ -90,10 +90,12 @@ def compute(tl: Timeline) -> Report:
     steps = [m for m in tl.marks if m.key == "step"]
     flops = [m.value for m in tl.marks if m.key == "flops_per_step"]
     checkpoints = [m for m in tl.marks if m.key == "checkpoint"]
+    mfu, missing = _mfu(flops[-1] if flops else None, per_step, tl)
     return Report(
         scheduling_goodput=held / wall if wall > 0 else None,
         runtime_goodput=totals.productive / held if held > 0 else None,
-        program_goodput=_mfu(flops[-1] if flops else None, per_step, tl),
+        program_goodput=mfu,
+        program_goodput_missing=missing,
         interruptions=tuple(interruptions),
         badput=badput,
         steps=int(max(m.value for m in steps)) if steps else None,
@@ -171,9 +173,19 @@ def _interruption(
     )
 
 
-def _mfu(flops: float | None, per_step: float | None, tl: Timeline) -> float | None:
-    if flops is None or per_step is None or per_step <= 0:
-        return None
+def _mfu(
+    flops: float | None, per_step: float | None, tl: Timeline
+) -> tuple[float | None, str | None]:
+    """MFU, or None and why (docs/goodput.md, `program_goodput_missing`). Marks that come in
+    bursts (a JAX loop under async dispatch marks steps before they run) give a median gap of
+    0, or one shorter than the FLOPs take at peak: MFU above 100% is no measurement."""
+    if flops is None:
+        return None, "no_flops_per_step"
+    if per_step is None:
+        return None, "no_step_time"
+    if per_step <= 0:
+        return None, "steps_not_timed"
     if tl.peak_flops_per_chip is None or tl.chips <= 0:
-        return None
-    return flops / per_step / (tl.peak_flops_per_chip * tl.chips)
+        return None, "no_peak_flops"
+    mfu = flops / per_step / (tl.peak_flops_per_chip * tl.chips)
+    return (None, "steps_not_timed") if round(mfu, 4) > 1 else (mfu, None)

@@ -129,6 +129,9 @@ class Report:
     flops_per_step: float | None
     last_checkpoint: int | None
     notes: tuple[str, ...] = field(default=())
+    # why program_goodput is None: no_flops_per_step, no_step_time, steps_not_timed,
+    # no_peak_flops (docs/goodput.md)
+    program_goodput_missing: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The documented JSON shape (docs/goodput.md): the seven keys the issue names first,
@@ -147,6 +150,7 @@ class Report:
             "flops_per_step": self.flops_per_step,
             "last_checkpoint": self.last_checkpoint,
             "notes": list(self.notes),
+            "program_goodput_missing": self.program_goodput_missing,
         }
 
 

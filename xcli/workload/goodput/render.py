@@ -11,10 +11,17 @@ MFU_HINT = (
     "program goodput (MFU): unknown; print the model FLOPs of one step once, "
     "xcli.goodput.flops_per_step(x), to enable it"
 )
-PEAK_HINT = (
-    "program goodput (MFU): unknown; the catalogue has no peak FLOP/s for this accelerator, "
-    "or no step time was measured yet"
-)
+# why MFU is missing, by the report's program_goodput_missing (no_flops_per_step: the hint)
+MISSING_HINTS = {
+    "no_step_time": "program goodput (MFU): unknown; no step time yet: worker 0 has not marked "
+    "two consecutive steps in one segment",
+    "steps_not_timed": "program goodput (MFU): unknown; the step marks do not time the steps "
+    "(they came in bursts: a median gap of {step}s, too short for the FLOPs of a step). Under "
+    "async dispatch (JAX) a loop marks steps before they run: wait for each step's result, "
+    "jax.block_until_ready(...), before the next mark (docs/goodput.md)",
+    "no_peak_flops": "program goodput (MFU): unknown; the catalogue has no peak FLOP/s for "
+    "this accelerator",
+}
 NO_MARKS_HINT = (
     "no goodput marks from worker 0: call xcli.goodput.step(n) at each step and "
     "xcli.goodput.checkpoint(n) when a checkpoint is durable (docs/goodput.md)"
@@ -68,6 +75,8 @@ def text(report: Mapping[str, Any], name: str, mfu_hint: str = MFU_HINT) -> list
     elif report["program_goodput"] is None and report["flops_per_step"] is None:
         lines.append(mfu_hint)
     elif report["program_goodput"] is None:
-        lines.append(PEAK_HINT)
+        why = report.get("program_goodput_missing") or ""
+        hint = MISSING_HINTS.get(why, "program goodput (MFU): unknown")
+        lines.append(hint.format(step=report["step_seconds"]))
     lines += [f"note: {n}" for n in report["notes"]]
     return lines

@@ -7,7 +7,7 @@ Planning is pure (manifest.py, plan.py, delete.py); reading and waiting go throu
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # typing only: `xcli workload --help` reads STATES
@@ -57,6 +57,7 @@ class JobSetBackend:
         cluster = gke_cluster_path(session.project, session.zone, spec.cluster)
         plan = plan_workload_create(spec, meta, existing, cluster)
         plan = add_to_plan(plan, mounts.storages, mounts.notes)
+        plan = replace(plan, links=_links(session, spec))
         if flags["output_manifest_file"] is not None:
             write_manifests(plan, flags["output_manifest_file"])
         code = session.run_plan(plan, lambda: handlers(self.live, ref))
@@ -256,3 +257,16 @@ class JobSetBackend:
         path = gke_cluster_path(session.project, session.zone, cluster)
         plan = plan_workload_delete(names, path, cluster, session.namespace)
         return session.run_plan(plan, lambda: handlers(self.live, ref))
+
+
+def _links(session: Session, spec: Any) -> dict[str, str]:
+    """The Cloud Console pages of the workload and of its first pod's logs (XPK prints both)."""
+    from xcli.plan.console import workload_links
+    from xcli.workload.spec import GPU_REPLICATED_JOB, TPU_REPLICATED_JOB
+
+    rjob = TPU_REPLICATED_JOB if spec.accelerator.kind == "tpu" else GPU_REPLICATED_JOB
+    region = session.zone.rsplit("-", 1)[0]
+    return workload_links(
+        session.project, region, spec.cluster, spec.namespace, spec.name,
+        f"{spec.name}-{rjob}-0-0-",
+    )  # fmt: skip

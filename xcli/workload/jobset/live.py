@@ -55,10 +55,14 @@ Obj = dict[str, Any]
 
 
 def _gke_connect(ref: ClusterRef) -> KubeApi:
-    from xcli.gateways.container import ContainerGateway
-    from xcli.providers.gke.standard import KubeConnector
+    # the provider's ClusterAccess (providers/base.py), until the workload commands take it
+    # from the registry their Deps carry
+    from xcli.providers import DEFAULT
 
-    return KubeConnector(ContainerGateway()).for_ref(ref.project, ref.region, ref.name)
+    access = DEFAULT.cluster_access(ref.provider, DEFAULT.get(ref.provider))
+    if access is None:
+        raise ConfigError(f"cluster {ref.name} is a {ref.provider} cluster, without Kubernetes")
+    return access.kube_api(ref)
 
 
 def _default_sleep() -> Callable[[float, threading.Event], None]:

@@ -60,6 +60,24 @@ def worker_env(workers: Sequence[Worker], worker: Worker) -> dict[str, str]:
     }
 
 
+# The contract values that depend on how many workers run. An emulated worker (the local
+# provider) holds the values of its whole cluster; a workload on fewer slices (--num-slices 1
+# on a two-slice cluster) overrides them, or JAX would wait for processes that never start.
+# SLURM_NTASKS: the local provider's copy of the count for JAX's Slurm detection
+# (docs/local-provider.md).
+SUBSET_ENV = ("MEGASCALE_NUM_SLICES", "JAX_NUM_PROCESSES", "SLURM_NTASKS")
+# What an emulated worker's own environment holds and a container gets too (docs/local-provider.md)
+LOCAL_PASSTHROUGH = (*CONTRACT_ENV["tpu"], "JAX_COORDINATOR_BIND_ADDRESS", "SLURM_JOB_ID",
+                     "SLURM_STEP_NODELIST", "SLURM_PROCID", "SLURM_LOCALID")  # fmt: skip
+
+
+def subset_env(workers: Sequence[Worker]) -> dict[str, str]:
+    """The counts of the workers a workload runs on (chosen slices start at slice 0, so slice
+    ids, process ids and coordinators stay those of the cluster)."""
+    count, slices = str(len(workers)), str(len({w.slice for w in workers}))
+    return dict(zip(SUBSET_ENV, (slices, count, count), strict=True))
+
+
 def worker_folder(name: str) -> str:
     """The workload's folder on a worker, relative to the login directory (~ on a TPU VM, the
     worker's own folder on the local provider): the process runtime keeps its pid there."""
@@ -212,6 +230,7 @@ def plan_vm_workload(
     Cloud VMs (`cloud_vms`: Cloud TPU VMs) get the contract computed from the worker list and
     run a container (docker). Emulated workers (the local provider, no cloud) already hold the
     contract in their own environment (the local provider sets it), so it is passed through,
+    except the counts, which describe `workers` (they may be fewer slices than the cluster's),
     and the runtime is chosen on the worker: docker if installed, else a plain process; without
     an image, always a plain process.
     """
@@ -222,13 +241,15 @@ def plan_vm_workload(
     stop = stop_script(spec, on_tpu_vm)
     commands, stops = [], []
     several = len({w.slice for w in workers}) > 1  # labels as `xcli ssh` prints them
+    counts = subset_env(workers)  # emulated workers: the rest passes through
+    passthrough = [name for name in LOCAL_PASSTHROUGH if name not in counts]
     for w in sorted(workers, key=lambda w: (w.slice, w.index)):
         if on_tpu_vm:
             env = worker_env(workers, w)
             script = worker_script(spec, chosen, env, on_tpu_vm=True, volumes=volumes)
         else:
             script = worker_script(
-                spec, chosen, {}, CONTRACT_ENV["tpu"], on_tpu_vm=False, volumes=volumes
+                spec, chosen, counts, passthrough, on_tpu_vm=False, volumes=volumes
             )
         name = label(w, several)
         commands.append(WorkerCommand(worker=name, host=w.host, argv=("/bin/sh", "-c", script)))

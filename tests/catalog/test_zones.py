@@ -1,0 +1,110 @@
+"""Where each accelerator is offered; `cluster create` refuses a zone that does not offer it."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from click.testing import CliRunner
+
+from xcli.catalog import families, lookup
+from xcli.catalog.zones import check_zone, checked_regions, families_with_zones, offered_zones, rows
+from xcli.cli.errors import run_guarded
+from xcli.cli.main import cli
+from xcli.config import KEYS
+from xcli.errors import UserError
+
+ZONE_FORMAT = KEYS["zone"][2]
+TPU_PAGES = (  # the Cloud TPU regions-and-zones page, in the versions stored
+    "https://cloud.google.com/tpu/docs/regions-zones",
+    "https://docs.cloud.google.com/tpu/docs/types-zones",
+    "https://cloud-dot-devsite-v2-prod.appspot.com/tpu/docs/types-zones",
+)
+
+
+def test_every_row_names_a_known_family_a_zone_and_its_page() -> None:
+    assert families_with_zones(), "no zone rows at all"
+    for family in families_with_zones():
+        assert family in families(), f"{family} is not a catalogue family"
+        zones = offered_zones(family)
+        assert zones and len(zones) == len(set(zones)), f"{family}: empty or repeated zones"
+        for row in rows(family):
+            assert re.fullmatch(ZONE_FORMAT, row.zone), row
+            assert row.source.startswith(TPU_PAGES), row
+
+
+def test_every_tpu_family_has_zones() -> None:
+    assert set(families()) <= set(families_with_zones())
+
+
+def test_v6e_in_a_zone_without_it_is_refused_with_the_zones_that_have_it() -> None:
+    with pytest.raises(UserError) as caught:
+        check_zone(lookup("v6e-256"), "us-west1-a")
+    assert caught.value.message.startswith("zone us-west1-a does not offer v6e")
+    assert "us-east5-b" in caught.value.hint and "europe-west4-a" in caught.value.hint
+    check_zone(lookup("v6e-256"), "us-east5-b")  # offered: no error
+
+
+def test_a_zone_that_does_not_exist_is_refused() -> None:
+    with pytest.raises(UserError, match="does not exist"):
+        check_zone(lookup("v5p-128"), "us-east5-z")
+
+
+def test_a_zone_outside_the_regions_read_in_full_is_not_refused() -> None:
+    """The stored pages were cut off outside the US: a v5e zone in Asia (offered there, but not
+    in the table) must not be refused for want of a row; a US zone still is."""
+    assert checked_regions() == ("us-",)
+    check_zone(lookup("v5litepod-16"), "asia-southeast1-b")
+    with pytest.raises(UserError, match="does not offer v5e"):
+        check_zone(lookup("v5litepod-16"), "us-east1-d")
+
+
+def test_a_family_without_rows_is_not_refused() -> None:
+    assert offered_zones("h100-80gb") == ()
+    check_zone(lookup("h100-80gb-8"), "us-east5-b")
+
+
+def create(capsys: pytest.CaptureFixture[str], *flags: str) -> tuple[int, str, str]:
+    argv = ["cluster", "create", "--cluster", "demo", "--project", "my-project", "--dry-run"]
+    code = run_guarded(cli, [*argv, *flags], debug=False)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_cluster_create_dry_run_refuses_v6e_in_us_west1_a(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, err = create(capsys, "--tpu-type", "v6e-256", "--zone", "us-west1-a", "--spot")
+    assert code == 1 and not out, out
+    lines = err.splitlines()
+    assert lines[0] == "error: zone us-west1-a does not offer v6e (v6e-256), or does not exist"
+    assert lines[1].startswith("hint: use a zone that offers v6e: us-central1-b, us-east1-d")
+    assert len(lines) == 2
+
+
+def test_queued_resource_refuses_too_and_local_has_no_zone(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, _, err = create(
+        capsys, "--provider", "queued-resource", "--tpu-type", "v5p-8", "--zone", "us-west1-a",
+        "--on-demand",
+    )  # fmt: skip
+    assert code == 1 and "does not offer v5p" in err, err
+    code, _, err = create(capsys, "--provider", "local", "--tpu-type", "v6e-8")
+    assert code == 0 and "does not offer" not in err, err
+
+
+def test_catalog_show_lists_the_zones_with_their_pages() -> None:
+    result = CliRunner().invoke(cli, ["catalog", "show", "v4-8"])
+    assert result.exit_code == 0, result.output
+    assert "us-central2-b: https://cloud.google.com/tpu/docs/regions-zones" in result.output
+
+
+def test_the_zone_is_refused_first_even_without_project_or_capacity(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The issue's command, as an XPK user types it (no capacity flag, no project set)."""
+    argv = ["cluster", "create", "--cluster", "demo", "--tpu-type", "v6e-256"]
+    assert run_guarded(cli, [*argv, "--zone", "us-west1-a", "--dry-run"], debug=False) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: zone us-west1-a does not offer v6e (v6e-256)"), err
