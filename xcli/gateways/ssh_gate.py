@@ -12,8 +12,9 @@ So a broadcast through a jump host holds a handshake slot from the start of each
 until its worker is reached (the engine says so: the stream's `connected` flag or
 `SshEngine.connected`), or the attempt ends. The slot count starts at the plan's limit;
 each refusal (a retryable connection failure) halves it and pauses new handshakes for a
-while (1 s, doubling to 10 s: the `noauth` and `refuseconnection` penalties), and every
-success after that gives back one slot up to the limit. Commands that are already running
+while (1 s, doubling to 10 s: the `noauth` and `refuseconnection` penalties; refusals during a
+pause answer handshakes started before it and change nothing), and every success after that
+gives back one slot up to the limit. Commands that are already running
 keep running: only handshakes wait.
 """
 
@@ -80,13 +81,18 @@ class HandshakeGate:
                 await self._leave()
 
     async def refused(self) -> float:
-        """A handshake was dropped or refused: narrow, pause; the pause is returned."""
+        """A handshake was dropped or refused: narrow and pause; how long to wait is returned.
+        Refusals during a pause are counted but change nothing: they answer handshakes that
+        started before it (one burst is one event)."""
         async with self._changed:
             self.refusals += 1
+            now = time.monotonic()
+            if now < self._resume_at:
+                return self._resume_at - now
             self.allowed = max(1, self.allowed // 2)
             self.narrowest = min(self.narrowest, self.allowed)
             pause = self._pause
-            self._resume_at = max(self._resume_at, time.monotonic() + pause)
+            self._resume_at = now + pause
             self._pause = min(self._pause * 2, PAUSE_MAX)
             return pause
 
