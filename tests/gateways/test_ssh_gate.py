@@ -127,3 +127,17 @@ def test_auto_finds_a_jump_host_in_the_users_ssh_config(tmp_path: Path) -> None:
     assert choice.note is not None and "proxyjump" in choice.note
     config.write_text("")
     assert choose([Target("w0", "10.0.0.1", 22, "me")], settings).through is None
+
+
+def test_a_window_wider_than_max_handshakes_connects_in_steps_but_runs_everything() -> None:
+    from xcli.gateways.ssh_pool import MAX_HANDSHAKES
+
+    engine = FakeEngine(handshake=0.01, run=1.0)
+    targets = [Target(f"w{i}", f"10.0.{i // 250}.{i % 250}") for i in range(300)]
+    settings = replace(SETTINGS, ssh_flags=())
+    step = plan_broadcast("t", targets, Exec("x"), settings, batch_size=300).steps[0]
+    assert isinstance(step, Broadcast)
+    result = asyncio.run(run_pool(step, engine, OutputSink(None, None, None)))
+    assert result.exit_code == 0 and result.notes == []
+    assert engine.most_in_handshake == MAX_HANDSHAKES
+    assert engine.most_running > MAX_HANDSHAKES  # commands run together beyond the cap

@@ -16,6 +16,9 @@ while (1 s, doubling to 10 s: the `noauth` and `refuseconnection` penalties; ref
 pause answer handshakes started before it and change nothing), and every success after that
 gives back one slot up to the limit. Commands that are already running
 keep running: only handshakes wait.
+
+Without a jump host the same gate, without the back-off, keeps a window wider than
+ssh_pool.MAX_HANDSHAKES from starting all its handshakes at once.
 """
 
 from __future__ import annotations
@@ -34,9 +37,10 @@ PAUSE_FIRST, PAUSE_MAX = 1.0, 10.0
 class HandshakeGate:
     """A resizable semaphore with a pause, for the handshakes through one jump host."""
 
-    def __init__(self, limit: int, through: str) -> None:
+    def __init__(self, limit: int, through: str | None) -> None:
         self.limit = limit
-        self.through = through
+        self.through = through or ""
+        self.backs_off = through is not None  # a shared sshd (a jump host) is in the way
         self.allowed = limit
         self.refusals = 0
         self.narrowest = limit

@@ -35,6 +35,11 @@ from xcli.plan.fanout_result import FanoutResult, Status, WorkerOutcome
 
 FDS_PER_WORKER = 4  # three pipes per ssh (or a socket), a log file
 FDS_RESERVED = 64  # the interpreter's own, the event loop's, what the caller holds
+# Handshakes in flight at once when the window is wider (--batch-size all, a workload's whole
+# slice): 2,304 handshakes started together queue behind each other on the client's CPU
+# (asyncssh: one core) and miss their connect timeout, as measured on the emulator (docs/ssh.md,
+# Large slices); 128 at once keep each one's wait well inside it while every command runs.
+MAX_HANDSHAKES = 128
 
 
 @dataclass(frozen=True)
@@ -123,7 +128,7 @@ async def run_pool(
     size, narrowed, spare = fitting_window(min(step.batch_size, len(step.targets)) or 1)
     engine.spare_fds(spare)
     window = asyncio.Semaphore(size)
-    gate = HandshakeGate(step.handshakes, step.through or "") if step.handshakes else None
+    gate = _gate(step, size)
     outcomes: dict[int, WorkerOutcome] = {}
     started: dict[int, WorkerStream] = {}
     began: dict[int, float] = {}
@@ -166,6 +171,16 @@ async def run_pool(
         result.outcomes.append(outcome)
     result.seconds = time.monotonic() - start
     return result
+
+
+def _gate(step: Broadcast, window: int) -> HandshakeGate | None:
+    """The plan's cap through a jump host (which backs off when refused), else MAX_HANDSHAKES
+    for a wider window (no back-off: a refusal there is one worker's, not a shared sshd's)."""
+    if step.handshakes:
+        return HandshakeGate(step.handshakes, step.through or "")
+    if window > MAX_HANDSHAKES:
+        return HandshakeGate(MAX_HANDSHAKES, None)
+    return None
 
 
 class _StopWatch:
@@ -239,7 +254,12 @@ async def _with_retries(
                 lambda: stream.connected or engine.connected(step, index),
             )
         wait = backoff
-        if gate is not None and result.retryable and result.status == "unreachable":
+        if (
+            gate is not None
+            and gate.backs_off
+            and result.retryable
+            and result.status == "unreachable"
+        ):
             wait = max(wait, await gate.refused())  # the jump host's sshd refused: back off
         elif gate is not None and result.reached:
             await gate.reached()
