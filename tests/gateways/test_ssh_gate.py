@@ -141,3 +141,17 @@ def test_a_window_wider_than_max_handshakes_connects_in_steps_but_runs_everythin
     assert result.exit_code == 0 and result.notes == []
     assert engine.most_in_handshake == MAX_HANDSHAKES
     assert engine.most_running > MAX_HANDSHAKES  # commands run together beyond the cap
+
+
+def test_a_worker_still_waiting_for_a_handshake_slot_at_the_deadline_is_unreached() -> None:
+    """The deadline stops workers queued at the gate longer than the connect timeout: they
+    never started a handshake, so they are unreachable (255), not a command's timeout (124)."""
+    engine = FakeEngine(handshake=4.0, run=0.0)
+    targets = [Target(f"w{i}", f"10.0.0.{i}") for i in range(12)]
+    settings = replace(SETTINGS, connect_timeout=1)
+    plan = plan_broadcast("t", targets, Exec("x"), settings, batch_size=64, timeout=3.0)
+    step = plan.steps[0]
+    assert isinstance(step, Broadcast) and step.handshakes == 10
+    result = asyncio.run(run_pool(step, engine, OutputSink(None, None, None)))
+    queued = [o for o in result.outcomes if o.label in ("w10", "w11")]
+    assert [o.code for o in queued] == [255, 255]

@@ -65,11 +65,14 @@ class HandshakeGate:
             self._busy -= 1
             self._changed.notify_all()
 
-    async def through_gate(self, attempt: Awaitable[T], reached: Callable[[], bool]) -> T:
-        """Run `attempt` holding a slot until `reached()` says the worker is reached."""
+    async def through_gate(
+        self, attempt: Callable[[], Awaitable[T]], reached: Callable[[], bool]
+    ) -> T:
+        """Start `attempt()` once a slot is free; hold the slot until `reached()` says the
+        worker is reached, or the attempt ends."""
         await self._enter()
         held = True
-        task = asyncio.ensure_future(attempt)
+        task = asyncio.ensure_future(attempt())
         try:
             while not task.done():
                 await asyncio.wait({task}, timeout=POLL)

@@ -137,9 +137,8 @@ async def run_pool(
         async with window:
             stream = sink.stream(step.targets[index].label)
             started[index] = stream
-            began[index] = time.monotonic()
             try:
-                outcomes[index] = await _with_retries(step, engine, index, stream, gate)
+                outcomes[index] = await _with_retries(step, engine, index, stream, gate, began)
             finally:
                 stream.close()
             if on_outcome is not None:
@@ -161,11 +160,13 @@ async def run_pool(
             stream = started.get(i)
             # The engine knows when its session opened; failing that, a silent command still
             # running past the connect timeout has reached its worker (the connect timeout
-            # covers the TCP connection and the SSH handshake).
+            # covers the TCP connection and the SSH handshake of the attempt, which `began`
+            # timed from its start, after any wait for a handshake slot).
+            since = began.get(i)
             connected = (
                 (stream is not None and stream.connected)
                 or i in open_at_stop
-                or time.monotonic() - began.get(i, time.monotonic()) > step.connect_timeout + 1
+                or (since is not None and time.monotonic() - since > step.connect_timeout + 1)
             )
             outcome = _unfinished(target.label, stream, interrupted, start, connected)
         result.outcomes.append(outcome)
@@ -241,17 +242,24 @@ async def _with_retries(
     index: int,
     stream: WorkerStream,
     gate: HandshakeGate | None,
+    attempted: dict[int, float],
 ) -> WorkerOutcome:
+    """Attempts until one is not retryable; `attempted[index]` is when the last one started
+    (after any wait at the gate, which the connect timeout does not cover)."""
     began = time.monotonic()
     backoff, tries = 0.5, 0
+
+    async def attempt() -> Attempt:
+        attempted[index] = time.monotonic()
+        return await engine.attempt(step, index, stream)
+
     while True:
         tries += 1
         if gate is None:
-            result = await engine.attempt(step, index, stream)
+            result = await attempt()
         else:
             result = await gate.through_gate(
-                engine.attempt(step, index, stream),
-                lambda: stream.connected or engine.connected(step, index),
+                attempt, lambda: stream.connected or engine.connected(step, index)
             )
         wait = backoff
         if (
