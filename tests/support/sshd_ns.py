@@ -163,7 +163,8 @@ def serve(workers: int, folder: Path, max_startups: str, fail: dict[str, int]) -
     addresses = [worker_address(i) for i in range(workers)]
     key = " ".join(host_key.split()[:2])
     known = folder / "known_hosts"
-    known.write_text("".join(f"[{a}]:{PORT} {key}\n" for a in addresses))
+    # 127.0.0.1 too: the same sshd serves as the jump host of the tests that need one
+    known.write_text("".join(f"[{a}]:{PORT} {key}\n" for a in [*addresses, "127.0.0.1"]))
     return {
         "hosts": addresses,
         "ports": [PORT] * workers,
