@@ -130,6 +130,7 @@ def resolve(flags: Transport, deps: Deps) -> Resolved:
         )
     ref = ref_for(registry, flags.name, provider, flags.where)  # a local cluster needs no project
     everyone = _workers(backend, ref)
+    deps.record.repin_moved(backend, ref, everyone)  # live runs: keys follow moved workers
     chosen = select(everyone, flags.worker, flags.slice_)
     access = backend.ssh_access(ref)
     if retry is None and access is not None and access.retry_for is not None:

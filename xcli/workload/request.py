@@ -164,4 +164,7 @@ def write_manifests(plan: Plan, path: Path) -> None:
     try:
         path.write_text(yaml.safe_dump_all(docs, sort_keys=False), encoding="utf-8")
     except OSError as exc:
-        raise UserError(f"cannot write --output-manifest-file {path}: {exc.strerror}") from None
+        raise UserError(
+            f"cannot write --output-manifest-file {path}: {exc.strerror}",
+            hint="name a file in a folder you can write to",
+        ) from None
