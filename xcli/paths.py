@@ -16,8 +16,19 @@ def config_file() -> Path:
 
 
 def state_dir() -> Path:
-    """$XCLI_HOME, else ~/.local/state/xcli: local clusters, logs, known_hosts."""
+    """$XCLI_HOME, else ~/.local/state/xcli: local clusters, logs, known_hosts.
+
+    XCLI_HOME must be absolute, as the XDG Base Directory specification asks of its variables:
+    a relative one would name another folder in every process that changes directory (the local
+    supervisor, worker shells)."""
     env = os.environ.get("XCLI_HOME")
+    if env and not os.path.isabs(env):
+        from xcli.errors import UserError
+
+        raise UserError(
+            f"XCLI_HOME {env[:80]!r} is a relative path",
+            hint=f"set it to an absolute path, e.g. XCLI_HOME=$PWD/{env[:40]}",
+        )
     return Path(env) if env else Path.home() / ".local" / "state" / "xcli"
 
 

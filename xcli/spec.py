@@ -12,14 +12,14 @@ from typing import Literal
 from xcli.catalog import Accelerator
 from xcli.errors import UserError
 
-_DURATION = re.compile(r"(\d+)([smhd])")
+_DURATION = re.compile(r"(\d+)([smhd])", re.ASCII)
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
 def parse_duration(text: str, what: str = "duration") -> int:
     """'90s', '30m', '6h', '7d', '1h30m' -> seconds."""
     value = text.strip().lower()
-    if value.isdigit():
+    if value.isascii() and value.isdigit():
         raise UserError(
             f"{what} {text!r} has no unit", hint="write it with a unit: 90s, 30m, 6h, 7d or 1h30m"
         )
@@ -132,6 +132,7 @@ def capacity_from_flags(
     guaranteed: bool = False,
     max_run_duration: str | None = None,
     min_duration: str | None = None,
+    project: str | None = None,
 ) -> Capacity:
     """Exactly one capacity choice, with the durations that go with it; checked before any call."""
     chosen = [
@@ -163,7 +164,7 @@ def capacity_from_flags(
             "--min-duration applies only to --guaranteed", hint="add --guaranteed, or drop it"
         )
     if reservation is not None:
-        return Capacity("reservation", reservation=check_reservation(reservation))
+        return Capacity("reservation", reservation=check_reservation(reservation, project))
     if flex_start:
         seconds = None
         if max_run_duration is not None:
@@ -177,9 +178,11 @@ def capacity_from_flags(
     return Capacity("spot" if spot else "on-demand")
 
 
-_ID = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+_ID = r"[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?"  # a block or sub-block: 63 characters at most
 _RESERVATION = re.compile(
-    rf"^(?:projects/[a-z][a-z0-9-]{{4,28}}[a-z0-9]/reservations/)?[a-z]([-a-z0-9]*[a-z0-9])?"
+    # a reservation name: 1-63 characters, [a-z]([-a-z0-9]*[a-z0-9])? (compute.v1.json,
+    # Reservation.name in the pinned google-api-python-client's discovery document)
+    rf"^(?:projects/[a-z][a-z0-9-]{{4,28}}[a-z0-9]/reservations/)?[a-z](?:[-a-z0-9]{{0,61}}[a-z0-9])?"
     rf"(?:/reservationBlocks/{_ID}(?:/reservationSubBlocks/{_ID})?)?$"
 )
 RESERVATION_FORMS = (
@@ -188,7 +191,7 @@ RESERVATION_FORMS = (
 )
 
 
-def check_reservation(value: str) -> str:
+def check_reservation(value: str, project: str | None = None) -> str:
     """One reservation, or several as A,B (slices fill them in that order). Each is NAME or
     projects/P/reservations/R (a shared one), optionally with /reservationBlocks/B and
     /reservationSubBlocks/S: the values GKE's reservationAffinity takes (gcloud and XPK form)."""
@@ -201,7 +204,9 @@ def check_reservation(value: str) -> str:
                 f"reservation {part!r} is not a reservation name or path",
                 hint=f"write {RESERVATION_FORMS}",
             )
-    if len(set(parts)) != len(parts):
+    mine = f"projects/{project}/reservations/" if project else ""
+    same = [p.removeprefix(mine) if mine else p for p in parts]  # R and projects/P/reservations/R
+    if len(set(same)) != len(same):
         raise UserError(
             f"--reservation {value!r} names a reservation twice", hint="list each one once"
         )

@@ -103,6 +103,18 @@ def decode(data: bytes, where: str) -> str:
     return text
 
 
+def check_writable_file(path: Path | str, what: str) -> Path:
+    """A file xcli will write: not an existing folder, and in a folder it can write into."""
+    target = Path(path).expanduser()
+    if target.is_dir():
+        raise UserError(
+            f"{what} {path} is a folder, not a file",
+            hint=f"name a file, e.g. {what} {target / 'out.yaml'}",
+        )
+    check_writable_folder(target.parent, what)
+    return target
+
+
 def check_writable_folder(path: Path | str, what: str) -> Path:
     """Refuse a folder xcli will create or write into when it, or a parent, is not a folder."""
     target = Path(path).expanduser()

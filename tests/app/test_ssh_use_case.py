@@ -66,6 +66,7 @@ class World:
     replaced: list[Sequence[str]] = field(default_factory=list)
     outcome: FanoutResult = field(default_factory=lambda: FanoutResult([]))
     error: Exception | None = None
+    choice: Any = None  # what --engine auto picks (None: nothing may be chosen)
 
     def deps(self, log_dir: Path) -> Deps:
         def run_quiet(plan: Plan, handlers: Handlers) -> RunResult | None:
@@ -96,7 +97,8 @@ class World:
             say=refuse,
             broadcast=run_broadcast,
             sink=lambda folder: OutputSink(io.BytesIO(), io.BytesIO(), folder or log_dir),
-            choose_engine=refuse,  # --engine openssh: nothing to choose
+            # --engine openssh: nothing to choose
+            choose_engine=(lambda *a: self.choice) if self.choice else refuse,
             control_dir=refuse,  # --no-reuse
             shell=lambda argv, sockets: self.replaced.append(argv),
             stop_workload=refuse,
@@ -174,3 +176,16 @@ def test_a_shell_is_a_one_step_plan_that_replaces_the_process(tmp_path: Path) ->
         ssh(SshRequest(transport(), None), World().deps(tmp_path))
     # two slices: --worker=0 alone still names two workers, so the hint names --slice
     assert "(--worker=0 --slice 0)" in refused.value.hint
+
+
+def test_a_jump_host_in_the_ssh_config_caps_handshakes(tmp_path: Path) -> None:
+    from xcli.gateways.ssh_choice import EngineChoice
+
+    why = "engine openssh: your OpenSSH configuration for 127.0.0.1 sets proxyjump bastion"
+    live = World(choice=EngineChoice("openssh", why, through="jump host bastion"))
+    ssh(SshRequest(transport(engine="auto", batch_size=64), "hostname"), live.deps(tmp_path))
+    (plan,) = live.plans
+    (step,) = live.broadcast
+    assert (step.engine, step.through, step.handshakes) == ("openssh", "jump host bastion", 10)
+    assert plan.notes[0].startswith("through jump host bastion: at most 10 SSH handshakes")
+    assert plan.notes[1] == why

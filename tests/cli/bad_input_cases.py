@@ -1555,6 +1555,11 @@ def all_cases() -> list[Case]:
         *_gpu_networks(),
         *_private_and_reservations(),
         *_storage_use(),
+        *_free_text(),
+        *_network_test_values(),
+        *_values(),
+        *_state_and_files(),
+        *_huge_and_more(),
     ]
     ids = [c.id for c in cases]
     assert len(ids) == len(set(ids)), "duplicate case ids"
@@ -1803,3 +1808,186 @@ def _storage_use() -> list[Case]:
          ""),
     ]  # fmt: skip
     return [Case(f"storage-use/{name}", "storage", argv, setup=setup) for name, argv, setup in rows]
+
+
+def _free_text() -> list[Case]:
+    """Issue 26: free text that would reach a request URL or body, checked against the API's
+    documented format (xcli/formats.py names the discovery-document fields)."""
+    gke = ("cluster", "create", "--cluster", "c", *TPU, *P, "--spot", "--dry-run")
+    qr = ("cluster", "create", *QR, "--cluster", "q", *TPU, *P, "--spot", "--dry-run")
+    live = ("cluster", "create", "--cluster", "c", *TPU, *P, "--spot")
+    new = (
+        "storage",
+        "create",
+        "d",
+        "--cluster",
+        "c",
+        *P,
+        "--type",
+        "filestore",
+        "--size",
+        "1TB",
+        "--dry-run",
+    )
+    rows = [
+        ("network-space", (*gke, "--network", "my net")),
+        ("network-dotdot", (*gke, "--network", "../../x")),
+        ("network-upper", (*qr, "--network", "Default")),
+        ("network-live", (*live, "--network", "a?b=1")),
+        ("subnetwork-slash", (*gke, "--subnetwork", "a/b")),
+        ("subnetwork-qr-dotdot", (*qr, "--subnetwork", "..")),
+        ("gke-version-space", (*gke, "--gke-version", "1.34 latest")),
+        ("gke-version-query", (*live, "--gke-version", "1.34?x=1")),
+        ("gke-version-word", (*gke, "--gke-version", "newest")),
+        ("cpu-machine-type-slash", (*gke, "--cpu-machine-type", "e2/../x")),
+        ("cpu-machine-type-upper", (*gke, "--cpu-machine-type", "E2-STANDARD-8")),
+        ("cpu-machine-type-long", (*gke, "--cpu-machine-type", "e" * 64)),
+        ("service-account-not-email", (*qr, "--service-account", "robot")),
+        ("service-account-space", (*qr, "--service-account", "a b@p.iam.gserviceaccount.com")),
+        ("service-account-newline", (*qr, "--service-account", "a@p.com\nx")),
+        ("scopes-word", (*qr, "--scopes", "cloud platform")),
+        ("scopes-other-host", (*qr, "--scopes", "https://example.com/auth/x")),
+        ("scopes-empty-entry", (*qr, "--scopes", "https://www.googleapis.com/auth/a,")),
+        ("runtime-version-dotdot", (*qr, "--runtime-version", "../v2-alpha")),
+        ("runtime-version-space", (*qr, "--runtime-version", "v2 alpha")),
+        ("runtime-version-upper", (*qr, "--runtime-version", "V2-ALPHA-TPUV5")),
+        ("storage-location-space", (*new, "--instance", "i", "--location", "us east5")),
+        ("storage-location-dotdot", (*new, "--instance", "i", "--location", "../us-east5")),
+        ("storage-location-slash", (*new, "--instance", "i", "--location", "us-east5/x")),
+    ]
+    return [Case(f"free-text/{name}", "free-text", argv) for name, argv in rows]
+
+
+def _network_test_values() -> list[Case]:
+    """Issue 26: `cluster test-network` numbers and names, `preload-image` references."""
+    net = ("cluster", "test-network", *P, "--device-type", "h100-mega-80gb-8", "--dry-run")
+    pre = ("cluster", "preload-image")
+    end = ("--cluster", "c", *P, "--dry-run")
+    rows = [
+        ("test-network-min-fraction-nan", (*net, "--cluster", "c", "--min-fraction", "nan")),
+        ("test-network-busbw-inf", (*net, "--cluster", "c", "--expect-busbw", "inf")),
+        ("test-network-busbw-nan", (*net, "--cluster", "c", "--expect-busbw", "NaN")),
+        ("test-network-timeout-zero", (*net, "--cluster", "c", "--timeout", "0s")),
+        ("test-network-cluster-bad", (*net, "--cluster", "C!")),
+        ("test-network-cluster-path", (*net, "--cluster", "../c")),
+        ("preload-image-upper-path", (*pre, "Img:1", *end)),
+        ("preload-image-double-slash", (*pre, "a//b:1", *end)),
+        ("preload-image-empty-tag", (*pre, "img:", *end)),
+        ("preload-image-bad-digest", (*pre, "img@sha256:zz", *end)),
+        ("preload-image-long-tag", (*pre, "img:" + "t" * 129, *end)),
+        ("preload-image-long-name", (*pre, "a/" * 128 + "b", *end)),
+    ]
+    return [Case(f"test-network/{name}", "test-network", argv) for name, argv in rows]
+
+
+def _values() -> list[Case]:
+    """Issue 26: paths, reservations, quotas, sizes and digits that passed unchecked."""
+    gke = ("workload", "create", *P, "--cluster", "c", *WL, *TPU, "--num-slices", "1")
+    dry = (*gke, "--dry-run")
+    team = ("team", "create", *P, "--cluster", "c", "--team", "t", "--dry-run")
+    res = ("cluster", "create", "--cluster", "c", *TPU, *P, "--dry-run", "--reservation")
+    big = tuple(f"--env=V{i}=" + "x" * 120_000 for i in range(14))  # 1.6 MiB in 14 flags
+    rows = [
+        ("values", "checkpoint-newline", (*dry, "--checkpoint-dir", "gs://b/a\nb")),
+        ("values", "checkpoint-tab-path", (*dry, "--checkpoint-dir", "/data/a\tb")),
+        ("values", "checkpoint-object-too-long",
+         (*dry, "--checkpoint-dir", "gs://b/" + "o" * 1025)),
+        ("values", "checkpoint-object-too-long-utf8",
+         (*dry, "--checkpoint-dir", "gs://b/" + "\u00e9" * 513)),
+        ("values", "cache-newline", (*dry, "--compilation-cache", "gs://b/c\n")),
+        ("private-and-reservations", "reservation-64-characters", (*res, "r" * 64)),
+        ("private-and-reservations", "reservation-path-64-characters",
+         (*res, "projects/bad-input-1/reservations/" + "r" * 64)),
+        ("private-and-reservations", "reservation-twice-two-forms",
+         (*res, "r,projects/bad-input-1/reservations/r")),
+        ("teams", "quota-huge", (*team, "--quota", "v6e=99999999999999999999999")),
+        ("teams", "quota-over-a-million", (*team, "--quota", "v6e=1000001")),
+        ("teams", "quota-arabic-digits", (*team, "--quota", "v6e=\u0668")),
+        ("teams", "weight-arabic-digits", (*team, "--quota", "v6e=8", "--weight", "\u0663")),
+        ("environment", "env-flags-over-1-mib", (*dry, *big)),
+        ("unicode", "num-slices-arabic", (*dry[:-3], "--num-slices", "\u0661", "--dry-run")),
+        ("unicode", "num-slices-fullwidth-equals",
+         (*dry[:-3], "--num-slices=\uff11", "--dry-run")),
+        ("unicode", "max-restarts-devanagari", (*dry, "--max-restarts", "\u0969")),
+        ("unicode", "duration-arabic", ("workload", "wait", "w", *P, "--cluster", "c",
+                                        "--timeout", "\u0663h")),
+        ("unicode", "workers-arabic", ("ssh", *P, "--cluster", "c", "--worker", "\u0661",
+                                       "--", "true")),
+        ("unicode", "nodes-bengali", ("cluster", "test-network", "--cluster", "c", *P,
+                                      "--nodes", "\u09e8", "--dry-run")),
+    ]  # fmt: skip
+    return [Case(f"{section}/{name}", section, argv) for section, name, argv in rows]
+
+
+def _state_and_files() -> list[Case]:
+    """Issue 26: the state folder from the environment, credentials, and files xcli writes."""
+    local = ("cluster", "create", *LOCAL, "--cluster", "l", "--tpu-type", "v5litepod-8")
+    qr = ("cluster", "create", *QR, "--cluster", "q", *TPU, *P, "--spot")
+    tf = ("cluster", "create", "--cluster", "c", *TPU, "--on-demand", *P, "--terraform")
+    wl = ("workload", "create", *P, "--cluster", "c", *WL, *TPU, "--num-slices", "1", "--dry-run")
+    rows = [
+        ("relative-home-create", local, {"XCLI_HOME": "state"}, ""),
+        ("relative-home-dot", local, {"XCLI_HOME": "./state"}, ""),
+        ("relative-home-list", ("cluster", "list", *LOCAL), {"XCLI_HOME": "state"}, ""),
+        ("relative-home-workload", ("workload", "list", *LOCAL, "--cluster", "l"),
+         {"XCLI_HOME": "state"}, ""),
+        ("proc-home-create", local, {"XCLI_HOME": "/proc/xcli"}, ""),
+        ("proc-self-home-create", local, {"XCLI_HOME": "/proc/self"}, ""),
+        ("proc-home-workload", ("workload", "create", *LOCAL, "--cluster", "l", *WL),
+         {"XCLI_HOME": "/proc/xcli"}, ""),
+        ("credentials-missing-qr", qr, {"GOOGLE_APPLICATION_CREDENTIALS": "{home}/none.json"}, ""),
+        ("credentials-not-a-key-qr", qr,
+         {"GOOGLE_APPLICATION_CREDENTIALS": "{in}/list.yaml"}, ""),
+        ("terraform-user-folder-dry-run", (*tf, "{cwd}/tf", "--dry-run"), {}, "user-tf"),
+        ("terraform-user-folder-apply-dry-run", (*tf, "{cwd}/tf", "--apply", "--dry-run"), {},
+         "user-tf"),
+        ("manifest-file-is-folder", (*wl, "--output-manifest-file", "{in}/a-dir"), {}, ""),
+        ("manifest-file-is-cwd", (*wl, "--output-manifest-file", "."), {}, ""),
+    ]  # fmt: skip
+    return [
+        Case(f"state/{name}", "state and files", argv, env=env, setup=setup)
+        for name, argv, env, setup in rows
+    ]
+
+
+def _huge_and_more() -> list[Case]:
+    """Issue 26: huge values, namespaces, mount points and options, CIDRs, reservations."""
+    gke = ("workload", "create", *P, "--cluster", "c", *WL, *TPU)
+    att = ("storage", "attach", "d", "--cluster", "c", *P, "--type", "gcsfuse", "--bucket", "b-1")
+    private = ("cluster", "create", "--cluster", "c", *TPU, *P, "--spot", "--private")
+    res = ("cluster", "create", "--cluster", "c", *TPU, *P, "--dry-run", "--reservation")
+    logs = ("workload", "goodput", "t", "--cluster", "c", *P, "--source", "cloud-logging")
+    rows = [
+        ("huge", "num-slices-huge", (*gke, "--num-slices", "1" + "0" * 30, "--dry-run")),
+        ("huge", "max-restarts-huge",
+         (*gke, "--num-slices", "1", "--max-restarts", "9" * 40, "--dry-run")),
+        ("huge", "namespace-100k", ("workload", "list", *P, "--cluster", "c",
+                                    "--namespace", "a" * 100_000)),
+        ("huge", "log-name-600", (*logs, "--log-name", "l" * 600, "--dry-run")),
+        ("huge", "cluster-name-100k", ("cluster", "describe", "--cluster", "c" * 100_000, *P)),
+        ("namespaces", "namespace-space", ("workload", "status", "w", *P, "--cluster", "c",
+                                           "--namespace", "kube system")),
+        ("namespaces", "namespace-unicode-digit", ("workload", "status", "w", *P, "--cluster", "c",
+                                                   "--namespace", "ns\u0663")),
+        ("namespaces", "namespace-dot", ("workload", "list", *P, "--cluster", "c",
+                                         "--namespace", "a.b")),
+        ("namespaces", "namespace-trailing-hyphen", ("workload", "list", *P, "--cluster", "c",
+                                                     "--namespace", "team-")),
+        ("namespaces", "namespace-empty", ("workload", "list", *P, "--cluster", "c",
+                                           "--namespace", "")),
+        ("storage", "attach-mount-point-glob", (*att, "--mount-point", "/data/*")),
+        ("storage", "attach-mount-point-newline", (*att, "--mount-point", "/data/a\nb")),
+        ("storage", "attach-mount-point-space", (*att, "--mount-point", "/data/keep me")),
+        ("storage", "mount-point-question", (*att, "--mount-point", "/data/?")),
+        ("storage", "mount-options-newline", (*att, "--mount-options", "ro\nrw")),
+        ("private-and-reservations", "cidr-prefix-33",
+         (*private, "--authorized-networks", "10.0.0.0/33")),
+        ("private-and-reservations", "cidr-arabic-digits",
+         (*private, "--authorized-networks", "\u0661\u0660.0.0.0/8")),
+        ("private-and-reservations", "cidr-octet-256",
+         (*private, "--authorized-networks", "10.256.0.0/16")),
+        ("private-and-reservations", "reservation-block-64",
+         (*res, "r/reservationBlocks/" + "b" * 64)),
+        ("private-and-reservations", "reservation-unicode", (*res, "r\u00e9s")),
+    ]  # fmt: skip
+    return [Case(f"{section}/{name}", section, argv) for section, name, argv in rows]

@@ -10,10 +10,12 @@ listener must stay silent and the folders unchanged.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
 import socket
+import stat
 import subprocess
 import sys
 import threading
@@ -137,15 +139,31 @@ class Sandbox:
         return {k: v for k, v in env.items() if v is not None}
 
 
-def snapshot(root: Path) -> dict[str, tuple[str, int, int]]:
-    """Every path under root: (kind, size, mtime_ns); a folder's mtime catches deletions."""
-    found: dict[str, tuple[str, int, int]] = {}
+def snapshot(root: Path) -> dict[str, tuple[str, int, int, int, str]]:
+    """Every path under root: (kind, size, mtime_ns, mode, sha256 of a regular file's bytes).
+
+    A folder's mtime catches deletions; the digest and the mode catch a file rewritten with the
+    same size within the clock's resolution, or made wider or narrower (issue 26: "nothing
+    changed, existing files included")."""
+    found: dict[str, tuple[str, int, int, int, str]] = {}
     for dirpath, dirnames, filenames in os.walk(root):
         for name in [*dirnames, *filenames]:
             path = Path(dirpath) / name
             st = path.lstat()
-            kind = "dir" if path.is_dir() else "file"
-            found[str(path.relative_to(root))] = (kind, st.st_size, st.st_mtime_ns)
+            kind = "dir" if stat.S_ISDIR(st.st_mode) else "file"
+            digest = ""
+            if stat.S_ISREG(st.st_mode):
+                try:
+                    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+                except OSError as exc:  # unreadable (mode 000): its mode still counts
+                    digest = f"unreadable: {exc.errno}"
+            found[str(path.relative_to(root))] = (
+                kind,
+                st.st_size,
+                st.st_mtime_ns,
+                stat.S_IMODE(st.st_mode),
+                digest,
+            )
     return found
 
 

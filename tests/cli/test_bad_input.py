@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli.bad_input_cases import SETUPS, Case, all_cases, prepare_inputs
-from tests.cli.bad_input_sandbox import Outcome, Sandbox, fake_credentials, run_case
+from tests.cli.bad_input_sandbox import Outcome, Sandbox, fake_credentials, run_case, snapshot
 
 CASES = all_cases()
 WORKERS = max(2, min(4, (os.cpu_count() or 2)))
@@ -89,6 +89,27 @@ def test_the_table_is_large_and_covers_every_command() -> None:
     assert all(count >= 5 for count in per_section.values()), per_section
 
 
+def test_the_snapshot_sees_a_rewrite_and_a_mode_change_that_keep_size_and_time(
+    tmp_path: Path,
+) -> None:
+    """The changed-file check: an existing file rewritten in place (same size, mtime put back)
+    or given other modes counts as changed, as a new or deleted file does."""
+    config = tmp_path / "home" / ".config" / "xcli" / "config.yaml"
+    config.parent.mkdir(parents=True)
+    config.write_text("project: a\n", encoding="utf-8")
+    before = snapshot(tmp_path)
+    st = config.stat()
+    config.write_text("project: b\n", encoding="utf-8")
+    os.utime(config, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert snapshot(tmp_path) != before
+    config.write_text("project: a\n", encoding="utf-8")
+    os.utime(config, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert snapshot(tmp_path) == before
+    config.chmod(0o666)
+    os.utime(config, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert snapshot(tmp_path) != before
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_bad_input_is_refused_cleanly(case: Case, outcomes: dict[str, Outcome]) -> None:
     got = outcomes[case.id]
@@ -99,5 +120,7 @@ def test_bad_input_is_refused_cleanly(case: Case, outcomes: dict[str, Outcome]) 
     assert len(lines) == 2, report
     assert lines[0].startswith("error: ") and lines[1].startswith("hint: "), report
     assert len(lines[0]) > len("error: ") + 5 and len(lines[1]) > len("hint: ") + 5, report
+    # a huge value is not echoed back whole (issue 26: huge values)
+    assert all(len(line) <= 1000 for line in lines), f"an error line of {len(lines[0])}"
     assert got.connections == [], f"connected to the proxy: {got.connections}\n{report}"
     assert got.changed == [], f"changed in the sandbox: {got.changed}\n{report}"

@@ -192,8 +192,13 @@ def test_auto_engine_is_asyncssh_unless_the_openssh_setup_needs_openssh(
         assert picked.returncode == 0, picked.stderr
         plan = json.loads(picked.stdout)
         assert plan["plan"][0]["engine"] == "openssh"
-        (note,) = plan["notes"]
+        *capped, note = plan["notes"]
         assert note.startswith("engine openssh: ") and why in note, note
+        # the jump host the configuration names caps the handshakes (docs/ssh.md)
+        jumped = "proxyjump" in why
+        assert [c.split(":")[0] for c in capped] == (
+            ["through jump host bastion.example"] if jumped else []
+        )
         text = xcli(*args[:-2], extra, env=env)  # the text dry-run says it too
         assert f"note: {note}" in text.stdout
 

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import ast
 import io
 import resource
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
 from xcli.gateways.output import MAX_LINE, OutputSink
 from xcli.gateways.ssh_pool import raise_open_file_limit
-from xcli.plan.fanout_result import FanoutResult, WorkerOutcome
+from xcli.plan.fanout_result import FanoutResult, WorkerOutcome, ranges
 
 
 def test_chunks_split_mid_line_come_out_as_whole_prefixed_lines(tmp_path: Path) -> None:
@@ -127,3 +130,47 @@ def test_goodput_marks_are_timestamped_when_their_line_is_read(tmp_path: Path) -
     assert (
         tmp_path / "logs" / "w0.log"
     ).read_bytes() == b"loss 1.0\nXCLI_GOODPUT step=3\nXCLI_GOODPUT step=4"
+
+
+def test_many_failures_are_grouped_by_cause_with_worker_ranges() -> None:
+    outcomes = [WorkerOutcome(f"s{s}/w{i}", "ok", 0) for s in range(4) for i in range(576)]
+    for i in [*range(100, 112), 300]:
+        outcomes[i] = WorkerOutcome(f"s0/w{i}", "exit", 7)
+    for i in range(576, 576 + 40):
+        outcomes[i] = WorkerOutcome(outcomes[i].label, "timed out", detail="no SSH answer")
+    result = FanoutResult(outcomes, log_dir=Path("runs/x"), seconds=61.0, notes=["a note"])
+    assert result.summary_lines() == [
+        "2251 of 2304 workers succeeded in 61.0s",
+        "  note: a note",
+        "  FAILED 40 worker(s), timed out (no SSH answer): s1/w0-39",
+        "  FAILED 13 worker(s), exit code 7: s0/w100-111, s0/w300",
+        "  logs: runs/x/<worker>.log",
+    ]
+    assert result.to_json()["notes"] == ["a note"]
+
+
+def test_worker_ranges_stay_short() -> None:
+    assert ranges(["w0", "w1", "w2", "w7", "s1/w3", "s1/w4", "odd"]) == "w0-2, w7, s1/w3-4, odd"
+    scattered = [f"w{i}" for i in range(0, 600, 2)]  # 300 workers, no two adjacent
+    text = ranges(scattered)
+    assert text.endswith(", w46, and 276 more") and text.count(",") == 24
+
+
+def test_the_window_is_narrowed_to_the_descriptors_the_hard_limit_leaves() -> None:
+    # in a child: a hard limit cannot be raised again without privilege
+    code = (
+        "import resource; from xcli.gateways.ssh_pool import fitting_window; "
+        "resource.setrlimit(resource.RLIMIT_NOFILE, (200, 300)); "
+        "print(fitting_window(64)); print(resource.getrlimit(resource.RLIMIT_NOFILE)); "
+        "print(fitting_window(8))"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    narrowed, limits, fits = run.stdout.splitlines()
+    window, note, spare = ast.literal_eval(narrowed)
+    assert limits == "(300, 300)"  # soft raised to the hard limit
+    assert 40 < window < 64 and spare == 0
+    assert note == (
+        f"{window} workers at once, not 64: the open-file limit is 300 (hard limit 300); "
+        "raise the hard limit (ulimit -Hn) for a wider window"
+    )
+    assert ast.literal_eval(fits)[:2] == (8, None)

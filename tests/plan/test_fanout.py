@@ -12,12 +12,14 @@ import pytest
 from xcli.errors import UserError
 from xcli.plan.cluster import Worker
 from xcli.plan.fanout import (
+    Broadcast,
     Download,
     Exec,
     SshSettings,
     Target,
     Upload,
     control_path,
+    jump_host,
     openssh_argv,
     parse_selection,
     plan_broadcast,
@@ -197,3 +199,41 @@ def test_control_socket_names_are_per_connection_and_fit_a_socket_address() -> N
     }
     assert path not in others and len(others) == 4
     assert control_path(replace(SETTINGS, control_dir=None), a) is None
+
+
+@pytest.mark.parametrize(
+    ("flags", "through"),
+    [
+        (("-J", "bastion,inner"), "jump host bastion"),
+        (("-Jme@bastion:2022",), "jump host me@bastion:2022"),
+        (("-oProxyJump=bastion",), "jump host bastion"),
+        (("-o", "ProxyJump bastion"), "jump host bastion"),
+        (("-o", "proxyjump = bastion"), "jump host bastion"),
+        (("-o", "ProxyCommand=gcloud compute start-iap-tunnel %h %p --listen-on-stdin"), "IAP"),
+        (("-o", "ProxyCommand ssh -W %h:%p bastion"), "your ProxyCommand"),
+        (("-o", "ProxyJump=none"), None),
+        (("-F", "cfg", "-oKexAlgorithms=curve25519-sha256"), None),
+        ((), None),
+    ],
+)
+def test_jump_hosts_are_found_in_the_ssh_flags(flags: tuple[str, ...], through: str | None) -> None:
+    assert jump_host(flags) == through
+
+
+def test_through_a_jump_host_the_plan_caps_handshakes_and_says_so_in_one_line() -> None:
+    targets = targets_for(_workers(1, 40))
+    settings = replace(SETTINGS, ssh_flags=("-J", "bastion"))
+    plan = plan_broadcast("demo", targets, Exec("hostname"), settings, batch_size=64)
+    step = plan.steps[0]
+    assert isinstance(step, Broadcast)
+    assert (step.through, step.handshakes, step.batch_size) == ("jump host bastion", 10, 64)
+    assert plan.notes == (
+        "through jump host bastion: at most 10 SSH handshakes at once (its sshd drops more "
+        "under the default MaxStartups 10:30:100); xcli backs off if it refuses",
+    )
+    assert '"handshakes_at_once": 10' in plan_json(plan)
+    assert "at most 10 SSH handshakes" in plan_text(plan)
+    # a smaller window is its own cap; a jump host named by the ssh config is passed in
+    small = plan_broadcast("d", targets, Exec("x"), SETTINGS, batch_size=4, through="IAP")
+    assert small.steps[0].details()["handshakes_at_once"] == 4
+    assert plan_broadcast("d", targets, Exec("x"), SETTINGS).notes == ()

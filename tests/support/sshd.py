@@ -223,7 +223,8 @@ class SshdProvider:
     """A VM-style provider whose workers are the ports of a test sshd (for CLI tests).
 
     It reads the JSON file named by $XCLI_TEST_SSHD: {"ports": [...], "slices": N, "user": ...,
-    "key": path, "known_hosts": path}. Tests register it in xcli.providers.PROVIDERS.
+    "key": path, "known_hosts": path}, and "hosts" (one address per port) when the workers are
+    not all on 127.0.0.1 (tests.support.sshd_ns). Tests register it in xcli.providers.PROVIDERS.
     """
 
     name = "local"
@@ -235,10 +236,11 @@ class SshdProvider:
     def workers(self, ref: ClusterRef) -> list[Worker]:
         info = self._info()
         ports, slices = info["ports"], info.get("slices", 1)
+        hosts = info.get("hosts") or ["127.0.0.1"] * len(ports)
         per = len(ports) // slices
         return [
-            Worker(slice=n // per, index=n % per, host="127.0.0.1", port=p)
-            for n, p in enumerate(ports)
+            Worker(slice=n // per, index=n % per, host=h, port=p)
+            for n, (h, p) in enumerate(zip(hosts, ports, strict=True))
         ]
 
     def ssh_access(self, ref: ClusterRef) -> SshAccess:

@@ -124,10 +124,17 @@ def create(req: CreateRequest, deps: Deps) -> CreateResult:
     plan = with_note(plan, req.provider_note)
     deps.record.check_create(deps.registry.live_checker(provider, backend), spec)
     confirm_removals(plan, deps.confirm)
-    deps.record.created(req.name, provider)  # before running: a partial cluster is found too
     if deps.registry.capabilities(provider).vm_workloads:
         deps.record.forget_earlier_cluster(req.name, provider, deps.say)
-    deps.run_plan(plan, lambda: backend.handlers(ref))
+
+    def handlers() -> Any:
+        # recorded once the handlers hold their credentials, before the first step runs: a
+        # partial cluster is found too, and a create refused for credentials leaves no record
+        made = backend.handlers(ref)
+        deps.record.created(req.name, provider)
+        return made
+
+    deps.run_plan(plan, handlers)
     return CreateResult()
 
 
@@ -166,6 +173,7 @@ def _spec(req: CreateRequest, deps: Deps) -> ClusterSpec:
         max_run_duration=req.max_run_duration,
         guaranteed=req.guaranteed,
         min_duration=req.min_duration,
+        project=req.where.project_flag,
     )
     project, zone = location(deps.registry, req.provider, req.where)
     return ClusterSpec(

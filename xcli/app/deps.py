@@ -63,6 +63,8 @@ class EngineChoice(Protocol):
     def note(self) -> str | None: ...  # why OpenSSH, or what asyncssh lacks
     @property
     def send_env(self) -> tuple[str, ...]: ...  # NAME=VALUE the asyncssh engine sends
+    @property
+    def through(self) -> str | None: ...  # the jump host the user's ssh config routes through
 
 
 class BroadcastRunner(Protocol):

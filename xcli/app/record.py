@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
-    from xcli.plan.cluster import ClusterRef
+    from xcli.plan.cluster import ClusterRef, Worker
     from xcli.providers.base import ClusterAccess, LiveChecker, Observer
     from xcli.spec import ClusterSpec
     from xcli.storage.service import Reader, StorageGateways
@@ -50,6 +50,13 @@ class Live:
         from xcli import cluster_index
 
         cluster_index.record(name, provider)
+
+    def repin_moved(self, backend: object, ref: ClusterRef, workers: list[Worker]) -> None:
+        """Before connecting: a provider that pins host keys from its source of truth pins
+        again the workers whose address changed (issue 26 item 10)."""
+        repin = getattr(backend, "repin_moved", None)
+        if repin is not None:
+            repin(ref, workers)
 
     def deleted(self, name: str, provider: str) -> None:
         from xcli import cluster_index
@@ -112,6 +119,9 @@ class Dry(Live):
         return None
 
     def created(self, name: str, provider: str) -> None:
+        return None
+
+    def repin_moved(self, backend: object, ref: ClusterRef, workers: list[Worker]) -> None:
         return None
 
     def deleted(self, name: str, provider: str) -> None:

@@ -130,6 +130,7 @@ def resolve(flags: Transport, deps: Deps) -> Resolved:
         )
     ref = ref_for(registry, flags.name, provider, flags.where)  # a local cluster needs no project
     everyone = _workers(backend, ref)
+    deps.record.repin_moved(backend, ref, everyone)  # live runs: keys follow moved workers
     chosen = select(everyone, flags.worker, flags.slice_)
     access = backend.ssh_access(ref)
     if retry is None and access is not None and access.retry_for is not None:
@@ -205,16 +206,18 @@ def copy_action(paths: tuple[str, ...], recurse: bool, workers: int) -> Action:
     return Download(paths[0][1:], paths[1], recurse)
 
 
-def _engine(req: Resolved, deps: Deps) -> tuple[Any, SshSettings, str | None]:
+def _engine(req: Resolved, deps: Deps) -> tuple[Any, SshSettings, str | None, str | None]:
     """--engine auto: asyncssh unless the user's OpenSSH setup asks for something only
-    OpenSSH does (then a note says what); see gateways/ssh_choice.py."""
+    OpenSSH does (then a note says what); see gateways/ssh_choice.py. The last value is the
+    jump host that setup routes through (auto reads it; --ssh-flag ones the plan finds)."""
     if req.engine != "auto":
-        return req.engine, req.settings, None
+        return req.engine, req.settings, None, None
     choice = deps.choose_engine(req.targets, req.settings)
+    through = choice.through
     if choice.engine == "openssh":
-        return "openssh", req.settings, choice.note
+        return "openssh", req.settings, choice.note, through
     settings = dataclasses.replace(req.settings, control_dir=None, send_env=choice.send_env)
-    return "asyncssh", settings, choice.note
+    return "asyncssh", settings, choice.note, through
 
 
 def _interactive(req: Resolved, deps: Deps) -> FanoutOutcome:
@@ -245,7 +248,7 @@ def _interactive(req: Resolved, deps: Deps) -> FanoutOutcome:
 def _broadcast(req: Resolved, action: Action, deps: Deps) -> FanoutOutcome:
     from xcli.plan.fanout import Broadcast, plan_broadcast
 
-    engine, settings, note = _engine(req, deps)
+    engine, settings, note, through = _engine(req, deps)
     plan = plan_broadcast(
         req.cluster,
         req.targets,
@@ -255,6 +258,7 @@ def _broadcast(req: Resolved, action: Action, deps: Deps) -> FanoutOutcome:
         batch_size=req.batch_size,
         timeout=req.timeout,
         retry_for=req.retry_for,
+        through=through,
     )
     if note is not None:
         plan = dataclasses.replace(plan, notes=(*plan.notes, note))

@@ -145,10 +145,11 @@ def create(spec: ClusterSpec, dry_run: bool, yes: bool, deps: Deps) -> tuple[str
     binary = deps.terraform_binary() if apply else None
     if dry_run and apply and binary is None:
         binary = "terraform"  # show the commands a run would use
-    if not dry_run:
-        _check_folder(Path(folder), spec, support)
-        if apply and binary and not yes:
-            deps.require_answerable("terraform apply")
+    # the folder is checked for a dry-run too (it reads only this machine): a dry-run must not
+    # plan the overwrite of a user's own files that the live run refuses
+    _check_folder(Path(folder), spec, support)
+    if not dry_run and apply and binary and not yes:
+        deps.require_answerable("terraform apply")
     plan = plan_create(
         spec, folder, support, binary=binary, confirm=not yes, post_apply=support.post_apply
     )

@@ -242,4 +242,7 @@ def _write_manifests(docs: tuple[object, ...], path: Path) -> None:
     try:
         path.write_text(yaml.safe_dump_all(list(docs), sort_keys=False), encoding="utf-8")
     except OSError as exc:
-        raise UserError(f"cannot write --output-manifest-file {path}: {exc.strerror}") from None
+        raise UserError(
+            f"cannot write --output-manifest-file {path}: {exc.strerror}",
+            hint="name a file in a folder you can write to",
+        ) from None

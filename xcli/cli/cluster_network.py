@@ -10,6 +10,7 @@ import click
 
 from xcli.cli import complete
 from xcli.cli.common import Common, emit, options
+from xcli.formats import finite
 
 if TYPE_CHECKING:
     from xcli.plan.model import Plan
@@ -36,6 +37,7 @@ _options = options(location=True, dry_run=True, out=False, yes=False)
 @click.option(
     "--min-fraction",
     type=click.FloatRange(0.0, 1.0, min_open=True),
+    callback=lambda _c, p, v: finite(v, "--min-fraction"),
     default=0.5,
     show_default=True,
     help="Fail (exit 1) when the bus bandwidth at the largest size is below this fraction of "
@@ -44,6 +46,7 @@ _options = options(location=True, dry_run=True, out=False, yes=False)
 @click.option(
     "--expect-busbw",
     type=click.FloatRange(0.0, min_open=True),
+    callback=lambda _c, p, v: finite(v, "--expect-busbw"),
     metavar="GBPS",
     help="Judge against this bus bandwidth (GB/s) instead of the published figure (none is "
     "published for A4 and A4X).",
@@ -80,17 +83,17 @@ def test_network(common: Common, **flags: Any) -> int:
     from xcli.app import network_test as use
     from xcli.cli.wiring import deps
     from xcli.cli.workload_flags import facts_for
-    from xcli.spec import parse_duration
+    from xcli.spec import check_duration, check_name
     from xcli.workload.request import NetworkTestRequest
 
     test = NetworkTestRequest(
-        cluster=flags["cluster"],
+        cluster=check_name(flags["cluster"], "cluster", 40),
         nodes=flags["nodes"],
         test=flags["test"],
         min_fraction=flags["min_fraction"],
         expect_busbw=flags["expect_busbw"],
         keep=flags["keep"],
-        timeout=parse_duration(flags["timeout"], "--timeout"),
+        timeout=check_duration(flags["timeout"], "--timeout", 60, 7 * 24 * 3600),
         device_type=flags["device_type"],
     )
     facts = facts_for(common, flags["cluster_metadata"])

@@ -21,10 +21,19 @@ from xcli.errors import InternalError, Interrupted, XcliError
 def say_error(message: str, hint: str = "") -> None:
     from xcli.cli.table import colour
 
-    line = f"error: {message}"
+    line = f"error: {_shorten(message)}"
     click.echo(click.style(line, fg="red") if colour(sys.stderr) else line, err=True)
     if hint:
-        click.echo(f"hint: {hint}", err=True)
+        click.echo(f"hint: {_shorten(hint)}", err=True)
+
+
+LONGEST = 600  # characters of one error or hint line: a 1 MB value is not echoed back whole
+
+
+def _shorten(text: str) -> str:
+    if len(text) <= LONGEST:
+        return text
+    return f"{text[: LONGEST - 100]}... ({len(text):,} characters in all)"
 
 
 def run_guarded(

@@ -56,7 +56,9 @@ class LazyGroup(click.Group):
         # XPK's names, before click parses (and guesses at) them: see cli/xpk_names.py.
         if ctx.parent is None and not ctx.resilient_parsing and args:
             from xcli.cli.xpk_names import translate
+            from xcli.formats import ascii_numbers
 
+            ascii_numbers(args)
             args = translate(self, ctx, args)
         return super().parse_args(ctx, args)
 

@@ -69,8 +69,8 @@ def transport_options(func: Any) -> Any:
         click.option(
             "--retry-for",
             metavar="D",
-            help="Retry connection failures (never a command's failure) for up to D after the "
-            "start; default: the connect timeout.",
+            help="Retry connection failures (never a command's failure) for up to D after each "
+            "worker's first attempt; default: the connect timeout.",
         ),
         click.option("--internal-ip", is_flag=True, help="Connect to the workers' internal IPs."),
         click.option(

@@ -6,6 +6,7 @@ from typing import Any
 
 import click
 
+from xcli import formats
 from xcli.app.storage import AttachStorage, ClusterWhere, Mount, RemoveStorage, Source
 from xcli.cli import complete
 from xcli.cli.common import Common
@@ -50,7 +51,10 @@ def source(func: Any) -> Any:
     )(func)
     func = click.option("--disk", default="", help="pd, hyperdisk-ml: the disk name.")(func)
     func = click.option(
-        "--location", default="", help="Where the instance or disk is (default: --zone)."
+        "--location",
+        default="",
+        callback=formats.flag_callback(formats.location),
+        help="Where the instance or disk is (default: --zone).",
     )(func)
     return click.option("--path", default="", help="Local clusters: the directory.")(func)
 

@@ -171,9 +171,9 @@ def create(common: Common, **flags: Any) -> int:
         flags["image"] = ""
     precheck(flags, kind.extra_restart_codes)  # all that needs no cluster, before it is read
     if flags["output_manifest_file"] is not None:
-        from xcli.user_files import check_writable_folder
+        from xcli.user_files import check_writable_file
 
-        check_writable_folder(flags["output_manifest_file"].parent, "--output-manifest-file")
+        check_writable_file(flags["output_manifest_file"], "--output-manifest-file")
     refuse_kubernetes_files(flags, kind.manifests)
     facts = facts_for(common, flags["cluster_metadata"], flags.get("storage_record") or ())
     request = use.CreateRequest(request_from(flags), common)

@@ -36,7 +36,7 @@ def make_engine(name: str) -> SshEngine:
             ) from None
         from xcli.gateways.ssh_asyncssh import AsyncSshEngine
 
-        return AsyncSshEngine()
+        return AsyncSshEngine(keep=0)  # one run: nothing reuses its connections
     raise UserError(f"unknown SSH engine {name!r}", hint="engines: openssh, asyncssh")
 
 

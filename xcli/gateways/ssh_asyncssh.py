@@ -3,8 +3,12 @@
 Same interface and outcomes as the OpenSSH engine. Host keys are checked against xcli's own
 known_hosts file (pinning on first contact only with host_keys="accept-new"); connect and login
 share one explicit timeout (asyncssh's own login timeout is 2 minutes); keepalives are always on.
-Connections stay open in the engine until `aclose()`, so several runs in one event loop (or the
-retries of one run) reuse them. asyncssh reads only part of ~/.ssh/config (no ControlMaster).
+Connections stay open in the engine until `aclose()`, so several runs in one event loop reuse
+them, as many as the file descriptors the pool leaves spare (`spare_fds`) and at most `keep`;
+a worker's connection beyond that is closed once its command ends. `make_engine` builds it
+with keep=0 for a single run (nothing would reuse them: on a 2,304-worker slice they would
+only hold 2,304 sockets, and as many sshd processes on the workers, until the end).
+asyncssh reads only part of ~/.ssh/config (no ControlMaster).
 """
 
 from __future__ import annotations
@@ -51,7 +55,10 @@ def _pinned_names(path: Path) -> set[str]:
 class AsyncSshEngine:
     name = "asyncssh"
 
-    def __init__(self) -> None:
+    def __init__(self, keep: int | None = None) -> None:
+        self.keep = keep  # connections kept open after their attempt (None: as fds allow)
+        self._spare = 1 << 20
+        self._closing: set[asyncio.Task[None]] = set()
         self._conns: dict[tuple[str, int, str | None], Any] = {}
         # Parsed known_hosts by file, with the mtime it was read at: parsing it once per
         # connection would cost O(workers^2) on a large slice.
@@ -82,7 +89,9 @@ class AsyncSshEngine:
             return Attempt("unreachable", detail=_short(exc), retryable=True)
         stream.connected = True
         try:
-            return await self._act(conn, step.action_for(index), stream, step.settings)
+            done = await self._act(conn, step.action_for(index), stream, step.settings)
+            self._keep_or_close(target)
+            return done
         except _NoSession:
             # a worker that froze behind a connection opened earlier (a reused one): its
             # keepalives would notice only after 30 s; drop it, the next attempt reconnects
@@ -182,11 +191,29 @@ class AsyncSshEngine:
         """The stream's flag says it (set once the connection is up)."""
         return False
 
+    def spare_fds(self, count: int) -> None:
+        self._spare = count
+
+    def _keep_or_close(self, target: Target) -> None:
+        """Keep the worker's connection for a later run while the budget allows, else close it
+        now (a task waits for it to finish closing; aclose() waits for those still going)."""
+        limit = self._spare if self.keep is None else min(self.keep, self._spare)
+        if len(self._conns) <= limit:
+            return
+        conn = self._conns.pop((target.host, target.port, target.user), None)
+        if conn is None:
+            return
+        conn.close()
+        task = asyncio.ensure_future(conn.wait_closed())
+        self._closing.add(task)
+        task.add_done_callback(self._closing.discard)
+
     async def aclose(self) -> None:
         conns, self._conns = list(self._conns.values()), {}
         for conn in conns:
             conn.close()
-        await asyncio.gather(*(c.wait_closed() for c in conns), return_exceptions=True)
+        waits = [*(c.wait_closed() for c in conns), *self._closing]
+        await asyncio.gather(*waits, return_exceptions=True)
 
 
 class _NoSession(Exception):

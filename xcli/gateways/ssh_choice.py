@@ -24,10 +24,10 @@ import fnmatch
 import os
 import shutil
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from xcli.gateways import process
-from xcli.plan.fanout import Exec, SshSettings, Target, control_path, openssh_argv
+from xcli.plan.fanout import Exec, SshSettings, Target, control_path, jump_host, openssh_argv
 
 # Settings whose effect the asyncssh engine reproduces (SendEnv/SetEnv: it sends the same
 # variables), or that xcli sets itself on both engines.
@@ -85,6 +85,8 @@ class EngineChoice:
     # why OpenSSH, when it was picked over asyncssh; for asyncssh, a key exchange it lacks
     note: str | None
     send_env: tuple[str, ...] = ()  # NAME=VALUE the asyncssh engine sends (SendEnv, SetEnv)
+    # the jump host (or IAP tunnel) the user's OpenSSH configuration routes through, if any
+    through: str | None = None
 
 
 def choose(
@@ -108,9 +110,15 @@ def choose(
         return _openssh(f"`ssh -G {target.host}` could not read your OpenSSH configuration")
     reason = difference(mine, bare, target)
     if reason is not None:
-        return _openssh(reason)
+        return replace(_openssh(reason), through=config_through(mine))
     env = dict(os.environ if environ is None else environ)
     return EngineChoice("asyncssh", kex_note(mine), send_env=_env(mine, env))
+
+
+def config_through(mine: Mapping[str, list[str]]) -> str | None:
+    """The ProxyJump or ProxyCommand `ssh -G` reports, named as plan.fanout.jump_host does."""
+    flags = [f"-o{key}={mine[key][0]}" for key in ("proxyjump", "proxycommand") if key in mine]
+    return jump_host(flags)
 
 
 def kex_note(mine: Mapping[str, list[str]]) -> str | None:

@@ -140,6 +140,10 @@ class OpenSshEngine:
         path = control_path(step.settings, step.targets[index])
         return path is not None and path.exists()
 
+    def spare_fds(self, count: int) -> None:
+        """Nothing to bound: reusable masters are processes of their own, holding no
+        descriptor of this one."""
+
     async def aclose(self) -> None:
         """Reusable masters (ControlPersist) outlive the run on purpose."""
         for _step, task in self._session.values():

@@ -3,15 +3,23 @@
 An engine only knows how to make one attempt on one worker (`SshEngine.attempt`). Here every
 worker gets a task; a semaphore of `batch_size` keeps at most that many attempts in flight (a
 sliding window: a slot frees as soon as any worker finishes, unlike fixed batches). Connection
-failures are retried with backoff until `retry_for` seconds after the start; a remote exit code
-never is. `timeout` bounds the whole run; Ctrl-C (or the `cancelled` event) stops it. Either
+failures are retried with backoff until `retry_for` seconds after that worker's first attempt
+(on a large slice the last workers start long after the first), never past the overall
+deadline; a remote exit code never is retried. Each attempt has its own connect timeout (in the
+engine); `timeout` bounds the whole run; Ctrl-C (or the `cancelled` event) stops it. Either
 way the processes and channels still open are stopped and every worker gets an outcome.
 The engine stays open (its connections reusable) until its owner calls `aclose()`.
+
+The window never needs more file descriptors than the process may open: the soft
+RLIMIT_NOFILE is raised as far as the hard limit allows, and the window narrowed to what is
+left (the result's notes say so). Through a jump host, handshakes also pass a HandshakeGate
+(gateways/ssh_gate.py).
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import resource
 import signal
 import threading
@@ -21,10 +29,17 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from xcli.gateways.output import OutputSink, WorkerStream
+from xcli.gateways.ssh_gate import HandshakeGate
 from xcli.plan.fanout import Broadcast
 from xcli.plan.fanout_result import FanoutResult, Status, WorkerOutcome
 
-FDS_PER_WORKER = 4  # two pipes per ssh, a log file, slack
+FDS_PER_WORKER = 4  # three pipes per ssh (or a socket), a log file
+FDS_RESERVED = 64  # the interpreter's own, the event loop's, what the caller holds
+# Handshakes in flight at once when the window is wider (--batch-size all, a workload's whole
+# slice): 2,304 handshakes started together queue behind each other on the client's CPU
+# (asyncssh: one core) and miss their connect timeout, as measured on the emulator (docs/ssh.md,
+# Large slices); 128 at once keep each one's wait well inside it while every command runs.
+MAX_HANDSHAKES = 128
 
 
 @dataclass(frozen=True)
@@ -53,16 +68,52 @@ class SshEngine(Protocol):
         when the deadline stops it, to tell a command's timeout from a connection's)."""
         ...
 
+    def spare_fds(self, count: int) -> None:
+        """How many file descriptors the pool leaves beyond its window: an engine that keeps
+        connections open after their worker's attempt (for a later run) keeps at most so many."""
+        ...
+
     async def aclose(self) -> None: ...
 
 
 def raise_open_file_limit(workers: int) -> None:
     """Lift the soft RLIMIT_NOFILE towards the hard limit when the window needs it."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    want = 64 + FDS_PER_WORKER * workers
+    want = FDS_RESERVED + FDS_PER_WORKER * workers
     if soft != resource.RLIM_INFINITY and soft < want:
         new = want if hard == resource.RLIM_INFINITY else min(hard, max(want, soft))
         resource.setrlimit(resource.RLIMIT_NOFILE, (new, hard))
+
+
+def open_fds() -> int:
+    """File descriptors this process holds now (Linux and macOS list them; else a guess)."""
+    for folder in ("/proc/self/fd", "/dev/fd"):
+        try:
+            return len(os.listdir(folder))
+        except OSError:
+            continue
+    return FDS_RESERVED
+
+
+def fitting_window(window: int) -> tuple[int, str | None, int]:
+    """Raise the open-file limit for `window` workers at once; then the window that fits in
+    what is left of it, a note when that is less than asked, and the descriptors left over."""
+    raise_open_file_limit(window)
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY:
+        return window, None, 1 << 20
+    room = soft - open_fds() - FDS_RESERVED
+    fits = max(1, room // FDS_PER_WORKER)
+    if fits >= window:
+        return window, None, room - window * FDS_PER_WORKER
+    return (
+        fits,
+        (
+            f"{fits} workers at once, not {window}: the open-file limit is {soft} (hard limit "
+            f"{hard}); raise the hard limit (ulimit -Hn) for a wider window"
+        ),
+        0,
+    )
 
 
 async def run_pool(
@@ -74,8 +125,10 @@ async def run_pool(
 ) -> FanoutResult:
     """Run the step on every target; `on_outcome` hears of each worker as soon as it ends."""
     start = time.monotonic()
-    raise_open_file_limit(min(step.batch_size, len(step.targets)))
-    window = asyncio.Semaphore(step.batch_size)
+    size, narrowed, spare = fitting_window(min(step.batch_size, len(step.targets)) or 1)
+    engine.spare_fds(spare)
+    window = asyncio.Semaphore(size)
+    gate = _gate(step, size)
     outcomes: dict[int, WorkerOutcome] = {}
     started: dict[int, WorkerStream] = {}
     began: dict[int, float] = {}
@@ -84,9 +137,8 @@ async def run_pool(
         async with window:
             stream = sink.stream(step.targets[index].label)
             started[index] = stream
-            began[index] = time.monotonic()
             try:
-                outcomes[index] = await _with_retries(step, engine, index, stream, start)
+                outcomes[index] = await _with_retries(step, engine, index, stream, gate, began)
             finally:
                 stream.close()
             if on_outcome is not None:
@@ -101,22 +153,35 @@ async def run_pool(
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
     result = FanoutResult([], interrupted=interrupted, log_dir=sink.log_dir)
+    result.notes = [n for n in (narrowed, gate.note() if gate else None) if n]
     for i, target in enumerate(step.targets):
         outcome = outcomes.get(i)
         if outcome is None:
             stream = started.get(i)
             # The engine knows when its session opened; failing that, a silent command still
             # running past the connect timeout has reached its worker (the connect timeout
-            # covers the TCP connection and the SSH handshake).
+            # covers the TCP connection and the SSH handshake of the attempt, which `began`
+            # timed from its start, after any wait for a handshake slot).
+            since = began.get(i)
             connected = (
                 (stream is not None and stream.connected)
                 or i in open_at_stop
-                or time.monotonic() - began.get(i, time.monotonic()) > step.connect_timeout + 1
+                or (since is not None and time.monotonic() - since > step.connect_timeout + 1)
             )
             outcome = _unfinished(target.label, stream, interrupted, start, connected)
         result.outcomes.append(outcome)
     result.seconds = time.monotonic() - start
     return result
+
+
+def _gate(step: Broadcast, window: int) -> HandshakeGate | None:
+    """The plan's cap through a jump host (which backs off when refused), else MAX_HANDSHAKES
+    for a wider window (no back-off: a refusal there is one worker's, not a shared sshd's)."""
+    if step.handshakes:
+        return HandshakeGate(step.handshakes, step.through or "")
+    if window > MAX_HANDSHAKES:
+        return HandshakeGate(MAX_HANDSHAKES, None)
+    return None
 
 
 class _StopWatch:
@@ -172,16 +237,43 @@ def _on_sigint(
 
 
 async def _with_retries(
-    step: Broadcast, engine: SshEngine, index: int, stream: WorkerStream, start: float
+    step: Broadcast,
+    engine: SshEngine,
+    index: int,
+    stream: WorkerStream,
+    gate: HandshakeGate | None,
+    attempted: dict[int, float],
 ) -> WorkerOutcome:
+    """Attempts until one is not retryable; `attempted[index]` is when the last one started
+    (after any wait at the gate, which the connect timeout does not cover)."""
     began = time.monotonic()
     backoff, tries = 0.5, 0
+
+    async def attempt() -> Attempt:
+        attempted[index] = time.monotonic()
+        return await engine.attempt(step, index, stream)
+
     while True:
         tries += 1
-        result = await engine.attempt(step, index, stream)
-        if result.retryable and time.monotonic() + backoff < start + step.retry_for:
-            stream.note(f"{result.status} ({result.detail}); retrying in {backoff:.1f}s")
-            await asyncio.sleep(backoff)
+        if gate is None:
+            result = await attempt()
+        else:
+            result = await gate.through_gate(
+                attempt, lambda: stream.connected or engine.connected(step, index)
+            )
+        wait = backoff
+        if (
+            gate is not None
+            and gate.backs_off
+            and result.retryable
+            and result.status == "unreachable"
+        ):
+            wait = max(wait, await gate.refused())  # the jump host's sshd refused: back off
+        elif gate is not None and result.reached:
+            await gate.reached()
+        if result.retryable and time.monotonic() + wait < began + step.retry_for:
+            stream.note(f"{result.status} ({result.detail}); retrying in {wait:.1f}s")
+            await asyncio.sleep(wait)
             backoff = min(backoff * 2, 5.0)
             continue
         return WorkerOutcome(

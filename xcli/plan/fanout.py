@@ -9,6 +9,7 @@ nothing here, nor in the engines, ever goes through a local shell.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +24,10 @@ Engine = Literal["openssh", "asyncssh"]
 HostKeys = Literal["yes", "accept-new"]
 KEEPALIVE_INTERVAL = 10
 KEEPALIVE_COUNT = 3
+# Handshakes in flight at once through one jump host: the first number of sshd's default
+# MaxStartups (10:30:100), from which it starts dropping new unauthenticated connections
+# (openssh-portable servconf.c max_startups_begin; xcli.gateways.ssh_gate says more).
+JUMP_HANDSHAKES = 10
 
 
 class Worker(Protocol):
@@ -158,6 +163,9 @@ class Broadcast(SshFanout):
     settings: SshSettings | None = field(default=None, metadata={"print": False})
     timeout: float | None = None
     retry_for: float = 10.0
+    # Through a jump host (its name, or "IAP"): at most `handshakes` handshakes at once.
+    through: str | None = None
+    handshakes: int | None = None
 
     def action_for(self, index: int) -> Action:
         return self.actions[index] if self.actions else self.action
@@ -167,7 +175,43 @@ class Broadcast(SshFanout):
         if self.timeout is not None:
             out["timeout_seconds"] = self.timeout
         out["retry_for_seconds"] = self.retry_for
+        if self.through is not None:
+            out["through"] = self.through
+            out["handshakes_at_once"] = self.handshakes
         return out
+
+
+def jump_host(ssh_flags: Sequence[str]) -> str | None:
+    """What the user's ssh flags route every connection through: "jump host H" (`-J H`,
+    `-oProxyJump=H`, `-o ProxyJump H`), "IAP" (gcloud's IAP tunnel as a ProxyCommand),
+    "your ProxyCommand" (any other), or None."""
+    flags = list(ssh_flags)
+    for i, flag in enumerate(flags):
+        nxt = flags[i + 1] if i + 1 < len(flags) else ""
+        if flag.startswith("-J"):
+            key, value = "proxyjump", (nxt if flag == "-J" else flag[2:])
+        elif flag.startswith("-o"):
+            found = re.match(r"\s*(\w+)\s*[=\s]\s*(.*)", nxt if flag == "-o" else flag[2:])
+            if found is None:
+                continue
+            key, value = found.group(1).lower(), found.group(2).strip()
+        else:
+            continue
+        if not value or value.lower() == "none":
+            continue
+        if key == "proxyjump":
+            return "jump host " + value.split(",")[0]
+        if key == "proxycommand":
+            return "IAP" if "start-iap-tunnel" in value else "your ProxyCommand"
+    return None
+
+
+def jump_note(through: str, handshakes: int) -> str:
+    """The one line a plan through a jump host carries (dry-run and live)."""
+    return (
+        f"through {through}: at most {handshakes} SSH handshakes at once (its sshd drops "
+        f"more under the default MaxStartups 10:30:100); xcli backs off if it refuses"
+    )
 
 
 def address(worker: Worker, internal_ip: bool) -> str:
@@ -284,9 +328,11 @@ def plan_broadcast(
     batch_size: int = 64,
     timeout: float | None = None,
     retry_for: float | None = None,
+    through: str | None = None,
 ) -> Plan:
     """One Broadcast step over `targets`; a pure function of its arguments. `action` is the
-    same for every target, or a sequence with one action per target."""
+    same for every target, or a sequence with one action per target. `through` names a jump
+    host found in the user's ssh config (the --ssh-flag ones are found here)."""
     if isinstance(action, (Exec, Upload, Download)):
         per_target: tuple[Action, ...] = ()
         actions = tuple(action for _ in targets)
@@ -300,6 +346,8 @@ def plan_broadcast(
     if any(isinstance(a, Exec) and not a.command.strip() for a in actions):
         raise UserError("--command is empty", hint="give the command to run on every worker")
     what = {Exec: "run", Upload: "copy to", Download: "copy from"}[type(first)]
+    through = through or jump_host(settings.ssh_flags)
+    handshakes = min(batch_size, JUMP_HANDSHAKES) if through else None
     step = Broadcast(
         id="ssh",
         summary=f"{what} {len(targets)} worker(s) of {cluster}",
@@ -316,5 +364,8 @@ def plan_broadcast(
         settings=settings,
         timeout=timeout,
         retry_for=settings.connect_timeout if retry_for is None else retry_for,
+        through=through,
+        handshakes=handshakes,
     )
-    return Plan(title=f"ssh {cluster}", steps=(step,), max_parallel=1)
+    notes = (jump_note(through, handshakes),) if through and handshakes else ()
+    return Plan(title=f"ssh {cluster}", steps=(step,), notes=notes, max_parallel=1)

@@ -6,12 +6,16 @@ them and the CLI renders them. Writing the output itself is I/O, in xcli.gateway
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 Status = Literal["ok", "exit", "unreachable", "auth", "host key", "timed out", "interrupted"]
 UNREACHABLE: tuple[Status, ...] = ("unreachable", "auth", "host key")
+ONE_BY_ONE = 10  # up to this many failures, one line each; more are grouped by cause
+MAX_RANGES = 24  # ranges listed per cause before "and N more"
 
 
 @dataclass
@@ -62,6 +66,7 @@ class FanoutResult:
     interrupted: bool = False
     log_dir: Path | None = None
     seconds: float = 0.0
+    notes: list[str] = field(default_factory=list)  # what the run adapted (window, back-off)
 
     @property
     def failed(self) -> list[WorkerOutcome]:
@@ -74,13 +79,24 @@ class FanoutResult:
         return max((o.code for o in self.outcomes), default=0)
 
     def summary_lines(self) -> list[str]:
+        """A head line, the run's notes, then the failures: one line each when there are at
+        most ONE_BY_ONE, else one line per cause listing worker ranges (readable at 2,304)."""
         total, bad = len(self.outcomes), self.failed
         head = f"{total - len(bad)} of {total} workers succeeded"
         head += f" in {self.seconds:.1f}s" + (" (interrupted)" if self.interrupted else "")
-        lines = [head]
+        lines = [head, *(f"  note: {n}" for n in self.notes)]
+        if len(bad) <= ONE_BY_ONE:
+            for o in bad:
+                where = f"  log: {o.log}" if o.log else ""
+                lines.append(f"  FAILED [{o.label}] {o.reason}{where}")
+            return lines
+        causes: dict[str, list[str]] = {}
         for o in bad:
-            where = f"  log: {o.log}" if o.log else ""
-            lines.append(f"  FAILED [{o.label}] {o.reason}{where}")
+            causes.setdefault(o.reason, []).append(o.label)
+        for reason, labels in sorted(causes.items(), key=lambda kv: -len(kv[1])):
+            lines.append(f"  FAILED {len(labels)} worker(s), {reason}: {ranges(labels)}")
+        if self.log_dir is not None:
+            lines.append(f"  logs: {self.log_dir}/<worker>.log")
         return lines
 
     def to_json(self) -> dict[str, Any]:
@@ -89,6 +105,7 @@ class FanoutResult:
             "exit_code": self.exit_code,
             "interrupted": self.interrupted,
             "log_dir": str(self.log_dir) if self.log_dir else None,
+            "notes": list(self.notes),
             "workers": [
                 {
                     "worker": o.label,
@@ -102,3 +119,26 @@ class FanoutResult:
                 for o in self.outcomes
             ],
         }
+
+
+def ranges(labels: Sequence[str]) -> str:
+    """["w0", "w1", "w2", "w7", "s1/w3"] -> "w0-2, w7, s1/w3": runs of consecutive worker
+    numbers under one prefix; at most MAX_RANGES of them, then how many workers are left."""
+    runs: list[tuple[str, int, int]] = []
+    loose: list[str] = []
+    for label in labels:
+        found = re.fullmatch(r"(.*?)(\d+)", label)
+        if found is None:
+            loose.append(label)
+            continue
+        prefix, n = found.group(1), int(found.group(2))
+        if runs and runs[-1][0] == prefix and runs[-1][2] == n - 1:
+            runs[-1] = (prefix, runs[-1][1], n)
+        else:
+            runs.append((prefix, n, n))
+    parts = [(f"{p}{a}" if a == b else f"{p}{a}-{b}", b - a + 1) for p, a, b in runs]
+    parts += [(label, 1) for label in loose]
+    text = ", ".join(t for t, _ in parts[:MAX_RANGES])
+    if len(parts) > MAX_RANGES:
+        text += f", and {sum(n for _, n in parts[MAX_RANGES:])} more"
+    return text

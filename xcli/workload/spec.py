@@ -144,7 +144,21 @@ def parse_env(pairs: Iterable[str], env_file: Path | None = None) -> tuple[tuple
     for pair in pairs:
         name, value = _split(pair, "--env")
         found[name] = value
+    _check_env_size(found)
     return tuple(found.items())
+
+
+def _check_env_size(found: dict[str, str]) -> None:
+    """The variables together, from --env and --env-file, under the cap --env-file has alone."""
+    from xcli.user_files import MIB
+
+    size = sum(len(k.encode()) + len(v.encode()) + 2 for k, v in found.items())
+    if size > MIB:
+        raise UserError(
+            f"the environment variables add up to {size / MIB:.1f} MiB; the limit is 1 MiB",
+            hint="variables end up in one Kubernetes object; pass large data as a file "
+            "in a storage (--storage) instead",
+        )
 
 
 def _read(path: Path) -> str:

@@ -110,7 +110,21 @@ def _inside(path: str, folder: str) -> bool:
 
 
 def check_form(value: str, flag: str) -> str:
-    """`gs://BUCKET[/PATH]` (returned without a trailing slash) or an absolute path."""
+    """`gs://BUCKET[/PATH]` (returned without a trailing slash) or an absolute path.
+
+    Cloud Storage object names are 1-1,024 bytes of UTF-8 without carriage returns or line
+    feeds (https://cloud.google.com/storage/docs/objects#naming); no control character is taken
+    in a path either (the value reaches the workers as an environment variable)."""
+    if any(ord(c) < 32 or ord(c) == 127 for c in value):
+        raise UserError(
+            f"{flag} {value[:80]!r} contains a control character (a newline, a tab)",
+            hint="write the path on one line, without control characters",
+        )
+    if value.startswith("gs://") and len(value[5:].partition("/")[2].encode()) > 1024:
+        raise UserError(
+            f"{flag}: the object name is over 1,024 bytes",
+            hint="Cloud Storage object names are at most 1,024 bytes; use a shorter path",
+        )
     if value.startswith("gs://"):
         parts = value[5:].split("/")
         if not _BUCKET.match(parts[0]) or ".." in parts:

@@ -7,6 +7,8 @@ from typing import Any
 
 import click
 
+from xcli import formats
+
 # Defaults are None so that a flag left alone never counts as "given" for another provider;
 # the GKE planner fills in the documented defaults.
 OPTIONS: list[Callable[[Any], Any]] = [
@@ -15,10 +17,16 @@ OPTIONS: list[Callable[[Any], Any]] = [
         type=click.Choice(["rapid", "regular", "stable", "extended"], case_sensitive=False),
         help="GKE release channel (gke; default regular).",
     ),
-    click.option("--gke-version", metavar="V", help="GKE version, e.g. 1.34.1-gke.1829001 (gke)."),
+    click.option(
+        "--gke-version",
+        metavar="V",
+        callback=formats.flag_callback(formats.gke_version),
+        help="GKE version, e.g. 1.34.1-gke.1829001 (gke).",
+    ),
     click.option(
         "--cpu-machine-type",
         metavar="TYPE",
+        callback=formats.flag_callback(formats.machine_type),
         help="Machine type of the system node pool that runs the controllers "
         "(gke; default sized by the cluster: e2-standard-8 up to ~900 nodes).",
     ),

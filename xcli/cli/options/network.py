@@ -8,9 +8,19 @@ from typing import Any
 
 import click
 
+from xcli import formats
+
 OPTIONS: list[Callable[[Any], Any]] = [
     click.option(
-        "--network", metavar="NET", help="VPC network of the cluster's VMs (default: default)."
+        "--network",
+        metavar="NET",
+        callback=formats.flag_callback(formats.network),
+        help="VPC network of the cluster's VMs (default: default).",
     ),
-    click.option("--subnetwork", metavar="SUBNET", help="Subnetwork of the cluster's VMs."),
+    click.option(
+        "--subnetwork",
+        metavar="SUBNET",
+        callback=formats.flag_callback(formats.subnetwork),
+        help="Subnetwork of the cluster's VMs.",
+    ),
 ]

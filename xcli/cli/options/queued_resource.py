@@ -11,6 +11,7 @@ from typing import Any
 
 import click
 
+from xcli import formats
 from xcli.errors import UserError
 from xcli.user_files import KIB, read_text
 
@@ -40,11 +41,25 @@ def _read_files(ctx: click.Context, param: click.Parameter, values: Any) -> tupl
 
 OPTIONS: list[Callable[[Any], Any]] = [
     click.option(
-        "--runtime-version", metavar="V", help="TPU VM software version (default: the catalogue's)."
+        "--runtime-version",
+        metavar="V",
+        callback=formats.flag_callback(formats.runtime_version),
+        help="TPU VM software version (default: the catalogue's).",
     ),
     click.option("--internal-ips", is_flag=True, help="No external IPs on the TPU VMs."),
-    click.option("--service-account", metavar="EMAIL", help="Service account of the TPU VMs."),
-    click.option("--scopes", multiple=True, metavar="S[,S]", help="OAuth scopes of the account."),
+    click.option(
+        "--service-account",
+        metavar="EMAIL",
+        callback=formats.flag_callback(formats.service_account),
+        help="Service account of the TPU VMs.",
+    ),
+    click.option(
+        "--scopes",
+        multiple=True,
+        metavar="S[,S]",
+        callback=formats.flag_callback(formats.scope),
+        help="OAuth scopes of the account.",
+    ),
     click.option("--labels", multiple=True, metavar="K=V[,K=V]", help="Labels on the TPU VMs."),
     click.option("--tags", multiple=True, metavar="T[,T]", help="Network tags of the TPU VMs."),
     click.option("--metadata", multiple=True, metavar="K=V[,K=V]", help="VM metadata."),

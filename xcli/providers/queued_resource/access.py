@@ -140,6 +140,25 @@ def pin(file: Path, owner: str, entries: Iterable[tuple[str, list[str], list[str
     return len(lines)
 
 
+def pinned_hosts(file: Path, owner: str) -> dict[str, set[str]]:
+    """The hosts pinned per worker tag (NODE/wN) among the lines of `owner` (xcli:P/Z/QR/)."""
+    found: dict[str, set[str]] = {}
+    for line in _read(file):
+        comment = _comment(line)
+        if comment.startswith(owner):
+            found.setdefault(comment[len(owner) :], set()).update(line.split(" ", 1)[0].split(","))
+    return found
+
+
+def moved(current: Mapping[str, list[str]], pinned: Mapping[str, set[str]]) -> list[str]:
+    """The worker tags whose addresses now are not all among those pinned for them."""
+    return [
+        tag
+        for tag, hosts in current.items()
+        if not {h for h in hosts if h} <= pinned.get(tag, set())
+    ]
+
+
 def forget(file: Path, owner: str) -> int:
     from xcli.gateways.file_lock import locked
 

@@ -246,7 +246,10 @@ class QrHandlers:
         tpu_access.remember_access(
             project, zone, step.queued_resource, str(step.user), step.key_file, step.os_login
         )
-        ctx.report(f"pinned {count} host keys")
+        ctx.report(
+            f"first trust: pinned {count} host keys of {len(pins)} workers from the TPU API's "
+            "guest attributes; SSH checks them strictly from now on"
+        )
         return {"workers": len(pins), "host_keys": count}
 
     def _node_access(

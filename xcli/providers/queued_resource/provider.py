@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable, Mapping
 from datetime import datetime, timezone
@@ -46,12 +47,14 @@ class QueuedResourceProvider:
         clock: Callable[[], float] = time.monotonic,
         now: Callable[[], datetime] | None = None,
         compute: ComputeGateway | None = None,
+        say: Callable[[str], None] | None = None,
     ) -> None:
         self._gateway = gateway or (lambda zone: TpuGateway(zone))
         self.compute = compute or ComputeGateway()  # reservation reads; credentials on first use
         self.sleep = sleep
         self.clock = clock
         self.now = now or (lambda: datetime.now(timezone.utc))
+        self.say = say or (lambda text: print(f"note: {text}", file=sys.stderr))
 
     def check_user_key(self, text: str) -> None:
         """UserKeys: `--ssh-key` names an existing private key file (access.py)."""
@@ -211,6 +214,37 @@ class QueuedResourceProvider:
                 )
         return out
 
+    def repin_moved(self, ref: ClusterRef, workers: list[Worker]) -> None:
+        """When a worker's address is not the one pinned (a node repaired or recreated), pin
+        every worker again from the source of truth, the TPU API's guest attributes (the keys
+        the VMs published), never from what answers on the new address. Only for a cluster
+        whose keys xcli pinned (its access record); a live run only (app/record.py)."""
+        if not tpu_access.recall_access(ref.project, ref.zone, ref.name):
+            return
+        gw = self._gateway(ref.zone)
+        nodes = nodes_of(self._get(gw, ref))
+        addresses = {
+            f"{nodes[w.slice]}/w{w.index}": [w.internal_ip or "", w.external_ip or ""]
+            for w in workers
+            if w.slice < len(nodes)
+        }
+        file = tpu_access.known_hosts_file()
+        owner = f"xcli:{ref.project}/{ref.zone}/{ref.name}/"
+        changed = tpu_access.moved(addresses, tpu_access.pinned_hosts(file, owner))
+        if not changed:
+            return
+        entries = []
+        for node in nodes:
+            full = f"{qr_plan.parent(ref.project, ref.zone)}/nodes/{node}"
+            for w, worker in enumerate(tpu_access.host_keys(gw.guest_attributes(full))):
+                tag = f"{node}/w{w}"
+                entries.append((tag, addresses.get(tag, []), worker["keys"].splitlines()))
+        count = tpu_access.pin(file, owner, entries)
+        self.say(
+            f"the address of {len(changed)} worker(s) of {ref.name} changed ({changed[0]}, ...): "
+            f"pinned {count} host keys again from the TPU API's guest attributes"
+        )
+
     def ssh_access(self, ref: ClusterRef) -> SshAccess:
         """xcli's key for this cluster (the one its nodes' ssh-keys or its OS Login profile
         carry), the pinned host keys, the user the key was registered for, and a longer
@@ -223,7 +257,12 @@ class QueuedResourceProvider:
             if (self.now() - when).total_seconds() < FRESH_FOR_SECONDS:
                 retry = FRESH_RETRY_SECONDS
         known = tpu_access.known_hosts_file()
-        return SshAccess(key_file, known, access.get("user") or None, retry_for=retry)
+        # xcli pinned every worker's host key when it set up access (the access record says so):
+        # an unknown key is then refused (issue 26 item 10), and workers() re-pins moved workers
+        pinned = bool(access)
+        return SshAccess(
+            key_file, known, access.get("user") or None, retry_for=retry, pinned=pinned
+        )
 
 
 def qr_shape(qr: Mapping[str, Any]) -> dict[str, Any]:

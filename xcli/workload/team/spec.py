@@ -74,13 +74,24 @@ def resolve_type(text: str, flag: str) -> tuple[str, str, str]:
     return acc.family, acc.name, acc.resource_name
 
 
+# Far above any cluster (a v5p pod is 8,960 chips; GKE allows 65,000 nodes); keeps every quota
+# an exact integer well inside Kubernetes' int64 quantities.
+MAX_CHIPS = 1_000_000
+
+
 def _pairs(text: str, flag: str) -> list[tuple[str, int]]:
     pairs: list[tuple[str, int]] = []
     for part in filter(None, (p.strip() for p in text.split(","))):
         kind, sep, count = part.partition("=")
-        if not sep or not kind.strip() or not count.strip().isdigit():
+        count = count.strip()
+        if not sep or not kind.strip() or not (count.isascii() and count.isdigit()):
             raise UserError(
                 f"{flag}: {part!r} is not TYPE=CHIPS", hint=f"e.g. {flag} v6e=64,h100-80gb=16"
+            )
+        if int(count) > MAX_CHIPS:
+            raise UserError(
+                f"{flag}: {part[:40]!r} is over {MAX_CHIPS:,} chips",
+                hint="give the chips the team may use, at most " + f"{MAX_CHIPS:,}",
             )
         pairs.append((kind.strip().lower(), int(count)))
     if not pairs:
@@ -119,7 +130,7 @@ def parse_quotas(quota: str, borrowing: str | None, lending: str | None) -> tupl
 def check_weight(weight: str) -> str:
     import re
 
-    if not re.fullmatch(r"(\d+(\.\d*)?|\.\d+)", weight) or float(weight) > 1_000_000:
+    if not re.fullmatch(r"(\d+(\.\d*)?|\.\d+)", weight, re.ASCII) or float(weight) > 1_000_000:
         raise UserError(
             f"--weight {weight!r} is not a fair-sharing weight",
             hint="a non-negative number such as 1, 2 or 0.5 (0: the team only gets what is left)",
