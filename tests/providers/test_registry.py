@@ -120,6 +120,34 @@ def test_click_choices_come_from_the_registry() -> None:
     assert choices(workload_read.list_workloads) == DEFAULT.names()
 
 
+@pytest.mark.parametrize("name", list(REGISTRY))
+def test_each_provider_runs_registered_workload_kinds(name: str) -> None:
+    from xcli.workload.backends import KindGateways
+    from xcli.workload.kinds import KINDS, build
+
+    caps = DEFAULT.capabilities(name)
+    assert caps.workloads and set(caps.workloads) <= set(KINDS), caps.workloads
+    # a VM kind needs to know how the provider's VMs mount storages; a JobSet never does
+    assert (caps.vm_storage is not None) == ("vm" in caps.workloads), name
+    assert caps.vm_workloads == ("vm" in caps.workloads)
+    from xcli.workload.jobset.live import Live
+
+    live = Live(lambda ref: pytest.fail(f"nothing connects to {ref.name}"))
+    for kind in caps.workloads:
+        built = build(kind, name, caps, KindGateways(live=live))
+        for method in ("plan_create", "list", "status", "goodput", "logs", "wait", "plan_delete"):
+            assert callable(getattr(built, method)), (name, kind, method)
+
+
+def test_workload_kinds_per_provider() -> None:
+    assert [DEFAULT.capabilities(n).workloads for n in DEFAULT.names()] == [
+        ("jobset",),
+        ("vm",),
+        ("vm",),
+    ]
+    assert DEFAULT.names(plain_process=True) == ["local"]
+
+
 def test_unknown_provider_is_a_user_error() -> None:
     with pytest.raises(UserError, match="unknown provider 'slurm'"):
         DEFAULT.get("slurm")
@@ -147,5 +175,10 @@ def test_a_registry_is_data() -> None:
     one = Registry({"only": entry})
     assert list(one) == ["only"]
     assert one.capabilities("only") == Capabilities(
-        cloud=False, vm_workloads=True, ssh=True, live_checks=True
+        cloud=False,
+        workloads=("vm",),
+        vm_storage="folder",
+        plain_process=True,
+        ssh=True,
+        live_checks=True,
     )

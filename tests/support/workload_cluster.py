@@ -3,10 +3,9 @@
 The JobSets are what `workload create` renders (workload/jobset/manifest.py), with the status
 the JobSet controller writes; the Kueue Workloads and JobSets are validated against the real
 CRDs. Pods and events are core/v1 objects shaped as the API server returns them. The CLI
-reaches this fake through the gateways handed to the entry point
-(`run_guarded(..., obj=Dependencies(workload_gateways=WorkloadGateways(live=Live(...))))`),
-and through the provider registry's ClusterAccess (`DEFAULT.with_cluster_access`) for the
-commands that take it from there, with a fake clock whose sleep only advances it.
+reaches this fake through the provider registry's ClusterAccess (`DEFAULT.with_cluster_access`),
+with a fake clock whose sleep only advances it (`Dependencies(timing=...)`). `live` is the same
+connection and clock for tests that call the workload package directly.
 """
 
 from __future__ import annotations
@@ -30,7 +29,6 @@ from xcli.gateways.backoff import Timing
 from xcli.plan import incluster
 from xcli.plan.cluster import ClusterRef
 from xcli.providers import DEFAULT
-from xcli.workload.backends import WorkloadGateways
 from xcli.workload.jobset import live as workload_live
 from xcli.workload.jobset.manifest import build_jobset
 
@@ -64,12 +62,11 @@ class Cluster:
     access: InMemoryAccess | None = None  # None: one over `fake`, recording into `refs`
 
     def run(self, args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-        gateways = WorkloadGateways(live=self.live)
         access = self.access or InMemoryAccess(self.fake, self.refs)
         deps = Dependencies(
             providers=DEFAULT.with_cluster_access("gke", access),
-            workload_gateways=gateways,
-            timing=Timing(sleep=self.clock.sleep, clock=self.clock.monotonic, now=lambda: NOW),
+            # the live's clocks: a test's sleep may also step its controllers
+            timing=Timing(sleep=self.live.sleep, clock=self.live.clock, now=self.live.now),
         )
         code = run_guarded(cli, args, debug=False, obj=deps)
         out, err = capsys.readouterr()

@@ -19,6 +19,8 @@ if TYPE_CHECKING:
     from xcli.providers import Registry
     from xcli.providers.terraform_live import Connections
     from xcli.storage.service import StorageGateways
+    from xcli.workload.backends import WorkloadGateways
+    from xcli.workload.facts import Facts
 
 # Builds the live handlers of a plan's step kinds, only when a live run needs them.
 Handlers = Callable[[], Mapping[str, Any]]
@@ -130,3 +132,10 @@ class Deps:
     storage_gateways: Callable[[], StorageGateways]
     # How the steps after `terraform apply` reach Google and the cluster (None: the real way).
     terraform_connections: Connections | None = None
+    # How workload commands read Cloud Logging (None: the real way; clusters come through
+    # the registry's ClusterAccess, clocks through `timing`).
+    workload_gateways: WorkloadGateways | None = None
+    # What a workload command reads before it plans (xcli/app/workload_facts.py): LIVE_FACTS,
+    # or for --dry-run a DryFacts that reads the --cluster-metadata and --storage-record files
+    # and the flags instead of the cluster. None: LIVE_FACTS.
+    facts: Facts | None = None

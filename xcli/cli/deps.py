@@ -22,7 +22,8 @@ class Dependencies:
     # the provider registry (default: xcli.providers.DEFAULT), and through it how commands reach
     # a cluster's Kubernetes API (Registry.with_cluster_access: tests hand in an in-memory one)
     providers: Registry | None = None
-    workload_gateways: WorkloadGateways | None = None  # how workload commands reach clusters
+    # how workload commands read Cloud Logging (clusters: the registry's ClusterAccess)
+    workload_gateways: WorkloadGateways | None = None
     # how the steps after `terraform apply` reach Google and the cluster
     terraform_connections: Connections | None = None
     # how `xcli storage` reaches Google and clusters

@@ -124,8 +124,9 @@ def main(
     `providers`: another registry of providers than the default (tests bind a provider name to
     a double this way, or put an in-memory Kubernetes API under a provider's clusters with
     `Registry.with_cluster_access`). `timing`: the clocks and sleep of cluster polls.
-    `workload_gateways`: how `xcli workload ...` reaches clusters (None: the real way; until
-    the workload commands take the registry's ClusterAccess). `terraform_connections`: how the
+    `workload_gateways`: how `workload goodput --source cloud-logging` reads Cloud Logging
+    (None: the real way; workload commands reach clusters through the registry's ClusterAccess
+    and tell time with `timing`). `terraform_connections`: how the
     steps after `terraform apply` reach Google and the cluster. Tests and programs embedding
     xcli pass their own; commands find them on the click context, in one `Dependencies` object.
     """

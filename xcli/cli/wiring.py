@@ -21,13 +21,16 @@ if TYPE_CHECKING:
     from xcli.plan.fanout_result import FanoutResult
     from xcli.plan.model import Plan
     from xcli.storage.service import StorageGateways
+    from xcli.workload.facts import Facts
 
 T = TypeVar("T")
 
 
-def deps(common: Common, *, verbose: bool = False) -> Deps:
-    """What the use cases of this command reach the outside through."""
+def deps(common: Common, facts: Facts | None = None, *, verbose: bool = False) -> Deps:
+    """What the use cases of this command reach the outside through. `facts`: what a workload
+    command reads before it plans (default: the cluster, or nothing on a dry-run)."""
     from xcli.app.record import DRY, LIVE
+    from xcli.app.workload_facts import LIVE_FACTS, DryFacts
     from xcli.cli.deps import current, timing
 
     def run(plan: Plan, handlers: Handlers) -> None:
@@ -71,6 +74,8 @@ def deps(common: Common, *, verbose: bool = False) -> Deps:
         timing=timing(),
         storage_gateways=_once(_storage_gateways),
         terraform_connections=current().terraform_connections,
+        workload_gateways=current().workload_gateways,
+        facts=facts or (DryFacts() if common.dry_run else LIVE_FACTS),
     )
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 from collections.abc import Iterator, Mapping
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, cast
 
 from xcli.errors import UserError
@@ -37,7 +37,15 @@ class Capabilities:
     """What a provider can do beyond the verbs every provider has (providers/base.Provider)."""
 
     cloud: bool = True  # needs a Google Cloud project and zone (local needs neither)
-    vm_workloads: bool = False  # runs workloads as a command on every VM, not as JobSets
+    # The kinds of workload its clusters run (xcli/workload/kinds.py), the first by default:
+    # "jobset" (queued by Kueue), "vm" (the command on every VM).
+    workloads: tuple[str, ...] = ("jobset",)
+    # How its VMs mount an attached storage (vm workloads): "mount" (Cloud TPU VMs mount the
+    # storage types that can be, xcli/plan/storage_types: buckets) or "folder" (the local
+    # provider binds a folder of this machine).
+    vm_storage: str | None = None
+    # Without --docker-image a workload runs as a plain process on each worker (local).
+    plain_process: bool = False
     ssh: bool = False  # its workers are reachable over SSH (`xcli ssh`/`scp`): VmAccess
     wait: bool = False  # `xcli cluster wait` (e.g. after `create --async`): Waiter
     terraform: bool = False  # `cluster create --terraform DIR` writes a Terraform folder
@@ -45,6 +53,11 @@ class Capabilities:
     live_checks: bool = False  # checks only a live run can make, before it starts: LiveChecker
     kubernetes: bool = False  # its clusters run Kubernetes, reached through ClusterAccess
     user_keys: bool = False  # authorizes a key the user names (--ssh-key) on its VMs: UserKeys
+
+    @property
+    def vm_workloads(self) -> bool:
+        """Runs workloads as a command on every VM (records kept on this machine)."""
+        return "vm" in self.workloads
 
 
 @dataclass(frozen=True)
@@ -64,12 +77,26 @@ REGISTRY: dict[str, ProviderEntry] = {
     "queued-resource": ProviderEntry(
         "xcli.providers.queued_resource.provider:QueuedResourceProvider",
         "Cloud TPU queued resources, TPU VMs without Kubernetes",
-        Capabilities(vm_workloads=True, ssh=True, wait=True, terraform=True, user_keys=True),
+        Capabilities(
+            workloads=("vm",),
+            vm_storage="mount",
+            ssh=True,
+            wait=True,
+            terraform=True,
+            user_keys=True,
+        ),
     ),
     "local": ProviderEntry(
         "xcli.providers.local.provider:LocalProvider",
         "an emulated slice on this machine, no cloud account needed",
-        Capabilities(cloud=False, vm_workloads=True, ssh=True, live_checks=True),
+        Capabilities(
+            cloud=False,
+            workloads=("vm",),
+            vm_storage="folder",
+            plain_process=True,
+            ssh=True,
+            live_checks=True,
+        ),
     ),
 }
 
@@ -96,7 +123,7 @@ class Registry:
         return [
             name
             for name, entry in self._entries.items()
-            if all(asdict(entry.capabilities)[key] == value for key, value in wanted.items())
+            if all(getattr(entry.capabilities, key) == value for key, value in wanted.items())
         ]
 
     def default(self, **wanted: bool) -> str:

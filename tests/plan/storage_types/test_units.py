@@ -114,8 +114,18 @@ def test_create_sizes_and_locations() -> None:
 def test_pod_settings_are_the_ones_the_workload_side_uses() -> None:
     from xcli.workload.jobset import volumes
 
-    assert unit("gcsfuse").pod_annotations == volumes.GCSFUSE_ANNOTATIONS
-    assert unit("parallelstore").pod_annotations == volumes.PARALLELSTORE_ANNOTATIONS
+    def annotations(kind: str) -> dict[str, str]:
+        s = Storage(name="d", type=kind, source="b", mount_point="/d", pvc="d")
+        return dict(volumes.pod_settings([s])["annotations"])
+
+    assert annotations("gcsfuse") == {
+        "gke-gcsfuse/volumes": "true",
+        "gke-gcsfuse/cpu-limit": "0",
+        "gke-gcsfuse/memory-limit": "0",
+        "gke-gcsfuse/ephemeral-storage-limit": "0",
+    }
+    assert annotations("parallelstore") == {"gke-parallelstore/volumes": "true"}
+    assert annotations("lustre") == {} and annotations("filestore") == {}
     gcs = Storage(name="d", type="gcsfuse", source="b", mount_point="/d")
     assert volumes.notes([gcs], host_network=True) == [unit("gcsfuse").host_network_note]
     assert all(not unit(n).pod_annotations for n in ("filestore", "lustre", "pd"))

@@ -167,7 +167,10 @@ def test_local_workload_on_fewer_slices_counts_only_its_workers(tmp_path: Path) 
     # into a container too: the workload's count, never the worker's own (-e NAME)
     assert "-e JAX_NUM_PROCESSES=4 \\" in docker and "-e JAX_NUM_PROCESSES \\" not in docker
     assert "-e MEGASCALE_NUM_SLICES=1 \\" in docker and "-e TPU_WORKER_ID \\" in docker
-    meta = replace(meta_for("v5litepod-16-x1"), provider="local")
+    from xcli.providers import DEFAULT
+
+    plain = DEFAULT.capabilities("local").plain_process  # runs without an image
+    meta = replace(meta_for("v5litepod-16-x1"), provider="local", plain_process=plain)
     command = "echo $TPU_WORKER_ID $MEGASCALE_NUM_SLICES $JAX_NUM_PROCESSES $SLURM_NTASKS " \
         "$JAX_PROCESS_ID >> log"  # fmt: skip
     spec = workload_spec(cluster="demo", name="t1", image="", command=command, meta=meta)
@@ -189,14 +192,25 @@ def test_local_without_an_image_runs_a_plain_process() -> None:
     from dataclasses import replace
 
     from xcli.errors import UserError
+    from xcli.providers import DEFAULT
 
-    meta = replace(meta_for("v5litepod-16-x1"), provider="local")
+    plain = DEFAULT.capabilities("local").plain_process  # the local provider's capability
+    meta = replace(meta_for("v5litepod-16-x1"), provider="local", plain_process=plain)
     spec = workload_spec(cluster="demo", name="t1", image="", command="true", meta=meta)
     script = plan_vm_workload(spec, WORKERS[:2], cloud_vms=False).steps[0].workers[0].argv[-1]  # type: ignore[attr-defined]
     assert "runtime=process" in script and "command -v docker" not in script
     with pytest.raises(UserError, match="not an image reference"):  # elsewhere an image is needed
         workload_spec(
             cluster="demo", name="t1", image="", command="true", meta=meta_for("v5litepod-16-x1")
+        )
+    qr = DEFAULT.capabilities("queued-resource").plain_process
+    with pytest.raises(UserError, match="not an image reference"):  # Cloud TPU VMs need one
+        workload_spec(
+            cluster="demo",
+            name="t1",
+            image="",
+            command="true",
+            meta=replace(meta_for("v5litepod-16-x1"), plain_process=qr),
         )
 
 
