@@ -1,0 +1,298 @@
+"""A client of the OCI distribution API (Docker Registry HTTP API V2) over requests, and the
+live handlers of the `image_base` and `image_push` steps.
+
+Protocol facts followed (opencontainers/distribution-spec `spec.md` at 967efdc079b9;
+distribution/distribution `docs/content/spec/auth/token.md` at 0d6b721dc3ce): a 401 carries
+`WWW-Authenticate: Bearer realm=...,service=...,scope=...`; the token comes from
+`GET realm?service=S&scope=...` with Basic credentials or none (anonymous), as `token` or
+`access_token`; blobs are checked with HEAD; a cross-repository mount is
+`POST /v2/NAME/blobs/uploads/?mount=D&from=OTHER` (201 mounted, 202 a session instead); a
+chunked upload is `POST` with `Content-Length: 0`, `PATCH` with `Content-Range: start-end`
+(inclusive), then `PUT Location&digest=D`; after a failed PATCH, `GET Location` answers 204
+with `Range: 0-N`, the bytes the registry kept; a `Location` is used as given, relative ones
+resolved against the registry. Like crane (google/go-containerregistry `pkg/v1/remote/write.go`
+at 3f4ff3ca60f5), HEAD comes first, then a mount when the source is in the same registry.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO, Any
+from urllib.parse import urljoin, urlsplit
+
+from xcli.errors import CloudError, UserError
+from xcli.image.reference import ImageRef
+
+Credentials = Callable[[str], "tuple[str, str] | None"]
+CHUNK = 16 * 1024**2
+RESUMES = 5
+_CHALLENGE = re.compile(r'(\w+)="([^"]*)"')
+
+
+def anonymous(host: str) -> tuple[str, str] | None:
+    return None
+
+
+class RegistryError(CloudError):
+    pass
+
+
+class Registry:
+    """One registry session: tokens cached per (realm, service, scope), bytes counted."""
+
+    def __init__(
+        self, credentials: Credentials = anonymous, session: Any = None, chunk: int = CHUNK
+    ) -> None:
+        self.credentials = credentials
+        self._session = session
+        self.chunk = chunk
+        self._tokens: dict[tuple[str, str, str], str] = {}
+        self.sent = 0  # blob bytes uploaded
+        self._lock = threading.Lock()
+        self.requests: list[tuple[str, str]] = []  # (method, url), in order
+
+    @property
+    def session(self) -> Any:
+        if self._session is None:
+            import requests
+
+            self._session = requests.Session()
+        return self._session
+
+    # --- the HTTP layer: auth, errors ---------------------------------------------------
+
+    def request(self, method: str, image: ImageRef, url: str, *, scope: str, **kw: Any) -> Any:
+        """A request to the registry of `image`; a 401 is answered with a token once."""
+        url = urljoin(f"{image.scheme}://{image.api_host}/", url)
+        headers = dict(kw.pop("headers", {}))
+        resp = None
+        for attempt in range(2):
+            token = self._tokens.get(self._token_key(image, scope))
+            if token:
+                headers["Authorization"] = token
+            self.requests.append((method, url))
+            resp = self.session.request(method, url, headers=headers, timeout=300, **kw)
+            if resp.status_code != 401 or attempt:
+                return resp
+            challenge = resp.headers.get("WWW-Authenticate", "")
+            self._authenticate(image, scope, challenge)
+        return resp
+
+    def _token_key(self, image: ImageRef, scope: str) -> tuple[str, str, str]:
+        return (image.api_host, scope, "")
+
+    def _authenticate(self, image: ImageRef, scope: str, challenge: str) -> None:
+        scheme = challenge.split(" ", 1)[0].lower()
+        creds = self.credentials(image.host)
+        if scheme == "basic" and creds:
+            import requests
+
+            basic = requests.auth._basic_auth_str(*creds)
+            self._tokens[self._token_key(image, scope)] = basic
+            return
+        if scheme != "bearer":
+            raise _denied(image, 401, "no Bearer challenge")
+        params = dict(_CHALLENGE.findall(challenge))
+        realm = params.get("realm", "")
+        if urlsplit(realm).scheme not in ("http", "https"):
+            raise _denied(image, 401, f"bad token realm {realm!r}")
+        scopes = params.get("scope", scope).split(" ")
+        query = [("service", params.get("service", ""))] + [("scope", s) for s in scopes]
+        self.requests.append(("GET", realm))
+        resp = self.session.get(realm, params=query, auth=creds, timeout=60)
+        if resp.status_code != 200:
+            raise _denied(image, resp.status_code, "the token service refused")
+        body = resp.json()
+        token = body.get("token") or body.get("access_token")
+        if not token:
+            raise _denied(image, 401, "the token service gave no token")
+        self._tokens[self._token_key(image, scope)] = f"Bearer {token}"
+
+    # --- reads --------------------------------------------------------------------------
+
+    def manifest(self, image: ImageRef, reference: str, accept: str) -> tuple[bytes, str, str]:
+        """The manifest's exact bytes, its media type and digest (checked when asked by one)."""
+        resp = self.request(
+            "GET",
+            image,
+            f"/v2/{image.name}/manifests/{reference}",
+            scope=f"repository:{image.name}:pull",
+            headers={"Accept": accept},
+        )
+        if resp.status_code == 404:
+            raise UserError(
+                f"base image {image} not found ({_code(resp)})",
+                hint="check the name and tag (the registry answered 404)",
+            )
+        _check(image, resp)
+        digest = _digest(resp.content)
+        if reference.startswith("sha256:") and digest != reference:
+            raise RegistryError(f"{image}: manifest {reference} arrived as {digest}")
+        return resp.content, resp.headers.get("Content-Type", ""), digest
+
+    def blob(self, image: ImageRef, digest: str, out: IO[bytes] | None = None) -> bytes:
+        """A blob, checked against its digest; streamed into `out` when given."""
+        resp = self.request(
+            "GET",
+            image,
+            f"/v2/{image.name}/blobs/{digest}",
+            scope=f"repository:{image.name}:pull",
+            stream=out is not None,
+        )
+        _check(image, resp)
+        if out is None:
+            if _digest(resp.content) != digest:
+                raise RegistryError(f"{image}: blob {digest} arrived corrupted")
+            return bytes(resp.content)
+        sha = hashlib.sha256()
+        for part in resp.iter_content(1024**2):
+            sha.update(part)
+            out.write(part)
+        if f"sha256:{sha.hexdigest()}" != digest:
+            raise RegistryError(f"{image}: blob {digest} arrived corrupted")
+        return b""
+
+    # --- writes -------------------------------------------------------------------------
+
+    def has_blob(self, image: ImageRef, digest: str) -> bool:
+        resp = self.request("HEAD", image, f"/v2/{image.name}/blobs/{digest}", scope=_push(image))
+        if resp.status_code in (200, 404):
+            return bool(resp.status_code == 200)
+        _check(image, resp)
+        return False
+
+    def start(self, image: ImageRef, digest: str = "", mount_from: str = "") -> str | None:
+        """Open an upload session (its Location), or None when the blob was mounted."""
+        url, scope = f"/v2/{image.name}/blobs/uploads/", _push(image)
+        if mount_from:
+            url += f"?mount={digest}&from={mount_from}"
+            scope += f" repository:{mount_from}:pull"
+        resp = self.request("POST", image, url, scope=scope, headers={"Content-Length": "0"})
+        if resp.status_code == 201 and mount_from:
+            return None
+        if resp.status_code != 202:
+            _check(image, resp)
+            raise RegistryError(f"{image}: upload not started (HTTP {resp.status_code})")
+        return str(resp.headers["Location"])
+
+    def upload(
+        self,
+        image: ImageRef,
+        digest: str,
+        path: Path,
+        location: str,
+        progress: Callable[[int], None] | None = None,
+    ) -> None:
+        """Send `path` in chunks; after a dropped connection ask what arrived and go on."""
+        size, offset, resumes = path.stat().st_size, 0, 0
+        with path.open("rb") as src:
+            while offset < size:
+                src.seek(offset)
+                data = src.read(self.chunk)
+                end = offset + len(data) - 1
+                try:
+                    resp = self.request(
+                        "PATCH",
+                        image,
+                        location,
+                        scope=_push(image),
+                        data=data,
+                        headers={
+                            "Content-Type": "application/octet-stream",
+                            "Content-Range": f"{offset}-{end}",
+                            "Content-Length": str(len(data)),
+                        },
+                    )
+                except OSError as exc:  # requests' ConnectionError is an OSError
+                    resumes += 1
+                    if resumes > RESUMES:
+                        raise RegistryError(
+                            f"{image}: upload of {digest} kept failing: {exc}"
+                        ) from None
+                    location, offset = self._status(image, location)
+                    continue
+                _check(image, resp, expect=(202,))
+                location = resp.headers.get("Location", location)
+                offset = end + 1
+                with self._lock:
+                    self.sent += len(data)
+                if progress:
+                    progress(len(data))
+        sep = "&" if "?" in location else "?"
+        resp = self.request(
+            "PUT",
+            image,
+            f"{location}{sep}digest={digest}",
+            scope=_push(image),
+            headers={"Content-Length": "0"},
+        )
+        _check(image, resp, expect=(201,))
+
+    def _status(self, image: ImageRef, location: str) -> tuple[str, int]:
+        resp = self.request("GET", image, location, scope=_push(image))
+        _check(image, resp, expect=(204,))
+        kept = resp.headers.get("Range", "")
+        offset = int(kept.split("-")[1]) + 1 if "-" in kept else 0
+        return resp.headers.get("Location", location), offset
+
+    def put_manifest(self, image: ImageRef, tag: str, data: bytes, media_type: str) -> str:
+        resp = self.request(
+            "PUT",
+            image,
+            f"/v2/{image.name}/manifests/{tag}",
+            scope=_push(image),
+            data=data,
+            headers={"Content-Type": media_type},
+        )
+        _check(image, resp, expect=(201,))
+        digest = _digest(data)
+        echoed = resp.headers.get("Docker-Content-Digest", digest)
+        if echoed != digest:
+            raise RegistryError(f"{image}: registry stored manifest {echoed}, sent {digest}")
+        return digest
+
+
+def _push(image: ImageRef) -> str:
+    return f"repository:{image.name}:pull,push"
+
+
+def _digest(data: bytes) -> str:
+    return f"sha256:{hashlib.sha256(data).hexdigest()}"
+
+
+def _code(resp: Any) -> str:
+    try:
+        errors = resp.json().get("errors") or [{}]
+        return f"{resp.status_code} {errors[0].get('code', '')}".strip()
+    except ValueError:
+        return str(resp.status_code)
+
+
+def _check(image: ImageRef, resp: Any, expect: tuple[int, ...] = (200,)) -> None:
+    if resp.status_code in expect:
+        return
+    if resp.status_code in (401, 403):
+        raise _denied(image, resp.status_code, _code(resp))
+    raise RegistryError(
+        f"registry {image.host} answered {_code(resp)} for {image.name}",
+        hint="try again; if it persists, check the registry's status",
+        retryable=resp.status_code >= 500,
+    )
+
+
+def _denied(image: ImageRef, status: int, why: str) -> RegistryError:
+    google = image.host.endswith(("-docker.pkg.dev", "gcr.io"))
+    hint = (
+        "sign in with `gcloud auth application-default login` (or set "
+        "GOOGLE_APPLICATION_CREDENTIALS); pushing needs roles/artifactregistry.writer"
+        if google
+        else "xcli reaches this registry anonymously: use a public image, or copy the base "
+        "into Artifact Registry"
+    )
+    return RegistryError(
+        f"registry {image.host} refused access to {image.name} ({status}: {why})", hint=hint
+    )
