@@ -100,6 +100,7 @@ class ImageHandlers:
             "image": f"{step.image.repository}@{digest}",
             "tag": step.tag,
             "uploaded_bytes": reg.sent,
+            "resumed_uploads": len(reg.resumed),
             **{f"blobs_{k}": v for k, v in outcome.items()},
         }
 

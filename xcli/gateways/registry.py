@@ -54,6 +54,7 @@ class Registry:
         self.sent = 0  # blob bytes uploaded
         self._lock = threading.Lock()
         self.requests: list[tuple[str, str]] = []  # (method, url), in order
+        self.resumed: list[tuple[str, int]] = []  # (blob, offset) after each dropped PATCH
 
     @property
     def session(self) -> Any:
@@ -100,7 +101,10 @@ class Registry:
         realm = params.get("realm", "")
         if urlsplit(realm).scheme not in ("http", "https"):
             raise _denied(image, 401, f"bad token realm {realm!r}")
-        scopes = params.get("scope", scope).split(" ")
+        # what the challenge names, and what this request needs (a HEAD is challenged for
+        # pull only, but the same token then serves the push that follows)
+        scopes = list(dict.fromkeys([*params.get("scope", "").split(" "), *scope.split(" ")]))
+        scopes = [s for s in scopes if s]
         query = [("service", params.get("service", ""))] + [("scope", s) for s in scopes]
         self.requests.append(("GET", realm))
         resp = self.session.get(realm, params=query, auth=creds, timeout=60)
@@ -213,7 +217,8 @@ class Registry:
                         raise RegistryError(
                             f"{image}: upload of {digest} kept failing: {exc}"
                         ) from None
-                    location, offset = self._status(image, location)
+                    location, offset = self._status(image, digest, location)
+                    self.resumed.append((digest, offset))
                     continue
                 _check(image, resp, expect=(202,))
                 location = resp.headers.get("Location", location)
@@ -232,12 +237,24 @@ class Registry:
         )
         _check(image, resp, expect=(201,))
 
-    def _status(self, image: ImageRef, location: str) -> tuple[str, int]:
-        resp = self.request("GET", image, location, scope=_push(image))
-        _check(image, resp, expect=(204,))
-        kept = resp.headers.get("Range", "")
-        offset = int(kept.split("-")[1]) + 1 if "-" in kept else 0
-        return resp.headers.get("Location", location), offset
+    def _status(self, image: ImageRef, digest: str, location: str) -> tuple[str, int]:
+        """Where to go on after a dropped PATCH: the spec's status GET gives the range kept.
+        A registry that no longer knows the session (distribution 2.8 refuses a `_state`
+        whose offset no longer matches what it wrote: 404 BLOB_UPLOAD_INVALID) gets the
+        blob again from the start, in a new session."""
+        try:
+            resp = self.request("GET", image, location, scope=_push(image))
+        except OSError:
+            resp = None
+        if resp is not None and resp.status_code == 204:
+            kept = resp.headers.get("Range", "")
+            offset = int(kept.split("-")[1]) + 1 if "-" in kept else 0
+            return resp.headers.get("Location", location), offset
+        if resp is not None and resp.status_code in (401, 403):
+            _check(image, resp, expect=(204,))
+        fresh = self.start(image, digest)
+        assert fresh is not None  # no mount asked: always a session
+        return fresh, 0
 
     def put_manifest(self, image: ImageRef, tag: str, data: bytes, media_type: str) -> str:
         resp = self.request(

@@ -109,7 +109,7 @@ def prepare(
         base=base,
         base_step=read.id,
         layers=layers,
-        source=f"script folder {request.script_dir.name or '.'}/",
+        source="--script-dir",  # not the folder's name: the same digest from any checkout
         store=str(store.root),
     )
     steps.append(push)

@@ -1,0 +1,1 @@
+from tests.support.registry import registry, token_registry  # noqa: F401 (fixtures)
