@@ -1,0 +1,83 @@
+"""The registry client's edges against `responses`: resuming where the registry says it kept
+bytes (the distribution spec's status GET), a missing base, a base without the platform."""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+
+import pytest
+import requests
+import responses
+
+from xcli.errors import UserError
+from xcli.gateways.image_push import ImageHandlers
+from xcli.gateways.registry import Registry
+from xcli.image import oci
+from xcli.image.reference import parse
+from xcli.image.steps import ImageBase
+from xcli.plan.contract import NullReporter, StepContext
+
+HOST = "https://reg.example.com"
+IMAGE = parse("reg.example.com/team/app")
+
+
+@responses.activate
+def test_a_dropped_patch_goes_on_from_the_range_the_registry_kept(tmp_path: Path) -> None:
+    blob = tmp_path / "blob"
+    blob.write_bytes(b"a" * 25)
+    loc = f"{HOST}/v2/team/app/blobs/uploads/u1"
+    patches: list[str] = []
+
+    def patch(request: requests.PreparedRequest) -> tuple[int, dict[str, str], str]:
+        patches.append(request.headers["Content-Range"])
+        if len(patches) == 2:
+            raise requests.ConnectionError("connection reset")
+        return (202, {"Location": loc}, "")
+
+    responses.add_callback("PATCH", loc, callback=patch)
+    responses.get(loc, status=204, headers={"Range": "0-14", "Location": loc})
+    responses.put(f"{loc}?digest=sha256:d", status=201)
+    reg = Registry(chunk=10)
+    reg.upload(IMAGE, "sha256:d", blob, loc)
+    assert patches == ["0-9", "10-19", "15-24"]  # resumed at byte 15, as the registry said
+    assert reg.resumed == [("sha256:d", 15)]
+
+
+@responses.activate
+def test_a_missing_base_is_one_line() -> None:
+    responses.get(
+        f"{HOST}/v2/team/app/manifests/latest",
+        status=404,
+        json={"errors": [{"code": "MANIFEST_UNKNOWN", "message": "manifest unknown"}]},
+    )
+    step = ImageBase(id="base", summary="s", image=IMAGE, platform="linux/amd64")
+    with pytest.raises(UserError) as info:
+        ImageHandlers().read_base(step, StepContext(step, NullReporter(), threading.Event(), {}))
+    assert info.value.message == (
+        "base image reg.example.com/team/app:latest not found (404 MANIFEST_UNKNOWN)"
+    )
+
+
+@responses.activate
+def test_a_base_without_the_platform_is_refused_before_any_write() -> None:
+    index = {
+        "schemaVersion": 2,
+        "mediaType": oci.OCI_INDEX,
+        "manifests": [
+            {
+                "mediaType": oci.OCI_MANIFEST,
+                "digest": "sha256:" + "1" * 64,
+                "size": 1,
+                "platform": {"os": "linux", "architecture": "amd64"},
+            }
+        ],
+    }
+    responses.get(
+        f"{HOST}/v2/team/app/manifests/latest", body=json.dumps(index), content_type=oci.OCI_INDEX
+    )
+    step = ImageBase(id="base", summary="s", image=IMAGE, platform="linux/arm64")
+    with pytest.raises(UserError, match="has no linux/arm64 image"):
+        ImageHandlers().read_base(step, StepContext(step, NullReporter(), threading.Event(), {}))
+    assert [c.request.method for c in responses.calls] == ["GET"]
