@@ -75,6 +75,7 @@ class LocalRegistry:
                 }
             }
             self._start_token_service()
+        self.folder.mkdir(parents=True, exist_ok=True)
         path = self.folder / "config.yml"
         path.write_text(json.dumps(config))  # JSON is YAML
         binary = registry_binary()
