@@ -268,7 +268,7 @@ def test_build_plan_reads_first_and_the_image_is_symbolic(tmp_path: Path) -> Non
         "https://registry-1.docker.io/v2/library/python/manifests/3.10"
     )
     push = data[2]
-    assert push["after"] == ["repository", "base"]
+    assert push["after"] == ["image-repository", "image-base"]
     assert [x["digest"] for x in push["layers"]] == [x.digest for x in built.layers]
     assert "store" not in push  # a local path: not part of the plan's text
     # same folder, same tag
@@ -284,3 +284,31 @@ def test_platform_and_names() -> None:
     bad = build.BuildRequest(Path("."), "python", "linux/amd64", "reg.example/x:tag", "n")
     with pytest.raises(UserError, match="invalid --image-repository reference"):
         build.target(bad)
+
+
+def test_splice_puts_the_build_first_and_the_image_after_the_push(tmp_path: Path) -> None:
+    from xcli.image.splice import splice
+    from xcli.plan.model import resolve
+    from xcli.plan.steps import K8sApply, LocalAction
+
+    root = _tree(tmp_path / "src")
+    request = build.BuildRequest(root, "python", "linux/amd64", "127.0.0.1:5000/t", "me-runner")
+    built = build.prepare(request, Store(tmp_path / "s"))
+    text = str(built.image)
+    check = LocalAction(id="check", summary="c", action="noop", args={})
+    apply = K8sApply(
+        id="jobset",
+        summary="j",
+        after=("check",),
+        cluster="c",
+        manifest={"spec": {"containers": [{"image": text, "name": "jax-tpu"}]}},
+    )
+    plan = splice(built, Plan("create", (check, apply)))
+    assert [s.id for s in plan.steps] == ["image-base", "build", "check", "jobset"]
+    assert plan.steps[2] is check  # untouched: runs while the image is pushed
+    assert plan.steps[3].after == ("check", "build")
+    manifest = plan.steps[3].manifest  # type: ignore[attr-defined]
+    live = resolve(manifest, {"build": {"digest": "sha256:abc"}})
+    assert live["spec"]["containers"][0]["image"] == "127.0.0.1:5000/t/me-runner@sha256:abc"
+    printed = json.loads(plan_json(plan))["plan"][3]
+    assert printed["manifest"]["spec"]["containers"][0]["image"] == text

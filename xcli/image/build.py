@@ -94,7 +94,7 @@ def prepare(
     if ar is not None:
         steps.append(ar)
     read = ImageBase(
-        id="base",
+        id="image-base",
         summary=f"read base image {base} ({request.platform})",
         image=base,
         platform=request.platform,
@@ -124,7 +124,7 @@ def _ar_repository(dest: ImageRef) -> ArRepository | None:
     if match is None or len(parts) < 3:
         return None
     return ArRepository(
-        id="repository",
+        id="image-repository",
         summary=f"Artifact Registry repository {parts[1]} in {match.group(1)}",
         project=parts[0],
         location=match.group(1),
