@@ -15,6 +15,7 @@ from tests.conftest import REPO
 from tests.gateways.test_kube_handlers import FIXTURE, Clock, seed
 from tests.plan.test_incluster import CASES as CLUSTERS
 from tests.providers.gke.test_adapt import cluster_json
+from tests.support.cluster_access import registry_over
 from tests.support.crd import validate
 from tests.support.discovery import check_request
 from tests.support.fake_gke import FakeGke
@@ -26,12 +27,9 @@ from xcli.cli.main import cli
 from xcli.gateways.kube import KubeApi
 from xcli.gateways.kube_handlers import KubeHandlers
 from xcli.plan import incluster, kueue_objects
-from xcli.plan.cluster import ClusterRef
 from xcli.plan.model import resolve
 from xcli.providers import DEFAULT
 from xcli.providers.gke.provider import GkeProvider
-from xcli.workload.backends import WorkloadGateways
-from xcli.workload.jobset.live import Live
 from xcli.workload.team import objects as team_objects
 from xcli.workload.team.spec import TeamSpec, parse_quotas
 
@@ -98,13 +96,8 @@ def world() -> Iterator[World]:
 
 
 def run(args: list[str], capsys: pytest.CaptureFixture[str], world: World) -> tuple[int, str, str]:
-    def connect(_ref: ClusterRef) -> KubeApi:
-        return api(world.kube)
-
-    deps = Dependencies(
-        providers=DEFAULT.with_target("gke", f"{__name__}:provider"),
-        workload_gateways=WorkloadGateways(live=Live(connect)),
-    )
+    providers, _ = registry_over(world.kube, DEFAULT.with_target("gke", f"{__name__}:provider"))
+    deps = Dependencies(providers=providers)
     code = run_guarded(cli, args, debug=False, obj=deps)
     out, err = capsys.readouterr()
     return code, out, err

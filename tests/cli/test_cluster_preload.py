@@ -10,16 +10,15 @@ from typing import Any
 
 import pytest
 
+from tests.support.cluster_access import registry_over
 from tests.support.core import validate_core
 from tests.support.fakekube import FakeKube
 from tests.support.workload_cluster import NOW, WHERE, FakeClock
 from xcli.cli.deps import Dependencies
 from xcli.cli.errors import run_guarded
 from xcli.cli.main import cli
-from xcli.gateways.kube import KubeApi
+from xcli.gateways.backoff import Timing
 from xcli.providers.gke.preload import daemonset, daemonset_name
-from xcli.workload.backends import WorkloadGateways
-from xcli.workload.jobset.live import Live
 
 IMAGE = "us-docker.pkg.dev/my-proj/repo/trainer:1"
 PATH = f"/apis/apps/v1/namespaces/default/daemonsets/{daemonset_name(IMAGE)}"
@@ -55,11 +54,9 @@ def run(
         clock.sleep(seconds)
         advance()
 
-    def connect(_ref: Any) -> KubeApi:
-        return KubeApi("203.0.113.9", None, lambda: "tok", transport=fake.transport())
-
-    live = Live(connect, lambda: NOW, clock.monotonic, sleep)
-    deps = Dependencies(workload_gateways=WorkloadGateways(live=live))
+    providers, _ = registry_over(fake)
+    timing = Timing(sleep=sleep, clock=clock.monotonic, now=lambda: NOW)
+    deps = Dependencies(providers=providers, timing=timing)
     code = run_guarded(cli, args, debug=False, obj=deps)
     out, err = capsys.readouterr()
     return code, out, err

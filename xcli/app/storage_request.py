@@ -1,0 +1,144 @@
+"""The requests of `xcli storage ...` as given, and their checks: which cluster, which source,
+how it is mounted; from them the storage layer's frozen AttachRequest and the Target."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from xcli.errors import UserError
+
+if TYPE_CHECKING:
+    from xcli.app.deps import Deps, Location
+    from xcli.plan.cluster import ClusterRef
+    from xcli.providers.base import ClusterAccess
+    from xcli.storage.request import AttachRequest
+
+
+@dataclass(frozen=True)
+class ClusterWhere:
+    cluster: str
+    provider: str | None  # None: the one that created it on this machine, else the default
+    namespace: str  # the workloads' Kubernetes namespace
+    where: Location
+
+
+@dataclass(frozen=True)
+class Source:
+    kind: str | None  # the storage type (--type); None: not given (detach, delete)
+    bucket: str = ""
+    instance: str = ""
+    disk: str = ""
+    location: str = ""
+    path: str = ""
+
+
+@dataclass(frozen=True)
+class Mount:
+    mount_point: str | None = None  # None: /mnt/NAME
+    readonly: bool = False
+    auto_mount: bool = False
+    mount_options: tuple[str, ...] = ()
+    ksa: str = "default"
+
+
+@dataclass(frozen=True)
+class Target:
+    """The cluster, and how it keeps storages (its provider's registry capabilities)."""
+
+    ref: ClusterRef
+    kube: bool  # Kubernetes: PV, PVC and a ConfigMap record; else a record file on this machine
+    cloud: bool  # queued resources: a cloud, no Kubernetes; local: neither
+    # how a live run reaches its Kubernetes API (its provider's ClusterAccess), when `kube`
+    access: ClusterAccess | None = None
+
+
+def target_of(where: ClusterWhere, deps: Deps) -> Target:
+    from xcli.app.where import cluster_access, ref_for
+    from xcli.cluster_index import provider_for
+
+    registry = deps.registry
+    name = provider_for(where.cluster, where.provider, registry.default())
+    caps = registry.capabilities(name)
+    ref = ref_for(registry, where.cluster, name, where.where)
+    access = cluster_access(registry, ref) if caps.kubernetes else None
+    return Target(ref=ref, kube=caps.kubernetes, cloud=caps.cloud, access=access)
+
+
+def attach_request(
+    name: str,
+    where: ClusterWhere,
+    source: Source,
+    mount: Mount,
+    deps: Deps,
+    created: bool = False,
+    new_bucket: bool = False,
+) -> tuple[AttachRequest, Target]:
+    """The checked request to attach `name` (`source.kind` given), and its target. `created`:
+    made by `storage create` (an instance defaults to the storage's name); `new_bucket`: the
+    bucket is about to be created (its name is checked as a new one)."""
+    from xcli.storage import checks
+    from xcli.storage.request import AttachRequest
+
+    name = checks.storage_name(name)
+    kind = checks.storage_type(source.kind or "")
+    namespace = checks.namespace(where.namespace)
+    options = checks.mount_options(mount.mount_options, kind)
+    target = target_of(where, deps)
+    instance = source.instance
+    if target.cloud:
+        instance = _need_source(name, kind, source, new=new_bucket, created=created)
+    # one disk on many nodes: read-only (ReadOnlyMany)
+    readonly = mount.readonly or kind in ("pd", "hyperdisk-ml")
+    if source.path:
+        _check_dir(source.path)
+    req = AttachRequest(
+        name=name,
+        type=kind,
+        cluster=target.ref,
+        mount_point=checks.mount_point(mount.mount_point or f"/mnt/{name}", name, []),
+        namespace=namespace,
+        readonly=readonly,
+        auto_mount=mount.auto_mount,
+        mount_options=options,
+        bucket=checks.bucket_name(source.bucket, new=False) if source.bucket else "",
+        instance=instance,
+        disk=source.disk,
+        path=source.path,
+        location=source.location,
+        ksa=checks.namespace(mount.ksa),
+        created=created,
+    )
+    return req, target
+
+
+def _need_source(name: str, kind: str, source: Source, *, new: bool, created: bool) -> str:
+    """Check that the type's source is given; the instance name (default: the storage's)."""
+    from xcli.spec import check_name
+    from xcli.storage import checks
+
+    if kind == "gcsfuse":
+        if not source.bucket:
+            raise UserError("gcsfuse storage needs --bucket", hint="e.g. --bucket my-data")
+        checks.bucket_name(source.bucket, new=new)
+        return source.instance
+    if kind in ("pd", "hyperdisk-ml"):
+        if not source.disk:
+            raise UserError(f"{kind} storage needs --disk", hint="the name of an existing disk")
+        check_name(source.disk, "disk", 63)
+        return source.instance
+    if not source.instance and not created:
+        raise UserError(f"{kind} storage needs --instance", hint="the instance's name")
+    instance = source.instance or name
+    check_name(instance, "instance", 63)
+    return instance
+
+
+def _check_dir(path: str) -> None:
+    from pathlib import Path
+
+    if not Path(path).is_absolute() or not Path(path).is_dir():
+        raise UserError(
+            f"--path {path} is not an existing directory given by its absolute path",
+            hint="create it first (mkdir -p), and give its full path",
+        )
