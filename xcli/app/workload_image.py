@@ -15,23 +15,27 @@ import getpass
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from xcli.errors import UserError
 from xcli.image import build as image_build
 from xcli.plan.model import Plan
 from xcli.plan.steps import K8sApply
 
+if TYPE_CHECKING:
+    from xcli.app.deps import Deps
+
 Handlers = Callable[[], Mapping[str, Any]]
 
 
 @dataclass(frozen=True)
 class ImageFlags:
-    base: str  # --base-docker-image
+    base: str | None  # --base-docker-image (None: no build; --docker-name or the secret only)
     script_dir: Path  # --script-dir
     repository: str | None = None  # --image-repository (default: Artifact Registry, region)
     container_name: str | None = None  # --docker-name
     pull_secret: str | None = None  # --docker-image-pull-secret
+    verbose: bool = False  # -v: say each path .dockerignore leaves out
 
 
 def region_of(zone: str) -> str:
@@ -51,7 +55,7 @@ def destination(flags: ImageFlags, project: Callable[[], str], zone: Callable[[]
 def request_for(flags: ImageFlags, repository: str, platform: str) -> image_build.BuildRequest:
     return image_build.BuildRequest(
         flags.script_dir.expanduser(),
-        flags.base,
+        flags.base or image_build.DEFAULT_BASE,
         platform,
         repository,
         image_build.image_name(_user()),
@@ -63,40 +67,56 @@ def image_text(request: image_build.BuildRequest) -> str:
     return f"{image_build.target(request).repository}@${{{image_build.BUILD_STEP}.digest}}"
 
 
-def check(flags: ImageFlags, repository: str) -> None:
-    """Everything about the flags that needs neither the cluster nor the folder's content."""
+def planned(flags: ImageFlags, project: Callable[[], str], zone: Callable[[], str]) -> str:
+    """Check the flags (no cluster, no folder content read yet) and give the image text the
+    workload's planner runs: HOST/NAME@${build.digest}."""
     from xcli.image import reference
 
-    reference.parse(flags.base, what="--base-docker-image")
-    image_build.target(request_for(flags, repository, "linux/amd64"))
-    if not flags.script_dir.expanduser().is_dir():
+    reference.parse(flags.base or "", what="--base-docker-image")
+    folder = flags.script_dir.expanduser()
+    if not folder.is_dir():
         raise UserError(
             f"--script-dir {flags.script_dir} is not a folder",
             hint="pass the folder whose files the workload runs (default: the current one)",
         )
+    return image_text(request_for(flags, destination(flags, project, zone), "linux/amd64"))
 
 
-def with_image(
+def finish(
     flags: ImageFlags,
-    repository: str,
+    image: str,
     plan: Plan,
     handlers: Handlers,
-    image_handlers: Handlers,
-    store_root: Path,
-    progress: Callable[[int], None] | None = None,
+    deps: Deps,
 ) -> tuple[Plan, Handlers]:
-    """The workload's plan with the build in front, and the handlers of both."""
+    """The workload's plan with the container dressed (--docker-name, the pull secret) and,
+    when an image is built, the build in front; the handlers of both."""
+    from xcli import paths
     from xcli.image.layers import Store
     from xcli.image.splice import splice
 
+    plan = _dress(plan, image, flags)
+    if flags.base is None:
+        return plan, handlers
+    repository = image.split("@", 1)[0].rsplit("/", 1)[0]
     request = request_for(flags, repository, platform_of(plan))
-    built = image_build.prepare(request, Store(store_root), progress)
-    plan = _dress(plan, str(built.image), flags)
-    spliced = splice(built, plan)
+    deps.say(f"packing {request.script_dir} for {request.platform}")
+    built = image_build.prepare(request, Store(paths.image_cache_dir()))
+    packed = sum(x.size for x in built.layers)
+    deps.say(
+        f"packed {len(built.context.entries)} entries ({built.context.total_bytes / 1e6:.1f} MB) "
+        f"into {len(built.layers)} layers ({packed / 1e6:.1f} MB compressed)"
+    )
     if built.context.excluded:
-        note = f"left out by .dockerignore: {len(built.context.excluded)} paths"
-        spliced = dataclasses.replace(spliced, notes=(*spliced.notes, note))
-    return spliced, lambda: {**handlers(), **image_handlers()}
+        deps.say(f"left out by .dockerignore: {len(built.context.excluded)} paths (-v lists them)")
+    for path in built.context.excluded if flags.verbose else ():
+        deps.say(f"  {path}")
+    image_handlers = deps.image_handlers
+    if image_handlers is None:
+        from xcli.errors import InternalError
+
+        raise InternalError("no image handlers in the dependencies")
+    return splice(built, plan), lambda: {**handlers(), **image_handlers()}
 
 
 def platform_of(plan: Plan) -> str:

@@ -102,7 +102,7 @@ def prepare(
     steps.append(read)
     push = ImagePush(
         id=BUILD_STEP,
-        summary=f"push {dest} ({len(layers)} layers from {request.script_dir.name or '.'}/)",
+        summary=f"push {dest} ({len(layers)} layer{'s' if len(layers) != 1 else ''} from {request.script_dir.name or '.'}/)",
         after=tuple(s.id for s in steps),
         image=dest,
         tag=_tag(base, request.platform, layers),
