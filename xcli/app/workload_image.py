@@ -104,8 +104,8 @@ def finish(
     built = image_build.prepare(request, Store(paths.image_cache_dir()))
     packed = sum(x.size for x in built.layers)
     deps.say(
-        f"packed {len(built.context.entries)} entries ({built.context.total_bytes / 1e6:.1f} MB) "
-        f"into {len(built.layers)} layers ({packed / 1e6:.1f} MB compressed)"
+        f"packed {len(built.context.entries)} paths ({built.context.total_bytes / 1e6:.1f} MB) "
+        f"into {len(built.layers)} layer(s) ({packed / 1e6:.1f} MB compressed)"
     )
     if built.context.excluded:
         deps.say(f"left out by .dockerignore: {len(built.context.excluded)} paths (-v lists them)")

@@ -102,7 +102,8 @@ def prepare(
     steps.append(read)
     push = ImagePush(
         id=BUILD_STEP,
-        summary=f"push {dest} ({len(layers)} layer{'s' if len(layers) != 1 else ''} from {request.script_dir.name or '.'}/)",
+        summary=f"push {dest} ({_count(len(layers), 'layer')} from "
+        f"{request.script_dir.name or '.'}/)",
         after=tuple(s.id for s in steps),
         image=dest,
         tag=_tag(base, request.platform, layers),
@@ -135,3 +136,7 @@ def _ar_repository(dest: ImageRef) -> ArRepository | None:
 def _tag(base: ImageRef, platform: str, layers: tuple[Layer, ...]) -> str:
     seed = "\n".join([str(base), platform, *(x.diff_id for x in layers)])
     return f"xcli-{hashlib.sha256(seed.encode()).hexdigest()[:16]}"
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
