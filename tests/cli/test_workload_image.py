@@ -135,3 +135,38 @@ def test_vm_style_clusters_refuse_a_base_image(
         "container to build an image for"
     )
     assert "xcli scp --provider local" in err.splitlines()[1]
+
+
+@pytest.mark.parametrize(
+    ("base", "message"),
+    [
+        ("library/nothing:here", "FAILED: base image {host}/library/nothing:here not found (404 "
+         "MANIFEST_UNKNOWN) (hint: "),
+        ("library/armonly:1", "FAILED: base image {host}/library/armonly:1 has no linux/amd64 "
+         "image (it has linux/arm64) (hint: "),
+    ],
+)  # fmt: skip
+def test_a_base_that_is_missing_or_of_another_platform_pushes_and_creates_nothing(
+    cluster: Cluster,
+    folder: Path,
+    registry: LocalRegistry,
+    base: str,
+    message: str,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    set_up(cluster.fake)
+    push_base(registry.host, "library/armonly", "1", arches=("arm64",))
+    args = [
+        *TALK, "--base-docker-image", f"{registry.host}/{base}",
+        "--image-repository", f"{registry.host}/refused",
+    ]  # fmt: skip
+    code, _out, err = cluster.run(args, capsys)
+    assert code == 1, err
+    # the read of the base fails first (one line, with its hint); the push and the JobSet
+    # are skipped
+    (failed,) = [line for line in err.splitlines() if "[image-base] FAILED" in line]
+    assert message.format(host=registry.host) in failed
+    assert "[build] skipped" in err and "[jobset] skipped" in err
+    assert cluster.fake.patches() == []
+    tags = requests.get(f"http://{registry.host}/v2/_catalog", timeout=10).json()
+    assert not any(r.startswith("refused/") for r in tags["repositories"])
