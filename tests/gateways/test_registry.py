@@ -81,3 +81,20 @@ def test_a_base_without_the_platform_is_refused_before_any_write() -> None:
     with pytest.raises(UserError, match="has no linux/arm64 image"):
         ImageHandlers().read_base(step, StepContext(step, NullReporter(), threading.Event(), {}))
     assert [c.request.method for c in responses.calls] == ["GET"]
+
+
+@responses.activate
+def test_a_location_into_another_hosts_private_network_is_refused() -> None:
+    from xcli.gateways.registry import RegistryError
+
+    responses.post(
+        f"{HOST}/v2/team/app/blobs/uploads/",
+        status=202,
+        headers={"Location": "http://10.0.0.7:5000/steal"},
+    )
+    reg = Registry()
+    location = reg.start(IMAGE, "sha256:d")
+    assert location == "http://10.0.0.7:5000/steal"
+    with pytest.raises(RegistryError, match="an internal address of another host"):
+        reg.request("PATCH", IMAGE, location, scope="x")
+    assert len(responses.calls) == 1  # nothing was sent there

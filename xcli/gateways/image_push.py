@@ -81,11 +81,19 @@ class ImageHandlers:
         outcome: dict[str, int] = {"skipped": 0, "mounted": 0, "uploaded": 0}
         total = sum(x.size for x in step.layers)
 
-        def progress(n: int) -> None:
-            ctx.report(f"{reg.sent / 1e6:.1f} MB sent ({total / 1e6:.1f} MB of new layers)")
+        done: list[str] = []
+
+        def progress(n: int = 0) -> None:
+            ctx.report(
+                f"{reg.sent / 1e6:.1f} MB sent of {total / 1e6:.1f} MB of new layers, "
+                f"{len(done)}/{len(jobs)} blobs done"
+            )
 
         def one(job: tuple[str, bool]) -> str:
-            return self._blob(reg, step, store, job[0], from_base=job[1], progress=progress)
+            result = self._blob(reg, step, store, job[0], from_base=job[1], progress=progress)
+            done.append(result)
+            progress()
+            return result
 
         with ThreadPoolExecutor(max_workers=PARALLEL) as pool:
             for result in pool.map(one, jobs):

@@ -68,7 +68,7 @@ class Registry:
 
     def request(self, method: str, image: ImageRef, url: str, *, scope: str, **kw: Any) -> Any:
         """A request to the registry of `image`; a 401 is answered with a token once."""
-        url = urljoin(f"{image.scheme}://{image.api_host}/", url)
+        url = _guarded(image, urljoin(f"{image.scheme}://{image.api_host}/", url))
         headers = dict(kw.pop("headers", {}))
         resp = None
         for attempt in range(2):
@@ -101,6 +101,7 @@ class Registry:
         realm = params.get("realm", "")
         if urlsplit(realm).scheme not in ("http", "https"):
             raise _denied(image, 401, f"bad token realm {realm!r}")
+        _guarded(image, realm)
         # what the challenge names, and what this request needs (a HEAD is challenged for
         # pull only, but the same token then serves the push that follows)
         scopes = list(dict.fromkeys([*params.get("scope", "").split(" "), *scope.split(" ")]))
@@ -271,6 +272,31 @@ class Registry:
         if echoed != digest:
             raise RegistryError(f"{image}: registry stored manifest {echoed}, sent {digest}")
         return digest
+
+
+def _guarded(image: ImageRef, url: str) -> str:
+    """Refuse a Location or token realm that leads to a private, loopback or link-local
+    address of another host than the registry's (crane's `nextLocation` and
+    `validateRealmURL`, google/go-containerregistry `pkg/v1/remote/transport` at 3f4ff3ca60f5):
+    a registry must not steer xcli's credentials or data into this machine's network."""
+    import ipaddress
+
+    host = urlsplit(url).hostname or ""
+    own = urlsplit(f"{image.scheme}://{image.api_host}/").hostname or ""
+    if host == own:
+        return url
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        internal = host == "localhost" or host.endswith(".localhost")
+    else:
+        internal = address.is_private or address.is_loopback or address.is_link_local
+    if internal:
+        raise RegistryError(
+            f"registry {image.host} pointed xcli at {host}, an internal address of another host",
+            hint="check the registry's configuration; xcli does not follow it there",
+        )
+    return url
 
 
 def _push(image: ImageRef) -> str:
