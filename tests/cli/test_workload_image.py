@@ -170,3 +170,24 @@ def test_a_base_that_is_missing_or_of_another_platform_pushes_and_creates_nothin
     assert cluster.fake.patches() == []
     tags = requests.get(f"http://{registry.host}/v2/_catalog", timeout=10).json()
     assert not any(r.startswith("refused/") for r in tags["repositories"])
+
+
+def test_verbose_lists_what_dockerignore_leaves_out_and_the_manifest_file_matches(
+    cluster: Cluster, folder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out_file = tmp_path / "jobset.yaml"
+    args = [
+        *TALK, "--num-slices", "1", "--script-dir", str(folder), "--docker-name", "trainer",
+        "--output-manifest-file", str(out_file), "-v", "--dry-run", "--output", "json",
+    ]  # fmt: skip
+    code, out, err = cluster.run(args, capsys)
+    assert code == 0, err
+    assert "  notes.tmp" in err.splitlines()
+    import yaml
+
+    (written,) = list(yaml.safe_load_all(out_file.read_text()))
+    (jobset,) = [s for s in json.loads(out)["plan"] if s["kind"] == "k8s_apply"]
+    assert written == jobset["manifest"]
+    assert "trainer" in json.dumps(written)
+    base = next(s for s in json.loads(out)["plan"] if s["kind"] == "image_base")
+    assert base["image"] == "index.docker.io/library/python:3.10"  # XPK's default base

@@ -83,7 +83,10 @@ def create(req: CreateRequest, deps: Deps) -> Created:
     if req.image is not None:
         plan, handlers = workload_image.finish(req.image, w.image, plan, handlers, deps)
     if w.output_manifest_file is not None:
-        _write_manifests(creation.manifests, w.output_manifest_file)
+        manifests = creation.manifests
+        if req.image is not None:
+            manifests = workload_image.dress_manifests(req.image, w.image, manifests)
+        _write_manifests(manifests, w.output_manifest_file)
     deps.run_plan(plan, handlers)
     return Created(creation.follow)
 

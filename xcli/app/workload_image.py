@@ -119,6 +119,12 @@ def finish(
     return splice(built, plan), lambda: {**handlers(), **image_handlers()}
 
 
+def dress_manifests(flags: ImageFlags, image: str, manifests: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The manifests --output-manifest-file writes, with the same container name and pull
+    secret as the plan's."""
+    return tuple(_dress_pods(m, image, flags) for m in manifests)
+
+
 def platform_of(plan: Plan) -> str:
     """linux/arm64 when a pod of the plan asks for GB200 nodes (A4X's Arm hosts), else
     linux/amd64 (XPK: `docker_platform`, src/xpk/core/system_characteristics.py at
