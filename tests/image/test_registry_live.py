@@ -245,3 +245,29 @@ def test_token_auth_without_credentials_is_one_line_with_a_hint(
         "scope=repository%3Ateam%2Fme-runner%3Apull%2Cpush" in r["path"]
         for r in token_registry.token_requests
     )
+
+
+def test_real_jwt_scopes_pull_anonymously_and_push_with_credentials(
+    jwt_registry: LocalRegistry, tmp_path: Path
+) -> None:
+    """distribution's `auth: token` checks each token's scopes: the push scope (and, for the
+    mount, pull on the base's repository) must be asked for and granted."""
+    reg = jwt_registry
+    admin = reg.signer.token(
+        [{"type": "repository", "name": "library/base", "actions": ["pull", "push"]}]
+    )
+    push_base(reg.host, "library/base", "1", headers={"Authorization": f"Bearer {admin}"})
+    folder = make_folder(tmp_path / "src")
+    base = f"{reg.host}/library/base:1"
+    _, result = run(folder, base, f"{reg.host}/team", tmp_path / "c")  # anonymous
+    error = result.results["build"].error
+    assert isinstance(error, XcliError) and "refused access to team/me-runner (401" in error.message
+    assert result.results["image-base"].status == "ok"  # anonymous pull of the base works
+    _, result = run(folder, base, f"{reg.host}/team", tmp_path / "c", credentials=lambda h: GOOD)
+    out = outputs(result)
+    assert out["blobs_mounted"] == 1  # the base layer, mounted with pull on library/base
+    assert any(
+        "scope=repository%3Alibrary%2Fbase%3Apull" in r["path"]
+        and "scope=repository%3Ateam%2Fme-runner%3Apull%2Cpush" in r["path"]
+        for r in reg.token_requests
+    )

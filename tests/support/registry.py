@@ -46,6 +46,7 @@ def registry_binary() -> str | None:
 class LocalRegistry:
     folder: Path
     token: bool = False
+    jwt: bool = False  # `auth: token` with real JWTs (tests/support/registry_jwt.py)
     port: int = 0
     token_port: int = 0
     process: subprocess.Popen[bytes] | None = None
@@ -58,6 +59,7 @@ class LocalRegistry:
 
     def start(self) -> None:
         self.port, self.token_port = free_ports(2)
+        self.folder.mkdir(parents=True, exist_ok=True)
         config = {
             "version": 0.1,
             "log": {"level": "error"},
@@ -67,7 +69,14 @@ class LocalRegistry:
             },
             "http": {"addr": self.host},
         }
-        if self.token:
+        if self.jwt:
+            from tests.support import registry_jwt
+
+            self.signer = registry_jwt.Signer(self.folder)
+            realm = f"http://127.0.0.1:{self.token_port}/token"
+            config["auth"] = registry_jwt.config(self.signer, realm)
+            self._start_token_service()
+        elif self.token:
             config["auth"] = {
                 "silly": {
                     "realm": f"http://127.0.0.1:{self.token_port}/token",
@@ -94,17 +103,22 @@ class LocalRegistry:
 
     def _start_token_service(self) -> None:
         seen = self.token_requests
+        signer = getattr(self, "signer", None)
 
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self) -> None:
                 auth = self.headers.get("Authorization", "")
                 seen.append({"path": self.path, "authorization": auth})
                 expected = "Basic " + base64.b64encode(":".join(GOOD).encode()).decode()
-                if auth != expected:
+                if signer is not None:  # real JWTs: anonymous callers may pull
+                    token = signer.answer(self.path, trusted=auth == expected)
+                elif auth != expected:
                     self.send_response(401)
                     self.end_headers()
                     return
-                body = json.dumps({"token": "t0k3n", "expires_in": 300}).encode()
+                else:
+                    token = "t0k3n"
+                body = json.dumps({"token": token, "expires_in": 300}).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(body)))
@@ -125,10 +139,10 @@ class LocalRegistry:
             self.token_server.shutdown()
 
 
-def start_registry(folder: Path, *, token: bool = False) -> LocalRegistry:
+def start_registry(folder: Path, *, token: bool = False, jwt: bool = False) -> LocalRegistry:
     if registry_binary() is None:
         pytest.skip("docker-registry is not installed; scripts/test.sh installs it as root")
-    registry = LocalRegistry(folder, token=token)
+    registry = LocalRegistry(folder, token=token, jwt=jwt)
     registry.start()
     return registry
 
@@ -136,6 +150,15 @@ def start_registry(folder: Path, *, token: bool = False) -> LocalRegistry:
 @pytest.fixture(scope="module")
 def registry(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalRegistry]:
     reg = start_registry(tmp_path_factory.mktemp("registry"))
+    try:
+        yield reg
+    finally:
+        reg.stop()
+
+
+@pytest.fixture(scope="module")
+def jwt_registry(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalRegistry]:
+    reg = start_registry(tmp_path_factory.mktemp("jwt-registry"), jwt=True)
     try:
         yield reg
     finally:
@@ -208,9 +231,9 @@ def _digest(data: bytes) -> str:
     return "sha256:" + hashlib.sha256(data).hexdigest()
 
 
-def _put_blob(host: str, name: str, data: bytes) -> str:
+def _put_blob(host: str, name: str, data: bytes, headers: dict[str, str]) -> str:
     digest = _digest(data)
-    resp = requests.post(f"http://{host}/v2/{name}/blobs/uploads/", timeout=10)
+    resp = requests.post(f"http://{host}/v2/{name}/blobs/uploads/", timeout=10, headers=headers)
     assert resp.status_code == 202, resp.text
     location = resp.headers["Location"]
     sep = "&" if "?" in location else "?"
@@ -219,7 +242,7 @@ def _put_blob(host: str, name: str, data: bytes) -> str:
         f"{url}{sep}digest={digest}",
         data=data,
         timeout=10,
-        headers={"Content-Type": "application/octet-stream"},
+        headers={**headers, "Content-Type": "application/octet-stream"},
     )
     assert resp.status_code == 201, resp.text
     return digest
@@ -244,14 +267,21 @@ BASE_CONFIG = {
 }
 
 
-def push_base(host: str, name: str, tag: str, arches: tuple[str, ...] = ("amd64", "arm64")) -> str:
+def push_base(
+    host: str,
+    name: str,
+    tag: str,
+    arches: tuple[str, ...] = ("amd64", "arm64"),
+    headers: dict[str, str] | None = None,
+) -> str:
     """An OCI index of one tiny image per architecture, plus a BuildKit-style attestation
-    entry; returns the index digest."""
+    entry; returns the index digest. `headers`: an Authorization for a registry that asks."""
+    headers = headers or {}
     children = []
     for arch in arches:
         layer = _layer({f"etc/{arch}.txt": arch.encode()})
         diff = _digest(gzip.decompress(layer))
-        layer_digest = _put_blob(host, name, layer)
+        layer_digest = _put_blob(host, name, layer, headers)
         config = json.dumps(
             {
                 "architecture": arch,
@@ -267,7 +297,7 @@ def push_base(host: str, name: str, tag: str, arches: tuple[str, ...] = ("amd64"
                 "mediaType": OCI_MANIFEST,
                 "config": {
                     "mediaType": "application/vnd.oci.image.config.v1+json",
-                    "digest": _put_blob(host, name, config),
+                    "digest": _put_blob(host, name, config, headers),
                     "size": len(config),
                 },
                 "layers": [
@@ -279,7 +309,7 @@ def push_base(host: str, name: str, tag: str, arches: tuple[str, ...] = ("amd64"
                 ],
             }
         ).encode()
-        digest = _put_manifest(host, name, _digest(manifest), manifest, OCI_MANIFEST)
+        digest = _put_manifest(host, name, _digest(manifest), manifest, OCI_MANIFEST, headers)
         children.append(
             {
                 "mediaType": OCI_MANIFEST,
@@ -297,15 +327,17 @@ def push_base(host: str, name: str, tag: str, arches: tuple[str, ...] = ("amd64"
         },
     )
     index = json.dumps({"schemaVersion": 2, "mediaType": OCI_INDEX, "manifests": children})
-    return _put_manifest(host, name, tag, index.encode(), OCI_INDEX)
+    return _put_manifest(host, name, tag, index.encode(), OCI_INDEX, headers)
 
 
-def _put_manifest(host: str, name: str, ref: str, data: bytes, media_type: str) -> str:
+def _put_manifest(
+    host: str, name: str, ref: str, data: bytes, media_type: str, headers: dict[str, str]
+) -> str:
     resp = requests.put(
         f"http://{host}/v2/{name}/manifests/{ref}",
         data=data,
         timeout=10,
-        headers={"Content-Type": media_type},
+        headers={**headers, "Content-Type": media_type},
     )
     assert resp.status_code == 201, resp.text
     return _digest(data)
