@@ -134,7 +134,7 @@ def test_vm_style_clusters_refuse_a_base_image(
         "error: --provider local runs the command on the VMs themselves: there is no "
         "container to build an image for"
     )
-    assert "xcli scp --provider local" in err.splitlines()[1]
+    assert "--script-dir DIR alone copies DIR to every worker" in err.splitlines()[1]
 
 
 @pytest.mark.parametrize(
@@ -191,3 +191,23 @@ def test_verbose_lists_what_dockerignore_leaves_out_and_the_manifest_file_matche
     assert "trainer" in json.dumps(written)
     base = next(s for s in json.loads(out)["plan"] if s["kind"] == "image_base")
     assert base["image"] == "index.docker.io/library/python:3.10"  # XPK's default base
+
+
+def test_queued_resource_refuses_a_script_dir_it_could_not_mount(
+    folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from xcli.cli.errors import run_guarded
+    from xcli.cli.main import cli
+
+    args = [
+        "workload", "create", "--provider", "queued-resource", "--cluster", "qr",
+        "--workload", "w", "--command", "true", "--script-dir", str(folder),
+        "--project", "my-proj", "--zone", "us-east5-b",
+    ]  # fmt: skip
+    code = run_guarded(cli, args, debug=False)
+    out, err = capsys.readouterr()
+    assert code == 1 and out == ""
+    assert err.splitlines()[0] == (
+        "error: --provider queued-resource runs the command in a container on each VM, where "
+        "a copied --script-dir is not mounted"
+    )

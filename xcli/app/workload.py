@@ -75,6 +75,8 @@ def create(req: CreateRequest, deps: Deps) -> Created:
 
     w = req.workload
     kind, ctx = _open(deps, Target(w.cluster, w.provider, req.where, w.namespace))
+    if req.image is not None and req.image.copy_to_vms:  # VM-style: the folder, no image
+        return _create_with_folder(req, kind, ctx, deps)
     if req.image is not None and req.image.base is not None:  # HOST/NAME@${build.digest}
         image = workload_image.planned(req.image, lambda: ctx.project, lambda: ctx.zone)
         w = dataclasses.replace(w, image=image)
@@ -88,6 +90,28 @@ def create(req: CreateRequest, deps: Deps) -> Created:
             manifests = workload_image.dress_manifests(req.image, w.image, manifests)
         _write_manifests(manifests, w.output_manifest_file)
     deps.run_plan(plan, handlers)
+    return Created(creation.follow)
+
+
+def _create_with_folder(
+    req: CreateRequest, kind: WorkloadKind, ctx: Context, deps: Deps
+) -> Created:
+    """--script-dir on a VM-style cluster: copy the folder first, run the command in it."""
+    from xcli.app import workload_sync
+    from xcli.image import sync
+
+    assert req.image is not None
+    w = req.workload
+    copy = workload_sync.prepare(req.image.script_dir, w.cluster, deps)
+    w = dataclasses.replace(w, command=sync.run_in(copy.tag, w.command))
+    creation = kind.plan_create(ctx, w)
+    steps = [copy] + [
+        dataclasses.replace(s, after=(*s.after, copy.id)) if not s.after else s
+        for s in creation.plan.steps
+    ]
+    plan = dataclasses.replace(creation.plan, steps=tuple(steps))
+    copy_handler = workload_sync.handler(w.provider, req.where, deps)
+    deps.run_plan(plan, lambda: {**creation.handlers(), sync.ScriptSync.kind: copy_handler})
     return Created(creation.follow)
 
 

@@ -36,6 +36,8 @@ class ImageFlags:
     container_name: str | None = None  # --docker-name
     pull_secret: str | None = None  # --docker-image-pull-secret
     verbose: bool = False  # -v: say each path .dockerignore leaves out
+    # VM-style clusters: no image; the folder is copied to every worker (app/workload_sync.py)
+    copy_to_vms: bool = False
 
 
 def region_of(zone: str) -> str:

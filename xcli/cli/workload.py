@@ -156,7 +156,8 @@ def create(common: Common, **flags: Any) -> int:
 
     flags["provider"] = provider_for(flags["cluster"], flags["provider"], registry().default())
     kind = use.kind_entry(deps(common), flags["provider"])
-    image = image_flags(flags, builds_in_a_pod=kind.manifests)
+    caps = registry().capabilities(flags["provider"])
+    image = image_flags(flags, builds_in_a_pod=kind.manifests, plain_process=caps.plain_process)
     if flags["image"] is None:
         if kind.needs_image and (image is None or image.base is None):
             from xcli.errors import UserError

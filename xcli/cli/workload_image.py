@@ -59,7 +59,9 @@ OPTIONS: list[Callable[[Any], Any]] = [
 ]
 
 
-def image_flags(flags: dict[str, Any], builds_in_a_pod: bool) -> ImageFlags | None:
+def image_flags(
+    flags: dict[str, Any], builds_in_a_pod: bool, plain_process: bool = True
+) -> ImageFlags | None:
     """Take the image flags out of `flags`; None when no image is built."""
     from xcli.app.workload_image import ImageFlags
 
@@ -73,13 +75,24 @@ def image_flags(flags: dict[str, Any], builds_in_a_pod: bool) -> ImageFlags | No
             "--docker-image excludes --base-docker-image and --script-dir",
             hint="pass a ready image with --docker-image, or a base and a folder to build",
         )
-    if building and not builds_in_a_pod:
+    if base is not None and not builds_in_a_pod:
         raise UserError(
             f"--provider {flags['provider']} runs the command on the VMs themselves: there is "
             "no container to build an image for",
-            hint="leave out --base-docker-image and --script-dir, and copy code with "
-            f"`xcli scp --provider {flags['provider']} --cluster {flags['cluster']} ...`",
+            hint="leave out --base-docker-image: --script-dir DIR alone copies DIR to every "
+            "worker and runs the command in it",
         )
+    if not builds_in_a_pod:
+        if script_dir is None:
+            return None
+        if not plain_process:
+            raise UserError(
+                f"--provider {flags['provider']} runs the command in a container on each VM, "
+                "where a copied --script-dir is not mounted",
+                hint="bake the code into --docker-image, or copy it with `xcli scp` and run "
+                "it from the container's mounts",
+            )
+        return ImageFlags(base=None, script_dir=script_dir, verbose=verbose, copy_to_vms=True)
     if not building and repository is None and name is None and secret is None:
         return None
     return ImageFlags(
