@@ -98,3 +98,17 @@ def test_a_location_into_another_hosts_private_network_is_refused() -> None:
     with pytest.raises(RegistryError, match="an internal address of another host"):
         reg.request("PATCH", IMAGE, location, scope="x")
     assert len(responses.calls) == 1  # nothing was sent there
+
+
+@responses.activate
+def test_a_docker_hub_name_that_is_not_there_says_where_it_was_looked_for() -> None:
+    responses.get(
+        "https://registry-1.docker.io/v2/library/maxtext_base_image/manifests/latest",
+        status=404,
+        json={"errors": [{"code": "MANIFEST_UNKNOWN"}]},
+    )
+    image = parse("maxtext_base_image")
+    with pytest.raises(UserError) as info:
+        Registry().manifest(image, "latest", oci.ACCEPT)
+    assert "looked up on Docker Hub" in info.value.hint
+    assert "REGION-docker.pkg.dev/PROJECT/REPO/maxtext_base_image" in info.value.hint

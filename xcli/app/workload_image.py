@@ -103,7 +103,7 @@ def finish(
     repository = image.split("@", 1)[0].rsplit("/", 1)[0]
     request = request_for(flags, repository, platform_of(plan))
     deps.say(f"packing {request.script_dir} for {request.platform}")
-    built = image_build.prepare(request, Store(paths.image_cache_dir()))
+    built = image_build.prepare(request, Store(paths.image_cache_dir()), _every(2.0, deps.say))
     packed = sum(x.size for x in built.layers)
     deps.say(
         f"packed {len(built.context.entries)} paths ({built.context.total_bytes / 1e6:.1f} MB) "
@@ -169,6 +169,25 @@ def _dress_pods(value: Any, image: str, flags: ImageFlags) -> Any:
         if flags.pull_secret:
             out["imagePullSecrets"] = [{"name": flags.pull_secret}]
     return out
+
+
+def _every(seconds: float, say: Callable[[str], None]) -> Callable[[int], None]:
+    """A packing progress callback that says the bytes read so far, at most every `seconds`
+    (packing a large folder takes a while; an unchanged one reads nothing and says nothing)."""
+    import threading
+    import time
+
+    lock, state = threading.Lock(), {"bytes": 0, "said": time.monotonic()}
+
+    def progress(n: int) -> None:
+        with lock:
+            state["bytes"] += n
+            now = time.monotonic()
+            if now - state["said"] >= seconds:
+                state["said"] = now
+                say(f"  packed {state['bytes'] / 1e6:.0f} MB so far")
+
+    return progress
 
 
 def _user() -> str:

@@ -25,7 +25,7 @@ from typing import IO, Any
 from urllib.parse import urljoin, urlsplit
 
 from xcli.errors import CloudError, UserError
-from xcli.image.reference import ImageRef
+from xcli.image.reference import DOCKER_HUB, ImageRef
 
 Credentials = Callable[[str], "tuple[str, str] | None"]
 CHUNK = 16 * 1024**2
@@ -45,11 +45,11 @@ class Registry:
     """One registry session: tokens cached per (realm, service, scope), bytes counted."""
 
     def __init__(
-        self, credentials: Credentials = anonymous, session: Any = None, chunk: int = CHUNK
+        self, credentials: Credentials = anonymous, session: Any = None, chunk: int = 0
     ) -> None:
         self.credentials = credentials
         self._session = session
-        self.chunk = chunk
+        self.chunk = chunk or CHUNK
         self._tokens: dict[tuple[str, str, str], str] = {}
         self.sent = 0  # blob bytes uploaded
         self._lock = threading.Lock()
@@ -129,10 +129,15 @@ class Registry:
             headers={"Accept": accept},
         )
         if resp.status_code == 404:
-            raise UserError(
-                f"base image {image} not found ({_code(resp)})",
-                hint="check the name and tag (the registry answered 404)",
-            )
+            hint = "check the name and tag (the registry answered 404)"
+            if image.host == DOCKER_HUB and image.name.startswith("library/"):
+                hint = (
+                    f"a name without a registry is looked up on Docker Hub; an image built "
+                    f"with Docker on your machine must be pushed to a registry first, then "
+                    f"named with it (e.g. REGION-docker.pkg.dev/PROJECT/REPO/"
+                    f"{image.name.removeprefix('library/')})"
+                )
+            raise UserError(f"base image {image} not found ({_code(resp)})", hint=hint)
         _check(image, resp)
         digest = _digest(resp.content)
         if reference.startswith("sha256:") and digest != reference:
@@ -220,6 +225,13 @@ class Registry:
                         ) from None
                     location, offset = self._status(image, digest, location)
                     self.resumed.append((digest, offset))
+                    continue
+                if resp.status_code in (404, 416) and resumes and resumes < RESUMES:
+                    # the broken request was still being written when the status was read
+                    # (its bytes landed after): the session no longer matches, start over
+                    resumes += 1
+                    location, offset = self.start(image, digest) or location, 0
+                    self.resumed.append((digest, 0))
                     continue
                 _check(image, resp, expect=(202,))
                 location = resp.headers.get("Location", location)
