@@ -112,3 +112,19 @@ def test_a_docker_hub_name_that_is_not_there_says_where_it_was_looked_for() -> N
         Registry().manifest(image, "latest", oci.ACCEPT)
     assert "looked up on Docker Hub" in info.value.hint
     assert "REGION-docker.pkg.dev/PROJECT/REPO/maxtext_base_image" in info.value.hint
+
+
+@responses.activate
+def test_a_small_blob_goes_whole_and_a_dropped_put_starts_a_new_session(tmp_path: Path) -> None:
+    blob = tmp_path / "blob"
+    blob.write_bytes(b"b" * 25)
+    first, second = f"{HOST}/v2/team/app/blobs/uploads/u1", f"{HOST}/v2/team/app/blobs/uploads/u2"
+    responses.put(f"{first}?digest=sha256:d", body=requests.ConnectionError("reset"))
+    responses.post(f"{HOST}/v2/team/app/blobs/uploads/", status=202, headers={"Location": second})
+    responses.put(f"{second}?digest=sha256:d", status=201)
+    reg = Registry(chunk=100)
+    reg.upload(IMAGE, "sha256:d", blob, first)
+    methods = [(c.request.method, c.request.url.rsplit("/", 1)[-1]) for c in responses.calls]
+    assert methods == [("PUT", "u1?digest=sha256:d"), ("POST", ""), ("PUT", "u2?digest=sha256:d")]
+    assert responses.calls[2].request.body == b"b" * 25
+    assert reg.sent == 25 and reg.resumed == [("sha256:d", 0)]

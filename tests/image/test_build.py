@@ -312,3 +312,19 @@ def test_splice_puts_the_build_first_and_the_image_after_the_push(tmp_path: Path
     assert live["spec"]["containers"][0]["image"] == "127.0.0.1:5000/t/me-runner@sha256:abc"
     printed = json.loads(plan_json(plan))["plan"][3]
     assert printed["manifest"]["spec"]["containers"][0]["image"] == text
+
+
+def test_content_that_does_not_compress_is_stored(tmp_path: Path) -> None:
+    from xcli.image.layers import gzip_level
+
+    root = tmp_path / "src"
+    root.mkdir()
+    (root / "weights.bin").write_bytes(os.urandom(300_000))
+    (root / "code.py").write_text("x = 1\n" * 50_000)
+    scanned = context.scan(root)
+    by_path = {e.path: e for e in scanned.entries}
+    assert gzip_level(root, [by_path["weights.bin"]]) == 0
+    assert gzip_level(root, [by_path["code.py"]]) == 1
+    (layer,) = Store(tmp_path / "s").build(context.scan(root))
+    blob = (tmp_path / "s" / "blobs" / "sha256" / layer.digest[7:]).read_bytes()
+    assert gzip.decompress(blob)  # still gzip

@@ -18,7 +18,7 @@ from xcli.image.layers import Store
 from xcli.image.steps import ImageBase, ImagePush
 from xcli.plan.contract import Handler, StepContext
 
-PARALLEL = 4
+PARALLEL = 8
 
 
 class ImageHandlers:

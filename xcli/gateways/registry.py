@@ -197,8 +197,13 @@ class Registry:
         location: str,
         progress: Callable[[int], None] | None = None,
     ) -> None:
-        """Send `path` in chunks; after a dropped connection ask what arrived and go on."""
+        """Send `path` in chunks; after a dropped connection ask what arrived and go on. A
+        blob of one chunk or less goes in the closing PUT itself (monolithic: one request
+        fewer per blob), and starts over in a new session if the connection drops."""
         size, offset, resumes = path.stat().st_size, 0, 0
+        if size <= self.chunk:
+            self._monolithic(image, digest, path, location, progress)
+            return
         with path.open("rb") as src:
             while offset < size:
                 src.seek(offset)
@@ -249,6 +254,43 @@ class Registry:
             headers={"Content-Length": "0"},
         )
         _check(image, resp, expect=(201,))
+
+    def _monolithic(
+        self,
+        image: ImageRef,
+        digest: str,
+        path: Path,
+        location: str,
+        progress: Callable[[int], None] | None,
+    ) -> None:
+        data = path.read_bytes()
+        for attempt in range(RESUMES + 1):
+            sep = "&" if "?" in location else "?"
+            try:
+                resp = self.request(
+                    "PUT",
+                    image,
+                    f"{location}{sep}digest={digest}",
+                    scope=_push(image),
+                    data=data,
+                    headers={"Content-Type": "application/octet-stream"},
+                )
+            except OSError as exc:
+                if attempt == RESUMES:
+                    raise RegistryError(
+                        f"{image}: upload of {digest} kept failing: {exc}"
+                    ) from None
+                self.resumed.append((digest, 0))
+                fresh = self.start(image, digest)
+                assert fresh is not None  # no mount asked: always a session
+                location = fresh
+                continue
+            _check(image, resp, expect=(201,))
+            with self._lock:
+                self.sent += len(data)
+            if progress:
+                progress(len(data))
+            return
 
     def _status(self, image: ImageRef, digest: str, location: str) -> tuple[str, int]:
         """Where to go on after a dropped PATCH: the spec's status GET gives the range kept.

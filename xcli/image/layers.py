@@ -13,7 +13,8 @@ Reproducible tars (the image spec's DiffID rule, opencontainers/image-spec `conf
 group names, modes 0755 (directories, executables), 0644 (files), 0777 (symlinks); integer
 header fields, so Python's PAX writer adds an extended header only for long or non-ASCII names.
 gzip without a file name and with mtime 0, at level 1 as crane compresses an appended layer
-(google/go-containerregistry `pkg/v1/tarball/layer.go`, `gzip.BestSpeed`, at 3f4ff3ca60f5).
+(google/go-containerregistry `pkg/v1/tarball/layer.go`, `gzip.BestSpeed`, at 3f4ff3ca60f5),
+or level 0 (stored blocks) for content that does not compress (`gzip_level`).
 The DiffID is the same on any machine; the gzip digest only with the same zlib (zlib-ng/zlib-ng
 issue 795), which is why the store is keyed by what was read, not by the compressed digest.
 """
@@ -25,6 +26,7 @@ import hashlib
 import json
 import os
 import tarfile
+import zlib
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, replace
@@ -38,6 +40,7 @@ MAX_BUCKETS = 64
 BIG_FILE = 32 * 1024**2
 MAX_BIG = 8
 GZIP_LEVEL = 1
+SAMPLE = 256 * 1024
 _CHUNK = 1024**2
 
 
@@ -116,10 +119,11 @@ class Store:
         progress: Callable[[int], None] | None,
     ) -> Layer:
         tmp = self.root / "blobs" / f"building.{os.getpid()}.{abs(hash(name))}"
+        level = gzip_level(root, entries)
         with tmp.open("wb") as raw_out:
             packed = _Hashing(raw_out)
             with gzip.GzipFile(
-                filename="", mode="wb", fileobj=packed, mtime=0, compresslevel=GZIP_LEVEL
+                filename="", mode="wb", fileobj=packed, mtime=0, compresslevel=level
             ) as gz:
                 plain = _Hashing(gz)
                 write_tar(root, entries, plain, progress)
@@ -127,6 +131,25 @@ class Store:
         os.replace(tmp, self.blob(digest))
         files = sum(1 for e in entries if e.kind != "dir")
         return Layer(name, f"sha256:{plain.sha.hexdigest()}", digest, packed.size, files)
+
+
+def gzip_level(root: Path, entries: Sequence[Entry]) -> int:
+    """GZIP_LEVEL, or 0 (stored blocks: still gzip, for every registry and runtime) when a
+    sample of the layer's content does not compress (weights, archives, random data): then
+    compressing costs the time and saves nothing. The sample is the first SAMPLE bytes of the
+    layer's files in order, so the choice, like the bytes, depends on the content only."""
+    sample, budget = bytearray(), SAMPLE
+    for entry in entries:
+        if entry.kind != "file" or budget <= 0:
+            continue
+        with (root / entry.path).open("rb") as src:
+            part = src.read(min(budget, 64 * 1024))
+        sample += part
+        budget -= len(part)
+    if len(sample) < 4096:
+        return GZIP_LEVEL
+    packed = zlib.compress(bytes(sample), GZIP_LEVEL)
+    return 0 if len(packed) > 0.9 * len(sample) else GZIP_LEVEL
 
 
 def write_tar(

@@ -131,10 +131,14 @@ class ImagePush(Step):
             {
                 "method": "PATCH",
                 "url": "<Location>",
-                "body": "the blob, in chunks",
+                "body": "the blob in 16 MiB chunks (blobs over one chunk)",
                 "then": "after a dropped connection: GET <Location> for the range kept, go on",
             },
-            {"method": "PUT", "url": "<Location>&digest=<digest>"},
+            {
+                "method": "PUT",
+                "url": "<Location>&digest=<digest>",
+                "body": "a blob of one chunk or less, whole (after a drop: a new session)",
+            },
         ]
         return {
             "image": f"{self.image}:{self.tag}",
