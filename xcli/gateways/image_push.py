@@ -79,6 +79,20 @@ class ImageHandlers:
         jobs = [(str(x["digest"]), True) for x in manifest.get("layers", [])]
         jobs += [(x.digest, False) for x in step.layers] + [(oci.digest_of(config), False)]
         outcome: dict[str, int] = {"skipped": 0, "mounted": 0, "uploaded": 0}
+        expected = oci.digest_of(new_manifest)
+        if reg.tagged(step.image, step.tag) == expected:
+            # the same image is there already: a stored manifest's blobs are stored too
+            ctx.report(f"{step.image}:{step.tag} is already this image: nothing to send")
+            return {
+                "digest": expected,
+                "image": f"{step.image.repository}@{expected}",
+                "tag": step.tag,
+                "uploaded_bytes": 0,
+                "resumed_uploads": 0,
+                "blobs_skipped": len(jobs),
+                "blobs_mounted": 0,
+                "blobs_uploaded": 0,
+            }
         total = sum(x.size for x in step.layers)
 
         done: list[str] = []

@@ -30,6 +30,14 @@ from xcli.image.reference import DOCKER_HUB, ImageRef
 Credentials = Callable[[str], "tuple[str, str] | None"]
 CHUNK = 16 * 1024**2
 RESUMES = 5
+_ACCEPT_ALL = ", ".join(
+    (
+        "application/vnd.oci.image.index.v1+json",
+        "application/vnd.docker.distribution.manifest.list.v2+json",
+        "application/vnd.oci.image.manifest.v1+json",
+        "application/vnd.docker.distribution.manifest.v2+json",
+    )
+)
 _CHALLENGE = re.compile(r'(\w+)="([^"]*)"')
 
 
@@ -167,6 +175,20 @@ class Registry:
         return b""
 
     # --- writes -------------------------------------------------------------------------
+
+    def tagged(self, image: ImageRef, tag: str) -> str:
+        """The digest the repository's tag points at, "" when there is no such tag."""
+        resp = self.request(
+            "HEAD",
+            image,
+            f"/v2/{image.name}/manifests/{tag}",
+            scope=_push(image),
+            headers={"Accept": _ACCEPT_ALL},
+        )
+        if resp.status_code == 404:
+            return ""
+        _check(image, resp)
+        return str(resp.headers.get("Docker-Content-Digest", ""))
 
     def has_blob(self, image: ImageRef, digest: str) -> bool:
         resp = self.request("HEAD", image, f"/v2/{image.name}/blobs/{digest}", scope=_push(image))

@@ -155,6 +155,11 @@ class ImagePush(Step):
             ],
             "requests": [
                 {
+                    "method": "HEAD",
+                    "url": f"{v2}/manifests/{self.tag}",
+                    "then": "the same manifest digest is there already: stop, nothing to send",
+                },
+                {
                     "for": "each base layer (GET from the base when it is elsewhere), each new "
                     "layer, then the config",
                     "steps": blob_steps,
