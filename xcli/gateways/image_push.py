@@ -69,12 +69,7 @@ class ImageHandlers:
             manifest, base["media_type"], base["config"].encode(), step.layers, step.source
         )
         store = Store(Path(step.store))
-        config_path = store.blob(oci.digest_of(config))
-        if not config_path.exists():
-            config_path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = config_path.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_bytes(config)
-            os.replace(tmp, config_path)
+        _keep(store.blob(oci.digest_of(config)), config)
         reg = self._registry()
         jobs = [(str(x["digest"]), True) for x in manifest.get("layers", [])]
         jobs += [(x.digest, False) for x in step.layers] + [(oci.digest_of(config), False)]
@@ -83,18 +78,27 @@ class ImageHandlers:
         if reg.tagged(step.image, step.tag) == expected:
             # the same image is there already: a stored manifest's blobs are stored too
             ctx.report(f"{step.image}:{step.tag} is already this image: nothing to send")
-            return {
-                "digest": expected,
-                "image": f"{step.image.repository}@{expected}",
-                "tag": step.tag,
-                "uploaded_bytes": 0,
-                "resumed_uploads": 0,
-                "blobs_skipped": len(jobs),
-                "blobs_mounted": 0,
-                "blobs_uploaded": 0,
-            }
-        total = sum(x.size for x in step.layers)
+            outcome["skipped"] = len(jobs)
+            return _outputs(step, expected, reg, outcome)
+        self._send(reg, step, store, jobs, outcome, ctx)
+        digest = reg.put_manifest(step.image, step.tag, new_manifest, base["media_type"])
+        ctx.report(
+            f"{len(jobs)} blobs: {outcome['uploaded']} sent ({reg.sent / 1e6:.1f} MB), "
+            f"{outcome['mounted']} mounted, {outcome['skipped']} already there"
+        )
+        return _outputs(step, digest, reg, outcome)
 
+    def _send(
+        self,
+        reg: Registry,
+        step: ImagePush,
+        store: Store,
+        jobs: list[tuple[str, bool]],
+        outcome: dict[str, int],
+        ctx: StepContext,
+    ) -> None:
+        """Every blob the target lacks, PARALLEL at a time, with progress on the terminal."""
+        total = sum(x.size for x in step.layers)
         done: list[str] = []
 
         def progress(n: int = 0) -> None:
@@ -112,19 +116,6 @@ class ImageHandlers:
         with ThreadPoolExecutor(max_workers=PARALLEL) as pool:
             for result in pool.map(one, jobs):
                 outcome[result] += 1
-        digest = reg.put_manifest(step.image, step.tag, new_manifest, base["media_type"])
-        ctx.report(
-            f"{len(jobs)} blobs: {outcome['uploaded']} sent ({reg.sent / 1e6:.1f} MB), "
-            f"{outcome['mounted']} mounted, {outcome['skipped']} already there"
-        )
-        return {
-            "digest": digest,
-            "image": f"{step.image.repository}@{digest}",
-            "tag": step.tag,
-            "uploaded_bytes": reg.sent,
-            "resumed_uploads": len(reg.resumed),
-            **{f"blobs_{k}": v for k, v in outcome.items()},
-        }
 
     def _blob(
         self,
@@ -152,3 +143,26 @@ class ImageHandlers:
             os.replace(tmp, path)
         reg.upload(dest, digest, path, location, progress)
         return "uploaded"
+
+
+def _keep(path: Path, data: bytes) -> None:
+    """Write a blob into the store (whole, by rename) unless it is there."""
+    if path.exists():
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+
+
+def _outputs(
+    step: ImagePush, digest: str, reg: Registry, outcome: dict[str, int]
+) -> dict[str, Any]:
+    return {
+        "digest": digest,
+        "image": f"{step.image.repository}@{digest}",
+        "tag": step.tag,
+        "uploaded_bytes": reg.sent,
+        "resumed_uploads": len(reg.resumed),
+        **{f"blobs_{k}": v for k, v in outcome.items()},
+    }
