@@ -230,20 +230,8 @@ class Registry:
             while offset < size:
                 src.seek(offset)
                 data = src.read(self.chunk)
-                end = offset + len(data) - 1
                 try:
-                    resp = self.request(
-                        "PATCH",
-                        image,
-                        location,
-                        scope=_push(image),
-                        data=data,
-                        headers={
-                            "Content-Type": "application/octet-stream",
-                            "Content-Range": f"{offset}-{end}",
-                            "Content-Length": str(len(data)),
-                        },
-                    )
+                    resp = self._patch(image, location, offset, data)
                 except OSError as exc:  # requests' ConnectionError is an OSError
                     resumes += 1
                     if resumes > RESUMES:
@@ -262,7 +250,7 @@ class Registry:
                     continue
                 _check(image, resp, expect=(202,))
                 location = resp.headers.get("Location", location)
-                offset = end + 1
+                offset += len(data)
                 with self._lock:
                     self.sent += len(data)
                 if progress:
@@ -276,6 +264,20 @@ class Registry:
             headers={"Content-Length": "0"},
         )
         _check(image, resp, expect=(201,))
+
+    def _patch(self, image: ImageRef, location: str, offset: int, data: bytes) -> Any:
+        return self.request(
+            "PATCH",
+            image,
+            location,
+            scope=_push(image),
+            data=data,
+            headers={
+                "Content-Type": "application/octet-stream",
+                "Content-Range": f"{offset}-{offset + len(data) - 1}",
+                "Content-Length": str(len(data)),
+            },
+        )
 
     def _monolithic(
         self,
