@@ -128,3 +128,35 @@ def test_a_small_blob_goes_whole_and_a_dropped_put_starts_a_new_session(tmp_path
     assert methods == [("PUT", "u1?digest=sha256:d"), ("POST", ""), ("PUT", "u2?digest=sha256:d")]
     assert responses.calls[2].request.body == b"b" * 25
     assert reg.sent == 25 and reg.resumed == [("sha256:d", 0)]
+
+
+@responses.activate
+def test_the_base_is_read_once_then_only_its_tag_is_resolved(tmp_path: Path) -> None:
+    config = json.dumps({"os": "linux", "architecture": "amd64", "config": {}}).encode()
+    config_digest = oci.digest_of(config)
+    child = json.dumps({
+        "schemaVersion": 2, "mediaType": oci.OCI_MANIFEST,
+        "config": {"mediaType": "application/vnd.oci.image.config.v1+json",
+                   "digest": config_digest, "size": len(config)},
+        "layers": [],
+    }).encode()  # fmt: skip
+    index = json.dumps({"schemaVersion": 2, "mediaType": oci.OCI_INDEX, "manifests": [
+        {"mediaType": oci.OCI_MANIFEST, "digest": oci.digest_of(child), "size": len(child),
+         "platform": {"os": "linux", "architecture": "amd64"}}]}).encode()  # fmt: skip
+    v2 = f"{HOST}/v2/team/app"
+    responses.head(
+        f"{v2}/manifests/latest", headers={"Docker-Content-Digest": oci.digest_of(index)}
+    )
+    responses.get(f"{v2}/manifests/latest", body=index, content_type=oci.OCI_INDEX)
+    responses.get(f"{v2}/manifests/{oci.digest_of(child)}", body=child)
+    responses.get(f"{v2}/blobs/{config_digest}", body=config)
+    step = ImageBase(
+        id="base", summary="s", image=IMAGE, platform="linux/amd64", store=str(tmp_path)
+    )
+    handlers = ImageHandlers()
+    ctx = StepContext(step, NullReporter(), threading.Event(), {})
+    first = handlers.read_base(step, ctx)
+    assert [c.request.method for c in responses.calls] == ["HEAD", "GET", "GET", "GET"]
+    responses.calls.reset()
+    assert handlers.read_base(step, ctx) == first
+    assert [c.request.method for c in responses.calls] == ["HEAD"]  # no pull counted

@@ -15,6 +15,7 @@ from xcli.errors import CloudError
 from xcli.gateways.registry import Credentials, Registry, anonymous
 from xcli.image import oci
 from xcli.image.layers import Store
+from xcli.image.reference import ImageRef
 from xcli.image.steps import ImageBase, ImagePush
 from xcli.plan.contract import Handler, StepContext
 
@@ -36,12 +37,13 @@ class ImageHandlers:
 
     def read_base(self, step: ImageBase, ctx: StepContext) -> Mapping[str, Any]:
         reg, image = self._registry(), step.image
-        raw, ctype, digest = reg.manifest(image, image.reference, oci.ACCEPT)
+        store = Store(Path(step.store)) if step.store else None
+        raw, ctype, digest = _manifest(reg, store, image, image.reference)
         doc = json.loads(raw)
         kind, was_index = oci.media_type(doc, ctype), False
         if kind in oci.INDEXES:
             child = oci.choose(doc, step.platform, str(image))
-            raw, ctype, digest = reg.manifest(image, str(child["digest"]), oci.ACCEPT)
+            raw, ctype, digest = _manifest(reg, store, image, str(child["digest"]))
             doc, was_index = json.loads(raw), True
             kind = oci.media_type(doc, ctype)
         if kind not in oci.MANIFESTS:
@@ -49,7 +51,14 @@ class ImageHandlers:
                 f"base image {image} is a {kind or 'document of no known type'}, not an image",
                 hint="choose a container image for --base-docker-image",
             )
-        config = reg.blob(image, str(doc["config"]["digest"]))
+        config_digest = str(doc["config"]["digest"])
+        cached = store.blob(config_digest) if store else None
+        if cached is not None and cached.exists():
+            config = cached.read_bytes()
+        else:
+            config = reg.blob(image, config_digest)
+            if cached is not None:
+                _keep(cached, config)
         if not was_index:
             oci.check_config_platform(json.loads(config), step.platform, str(image))
         ctx.report(f"base {image.repository}@{digest}")
@@ -59,7 +68,7 @@ class ImageHandlers:
             "manifest": raw.decode(),
             "media_type": kind,
             "config": config.decode(),
-            "config_digest": str(doc["config"]["digest"]),
+            "config_digest": config_digest,
         }
 
     def push(self, step: ImagePush, ctx: StepContext) -> Mapping[str, Any]:
@@ -166,3 +175,25 @@ def _outputs(
         "resumed_uploads": len(reg.resumed),
         **{f"blobs_{k}": v for k, v in outcome.items()},
     }
+
+
+def _manifest(
+    reg: Registry, store: Store | None, image: ImageRef, reference: str
+) -> tuple[bytes, str, str]:
+    """A manifest or index: from the store when its digest is known and kept there (a tag is
+    resolved with a HEAD, which Docker Hub does not count as a pull), else read and kept.
+    Only documents that name their own mediaType are kept (the type must not be lost)."""
+    if store is not None:
+        digest = reference if reference.startswith("sha256:") else ""
+        if not digest:
+            digest = reg.tagged(image, reference, push=False)
+            if not digest:  # no such tag: the GET below says so in its own words
+                return reg.manifest(image, reference, oci.ACCEPT)
+        kept = store.blob(digest)
+        if kept.exists() and oci.digest_of(kept.read_bytes()) == digest:
+            data = kept.read_bytes()
+            return data, "", digest
+    raw, ctype, digest = reg.manifest(image, reference, oci.ACCEPT)
+    if store is not None and json.loads(raw).get("mediaType"):
+        _keep(store.blob(digest), raw)
+    return raw, ctype, digest

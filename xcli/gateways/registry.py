@@ -176,13 +176,13 @@ class Registry:
 
     # --- writes -------------------------------------------------------------------------
 
-    def tagged(self, image: ImageRef, tag: str) -> str:
+    def tagged(self, image: ImageRef, tag: str, *, push: bool = True) -> str:
         """The digest the repository's tag points at, "" when there is no such tag."""
         resp = self.request(
             "HEAD",
             image,
             f"/v2/{image.name}/manifests/{tag}",
-            scope=_push(image),
+            scope=_push(image) if push else f"repository:{image.name}:pull",
             headers={"Accept": _ACCEPT_ALL},
         )
         if resp.status_code == 404:

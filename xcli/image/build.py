@@ -98,6 +98,7 @@ def prepare(
         summary=f"read base image {base} ({request.platform})",
         image=base,
         platform=request.platform,
+        store=str(store.root),
     )
     steps.append(read)
     push = ImagePush(

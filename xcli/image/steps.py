@@ -75,12 +75,15 @@ class ImageBase(Step):
 
     image: ImageRef
     platform: str
+    store: str = field(default="", metadata={"print": False})  # manifests kept by digest
 
     def details(self) -> dict[str, Any]:
         v2 = _v2(self.image)
         return {
             "image": str(self.image),
             "platform": self.platform,
+            "cache": "a document already read (by digest) is not read again; a tag is "
+            "resolved with HEAD first, which Docker Hub does not count as a pull",
             "requests": [
                 {
                     "method": "GET",
