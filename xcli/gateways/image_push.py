@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -109,8 +110,13 @@ class ImageHandlers:
         """Every blob the target lacks, PARALLEL at a time, with progress on the terminal."""
         total = sum(x.size for x in step.layers)
         done: list[str] = []
+        said = [0.0]
 
         def progress(n: int = 0) -> None:
+            now = time.monotonic()
+            if now - said[0] < 0.5 and len(done) < len(jobs):
+                return  # a log (not a terminal) gets a line per report: at most two a second
+            said[0] = now
             ctx.report(
                 f"{reg.sent / 1e6:.1f} MB sent of {total / 1e6:.1f} MB of new layers, "
                 f"{len(done)}/{len(jobs)} blobs done"
