@@ -96,6 +96,33 @@ def open_private(path: Path, append: bool = True) -> BinaryIO:
     return os.fdopen(fd, "ab" if append else "wb")
 
 
+def remove_tree(path: Path) -> None:
+    """Remove the folder `path` and all it holds; a failure (read-only, permission) is one
+    UserError naming it, never a silent leftover (issue 26: `workload delete` on a read-only
+    state folder said "deleted" and deleted nothing)."""
+    import shutil
+
+    def failed(_func: object, where: str, exc: BaseException) -> None:
+        if not isinstance(exc, FileNotFoundError):  # gone meanwhile: that is the goal
+            code = exc.errno if isinstance(exc, OSError) else None
+            raise _failed(Path(where), "delete", code) from None
+
+    if path.exists():
+        shutil.rmtree(path, onerror=lambda f, w, info: failed(f, w, info[1]))
+
+
+def writable(folder: Path) -> None:
+    """Refuse before anything changes when `folder` cannot be written (a read-only file system,
+    no permission): UserError naming it."""
+    if folder.exists() and not os.access(folder, os.W_OK):
+        code = errno.EROFS if _read_only(folder) else errno.EACCES
+        raise _failed(folder, "change", code)
+
+
+def _read_only(folder: Path) -> bool:
+    return bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+
+
 @contextlib.contextmanager
 def locked(path: Path) -> Iterator[None]:
     """Hold the exclusive lock of `path` (flock on PATH.lock next to it) for the block.

@@ -26,6 +26,8 @@ resource "google_container_cluster" "this" {
 
   ip_allocation_policy {
     stack_type = "IPV4"
+    # "/N" lets GKE choose a Pod range of that size; null keeps its default /14
+    cluster_ipv4_cidr_block = var.pod_range
   }
 
   release_channel {

@@ -59,6 +59,17 @@ variable "system_pool_node_count" {
   default     = 1
 }
 
+variable "pod_range" {
+  description = "Size of the cluster's Pod range as \"/N\" (GKE picks the addresses); null for GKE's default /14."
+  type        = string
+  default     = null
+
+  validation {
+    condition     = var.pod_range == null || can(regex("^/(9|1[0-9]|2[0-1])$", var.pod_range))
+    error_message = "pod_range must be null or a size like \"/13\"."
+  }
+}
+
 variable "labels" {
   description = "Labels of the cluster resource."
   type        = map(string)

@@ -1,6 +1,9 @@
 # One GKE node pool of GPU VMs, with the accelerators attached and the driver installed by GKE.
 # Flex-start GPU pools use queued provisioning: nodes come only through a ProvisioningRequest
-# (Kueue's AdmissionCheck), which is how GKE offers flex-start for GPUs.
+# (Kueue's AdmissionCheck), which also carries the run duration (maxRunDurationSeconds), so a
+# queued pool sets no max_run_duration. GKE taints queued nodes cloud.google.com/gke-queued but
+# does not label them so; the label is added here, as Cluster Toolkit's gke-node-pool module
+# does (cluster-toolkit@1047080 modules/compute/gke-node-pool/main.tf l.68-76).
 
 locals {
   reservation_type = (
@@ -8,6 +11,10 @@ locals {
     var.reservation == "-" ? "ANY_RESERVATION" : "SPECIFIC_RESERVATION"
   )
   specific_reservation = local.reservation_type == "SPECIFIC_RESERVATION"
+  labels = merge(
+    var.labels,
+    var.queued_provisioning ? { "cloud.google.com/gke-queued" = "true" } : {},
+  )
 }
 
 resource "google_container_node_pool" "gpu" {
@@ -19,6 +26,7 @@ resource "google_container_node_pool" "gpu" {
 
   node_count         = var.autoscaling == null ? var.node_count : null
   initial_node_count = var.autoscaling == null ? null : var.autoscaling.min_node_count
+  max_pods_per_node  = var.max_pods_per_node
 
   dynamic "autoscaling" {
     for_each = var.autoscaling == null ? [] : [var.autoscaling]
@@ -60,7 +68,7 @@ resource "google_container_node_pool" "gpu" {
     spot             = var.spot
     flex_start       = var.flex_start ? true : null
     max_run_duration = var.max_run_duration
-    labels           = var.labels
+    labels           = local.labels
     oauth_scopes     = ["https://www.googleapis.com/auth/cloud-platform"]
 
     guest_accelerator {
@@ -113,6 +121,10 @@ resource "google_container_node_pool" "gpu" {
     precondition {
       condition     = !var.spot || var.reservation == null
       error_message = "A spot pool cannot consume a reservation: set reservation = null."
+    }
+    precondition {
+      condition     = !var.queued_provisioning || var.max_run_duration == null
+      error_message = "A queued-provisioning pool takes its run duration from each ProvisioningRequest: set max_run_duration = null."
     }
     precondition {
       condition     = !var.queued_provisioning || (var.reservation == null && !var.spot && try(var.autoscaling.min_node_count, -1) == 0)

@@ -21,6 +21,7 @@ resource "google_container_node_pool" "slice" {
   # Flex-start pools scale from zero; every other slice has all of its VMs from the start.
   node_count         = var.autoscaling == null ? var.node_count : null
   initial_node_count = var.autoscaling == null ? null : var.autoscaling.min_node_count
+  max_pods_per_node  = var.max_pods_per_node
 
   dynamic "autoscaling" {
     for_each = var.autoscaling == null ? [] : [var.autoscaling]

@@ -100,6 +100,12 @@ variable "autoscaling" {
   default = null
 }
 
+variable "max_pods_per_node" {
+  description = "Pods per node (each node gets a Pod range slice sized for it); null for the cluster's default, 110."
+  type        = number
+  default     = null
+}
+
 variable "labels" {
   description = "Kubernetes labels of the nodes."
   type        = map(string)

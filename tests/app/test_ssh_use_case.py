@@ -170,5 +170,7 @@ def test_a_shell_is_a_one_step_plan_that_replaces_the_process(tmp_path: Path) ->
     dry = World(dry=True)
     ssh(SshRequest(transport(worker="1", slice_="1"), None), dry.deps(tmp_path))
     assert dry.replaced == [] and dry.plans == live.plans
-    with pytest.raises(UserError, match="selects 4 workers but gives no --command"):
+    with pytest.raises(UserError, match="selects 4 workers but gives no --command") as refused:
         ssh(SshRequest(transport(), None), World().deps(tmp_path))
+    # two slices: --worker=0 alone still names two workers, so the hint names --slice
+    assert "(--worker=0 --slice 0)" in refused.value.hint

@@ -71,7 +71,11 @@ class Seen:
 
 def _request(**changes: object) -> use.CreateRequest:
     request = WorkloadRequest(
-        cluster="demo", name="train-1", command="python3 train.py", image="repo/img:1"
+        cluster="demo",
+        name="train-1",
+        command="python3 train.py",
+        provider="gke",
+        image="repo/img:1",
     )
     return use.CreateRequest(replace(request, **changes), WHERE)  # type: ignore[arg-type]
 

@@ -34,13 +34,7 @@ from tests.model.upstream_storage import storage_drift
 from xcli.spec import Capacity
 
 # golden -> upstream audit id (the reference's upstream-audit.md; issue 22 items 1-4)
-KNOWN_LIVE_FAILURES: dict[str, str] = {
-    "gke/v5litepod-16-flex-start.json": "A1",
-    "workload/tpu7x-8.json": "C1",
-    "made/workload-on-v5litepod-16-flex-start": "A1",
-    "made/workload-on-h100-mega-80gb-8-x2-flex-start": "A1",
-    "made/workload-on-v5p-128-reservation": "C1",
-}
+KNOWN_LIVE_FAILURES: dict[str, str] = {}
 
 
 def _param(name: str) -> Any:

@@ -71,13 +71,21 @@ def test_a_flavor_without_its_label_on_the_nodes() -> None:
 
 
 def test_the_model_sees_labels_a_pool_body_sets() -> None:
-    """Labelling the flex-start pool as Cluster Toolkit does (config.labels gke-queued) is what
-    makes today's flex-start flavor select real nodes (audit A1)."""
+    """The flavor of xcli before the A1 fix selected cloud.google.com/gke-queued, which GKE only
+    puts on queued nodes as a taint: no node carries it, unless the pool body labels its nodes
+    (as Cluster Toolkit does for queued pools), which the model reads."""
     cluster = copy.deepcopy(golden_plan("gke/v5litepod-16-flex-start.json"))
+    assert _run(cluster) == []
+    flavor = next(
+        s["manifest"]
+        for s in cluster
+        if s.get("kind") == "k8s_apply" and s["manifest"].get("kind") == "ResourceFlavor"
+    )
+    flavor["spec"]["nodeLabels"]["cloud.google.com/gke-queued"] = "true"
     (line,) = _run(cluster)
     assert "cloud.google.com/gke-queued=true" in line
     pool = _step(cluster, "pool-0")["request"]["body"]["nodePool"]
-    pool["config"]["labels"] = {"cloud.google.com/gke-queued": "true"}
+    pool["config"].setdefault("labels", {})["cloud.google.com/gke-queued"] = "true"
     assert _run(cluster) == []
 
 

@@ -49,6 +49,14 @@ CASES: dict[str, tuple[list[str], ClusterSpec]] = {
             num_nodes=4,
         ),
     ),
+    "h100-mega-80gb-8-x4-flex-start": (
+        ["--device-type", "h100-mega-80gb-8", "--num-nodes", "4", "--flex-start",
+         "--max-run-duration", "6h"],
+        ClusterSpec(
+            "demo", PROJECT, ZONE, "gke", lookup("h100-mega-80gb-8"),
+            Capacity("flex-start", max_run_duration=6 * 3600), num_nodes=4,
+        ),
+    ),
     "h200-141gb-8-x2-on-demand": (
         ["--device-type", "h200-141gb-8", "--num-nodes", "2", "--on-demand"],
         ClusterSpec(
@@ -76,6 +84,13 @@ CASES: dict[str, tuple[list[str], ClusterSpec]] = {
             "demo", PROJECT, ZONE, "gke", lookup("v6e-16"), Capacity("spot"),
             options={"private": True, "authorized_networks": ("10.1.0.0/16", "192.168.0.0/24"),
                      "network": "ml-net", "subnetwork": "ml-subnet"},
+        ),
+    ),
+    "private-default-closed": (
+        ["--tpu-type", "v6e-16", "--spot", "--private"],
+        ClusterSpec(
+            "demo", PROJECT, ZONE, "gke", lookup("v6e-16"), Capacity("spot"),
+            options={"private": True},
         ),
     ),
     "v5p-128-x2-two-reservations": (

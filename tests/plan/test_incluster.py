@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -140,18 +141,27 @@ def test_flavor_labels_per_accelerator_and_capacity() -> None:
     assert flex["nodeLabels"] == {
         tpu_key: "tpu-v5-lite-podslice",
         topo: "4x4",
-        "cloud.google.com/gke-queued": "true",
+        "cloud.google.com/gke-flex-start": "true",
     }
-    assert {t["key"] for t in flex["tolerations"]} == {
-        "google.com/tpu",
-        "cloud.google.com/gke-queued",
-    }
+    # a plain flex-start TPU pool: no queued-provisioning taint to tolerate
+    assert {t["key"] for t in flex["tolerations"]} == {"google.com/tpu"}
     gpu = flavor("h100-80gb-8 x2 nodes")
     assert gpu["nodeLabels"] == {"cloud.google.com/gke-accelerator": "nvidia-h100-80gb"}
     assert gpu["tolerations"] == [
         {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
     ]
     assert by_kind(CASES["tpu7x-8"], "ResourceFlavor")[0]["metadata"]["name"] == "tpu7x-8"
+
+
+def test_max_run_duration_reaches_every_provisioning_request() -> None:
+    timed = replace(
+        CASES["h100-80gb-8 flex-start"], capacity=Capacity("flex-start", max_run_duration=7200)
+    )
+    (config,) = by_kind(timed, "ProvisioningRequestConfig")
+    assert config["spec"]["parameters"] == {"maxRunDurationSeconds": "7200"}
+    crd.validate(config)
+    (flavor,) = by_kind(timed, "ResourceFlavor")
+    assert flavor["spec"]["nodeLabels"]["cloud.google.com/gke-flex-start"] == "true"
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
@@ -167,6 +177,12 @@ def test_admission_check_only_for_gpu_flex_start(case: str) -> None:
         assert check["spec"]["parameters"]["name"] == config["metadata"]["name"]
         assert config["spec"]["provisioningClassName"] == "queued-provisioning.gke.io"
         assert config["spec"]["managedResources"] == ["nvidia.com/gpu"]
+        assert "parameters" not in config["spec"]  # no --max-run-duration: GKE's default
+        assert {
+            "key": "cloud.google.com/gke-queued",
+            "operator": "Exists",
+            "effect": "NoSchedule",
+        } in (by_kind(s, "ResourceFlavor")[0]["spec"]["tolerations"])
         strategy = queue["spec"]["admissionChecksStrategy"]["admissionChecks"]
         assert strategy == [{"name": check["metadata"]["name"]}]
     else:

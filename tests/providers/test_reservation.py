@@ -259,9 +259,9 @@ def test_workloads_on_a_cluster_of_several_reservations_select_no_single_one() -
         return capacity_selectors(meta)
 
     assert selectors("res-a,res-b") == {}
-    assert selectors("projects/o-proj/reservations/r/reservationBlocks/b") == {
-        "cloud.google.com/reservation-name": "r"
-    }
+    # no reservation-name selector at all: nothing shows GKE labels hand-made pools with it
+    assert selectors("projects/o-proj/reservations/r/reservationBlocks/b") == {}
+    assert selectors("r") == {}
 
 
 def test_a_queued_resource_runs_the_same_pre_flight_through_its_handlers() -> None:
@@ -296,3 +296,92 @@ def test_a_queued_resource_runs_the_same_pre_flight_through_its_handlers() -> No
         with pytest.raises(UserError, match=r"8 free VMs \(8 of 16 in use\)"):
             handler(step, StepContext(step, Recorder(), threading.Event(), {}))
     assert [m for m, _, _ in fake.requests] == ["GET"]
+
+
+TPU_LIST = (
+    f"https://tpu.googleapis.com/v2alpha1/projects/{rs.PROJECT}/locations/{rs.ZONE}/reservations"
+)
+
+
+def tpu_reservation(name: str, size: int, used: int, units: str = "CHIPS") -> dict[str, Any]:
+    return {
+        "name": f"projects/{rs.PROJECT}/locations/{rs.ZONE}/reservations/{name}",
+        "state": "ACTIVE",
+        "standard": {"size": size, "capacityUnits": units, "usage": {"total": str(used)}},
+    }
+
+
+def qr_check(listing: dict[str, Any], reservation: str = "tpu-r") -> tuple[Any, list[str]]:
+    """Run the queued-resource pre-flight live: compute.v1 answers 404 for the reservation (it
+    is not a Compute Engine one), the Cloud TPU API lists `listing`."""
+    import json
+    import re
+    import threading
+
+    import responses
+    from google.auth.credentials import AnonymousCredentials
+    from google.auth.transport.requests import AuthorizedSession
+
+    from tests.support.gke_live import Recorder
+    from xcli.gateways.compute import ComputeGateway
+    from xcli.gateways.tpu import TpuGateway
+    from xcli.plan.contract import StepContext
+    from xcli.providers.queued_resource.provider import QueuedResourceProvider
+
+    check_value("tpu.v2alpha1", {"$ref": "ListReservationsResponse"}, listing, "listing")
+    spec = replace(spec_for(reservation), provider="queued-resource")
+    step = qr_plan_create(spec).steps[0]
+    assert isinstance(step, ReservationCheck) and step.tpu_api
+    compute = ComputeGateway(AuthorizedSession(AnonymousCredentials()))
+    tpu = TpuGateway(rs.ZONE, credentials=AnonymousCredentials())
+    provider = QueuedResourceProvider(lambda zone: tpu, compute=compute)  # type: ignore[arg-type]
+    handler = provider.handlers(ref_of(spec))["reservation_check"]
+    seen: list[str] = []
+
+    def answer(request: Any) -> tuple[int, dict[str, str], str]:
+        seen.append(request.url)
+        if request.url.startswith(TPU_LIST):
+            return 200, {"content-type": "application/json"}, json.dumps(listing)
+        return 404, {"content-type": "application/json"}, json.dumps({"error": {"code": 404}})
+
+    with responses.RequestsMock(assert_all_requests_are_fired=False) as rsps:
+        rsps.add_callback("GET", re.compile(r"https://(compute|tpu)\.googleapis\.com/.*"), answer)
+        placed = handler(step, StepContext(step, Recorder(), threading.Event(), {}))
+    return placed, seen
+
+
+def test_a_queued_resource_may_name_a_cloud_tpu_reservation_compute_does_not_know() -> None:
+    # v5p-128: 16 VMs of 4 chips = 64 chips; 100 chips with 20 in use leave 20 VMs
+    placed, seen = qr_check({"reservations": [tpu_reservation("tpu-r", 100, 20)]})
+    assert placed == {"slice-0": "tpu-r"}
+    assert seen[0].startswith("https://compute.googleapis.com/") and seen[1] == TPU_LIST
+
+
+def test_a_full_cloud_tpu_reservation_is_refused_with_its_room() -> None:
+    with pytest.raises(UserError, match=r"3 free VMs \(22 of 25 in use\)"):
+        qr_check({"reservations": [tpu_reservation("tpu-r", 100, 88)]})
+
+
+def test_a_reservation_neither_api_knows_is_refused() -> None:
+    with pytest.raises(UserError, match=f"does not exist in project {rs.PROJECT}"):
+        qr_check({"reservations": [tpu_reservation("other", 100, 0)]})
+
+
+def test_gke_pools_never_look_at_the_cloud_tpu_api() -> None:
+    step = plan_create(spec_for("r")).steps[0]
+    assert isinstance(step, ReservationCheck) and not step.tpu_api
+    assert not any("tpu.googleapis.com" in line for line in step.details()["if_not_found"])
+
+
+def test_a_cloud_tpu_reservation_in_cores_is_left_to_the_cloud_tpu_api() -> None:
+    from xcli.providers.reservation_check import tpu_api_room
+
+    want = Want("p", "z", "ct5p-hightpu-4t", None, 4, 16)
+    listing = {"reservations": [tpu_reservation("tpu-r", 512, 0, units="CORES")]}
+    room = tpu_api_room("tpu-r", "tpu-r", listing, want)
+    assert room is not None and room.slices(16) > 0
+    assert room.describe() == (
+        "a Cloud TPU reservation of 512 cores; the Cloud TPU API checks its capacity"
+    )
+    placed, _ = qr_check(listing)
+    assert placed == {"slice-0": "tpu-r"}

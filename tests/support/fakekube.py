@@ -3,7 +3,8 @@
 It does what the gateway needs from a real one, at the HTTP level: server-side apply creates
 (201) or updates (200) the object at the PATCH URL and echoes it with a uid, dryRun=All echoes
 without storing, GET answers the object or a 404 Status, collection GETs list (honouring
-equality label and field selectors), DELETE removes, pods/<name>/log answers text. Tests queue
+equality label and field selectors; one without a namespace lists every namespace), DELETE
+removes, pods/<name>/log answers text. Tests queue
 scripted answers for a (method, path) with `script`, e.g. webhook failures, and read back every
 request from `requests`; `put` stores an object as the cluster's controllers would have.
 """
@@ -103,10 +104,20 @@ class FakeKube:
                 return httpx2.Response(200, text=self.logs[pod])
             return status(404, "NotFound", f'pods "{pod}" not found')
         if _is_collection(path):
-            items = [o for p, o in sorted(self.objects.items()) if p.rsplit("/", 1)[0] == path]
+            items = [o for p, o in sorted(self.objects.items()) if _in(p.rsplit("/", 1)[0], path)]
             items = [o for o in items if _selected(o, request.url.params)]
             return httpx2.Response(200, json={"kind": "List", "metadata": {}, "items": items})
         return status(404, "NotFound", f"{path} not found")
+
+
+def _in(parent: str, collection: str) -> bool:
+    """An object whose parent path is `parent` is listed by `collection`: its own, or the
+    collection of every namespace (/api/v1/events lists /api/v1/namespaces/NS/events/NAME)."""
+    if parent == collection:
+        return True
+    prefix, _, plural = collection.rpartition("/")
+    head, _, rest = parent.partition(prefix + "/namespaces/")
+    return head == "" and rest.count("/") == 1 and rest.endswith("/" + plural)
 
 
 def _is_collection(path: str) -> bool:

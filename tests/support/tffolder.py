@@ -28,6 +28,7 @@ TPU_WIRING = {
     "node_config.spot": "${var.spot}",
     "node_config.flex_start": "${var.flex_start ? true : null}",
     "node_config.max_run_duration": "${var.max_run_duration}",
+    "max_pods_per_node": "${var.max_pods_per_node}",
     "node_config.reservation_affinity.values": RESERVATION_VALUES,
     "dynamic.placement_policy.content.tpu_topology": "${var.tpu_topology}",
     "dynamic.autoscaling.content.max_node_count": "${autoscaling.value.max_node_count}",
@@ -39,6 +40,7 @@ GPU_WIRING = {
     "node_config.spot": "${var.spot}",
     "node_config.flex_start": "${var.flex_start ? true : null}",
     "node_config.max_run_duration": "${var.max_run_duration}",
+    "max_pods_per_node": "${var.max_pods_per_node}",
     "node_config.guest_accelerator.type": "${var.accelerator_type}",
     "node_config.guest_accelerator.count": "${var.accelerator_count}",
     "node_config.reservation_affinity.values": RESERVATION_VALUES,
@@ -127,6 +129,7 @@ def folder_pools(folder: Path) -> list[dict[str, Any]]:
                 "reservation": _reservation(m),
                 "flex_start": m["flex_start"],
                 "max_run_duration": m["max_run_duration"],
+                "max_pods_per_node": m["max_pods_per_node"],
                 "additional_node_networks": [],
             }
             for i in range(m["num_slices"])
@@ -147,6 +150,7 @@ def folder_pools(folder: Path) -> list[dict[str, Any]]:
             "reservation": _reservation(m),
             "flex_start": m["flex_start"],
             "max_run_duration": m["max_run_duration"],
+            "max_pods_per_node": m["max_pods_per_node"],
             "additional_node_networks": m.get("additional_node_networks", []),
         }
     ]

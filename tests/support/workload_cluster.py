@@ -59,11 +59,12 @@ class Cluster:
     clock: FakeClock
     refs: list[ClusterRef]
     live: workload_live.Live
-    access: InMemoryAccess
+    access: InMemoryAccess | None = None  # None: one over `fake`, recording into `refs`
 
     def run(self, args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+        access = self.access or InMemoryAccess(self.fake, self.refs)
         deps = Dependencies(
-            providers=DEFAULT.with_cluster_access("gke", self.access),
+            providers=DEFAULT.with_cluster_access("gke", access),
             # the live's clocks: a test's sleep may also step its controllers
             timing=Timing(sleep=self.live.sleep, clock=self.live.clock, now=self.live.now),
         )

@@ -70,6 +70,21 @@ CASES: dict[str, Case] = {
         {"on_demand": True},
         num_nodes=2,
     ),
+    "h100-80gb-8-x2-flex-start-6h": Case(
+        (
+            "--device-type",
+            "h100-80gb-8",
+            "--num-nodes",
+            "2",
+            "--flex-start",
+            "--max-run-duration",
+            "6h",
+        ),
+        "gke",
+        "h100-80gb-8",
+        {"flex_start": True, "max_run_duration": "6h"},
+        num_nodes=2,
+    ),
     "h200-141gb-8-x2-spot": Case(
         ("--device-type", "h200-141gb-8", "--num-nodes", "2", "--spot"),
         "gke",

@@ -80,6 +80,11 @@ def body_settings(pool: dict[str, Any]) -> dict[str, Any]:
         "reservation": _reservation(config.get("reservationAffinity") or {}),
         "flex_start": flex,
         "max_run_duration": config.get("maxRunDuration"),
+        "max_pods_per_node": (
+            int(pool["maxPodsConstraint"]["maxPodsPerNode"])
+            if "maxPodsConstraint" in pool
+            else None
+        ),
         "additional_node_networks": (pool.get("networkConfig") or {}).get(
             "additionalNodeNetworkConfigs", []
         ),
@@ -110,7 +115,12 @@ def test_gke_node_pools_match_the_api_path(
     ]
     api = sorted((body_settings(p) for p in accelerator_pools), key=lambda p: p["name"])
     assert api == tf_node_pool_settings(spec)
-    assert api == folder_pools(terraform_folder(case, tmp_path, monkeypatch))
+    folder = terraform_folder(case, tmp_path, monkeypatch)
+    assert api == folder_pools(folder)
+    # the same Pod range (GKE's default when neither names one)
+    cluster = api_calls(plan, "clusters.create")[0]["request"]["body"]["cluster"]
+    pod_range = cluster["ipAllocationPolicy"].get("clusterIpv4CidrBlock")
+    assert module_inputs(folder, "cluster")["pod_range"] == pod_range
 
 
 def api_networks(plan: dict[str, Any]) -> list[dict[str, Any]]:
@@ -247,6 +257,7 @@ def test_body_settings_reads_the_documented_gke_fields() -> None:
         },
         "placementPolicy": {"type": "COMPACT", "tpuTopology": "4x4"},
         "autoscaling": {"enabled": True, "totalMinNodeCount": 0, "totalMaxNodeCount": 4},
+        "maxPodsConstraint": {"maxPodsPerNode": "15"},
     }
     check_request(
         "container.projects.locations.clusters.nodePools.create",

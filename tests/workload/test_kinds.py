@@ -22,8 +22,9 @@ from xcli.workload.backends import KindGateways
 from xcli.workload.jobset.kind import JobSetKind
 from xcli.workload.jobset.live import Live
 from xcli.workload.kinds import KINDS, all_states, build, entry, kind_name
+from xcli.workload.protocol import Listing, Table
 from xcli.workload.vm.kind import VmKind
-from xcli.workload.vm.runs import read_state, run_dir, write_json
+from xcli.workload.vm.runs import identity, read_state, run_dir, write_json
 
 # --timeout: a wait that ignored the injected sleep would end (124) instead of hanging
 WAIT = ["workload", "wait", "w", "--cluster", "demo", "--provider", "local", "--timeout", "5s"]
@@ -76,7 +77,8 @@ def _running_record() -> None:
     folder = run_dir("demo", "w")
     folder.mkdir(parents=True)
     # a live pid (this test's) stands for the driver, so the run counts as running, not lost
-    write_json(folder / "state.json", {"state": "running", "pid": os.getpid()})
+    # (with its start time: a pid alone may name a recycled process, issue 26)
+    write_json(folder / "state.json", {"state": "running", **identity(os.getpid())})
 
 
 def test_vm_wait_polls_through_the_injected_sleep(capsys: pytest.CaptureFixture[str]) -> None:
@@ -114,3 +116,53 @@ def test_ctrl_c_in_a_vm_wait_says_the_workload_keeps_running(
         "hint: wait again with `xcli workload wait w --cluster demo` (same --provider), or "
         "stop it with `xcli workload delete w --cluster demo`",
     ]
+
+
+class EchoKind:
+    """A third kind, as a new folder would hold one: it lists what it was built for."""
+
+    def __init__(self, provider: str) -> None:
+        self.provider = provider
+
+    @classmethod
+    def build(cls, provider: str, capabilities: object, gateways: KindGateways) -> EchoKind:
+        return cls(provider)
+
+    def list(self, ctx: object, cluster: str, state: str | None) -> Listing:
+        record = {"name": f"echo-on-{cluster}", "provider": self.provider, "state": state}
+        rows = ((record["name"], str(state)),)
+        return Listing([record], Table(("NAME", "STATE"), rows), "none")
+
+
+def test_a_third_kind_is_a_registry_line_and_a_capability(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No command names a kind: a provider whose capabilities name a new kind runs it."""
+    import json
+    from dataclasses import replace
+
+    from xcli.providers import DEFAULT, REGISTRY, Registry
+    from xcli.workload.kinds import KindEntry
+
+    echo = KindEntry(f"{__name__}:EchoKind.build", ("ringing",), True, True, True, True, True)
+    monkeypatch.setitem(KINDS, "echo", echo)
+    gke = REGISTRY["gke"]
+    registry = Registry(
+        {
+            **REGISTRY,
+            "gke": replace(gke, capabilities=replace(gke.capabilities, workloads=("echo",))),
+        }
+    )
+    assert DEFAULT.capabilities("gke").workloads == ("jobset",)  # the default is untouched
+    argv = ["workload", "list", "--cluster", "demo", "--provider", "gke", "--state", "running"]
+    argv += ["--project", "my-proj", "--zone", "us-east5-b", "-o", "json"]
+    code = run_guarded(cli, argv, debug=False, obj=Dependencies(providers=registry))
+    out, err = capsys.readouterr()
+    assert code == 1 and "--state running does not occur on --provider gke" in err
+    assert "states there: ringing" in err  # the new kind's own states
+    argv[argv.index("running")] = "stopped"  # a state some kind has (the click choice)
+    monkeypatch.setitem(KINDS, "echo", replace(echo, states=("stopped",)))
+    code = run_guarded(cli, argv, debug=False, obj=Dependencies(providers=registry))
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert json.loads(out) == [{"name": "echo-on-demo", "provider": "gke", "state": "stopped"}]

@@ -11,11 +11,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from xcli.errors import UserError
-from xcli.plan.fanout import Action, Download, SshSettings, Target, Upload
+from xcli.plan.fanout import Action, Download, HostKeys, SshSettings, Target, Upload
 
 if TYPE_CHECKING:
     from xcli.app.deps import Deps, Location
-    from xcli.plan.cluster import ClusterRef, Worker
+    from xcli.plan.cluster import ClusterRef, SshAccess, Worker
     from xcli.plan.contract import StepContext
     from xcli.plan.fanout_result import FanoutResult
     from xcli.plan.model import Plan
@@ -137,7 +137,7 @@ def resolve(flags: Transport, deps: Deps) -> Resolved:
     settings = SshSettings(
         known_hosts=(access.known_hosts if access else None) or paths.state_dir() / "known_hosts",
         identity=flags.ssh_key_file or (access.key_file if access else None),
-        host_keys=flags.host_keys,
+        host_keys=flags.host_keys or _host_keys(access),
         connect_timeout=flags.connect_timeout,
         control_dir=deps.control_dir() if flags.reuse and flags.engine != "asyncssh" else None,
         ssh_flags=flags.ssh_flags,
@@ -224,9 +224,12 @@ def _interactive(req: Resolved, deps: Deps) -> FanoutOutcome:
     from xcli.plan.steps import SshFanout
 
     if len(req.targets) != 1:
+        # on several slices, --worker=N names worker N of every slice: --slice picks one
+        slices = {t.label.partition("/")[0] for t in req.targets if "/" in t.label}
+        one = "--worker=0 --slice 0" if len(slices) > 1 else "--worker=0"
         raise UserError(
             f"--worker selects {len(req.targets)} workers but gives no --command",
-            hint="pick one worker for a shell (--worker=0), or pass --command",
+            hint=f"pick one worker for a shell ({one}), or pass --command",
         )
     plan = plan_interactive(req.cluster, req.targets[0], req.settings)
 
@@ -288,3 +291,9 @@ def _run(plan: Plan, handlers: Mapping[str, Any], deps: Deps) -> Mapping[str, An
     if step.error is not None:  # the step's own error, as a direct call would have raised it
         raise step.error
     return dict(step.outputs)
+
+
+def _host_keys(access: SshAccess | None) -> HostKeys:
+    """Without --strict-host-key-checking: `yes` where the provider pins every worker's key
+    (an unknown key is then never right), else `accept-new` (pin on first contact)."""
+    return "yes" if access is not None and access.pinned else "accept-new"

@@ -22,6 +22,8 @@ from xcli.app.storage_request import (
     target_of,
 )
 from xcli.errors import UserError
+from xcli.plan.storage_types import find as find_type
+from xcli.plan.storage_types import unit
 from xcli.storage import create, files, gke
 from xcli.storage.service import check_new, find
 
@@ -29,7 +31,7 @@ if TYPE_CHECKING:
     from xcli.app.deps import Deps
     from xcli.plan.model import Plan
     from xcli.plan.storage import Storage
-    from xcli.storage.request import AttachRequest
+    from xcli.plan.storage_request import AttachRequest
     from xcli.storage.service import Reader
 
 __all__ = ["ClusterWhere", "Mount", "Source"]
@@ -85,27 +87,17 @@ def attach(req: AttachStorage, deps: Deps) -> None:
 
 def create_storage(req: CreateStorage, deps: Deps) -> None:
     """Create the backing resource (a bucket, a Filestore or Lustre instance), then attach it."""
+    from xcli.plan.storage_request import CreateRequest
     from xcli.spec import check_name
-    from xcli.storage import checks
-    from xcli.storage.request import CreateRequest
 
     a = req.attach
     network = check_name(req.network, "network", 63)
     areq, target = attach_request(
         a.name, a.cluster, a.source, a.mount, deps, created=True, new_bucket=True
     )
-    gib = 0
-    if areq.type in ("filestore", "lustre"):
-        if not req.size:
-            raise UserError(f"creating {areq.type} storage needs --size", hint="e.g. --size 1TB")
-        gib = checks.size_gib(req.size)
-        if areq.type == "filestore":
-            checks.filestore_capacity(req.tier, gib)
-        else:
-            checks.lustre_capacity(req.throughput, gib)
-    if areq.type == "filestore":
-        zonal = checks.FILESTORE_TIERS[req.tier][2]
-        areq = replace(areq, location=areq.location or _zone_or_region(areq, zonal))
+    kind = unit(areq.type)
+    gib = kind.create_size(req.size, req.tier, req.throughput)
+    areq = replace(areq, location=kind.create_location(areq, req.tier))
     creq = CreateRequest(
         attach=areq, size_gib=gib, tier=req.tier, throughput=req.throughput, network=network
     )
@@ -116,14 +108,8 @@ def create_storage(req: CreateStorage, deps: Deps) -> None:
             hint=f"mkdir it, then: xcli storage attach {areq.name} --path DIR --cluster "
             f"{target.ref.name}",
         )
-    if areq.type not in ("gcsfuse", "filestore", "lustre"):
-        hint = (
-            "GKE's Parallelstore CSI driver is no longer supported: create a Managed Lustre "
-            "instance instead (--type lustre)"
-        )
-        if areq.type in ("pd", "hyperdisk-ml"):
-            hint = "create the disk with gcloud compute disks create, then attach it with --disk"
-        raise UserError(f"xcli cannot create {areq.type} storage", hint=hint)
+    if not kind.creatable:
+        raise UserError(f"xcli cannot create {areq.type} storage", hint=kind.not_creatable_hint)
     _check_type(areq, target)
     _check_new(areq, target, reader)
     addon = reader.addon_on(target.ref, areq.type) if target.kube else None
@@ -149,7 +135,8 @@ def delete(req: RemoveStorage, deps: Deps) -> None:
     deps.require_answerable(f"delete storage {req.name}")  # before anything is read
     target, found = _existing(req, deps, created=True)
     record = found.record
-    if not record.created or record.type not in ("gcsfuse", "filestore", "lustre"):
+    kind = find_type(record.type)
+    if not record.created or kind is None or not kind.creatable:
         raise UserError(
             f"storage {record.name} ({record.type} {record.source}) was not created by xcli "
             "storage create: xcli does not delete it",
@@ -231,7 +218,7 @@ def _check_type(req: AttachRequest, target: Target) -> None:
         )
     if target.cloud and req.path:
         raise UserError("--path is for local clusters", hint="give --bucket, --instance or --disk")
-    if target.cloud and not target.kube and req.type != "gcsfuse":
+    if target.cloud and not target.kube and not unit(req.type).vm_mountable:
         raise UserError(
             f"queued-resource clusters mount Cloud Storage buckets only, not {req.type}",
             hint="use --type gcsfuse --bucket BUCKET, or a GKE cluster for other types",

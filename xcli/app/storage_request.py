@@ -11,8 +11,8 @@ from xcli.errors import UserError
 if TYPE_CHECKING:
     from xcli.app.deps import Deps, Location
     from xcli.plan.cluster import ClusterRef
+    from xcli.plan.storage_request import AttachRequest
     from xcli.providers.base import ClusterAccess
-    from xcli.storage.request import AttachRequest
 
 
 @dataclass(frozen=True)
@@ -77,19 +77,27 @@ def attach_request(
     """The checked request to attach `name` (`source.kind` given), and its target. `created`:
     made by `storage create` (an instance defaults to the storage's name); `new_bucket`: the
     bucket is about to be created (its name is checked as a new one)."""
+    from xcli.plan.storage_request import AttachRequest
+    from xcli.plan.storage_types import unit
     from xcli.storage import checks
-    from xcli.storage.request import AttachRequest
 
     name = checks.storage_name(name)
-    kind = checks.storage_type(source.kind or "")
+    kind = unit(source.kind or "").name
     namespace = checks.namespace(where.namespace)
     options = checks.mount_options(mount.mount_options, kind)
     target = target_of(where, deps)
     instance = source.instance
     if target.cloud:
-        instance = _need_source(name, kind, source, new=new_bucket, created=created)
-    # one disk on many nodes: read-only (ReadOnlyMany)
-    readonly = mount.readonly or kind in ("pd", "hyperdisk-ml")
+        instance = unit(kind).check_source(
+            name,
+            source.bucket,
+            source.instance,
+            source.disk,
+            new_bucket=new_bucket,
+            created=created,
+        )
+    # one resource on many nodes, read-only only (a disk): ReadOnlyMany
+    readonly = mount.readonly or unit(kind).read_only_only
     if source.path:
         _check_dir(source.path)
     req = AttachRequest(
@@ -110,28 +118,6 @@ def attach_request(
         created=created,
     )
     return req, target
-
-
-def _need_source(name: str, kind: str, source: Source, *, new: bool, created: bool) -> str:
-    """Check that the type's source is given; the instance name (default: the storage's)."""
-    from xcli.spec import check_name
-    from xcli.storage import checks
-
-    if kind == "gcsfuse":
-        if not source.bucket:
-            raise UserError("gcsfuse storage needs --bucket", hint="e.g. --bucket my-data")
-        checks.bucket_name(source.bucket, new=new)
-        return source.instance
-    if kind in ("pd", "hyperdisk-ml"):
-        if not source.disk:
-            raise UserError(f"{kind} storage needs --disk", hint="the name of an existing disk")
-        check_name(source.disk, "disk", 63)
-        return source.instance
-    if not source.instance and not created:
-        raise UserError(f"{kind} storage needs --instance", hint="the instance's name")
-    instance = source.instance or name
-    check_name(instance, "instance", 63)
-    return instance
 
 
 def _check_dir(path: str) -> None:

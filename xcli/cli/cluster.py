@@ -17,6 +17,7 @@ from xcli.cli.common import (
     emit,
     read_options,
 )
+from xcli.cli.help_groups import GroupedCommand
 from xcli.cli.options import provider_options, split_options
 from xcli.cli.providers import choice
 from xcli.providers import DEFAULT
@@ -83,7 +84,38 @@ def capacity_options(func: Any) -> Any:
     return func
 
 
-@cluster.command("create")
+def _create_groups() -> list[tuple[str, list[str]]]:
+    """`cluster create --help` headings: the shape, capacity, each provider's flags, ..."""
+    from xcli.cli.options import names
+
+    return [
+        ("Cluster", ["name", "provider", "tpu_type", "device_type", "num_slices", "num_nodes"]),
+        (
+            "Capacity",
+            [
+                "on_demand",
+                "spot",
+                "reservation",
+                "flex_start",
+                "max_run_duration",
+                "guaranteed",
+                "min_duration",
+            ],
+        ),
+        ("GKE (--provider gke): version, machines, image levers", names("gke")),
+        ("Networking", names("network") + names("private")),
+        ("Queued resources (--provider queued-resource): TPU VMs", names("queued-resource")),
+        ("Local emulator (--provider local)", names("local")),
+        ("Terraform (gke, queued-resource)", names("terraform")),
+        ("Re-running on an existing cluster", names("force")),
+        (
+            "Where, output, dry-run",
+            ["project_flag", "zone_flag", "output", "dry_run", "out", "yes", "help"],
+        ),
+    ]
+
+
+@cluster.command("create", cls=GroupedCommand, groups=_create_groups)
 @click.option(
     "--cluster", "name", required=True, help="Cluster name.", shell_complete=complete.clusters
 )
@@ -272,12 +304,14 @@ def wait(
 
 def _add_commands() -> None:
     """Commands in their own modules: `cluster adapt` (issue 18), `cluster test-network`
-    (issue 15), `cluster preload-image` (issue 16)."""
+    (issue 15), `cluster preload-image` (issue 16), `cluster inspect` (issue 27)."""
     from xcli.cli.cluster_adapt import adapt
+    from xcli.cli.cluster_inspect import inspect
     from xcli.cli.cluster_network import test_network
     from xcli.cli.cluster_preload import preload_image
 
     cluster.add_command(adapt)
+    cluster.add_command(inspect)
     cluster.add_command(test_network)
     cluster.add_command(preload_image)
 

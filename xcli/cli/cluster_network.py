@@ -93,7 +93,7 @@ def test_network(common: Common, **flags: Any) -> int:
         timeout=parse_duration(flags["timeout"], "--timeout"),
         device_type=flags["device_type"],
     )
-    facts = facts_for(common, {**flags, "output_manifest_file": None}, manifests=True)
+    facts = facts_for(common, flags["cluster_metadata"])
     request = use.TestNetworkRequest(test, common)
     wired = deps(common, facts)
     planned = use.plan(request, wired)

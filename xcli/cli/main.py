@@ -51,6 +51,14 @@ class LazyGroup(click.Group):
             return command
         return super().get_command(ctx, cmd_name)
 
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        # XPK's names, before click parses (and guesses at) them: see cli/xpk_names.py.
+        if ctx.parent is None and not ctx.resilient_parsing and args:
+            from xcli.cli.xpk_names import translate
+
+            args = translate(self, ctx, args)
+        return super().parse_args(ctx, args)
+
     def invoke(self, ctx: click.Context) -> Any:
         # Ctrl-C in a command that did not catch it: click would print an empty line and raise
         # Abort; one `error: interrupted` line with a hint is the rule (xcli/cli/errors.py).

@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 import click
@@ -23,28 +24,39 @@ def _elapsed(seconds: float) -> str:
     return f"{minutes}m{secs:02d}s" if minutes else f"{secs}s"
 
 
-class LineReporter:
-    """One line per event, on stderr, safe to call from many threads."""
+# Piped or logged output: a step's progress at most this often (a 256-worker local create
+# reports each worker that answers; a log wants a few lines, not one per worker).
+PROGRESS_EVERY = 10.0
 
-    def __init__(self) -> None:
+
+class LineReporter:
+    """One line per event, on stderr, safe to call from many threads. Progress is sampled: a
+    step says how it goes once it has run PROGRESS_EVERY seconds, then at most that often."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._lock = threading.Lock()
+        self._clock = clock
         self._start: dict[str, float] = {}
         self._last: dict[str, str] = {}
+        self._said: dict[str, float] = {}
 
     def _say(self, text: str) -> None:
         with self._lock:
             click.echo(text, err=True)
 
     def started(self, step: Step) -> None:
-        self._start[step.id] = time.monotonic()
+        self._start[step.id] = self._said[step.id] = self._clock()
         self._say(f"[{step.id}] {step.summary} ...")
 
     def progress(self, step: Step, message: str) -> None:
-        if self._last.get(step.id) == message:
+        now = self._clock()
+        if self._last.get(step.id) == message or now - self._said.get(step.id, now) < (
+            PROGRESS_EVERY
+        ):
             return
         self._last[step.id] = message
-        since = time.monotonic() - self._start.get(step.id, time.monotonic())
-        self._say(f"[{step.id}] {message} ({_elapsed(since)})")
+        self._said[step.id] = now
+        self._say(f"[{step.id}] {message} ({_elapsed(now - self._start.get(step.id, now))})")
 
     def finished(self, result: StepResult) -> None:
         step = result.step

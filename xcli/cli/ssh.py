@@ -90,10 +90,10 @@ def transport_options(func: Any) -> Any:
             "--strict-host-key-checking",
             "host_keys",
             type=click.Choice(["yes", "accept-new"]),
-            default="accept-new",
-            show_default=True,
+            default=None,
             help="yes: only keys already pinned in xcli's known_hosts; accept-new: also pin a "
-            "worker's key on first contact. A changed key is always refused.",
+            "worker's key on first contact (and say so). A changed key is always refused. "
+            "Default: yes where the provider pins its workers' keys (local), else accept-new.",
         ),
         click.option(
             "--ssh-key-file",
@@ -105,6 +105,12 @@ def transport_options(func: Any) -> Any:
             "--output-dir",
             type=click.Path(file_okay=False, path_type=Path),
             help="Write one log per worker here (default: a folder under the xcli state dir).",
+        ),
+        click.option(
+            "--verbose",
+            "-v",
+            is_flag=True,
+            help="Say every note, e.g. which SSH engine runs and why (otherwise said once).",
         ),
     ]
     for option in reversed(options):
@@ -141,8 +147,9 @@ def ssh(command_: str | None, common: Common, **flags: Any) -> int:
     from xcli.app import ssh as use_case
     from xcli.cli.wiring import deps
 
+    verbose = flags.pop("verbose")
     request = use_case.SshRequest(_transport(common, flags), command_)
-    return _render(use_case.ssh(request, deps(common)), common)
+    return _render(use_case.ssh(request, deps(common, verbose=verbose)), common)
 
 
 @click.command("scp", epilog=EXIT_STATUS)
@@ -162,8 +169,9 @@ def scp(paths: tuple[str, ...], recurse: bool, common: Common, **flags: Any) -> 
     from xcli.app import ssh as use_case
     from xcli.cli.wiring import deps
 
+    verbose = flags.pop("verbose")
     request = use_case.ScpRequest(_transport(common, flags), paths, recurse)
-    return _render(use_case.scp(request, deps(common)), common)
+    return _render(use_case.scp(request, deps(common, verbose=verbose)), common)
 
 
 def _render(outcome: FanoutOutcome, common: Common) -> int:

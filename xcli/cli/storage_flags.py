@@ -10,7 +10,7 @@ from xcli.app.storage import AttachStorage, ClusterWhere, Mount, RemoveStorage, 
 from xcli.cli import complete
 from xcli.cli.common import Common
 from xcli.cli.providers import choice
-from xcli.plan.storage import TYPES
+from xcli.plan.storage_types import names as storage_types
 from xcli.providers import DEFAULT
 
 
@@ -38,7 +38,11 @@ def where(func: Any) -> Any:
 
 def source(func: Any) -> Any:
     func = click.option(
-        "--type", "kind", metavar="TYPE", default=None, help=f"Storage type: {', '.join(TYPES)}."
+        "--type",
+        "kind",
+        metavar="TYPE",
+        default=None,
+        help=f"Storage type: {', '.join(storage_types())}.",
     )(func)
     func = click.option("--bucket", default="", help="gcsfuse: the Cloud Storage bucket.")(func)
     func = click.option(

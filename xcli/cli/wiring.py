@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 
-def deps(common: Common, facts: Facts | None = None) -> Deps:
+def deps(common: Common, facts: Facts | None = None, *, verbose: bool = False) -> Deps:
     """What the use cases of this command reach the outside through. `facts`: what a workload
     command reads before it plans (default: the cluster, or nothing on a dry-run)."""
     from xcli.app.record import DRY, LIVE
@@ -42,7 +42,8 @@ def deps(common: Common, facts: Facts | None = None) -> Deps:
             return None
         from xcli.execute.live import LiveExecutor
 
-        for note in plan.notes:  # the dry-run prints them with the plan; a live run says them
+        # the dry-run prints them with the plan; a live run says each once (-v: every time)
+        for note in plan.notes if verbose else _first_time(plan.notes):
             click.echo(f"note: {note}", err=True)
         return LiveExecutor(handlers()).run(plan)
 
@@ -107,12 +108,44 @@ def _storage_gateways() -> StorageGateways:
     return found if found is not None else StorageGateways()
 
 
+def _first_time(notes: Sequence[str]) -> list[str]:
+    """The notes this machine has not said yet (their digests are kept in the state folder)."""
+    import hashlib
+
+    from xcli import paths
+
+    if not notes:
+        return []
+    said = paths.state_dir() / "notes-said"
+    try:
+        known = set(said.read_text(encoding="utf-8").split())
+    except OSError:
+        known = set()
+    new = {hashlib.sha256(n.encode()).hexdigest()[:16]: n for n in notes}
+    fresh = [note for digest, note in new.items() if digest not in known]
+    if fresh:
+        try:
+            said.parent.mkdir(parents=True, exist_ok=True)
+            with said.open("a", encoding="utf-8") as out:
+                out.writelines(d + "\n" for d in new if d not in known)
+        except OSError:
+            pass  # a read-only state folder: the note is said again next time, nothing worse
+    return fresh
+
+
 def _broadcast(
     step: Broadcast, sink: OutputSink, cancelled: threading.Event | None = None
 ) -> FanoutResult:
     from xcli.gateways.broadcast import run_broadcast
 
-    return run_broadcast(step, sink, cancelled)
+    if cancelled is not None:
+        sink.on_gone = cancelled.set  # `| head` closed our stdout: stop the workers' commands
+    result = run_broadcast(step, sink, cancelled)
+    if sink.reader_gone.is_set():
+        # end as a pipeline stage does when its reader leaves: quietly, no worker blamed
+        # (cli/errors.py turns BrokenPipeError into exit 1 with nothing printed)
+        raise BrokenPipeError(32, "stdout closed by its reader")
+    return result
 
 
 def _choose_engine(targets: Sequence[Target], settings: SshSettings) -> EngineChoice:

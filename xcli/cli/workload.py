@@ -135,7 +135,7 @@ def create(common: Common, **flags: Any) -> int:
           --docker-image us-docker.pkg.dev/p/r/img:1 --command 'python3 train.py'
       xcli workload create --cluster demo --workload t --docker-image img \\
           --command 'python3 train.py' --tpu-type v6e-256 --num-slices 2 --dry-run
-      xcli workload create --cluster demo --workload t --docker-image img --namespace team-a \
+      xcli workload create --cluster demo --workload t --docker-image img --namespace team-a \\
           --command 'python3 train.py' --tpu-type v6e-256 --num-slices 1 --dry-run
       xcli workload create --cluster demo --workload t --docker-image img \\
           --command 'python3 train.py' --tpu-type v6e-256 --num-slices 2 \\
@@ -150,7 +150,12 @@ def create(common: Common, **flags: Any) -> int:
     from xcli.app import workload as use
     from xcli.cli.providers import registry
     from xcli.cli.wiring import deps
-    from xcli.cli.workload_flags import facts_for, precheck, request_from
+    from xcli.cli.workload_flags import (
+        facts_for,
+        precheck,
+        refuse_kubernetes_files,
+        request_from,
+    )
     from xcli.cli.workload_image import image_flags
     from xcli.cluster_index import provider_for
 
@@ -174,7 +179,8 @@ def create(common: Common, **flags: Any) -> int:
         from xcli.user_files import check_writable_folder
 
         check_writable_folder(flags["output_manifest_file"].parent, "--output-manifest-file")
-    facts = facts_for(common, flags, kind.manifests)
+    refuse_kubernetes_files(flags, kind.manifests)
+    facts = facts_for(common, flags["cluster_metadata"], flags.get("storage_record") or ())
     request = use.CreateRequest(request_from(flags), common, image)
     created = use.create(request, deps(common, facts))
     if created.follow is not None and not common.dry_run and common.output == "text":

@@ -6,6 +6,8 @@ Turning the request into a WorkloadSpec is the workload package's (xcli/workload
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from xcli.errors import UserError
@@ -49,26 +51,30 @@ def precheck(flags: dict[str, Any], extra_restart_codes: bool) -> None:
         )
 
 
-def facts_for(common: Common, flags: dict[str, Any], manifests: bool) -> Facts:
+def refuse_kubernetes_files(flags: dict[str, Any], manifests: bool) -> None:
+    """--output-manifest-file, --cluster-metadata and --storage-record are files of a kind
+    whose objects are Kubernetes manifests (`manifests`: the kind's registry entry)."""
+    if manifests:
+        return
+    if flags["output_manifest_file"] is not None or flags["cluster_metadata"] is not None:
+        raise UserError(
+            "--output-manifest-file and --cluster-metadata are for GKE workloads (JobSets)",
+            hint=f"drop them for --provider {flags['provider']}",
+        )
+    if flags.get("storage_record"):
+        raise UserError(
+            "--storage-record is for GKE workloads with --dry-run",
+            hint="drop it: VM-style clusters keep their storage records on this machine",
+        )
+
+
+def facts_for(common: Common, metadata: Path | None, records: Sequence[Path] = ()) -> Facts:
     """What the run reads before it plans: the cluster (live), or with --dry-run the
-    --cluster-metadata and --storage-record files and the flags. `manifests`: the kind's
-    objects are Kubernetes manifests, so those files mean something for it."""
+    --cluster-metadata and --storage-record files and the flags."""
     from xcli.app.workload_facts import LIVE_FACTS, DryFacts
 
-    metadata, records = flags["cluster_metadata"], tuple(flags.get("storage_record") or ())
-    if not manifests:
-        if flags["output_manifest_file"] is not None or metadata is not None:
-            raise UserError(
-                "--output-manifest-file and --cluster-metadata are for GKE workloads (JobSets)",
-                hint=f"drop them for --provider {flags['provider']}",
-            )
-        if records:
-            raise UserError(
-                "--storage-record is for GKE workloads with --dry-run",
-                hint="drop it: VM-style clusters keep their storage records on this machine",
-            )
     if common.dry_run:
-        return DryFacts(metadata, records)
+        return DryFacts(metadata, tuple(records))
     if records:
         raise UserError(
             "--storage-record is for --dry-run",

@@ -4,7 +4,9 @@ A step starts once every step it runs after has succeeded, within the plan's ove
 its lane's limit. When a step fails, everything that runs after it is skipped and the rest of
 the plan carries on, so independent work (the other node pools) still finishes. Ctrl-C stops
 new steps from starting, tells running handlers through their context, and raises Interrupted
-once they return, with the partial result attached.
+once they return, with the partial result attached. A second Ctrl-C while they clean up sets
+the abandon event (contract.run_abandon_event): they cut that cleanup short and say what may
+still run, instead of the second Ctrl-C being ignored.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ class LiveExecutor:
         self.handlers = dict(handlers)
         self.reporter = reporter or NullReporter()
         self.cancelled = threading.Event()
+        self.abandoned = threading.Event()  # a second Ctrl-C: handlers cut their cleanup short
 
     def run(self, plan: Plan) -> RunResult:
         missing = {s.kind for s in plan.steps} - set(self.handlers)
@@ -67,13 +70,24 @@ class LiveExecutor:
             except KeyboardInterrupt:
                 self.cancelled.set()
                 for fut, step in running.items():
-                    results[step.id] = fut.result() if not fut.cancel() else _cancelled(step)
+                    results[step.id] = self._outcome(fut, step)
                     self.reporter.finished(results[step.id])
                 for step in pending:
                     results[step.id] = _cancelled(step)
                 partial = RunResult(plan.title, _in_plan_order(plan, results))
                 raise _interrupted(partial) from None
         return RunResult(plan.title, _in_plan_order(plan, results))
+
+    def _outcome(self, fut: Future[StepResult], step: Step) -> StepResult:
+        """A running step's result after Ctrl-C. Its handler may still be cleaning up (stopping
+        remote work); a second Ctrl-C tells it to cut that short, rather than being ignored."""
+        if fut.cancel():
+            return _cancelled(step)
+        while True:
+            try:
+                return fut.result()
+            except KeyboardInterrupt:
+                self.abandoned.set()
 
     def _ready(
         self,
@@ -125,7 +139,7 @@ class LiveExecutor:
         try:
             real = step.resolved(outputs)
             ctx = StepContext(real, self.reporter, self.cancelled, outputs)
-            with cancel_scope(self.cancelled):
+            with cancel_scope(self.cancelled, self.abandoned):
                 produced = self.handlers[step.kind](real, ctx)
             return StepResult(step, "ok", dict(produced), seconds=time.monotonic() - start)
         except Exception as exc:  # a failed step must not stop independent steps

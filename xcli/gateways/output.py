@@ -4,9 +4,10 @@ Both SSH engines feed raw bytes in here. Each worker's stdout and stderr are lin
 separately and written as whole lines, `[w3] ...`, under one lock, so lines are never mixed,
 whatever the engine or thread; stderr goes to stderr. A line longer than MAX_LINE is written in
 pieces of MAX_LINE bytes (a bounded buffer; docs/ssh.md says so). Every worker also gets a log
-file with the raw bytes. A sink given a `marks` file also appends there, as one JSON line with
-the wall-clock time it was read, every output line that carries a goodput mark (`XCLI_GOODPUT`,
-printed by xcli.goodput): the program needs no clock (docs/goodput.md).
+file with the raw bytes, flushed as each chunk arrives (a follower sees it at once). A sink
+given a `marks` file also appends there, as one JSON line with the wall-clock time it was read,
+every output line that carries a goodput mark (`XCLI_GOODPUT`, printed by xcli.goodput): the
+program needs no clock (docs/goodput.md).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import json
 import os
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
@@ -44,6 +46,10 @@ class OutputSink:
         self.stderr = stderr
         self.log_dir = log_dir
         self.lock = threading.Lock()
+        # The reader of our stdout went away (`xcli ssh ... | head`): nothing more goes there,
+        # the logs still get everything, and `on_gone` (the run's cancel) is called once.
+        self.reader_gone = threading.Event()
+        self.on_gone: Callable[[], None] | None = None
         if log_dir is not None:
             private_dir(log_dir)  # worker output may hold secrets: owner-only
 
@@ -57,8 +63,17 @@ class OutputSink:
         if out is None or not data:
             return
         with self.lock:
-            out.write(data)
-            out.flush()
+            if self.reader_gone.is_set() and out is self.stdout:
+                return
+            try:
+                out.write(data)
+                out.flush()
+            except BrokenPipeError:
+                if out is not self.stdout:
+                    raise
+                self.reader_gone.set()
+                if self.on_gone is not None:
+                    self.on_gone()
 
     def mark(self, label: str, lines: bytes) -> None:
         """Append each goodput line of `lines` to the marks file, timestamped now."""
@@ -99,7 +114,10 @@ class WorkerStream:
         if not err:
             self.saw_stdout = True
         if self._log is not None:
+            # written through: `workload logs --follow` sees each chunk as it arrives, and a
+            # driver killed mid-run loses nothing it has read (issue 26)
             self._log.write(data)
+            self._log.flush()
         buf = self._pending[err] + data
         cut = buf.rfind(b"\n") + 1
         while len(buf) - cut >= MAX_LINE:  # a runaway line: emit it in bounded pieces

@@ -88,3 +88,23 @@ def alive(pid: int) -> bool:
     except (OSError, IndexError):
         return True
     return state != "Z"
+
+
+def start_time(pid: int) -> int | None:
+    """When `pid` started, in clock ticks since boot (/proc/PID/stat field 22, proc(5)); None
+    when it is gone or there is no /proc. A pid may be reused; the pair (pid, start) never is."""
+    try:
+        fields = (PROC / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()
+        return int(fields[19])  # field 22 counted from the one after the command's name (3)
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def same_process(pid: int, started: int | None) -> bool:
+    """`pid` is alive and is still the process that started at `started` (start_time): a
+    recycled pid reads as gone. Without /proc, only whether it is alive."""
+    if pid <= 0 or not alive(pid):
+        return False
+    if not PROC.is_dir():
+        return True
+    return started is not None and start_time(pid) == started

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -62,7 +63,7 @@ class AsyncSshEngine:
         assert step.settings is not None
         target = step.targets[index]
         try:
-            conn = await self._connect(target, step.settings)
+            conn = await self._connect(target, step.settings, stream.note)
         except (asyncio.TimeoutError, TimeoutError):
             return Attempt(
                 "timed out",
@@ -97,7 +98,9 @@ class AsyncSshEngine:
             stream.note(f"connection lost: {exc}")
             return Attempt("unreachable", detail=_short(exc), reached=True)
 
-    async def _connect(self, target: Target, s: SshSettings) -> Any:
+    async def _connect(
+        self, target: Target, s: SshSettings, say: Callable[[str], None] = lambda _m: None
+    ) -> Any:
         import asyncssh
 
         key = (target.host, target.port, target.user)
@@ -119,7 +122,7 @@ class AsyncSshEngine:
         if s.identity is not None:  # like IdentitiesOnly=yes: this key and no other
             options["client_keys"] = [str(s.identity)]
             options["agent_path"] = None
-        factory = _client_factory(s, known_name(target.host, target.port))
+        factory = _client_factory(s, known_name(target.host, target.port), say)
         conn, _ = await asyncssh.create_connection(factory, target.host, **options)
         self._conns[key] = conn
         return conn
@@ -216,9 +219,10 @@ async def _pump(reader: Any, stream: WorkerStream, err: bool) -> None:
         stream.feed(chunk, err)
 
 
-def _client_factory(s: SshSettings, name: str) -> Any:
+def _client_factory(s: SshSettings, name: str, say: Callable[[str], None]) -> Any:
     """An SSHClient that, for a host with no pinned key and host_keys="accept-new", pins the
-    key it is shown (first contact). A host that has a pinned key never gets another one."""
+    key it is shown (first contact) and says so, as OpenSSH's "Permanently added" warning
+    does. A host that has a pinned key never gets another one."""
     import asyncssh
 
     class PinningClient(asyncssh.SSHClient):
@@ -232,6 +236,10 @@ def _client_factory(s: SshSettings, name: str) -> Any:
                     return False
                 with open_private(s.known_hosts) as f:  # 0600 whatever the umask
                     f.write(f"{name} {line}\n".encode())
+            say(
+                f"first contact: trusted the host key of {name} ({key.get_fingerprint()}) "
+                f"and pinned it in {s.known_hosts}"
+            )
             return True
 
     return PinningClient

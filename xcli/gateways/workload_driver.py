@@ -34,8 +34,9 @@ from xcli.workload.vm.runs import (
     FINISHED,
     MARKS,
     RecordingRunner,
+    driver_alive,
     effective_state,
-    pid_alive,
+    identity,
     read_state,
     refuse_running,
     write_json,
@@ -101,7 +102,7 @@ def launch(
     pid = process.detach(argv, str(folder / "driver.log"))
     state = read_state(folder)
     if state.get("state") == "starting":  # the driver may already have taken over
-        write_json(folder / "state.json", {**state, "pid": pid})
+        write_json(folder / "state.json", {**state, **identity(pid)})
     return pid
 
 
@@ -139,13 +140,14 @@ def stop(folder: Path, timeout: float = 60.0) -> None:
     """Stop a workload: TERM its driver (which stops the workers) and wait for it; then run
     the stop commands once more from here, which also covers a driver that is gone."""
     state = read_state(folder)
-    pid = int(state.get("pid") or 0)
-    if pid_alive(pid) and effective_state(state) not in FINISHED:
+    # only the process that drives this run, never a recycled pid (driver_alive checks it)
+    if driver_alive(state) and effective_state(state) not in FINISHED:
+        pid = int(state["pid"])
         os.kill(pid, signal.SIGTERM)
         deadline = time.monotonic() + timeout
-        while pid_alive(pid) and time.monotonic() < deadline:
+        while driver_alive(state) and time.monotonic() < deadline:
             time.sleep(0.05)
-        if pid_alive(pid):
+        if driver_alive(state):
             os.killpg(pid, signal.SIGKILL)
     run_file = folder / "run.json"
     if run_file.is_file():

@@ -15,16 +15,26 @@ import shlex
 import threading
 from collections.abc import Callable, Iterator, Sequence
 
-from xcli.errors import UserError
+from xcli.errors import CloudError, Interrupted, UserError
 from xcli.gateways.broadcast import make_engine
 from xcli.gateways.output import OutputSink
 from xcli.gateways.ssh_pool import run_pool
-from xcli.plan.fanout import Action, Broadcast, Engine, Exec, SshSettings, Target, plan_broadcast
+from xcli.plan.fanout import (
+    Action,
+    Broadcast,
+    Engine,
+    Exec,
+    SshSettings,
+    Target,
+    Upload,
+    plan_broadcast,
+)
 from xcli.plan.fanout_result import FanoutResult, WorkerOutcome
 from xcli.plan.steps import WorkerCommand
 from xcli.workload.vm.plan import WorkerExit
 
 STOP_TIMEOUT = 60.0
+POLL = 0.1  # seconds between looks at the run's cancel event
 
 
 def worker_exit(outcome: WorkerOutcome) -> WorkerExit:
@@ -92,10 +102,23 @@ class BroadcastRunner:
             await engine.aclose()
 
     def run(self, commands: Sequence[WorkerCommand]) -> Iterator[WorkerExit]:
+        """Raises Interrupted soon after the run's cancel event is set (Ctrl-C on a foreground
+        run), having stopped the SSH sessions; the caller then runs the stop commands."""
+        from xcli.plan.contract import run_cancel_event
+
+        cancelled = run_cancel_event()  # the step's, read in the step's own thread
         events: queue.Queue[WorkerOutcome | None] = queue.Queue()
         self._start(self._step(commands), events)
         try:
-            while (outcome := events.get()) is not None:
+            while True:
+                try:  # never block for good: Ctrl-C must end this within a second (issue 26)
+                    outcome = events.get(timeout=POLL)
+                except queue.Empty:
+                    if cancelled.is_set():
+                        raise Interrupted("stopped while the workload ran") from None
+                    continue
+                if outcome is None:
+                    return
                 yield worker_exit(outcome)
         finally:
             self._halt()
@@ -107,9 +130,54 @@ class BroadcastRunner:
             thread.join()
             self._running = None
 
+    def upload(self, commands: Sequence[WorkerCommand], data: bytes, dest: str) -> None:
+        """`data` to `dest` on each command's worker through scp/SFTP, from a temporary file
+        that only this user can read (mkstemp's 0600), removed at once."""
+        import os
+        import tempfile
+
+        from xcli.gateways.broadcast import run_broadcast
+
+        missing = [c.worker for c in commands if c.worker not in self.targets]
+        if missing:
+            raise UserError(f"no such worker {missing[0]}", hint="list them: xcli cluster describe")
+        fd, name = tempfile.mkstemp(prefix="xcli-env-")
+        try:
+            with os.fdopen(fd, "wb") as out:
+                out.write(data)
+            targets = [self.targets[c.worker] for c in commands]
+            plan = plan_broadcast(
+                "workload", targets, Upload((name,), dest), self.settings,
+                engine=self.engine, batch_size=max(1, len(targets)), timeout=STOP_TIMEOUT,
+            )  # fmt: skip
+            step = plan.steps[0]
+            assert isinstance(step, Broadcast)
+            result = run_broadcast(step, self.sink)
+        finally:
+            os.unlink(name)
+        if result.failed:
+            first = result.failed[0]
+            raise CloudError(
+                f"could not copy the workload's variables to worker {first.label}: "
+                f"{first.reason or first.status}",
+                hint="see that worker's log; nothing was started",
+            )
+
     def stop(self, commands: Sequence[WorkerCommand]) -> None:
+        """Raises CloudError when a worker was not stopped for sure: unreachable, or the stop
+        cut short by a second Ctrl-C (the run's abandon event)."""
+        from xcli.plan.contract import run_abandon_event
+
         self._halt()
         if commands:
             from xcli.gateways.broadcast import run_broadcast
 
-            run_broadcast(self._step(commands, STOP_TIMEOUT), self.sink)
+            step = self._step(commands, STOP_TIMEOUT)
+            result = run_broadcast(step, self.sink, run_abandon_event())
+            if result.failed:  # never report a worker stopped that was not
+                first = result.failed[0]
+                raise CloudError(
+                    f"could not stop the workload on worker {first.label}: "
+                    f"{first.reason or first.status}",
+                    hint="see that worker's log; `xcli workload delete` tries again",
+                )

@@ -75,3 +75,7 @@ class SshAccess:
     # How long to retry connection failures when the user gives no --retry-for (None: the
     # connect timeout). Set by a provider whose keys may still be reaching fresh VMs.
     retry_for: float | None = None
+    # The provider pins every worker's host key itself, from its source of truth, and re-pins
+    # when a worker's address changes: a key it did not pin is refused unless the user asks
+    # for accept-new (issue 26: accept-new trusted an unknown key silently).
+    pinned: bool = False

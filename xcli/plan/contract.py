@@ -64,16 +64,22 @@ class StepContext:
 
 
 _RUN_CANCEL: ContextVar[threading.Event | None] = ContextVar("xcli_run_cancel", default=None)
+_RUN_ABANDON: ContextVar[threading.Event | None] = ContextVar("xcli_run_abandon", default=None)
 
 
 @contextmanager
-def cancel_scope(cancelled: threading.Event) -> Iterator[None]:
+def cancel_scope(
+    cancelled: threading.Event, abandoned: threading.Event | None = None
+) -> Iterator[None]:
     """While a step runs in its thread: the run's cancel event, for code that is not handed
-    the step's context (a gateway's brief retry of a read)."""
+    the step's context (a gateway's brief retry of a read), and its abandon event (a second
+    Ctrl-C: cut short the cleanup the first one started)."""
     token = _RUN_CANCEL.set(cancelled)
+    other = _RUN_ABANDON.set(abandoned)
     try:
         yield
     finally:
+        _RUN_ABANDON.reset(other)
         _RUN_CANCEL.reset(token)
 
 
@@ -81,6 +87,12 @@ def run_cancel_event() -> threading.Event:
     """The cancel event of the step this thread carries out; outside a run (the main thread,
     where Ctrl-C raises KeyboardInterrupt by itself) an event nobody sets."""
     return _RUN_CANCEL.get() or threading.Event()
+
+
+def run_abandon_event() -> threading.Event:
+    """Set by a second Ctrl-C: a handler still cleaning up after the first (stopping remote
+    work) stops doing so and says what may still run. Outside a run, an event nobody sets."""
+    return _RUN_ABANDON.get() or threading.Event()
 
 
 class Handler(Protocol):

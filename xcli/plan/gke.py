@@ -12,6 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from xcli.errors import UserError
+from xcli.plan import gke_pods
+from xcli.plan.kueue_objects import QUEUED_LABEL, queued_provisioning
 from xcli.spec import ClusterSpec
 
 CONTAINER = "https://container.googleapis.com/v1"
@@ -83,6 +85,12 @@ def check_gke_spec(spec: ClusterSpec) -> None:
             f"release channel {channel.lower()!r} does not exist",
             hint="use one of " + ", ".join(c.lower() for c in RELEASE_CHANNELS),
         )
+    pod_range(spec)  # refuses a plan whose nodes cannot all get Pod addresses
+
+
+def pod_range(spec: ClusterSpec) -> int | None:
+    """The Pod range prefix the cluster asks for; None for GKE's default /14 (gke_pods.py)."""
+    return gke_pods.pod_range(spec, 4 * system_pool_size(spec))
 
 
 def system_pool_size(spec: ClusterSpec) -> int:
@@ -99,11 +107,15 @@ def cluster_body(spec: ClusterSpec) -> dict[str, Any]:
     channel = str(spec.options.get("release_channel") or "REGULAR").upper()
     machine = str(spec.options.get("cpu_machine_type") or DEFAULT_CPU_MACHINE)
     size = system_pool_size(spec)
+    ip_policy: dict[str, Any] = {"useIpAliases": True}
+    prefix = pod_range(spec)
+    if prefix is not None:
+        ip_policy["clusterIpv4CidrBlock"] = f"/{prefix}"
     cluster: dict[str, Any] = {
         "name": spec.name,
         "locations": [spec.zone],
         "releaseChannel": {"channel": channel},
-        "ipAllocationPolicy": {"useIpAliases": True},
+        "ipAllocationPolicy": ip_policy,
         "networkConfig": {"datapathProvider": "ADVANCED_DATAPATH"},
         "workloadIdentityConfig": {"workloadPool": f"{spec.project}.svc.id.goog"},
         "resourceLabels": {"created-by": "xcli"},
@@ -116,6 +128,7 @@ def cluster_body(spec: ClusterSpec) -> dict[str, Any]:
                     "workloadMetadataConfig": {"mode": "GKE_METADATA"},
                     "oauthScopes": SCOPES,
                 },
+                # 4 x size: the autoscaling maximum pod_range counts with
                 "autoscaling": {"enabled": True, "minNodeCount": size, "maxNodeCount": 4 * size},
                 "management": {"autoRepair": True, "autoUpgrade": True},
             }
@@ -145,7 +158,12 @@ def _capacity(spec: ClusterSpec) -> dict[str, Any]:
             "flexStart": True,
             "reservationAffinity": {"consumeReservationType": "NO_RESERVATION"},
         }
-        if cap.max_run_duration:
+        # A queued-provisioning pool gets its duration from each ProvisioningRequest
+        # (kueue_objects.provisioning_objects): Cluster Toolkit's queued-provisioning examples
+        # never set the pool's max_run_duration and pass maxRunDurationSeconds instead
+        # (cluster-toolkit@1047080 examples/gke-consumption-options/
+        # dws-flex-start-queued-provisioning/nccl-jobset-example.yaml l.22-23).
+        if cap.max_run_duration and not queued_provisioning(spec):
             out["maxRunDuration"] = f"{cap.max_run_duration}s"
         return out
     # on-demand: never silently consume an open reservation meant for something else
@@ -163,7 +181,11 @@ def _node_config(spec: ClusterSpec, labels: dict[str, str]) -> dict[str, Any]:
 
 
 def _sizing(spec: ClusterSpec, pool: dict[str, Any], nodes: int) -> None:
-    """Fixed size, or for flex-start autoscaling from zero (what GKE's flex-start docs pair)."""
+    """Fixed size, or for flex-start autoscaling from zero (what GKE's flex-start docs pair);
+    and the pods-per-node cap of the accelerator's pools (gke_pods.py)."""
+    cap = gke_pods.max_pods(spec.accelerator)
+    if cap is not None:
+        pool["maxPodsConstraint"] = {"maxPodsPerNode": str(cap)}
     if spec.capacity.kind != "flex-start":
         pool["initialNodeCount"] = nodes
         pool["management"] = {"autoRepair": True, "autoUpgrade": True}
@@ -208,9 +230,12 @@ def gpu_pool_body(spec: ClusterSpec) -> dict[str, Any]:
     pool: dict[str, Any] = {"name": pool_name(spec.name, 0), "locations": [spec.zone]}
     pool["config"] = config
     _sizing(spec, pool, spec.num_nodes)
-    if spec.capacity.kind == "flex-start":
-        # GKE supports queued provisioning with flex-start for GPU pools only (xpk PR #900)
+    if queued_provisioning(spec):
+        # GKE taints queued-provisioning nodes cloud.google.com/gke-queued but does not label
+        # them so; Cluster Toolkit adds the label for workloads that select it
+        # (cluster-toolkit@1047080 modules/compute/gke-node-pool/main.tf l.68-76).
         pool["queuedProvisioning"] = {"enabled": True}
+        config["labels"] = {QUEUED_LABEL: "true"}
     return {"nodePool": pool}
 
 

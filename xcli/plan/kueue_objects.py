@@ -35,6 +35,13 @@ TOPOLOGY_LEVELS = ("cloud.google.com/gke-nodepool", "kubernetes.io/hostname")
 # (https://cloud.google.com/ai-hypercomputer/docs/workloads/schedule-gke-workloads-tas; TAS
 # "works best with compactly placed capacity, which can be obtained through reservations").
 # Spot and on-demand capacity is not placed compactly, and the node-pool levels serve it.
+# Cluster Toolkit pairs the same Topology with its SPECIFIC_RESERVATION A3 Ultra, A4 and A4X
+# pools (cluster-toolkit@1047080 examples/gke-a4/kueue-configuration.yaml.tftpl l.15-33 with
+# gke-a4.yaml l.273-276; gke-a3-ultragpu/, gke-a4x/ alike). Kueue counts only nodes carrying
+# every level's label (kueue v0.19.2 pkg/util/tas/node.go l.27-31), so a reservation whose
+# nodes lack the gce-topology labels would admit nothing: not settled by a source for
+# reservations that are not dense; the AI Hypercomputer reservations these machines come in
+# are the case both upstreams assume.
 GCE_TOPOLOGY = "xcli-gce-topology"
 GCE_TOPOLOGY_LEVELS = (
     "cloud.google.com/gce-topology-block",
@@ -64,6 +71,17 @@ MEMORY_TIB_PER_VM = 4
 
 TPU_TOPOLOGY_LABEL = "cloud.google.com/gke-tpu-topology"
 SPOT_LABEL = "cloud.google.com/gke-spot"
+# GKE labels the nodes of every flex-start pool cloud.google.com/gke-flex-start=true (GKE's
+# cluster autoscaler, GoogleCloudPlatform/cluster-autoscaler@7d25050
+# pkg/cloudprovider/gke/labels/system_labels.go l.87-90; Cluster Toolkit's flex-start jobs select
+# it on pools that do not set it themselves: cluster-toolkit@1047080
+# examples/gke-consumption-options/dws-flex-start/dws-flex-start.yaml l.23 and
+# dws-flex-start-queued-provisioning/nccl-jobset-example.yaml l.59).
+FLEX_START_LABEL = "cloud.google.com/gke-flex-start"
+# Queued-provisioning pools carry this taint (cluster-autoscaler@7d25050
+# pkg/provisioningrequests/pods/pods.go l.35-40); GKE does not add the label of the same name,
+# which is why xcli's queued pools set it themselves (plan/gke.py, as Cluster Toolkit's
+# modules/compute/gke-node-pool/main.tf l.68-76 does).
 QUEUED_LABEL = "cloud.google.com/gke-queued"
 
 
@@ -98,10 +116,12 @@ def flavor_name(spec: ClusterSpec) -> str:
 def resource_flavor(spec: ClusterSpec) -> dict[str, Any]:
     """Node labels Kueue copies into admitted pods' nodeSelectors, and the taint tolerations.
 
-    Capacity labels: GKE labels Spot nodes cloud.google.com/gke-spot=true and flex-start nodes
-    cloud.google.com/gke-queued=true (the selectors XPK's users run with). No reservation label:
-    its value would have to be the reservation's name while xcli accepts paths and blocks of
-    shared reservations, and the accelerator labels already select only this cluster's pools.
+    Capacity labels: GKE labels Spot nodes cloud.google.com/gke-spot=true and flex-start
+    nodes cloud.google.com/gke-flex-start=true (FLEX_START_LABEL, GPU and TPU alike);
+    queued-provisioning nodes are also tainted cloud.google.com/gke-queued, which the flavor
+    then tolerates. No reservation label: its value would have to be the reservation's name
+    while xcli accepts paths and blocks of shared reservations, and the accelerator labels
+    already select only this cluster's pools.
     """
     acc = spec.accelerator
     labels = {acc.gke_label: acc.gke_accelerator}
@@ -111,7 +131,8 @@ def resource_flavor(spec: ClusterSpec) -> dict[str, Any]:
     if spec.capacity.kind == "spot":
         labels[SPOT_LABEL] = "true"
     elif spec.capacity.kind == "flex-start":
-        labels[QUEUED_LABEL] = "true"
+        labels[FLEX_START_LABEL] = "true"
+    if queued_provisioning(spec):
         tolerations.append({"key": QUEUED_LABEL, "operator": "Exists", "effect": "NoSchedule"})
     body: dict[str, Any] = {"nodeLabels": labels, "tolerations": tolerations}
     if uses_topology(spec):
@@ -155,8 +176,13 @@ def topology(spec: ClusterSpec) -> dict[str, Any]:
 def queued_provisioning(spec: ClusterSpec) -> bool:
     """GPU flex-start pools use queued provisioning, which Kueue drives through an AdmissionCheck.
 
-    TPU flex-start pools are plain autoscaled flex-start pools: GKE refuses queued provisioning
-    for TPUs, so they get no check (xpk PR #900).
+    TPU flex-start pools are plain autoscaled flex-start pools (no check). That is xcli's choice,
+    not a GKE limit: XPK makes the same one (AI-Hypercomputer/xpk@367c838
+    src/xpk/utils/kueue.py l.20-24, queued only for GPUs), while Cluster Toolkit also ships
+    TPU v6e and 7x queued-provisioning examples whose ProvisioningRequestConfig carries
+    `parameters.tpu-topology` (cluster-toolkit@1047080 examples/gke-consumption-options/
+    dws-flex-start-queued-provisioning/tpu-dws-queues.yaml.tftpl). Plain flex-start for TPUs is
+    Cluster Toolkit's dws-flex-start/gke-tpu-v6e example.
     """
     return spec.accelerator.kind == "gpu" and spec.capacity.kind == "flex-start"
 
@@ -210,23 +236,33 @@ def local_queue() -> dict[str, Any]:
 
 def provisioning_objects(spec: ClusterSpec) -> list[dict[str, Any]]:
     """ProvisioningRequestConfig + AdmissionCheck for GKE queued provisioning
-    (https://cloud.google.com/kubernetes-engine/docs/how-to/provisioningrequest)."""
+    (https://cloud.google.com/kubernetes-engine/docs/how-to/provisioningrequest).
+
+    --max-run-duration goes to every ProvisioningRequest as its `maxRunDurationSeconds`
+    parameter, the field GKE's queued provisioning reads: Kueue v0.19.2 copies the config's
+    `parameters` into each request (pkg/controller/admissionchecks/provisioning/controller.go
+    l.315), and a workload's own `provreq.kueue.x-k8s.io/maxRunDurationSeconds` annotation
+    (how Cluster Toolkit's queued-provisioning jobs set it) still overrides it (l.318).
+    """
+    spec_body: dict[str, Any] = {
+        "provisioningClassName": "queued-provisioning.gke.io",
+        "managedResources": [spec.accelerator.resource_name],
+        "podSetUpdates": {
+            "nodeSelector": [
+                {
+                    "key": "autoscaling.gke.io/provisioning-request",
+                    "valueFromProvisioningClassDetail": "ResizeRequestName",
+                }
+            ]
+        },
+    }
+    if spec.capacity.max_run_duration:
+        spec_body["parameters"] = {"maxRunDurationSeconds": str(spec.capacity.max_run_duration)}
     config: dict[str, Any] = {
         "apiVersion": KUEUE_API,
         "kind": "ProvisioningRequestConfig",
         "metadata": meta(PROVISIONING_CONFIG),
-        "spec": {
-            "provisioningClassName": "queued-provisioning.gke.io",
-            "managedResources": [spec.accelerator.resource_name],
-            "podSetUpdates": {
-                "nodeSelector": [
-                    {
-                        "key": "autoscaling.gke.io/provisioning-request",
-                        "valueFromProvisioningClassDetail": "ResizeRequestName",
-                    }
-                ]
-            },
-        },
+        "spec": spec_body,
     }
     check: dict[str, Any] = {
         "apiVersion": KUEUE_API,

@@ -40,8 +40,9 @@ class Capabilities:
     # The kinds of workload its clusters run (xcli/workload/kinds.py), the first by default:
     # "jobset" (queued by Kueue), "vm" (the command on every VM).
     workloads: tuple[str, ...] = ("jobset",)
-    # How its VMs mount an attached storage (vm workloads): "gcsfuse" (Cloud TPU VMs mount
-    # buckets only) or "folder" (the local provider binds a folder of this machine).
+    # How its VMs mount an attached storage (vm workloads): "mount" (Cloud TPU VMs mount the
+    # storage types that can be, xcli/plan/storage_types: buckets) or "folder" (the local
+    # provider binds a folder of this machine).
     vm_storage: str | None = None
     # Without --docker-image a workload runs as a plain process on each worker (local).
     plain_process: bool = False
@@ -78,7 +79,7 @@ REGISTRY: dict[str, ProviderEntry] = {
         "Cloud TPU queued resources, TPU VMs without Kubernetes",
         Capabilities(
             workloads=("vm",),
-            vm_storage="gcsfuse",
+            vm_storage="mount",
             ssh=True,
             wait=True,
             terraform=True,

@@ -13,7 +13,7 @@ hold, then the next one takes the rest.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -22,11 +22,26 @@ from xcli.gateways.compute import ComputeGateway
 from xcli.plan.contract import StepContext
 from xcli.plan.gke import COMPUTE
 from xcli.plan.model import Ref, Step
-from xcli.providers.reservation_check import Room, Want, assign, check, part_room, room
+from xcli.providers.reservation_check import (
+    Room,
+    Want,
+    assign,
+    check,
+    part_room,
+    room,
+    tpu_api_room,
+)
 from xcli.spec import ClusterSpec
 
 STEP_ID = "reservation"
 GET = "compute.reservations.get"
+# Cloud TPU API reservations, a resource of their own (tpu v2alpha1
+# projects.locations.reservations.list; Reservation.name "projects/P/locations/L/reservations/R",
+# the format QueuedResource.reservationName takes in tpu v2). A queued resource may name one
+# that compute.v1 does not know, so for queued resources a compute miss looks there too.
+TPU_RESERVATIONS = (
+    "https://tpu.googleapis.com/v2alpha1/projects/{owner}/locations/{zone}/reservations"
+)
 
 
 @dataclass(frozen=True)
@@ -75,6 +90,7 @@ class ReservationCheck(Step):
     targets: tuple[Target, ...]
     want: Want
     slices: tuple[int, ...]  # slice (node pool) indices to place, in order
+    tpu_api: bool = False  # queued resources: a Cloud TPU API reservation is also accepted
 
     def details(self) -> dict[str, Any]:
         reads = [
@@ -98,6 +114,13 @@ class ReservationCheck(Step):
             f"GET {COMPUTE}/projects/{o}/aggregated/reservations (which zone it is in)"
             for o in owners
         ]
+        if self.tpu_api:
+            missing = [
+                "GET "
+                + TPU_RESERVATIONS.format(owner=o, zone=self.want.zone)
+                + " (a Cloud TPU API reservation; its state ACTIVE and free chips)"
+                for o in owners
+            ] + missing
         slices = ", ".join(map(str, self.slices))
         if len(self.targets) == 1:
             assign = f"slice{'s' if len(self.slices) > 1 else ''} {slices}: {order}"
@@ -137,27 +160,39 @@ def check_step(spec: ClusterSpec, slices: tuple[int, ...]) -> list[Step]:
             targets=targets,
             want=want_for(spec),
             slices=slices,
+            tpu_api=spec.provider == "queued-resource",
         )
     ]
 
 
+TpuList = Callable[[str], Mapping[str, Any]]  # GET of a tpu.googleapis.com URL, as JSON
+
+
 def run_check(
-    compute: ComputeGateway, step: ReservationCheck, ctx: StepContext
+    compute: ComputeGateway,
+    step: ReservationCheck,
+    ctx: StepContext,
+    tpu_list: TpuList | None = None,
 ) -> Mapping[str, Any]:
-    """The live handler: read, refuse with the reason, and say where each slice goes."""
+    """The live handler: read, refuse with the reason, and say where each slice goes.
+    `tpu_list` (queued resources) reads the Cloud TPU API's reservations on a compute miss."""
     rooms: list[Room] = []
     for t in step.targets:
-        rooms.append(_read(compute, t, step.want))
+        found = _read(compute, t, step.want, tpu_list if step.tpu_api else None)
+        rooms.append(found)
         ctx.report(f"{t.value}: {rooms[-1].describe()}")
     placed = assign(rooms, step.slices, step.want)
     ctx.report(", ".join(f"{k} -> {v}" for k, v in placed.items()))
     return placed
 
 
-def _read(compute: ComputeGateway, t: Target, want: Want) -> Room:
+def _read(compute: ComputeGateway, t: Target, want: Want, tpu_list: TpuList | None) -> Room:
     (_, url), *parts = t.urls(want.zone)
     data = compute.get_json(url, f"read reservation {t.value}", t.owner, want.zone)
     if data is None:
+        tpu_room = _tpu_api_room(t, want, tpu_list) if tpu_list and not parts else None
+        if tpu_room is not None:
+            return tpu_room
         raise _missing(compute, t, want)
     check(t.value, t.owner, data, want)
     found = room(t.value, data, want)
@@ -171,6 +206,18 @@ def _read(compute: ComputeGateway, t: Target, want: Want) -> Room:
             )
         found = part_room(t.value, got.get("resource") or got)
     return found
+
+
+def _tpu_api_room(t: Target, want: Want, tpu_list: TpuList) -> Room | None:
+    """The reservation among the Cloud TPU API's reservations of the zone, every page."""
+    url = TPU_RESERVATIONS.format(owner=t.owner, zone=want.zone)
+    token = ""
+    while True:
+        page = tpu_list(url + (f"?pageToken={token}" if token else ""))
+        found = tpu_api_room(t.value, t.name, page, want)
+        token = str(page.get("nextPageToken") or "")
+        if found is not None or not token:
+            return found
 
 
 def _missing(compute: ComputeGateway, t: Target, want: Want) -> UserError:

@@ -43,11 +43,18 @@ class Room:
     free: int
     in_use: int
     total: int
+    # set when xcli cannot count the room (a Cloud TPU reservation sized in cores): the
+    # Cloud TPU API checks the capacity itself, and this says what was read
+    unchecked: str | None = None
 
     def slices(self, vms_per_slice: int) -> int:
+        if self.unchecked is not None:
+            return 1 << 30
         return max(self.free, 0) // vms_per_slice
 
     def describe(self) -> str:
+        if self.unchecked is not None:
+            return self.unchecked
         return f"{self.free} free VMs ({self.in_use} of {self.total} in use)"
 
 
@@ -185,3 +192,26 @@ def assign(rooms: list[Room], slices: tuple[int, ...], want: Want) -> dict[str, 
             "wait for VMs in it to be freed",
         )
     return out
+
+
+def tpu_api_room(name: str, short: str, listing: Mapping[str, Any], want: Want) -> Room | None:
+    """The room of Cloud TPU API reservation `short` in a tpu v2alpha1 reservations.list
+    answer (`Reservation`: name, state, standard {size, capacityUnits, usage.total}); None
+    when the listing has no reservation of that name."""
+    for item in listing.get("reservations") or []:
+        if str(item.get("name", "")).rsplit("/", 1)[-1] != short:
+            continue
+        state = item.get("state", "")
+        if state and state != "ACTIVE":
+            raise refuse(
+                name, f"it is {state}, not ACTIVE", "wait until it is ACTIVE, or use another"
+            )
+        standard = item.get("standard") or {}
+        size, used = _int(standard.get("size")), _int((standard.get("usage") or {}).get("total"))
+        units = standard.get("capacityUnits", "")
+        if units != "CHIPS":
+            seen = f"a Cloud TPU reservation of {size} {str(units).lower() or 'units'}"
+            return Room(name, 0, 0, 0, unchecked=f"{seen}; the Cloud TPU API checks its capacity")
+        per_vm = max(want.chips_per_vm, 1)
+        return Room(name, (size - used) // per_vm, used // per_vm, size // per_vm)
+    return None

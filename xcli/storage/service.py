@@ -1,10 +1,12 @@
-"""The use cases of `xcli storage`: check against what exists, plan, run (or print) the plan.
+"""How `xcli storage` reaches Google (`StorageGateways`) and what it reads before it plans.
 
 What a live run reads first (the records already attached, whether the CSI driver add-on is
-on, the record of the storage to detach) comes through a `Reader`. The CLI hands `LiveReader`
-for a live run and `DryReader` for `--dry-run`, which reads nothing and so plans every step
-(nothing here branches on dry-run). Clusters without Kubernetes keep their records in files on
-this machine: `FileReader` reads those in both modes (no network, no credentials).
+on, the record of the storage to detach) comes through a `Reader`. The use cases
+(xcli/app/storage.py) get it from `deps.record.storage_reader`: `LiveReader` for a live run
+(the records through the cluster's ClusterAccess, the add-on through GKE) and `DryReader` for
+`--dry-run`, which reads nothing and so plans every step (nothing here branches on dry-run).
+Clusters without Kubernetes keep their records in files on this machine: `FileReader` reads
+those in both modes (no network, no credentials).
 """
 
 from __future__ import annotations
@@ -23,9 +25,9 @@ from xcli.plan.cluster import ClusterRef
 from xcli.plan.contract import Handler, StepContext
 from xcli.plan.model import Plan
 from xcli.plan.storage import LABEL, Storage, from_configmap
+from xcli.plan.storage_types import unit
 from xcli.providers.base import ClusterAccess
 from xcli.storage import files
-from xcli.storage.volumes import TYPES
 
 RunPlan = Callable[[Plan, Callable[[], Mapping[str, Any]]], Any]
 
@@ -136,14 +138,15 @@ class LiveReader:
                 f"cluster {ref.name} not found in {ref.project}/{ref.region}",
                 hint="list clusters with: xcli cluster list",
             )
-        if kind == "gcsfuse" and not cluster.workload_identity_config.workload_pool:
+        storage = unit(kind)
+        if storage.bucket_grant and not cluster.workload_identity_config.workload_pool:
             raise ConfigError(
                 f"cluster {ref.name} has no Workload Identity: the bucket grant to the "
                 "workloads' Kubernetes service account would not reach them",
                 hint="turn it on (gcloud container clusters update --workload-pool="
                 f"{ref.project}.svc.id.goog), or attach from a cluster xcli created",
             )
-        config = getattr(cluster.addons_config, TYPES[kind].addon_attr)
+        config = getattr(cluster.addons_config, storage.addon_attr)
         return bool(config.enabled)
 
 

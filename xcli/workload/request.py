@@ -25,8 +25,8 @@ class WorkloadRequest:
     cluster: str
     name: str
     command: str
+    provider: str  # the cluster's (given, or found for it), for the hints that repeat it
     image: str = ""  # "": none (a plain process where the provider allows it)
-    provider: str = "gke"
     tpu_type: str | None = None
     device_type: str | None = None
     num_slices: int | None = None

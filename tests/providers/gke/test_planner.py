@@ -70,6 +70,25 @@ def test_gpu_flex_start_pool_uses_queued_provisioning_and_tpu_does_not() -> None
     assert "queuedProvisioning" not in body(CASES["v5litepod-16-flex-start"][1])
 
 
+def test_queued_pool_is_labelled_gke_queued_and_leaves_the_duration_to_the_request() -> None:
+    gpu = replace(
+        CASES["h100-80gb-8-x2-on-demand"][1],
+        capacity=Capacity("flex-start", max_run_duration=7200),
+    )
+    got = body(gpu)
+    # GKE only taints queued nodes; the label is the pool's (Cluster Toolkit gke-node-pool)
+    assert got["config"]["labels"] == {"cloud.google.com/gke-queued": "true"}
+    # the duration travels as the ProvisioningRequest's maxRunDurationSeconds instead
+    assert "maxRunDuration" not in got["config"]
+    tpu = replace(
+        CASES["v5litepod-16-flex-start"][1],
+        capacity=Capacity("flex-start", max_run_duration=7200),
+    )
+    tpu_config = body(tpu)["config"]
+    assert tpu_config["maxRunDuration"] == "7200s"  # plain flex-start: the pool's own field
+    assert "labels" not in tpu_config
+
+
 def test_tpu7x_multi_host_uses_the_workload_policy_instead_of_a_topology() -> None:
     spec = CASES["tpu7x-128-x2-spot"][1]
     plan = plan_create(spec)

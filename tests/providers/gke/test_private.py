@@ -67,9 +67,25 @@ def test_every_private_body_fits_container_v1(options: dict[str, Any]) -> None:
     check_request(step.api, "POST", str(step.url), step.body)  # type: ignore[attr-defined]
     cluster = step.body["cluster"]  # type: ignore[attr-defined]
     ip = cluster["controlPlaneEndpointsConfig"]["ipEndpointsConfig"]
-    assert ip["enablePublicEndpoint"] is not bool(options.get("private_endpoint"))
+    public = not options.get("private_endpoint") and bool(options.get("authorized_networks"))
+    assert ip["enablePublicEndpoint"] is public
     if options.get("master_ipv4_cidr"):
         assert cluster["privateClusterConfig"] == {"masterIpv4CidrBlock": "172.16.0.32/28"}
+
+
+def test_private_without_authorized_networks_is_closed_and_the_plan_says_so() -> None:
+    plan = plan_create(replace(SPEC, options={"private": True}))
+    cluster = plan.steps[[s.id for s in plan.steps].index("cluster")].body["cluster"]  # type: ignore[attr-defined]
+    endpoints = cluster["controlPlaneEndpointsConfig"]
+    assert endpoints["ipEndpointsConfig"] == {"enabled": True, "enablePublicEndpoint": False}
+    assert endpoints["dnsEndpointConfig"] == {"allowExternalTraffic": True}
+    (note,) = [n for n in plan.notes if "--authorized-networks" in n]
+    assert "no public IP endpoint" in note and "DNS endpoint" in note
+    # authorized networks open the IP endpoint to them only; --private-endpoint says it itself
+    opened = plan_create(with_options(authorized_networks=("203.0.113.0/24",)))
+    assert not [n for n in opened.notes if "no public IP endpoint" in n]
+    explicit = plan_create(with_options(private_endpoint=True))
+    assert not [n for n in explicit.notes if "no public IP endpoint" in n]
 
 
 def test_a_public_cluster_has_no_nat_step_and_no_private_fields() -> None:

@@ -60,7 +60,7 @@ def _worker_pid(home: Path, name: str, worker: int) -> int:
 
     def loop_pid() -> int | None:
         try:
-            pid = int(pid_file.read_text())
+            pid = int(pid_file.read_text().split()[0])  # "PID START"
             cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
             environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
         except (OSError, ValueError):

@@ -95,8 +95,8 @@ def test_gpu_shape() -> None:
     [
         ("v6e-256-x2", {}),
         ("v5p-128-x4-spot", {"cloud.google.com/gke-spot": "true"}),
-        ("tpu7x-8", {"cloud.google.com/reservation-name": "res-a"}),
-        ("h100-80gb-8-x2", {"cloud.google.com/gke-queued": "true"}),
+        ("tpu7x-8", {}),  # reservation: no selector GKE is not shown to satisfy
+        ("h100-80gb-8-x2", {"cloud.google.com/gke-flex-start": "true"}),
     ],
 )
 def test_capacity_selectors(case: str, expected: dict[str, str]) -> None:
@@ -126,7 +126,7 @@ def test_flex_start_pods_tolerate_the_queued_taint() -> None:
     } in tolerations
 
 
-def test_shared_reservation_path_selects_by_reservation_name() -> None:
+def test_shared_reservation_path_selects_no_reservation_label() -> None:
     case = "tpu7x-8"
     meta = meta_for(case)
     from dataclasses import replace
@@ -135,7 +135,7 @@ def test_shared_reservation_path_selects_by_reservation_name() -> None:
 
     meta = replace(meta, capacity=Capacity("reservation", "projects/other-proj/reservations/big"))
     js = build_jobset(spec_for(case), meta)
-    assert _pod(js)["nodeSelector"]["cloud.google.com/reservation-name"] == "big"
+    assert not any("reservation" in key for key in _pod(js)["nodeSelector"])
     validate(js)
 
 

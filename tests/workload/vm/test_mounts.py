@@ -40,7 +40,9 @@ def test_golden_vm_plan_with_gcsfuse_mounts(update_goldens: bool) -> None:
     assert "sudo gcsfuse -o allow_other -o ro --implicit-dirs -o uid=1000 --config-file" in script
     assert "my-dataset /mnt/data" in script and "my-ckpt /mnt/ckpt" in script
     assert "-v /mnt/data:/mnt/data:ro" in script and "-v /mnt/ckpt:/mnt/ckpt " in script
-    assert "JAX_COMPILATION_CACHE_DIR=/mnt/ckpt/jax" in script
+    # the storage's variables travel with the workload's own, in the uploaded file
+    assert ("JAX_COMPILATION_CACHE_DIR", "/mnt/ckpt/jax") in step.env
+    assert "--env-file .xcli/workloads/train-1/env" in script
     assert script.index("gcsfuse_3.11.2_ARCH.deb") < script.index("docker run")
 
 

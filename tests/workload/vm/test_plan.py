@@ -6,6 +6,7 @@ The restart tests at the end run the generated scripts as real processes (the lo
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -24,6 +25,8 @@ from xcli.workload.vm.plan import (
     VmWorkloadRun,
     WorkerExit,
     decide,
+    env_file_text,
+    env_upload_path,
     plan_vm_workload,
     registry_host,
     run_with_restarts,
@@ -97,17 +100,39 @@ def test_the_vm_token_never_goes_to_another_registry() -> None:
 
 
 def test_user_input_is_quoted(tmp_path: Path) -> None:
-    nasty = "echo \"$HOME\"; echo 'a b' && echo `x`\nexit 3"
-    script = worker_script(_spec(command=nasty, env=(("X", "a b'c"),)), "process", {})
+    nasty = 'echo "$HOME"; echo \'a b\' && echo `x`; echo "$X"\nexit 3'
+    script = worker_script(_spec(command=nasty, env=(("X", "a b'c $HOME"),)), "process", {})
+    assert "a b'c" not in script  # the value comes in the uploaded file, never in the script
+    (tmp_path / env_upload_path("train-1")).write_text(env_file_text((("X", "a b'c $HOME"),)))
     out = subprocess.run(
-        ["sh", "-c", script.replace("env ", "env -u HOME HOME=/h ")],
+        ["sh", "-c", script.replace("env /bin/sh", "env -u HOME HOME=/h /bin/sh")],
         cwd=tmp_path,
         capture_output=True,
         text=True,
         check=False,
     )
-    assert out.returncode == 3
-    assert out.stdout.splitlines() == ["/h", "a b", ""]
+    assert out.returncode == 3, out.stderr
+    assert out.stdout.splitlines() == ["/h", "a b", "", "a b'c $HOME"]
+    assert not (tmp_path / env_upload_path("train-1")).exists()  # moved into the folder
+    assert (tmp_path / ".xcli/workloads/train-1/env").is_file()
+
+
+def test_a_value_with_a_line_break_is_refused() -> None:
+    from xcli.errors import UserError
+
+    with pytest.raises(UserError, match="line break"):
+        plan_vm_workload(_spec(env=(("K", "a\nb"),)), WORKERS, cloud_vms=True)
+    with pytest.raises(UserError, match="over 64 KiB"):  # docker's --env-file line limit
+        plan_vm_workload(_spec(env=(("K", "x" * 65534),)), WORKERS, cloud_vms=True)
+    plan_vm_workload(_spec(env=(("K", "x" * 65533),)), WORKERS, cloud_vms=True)  # K=... fits
+
+
+def test_the_plan_names_the_variables_and_never_shows_their_values() -> None:
+    plan = plan_vm_workload(_spec(env=(("TOKEN", "s3cret"),)), WORKERS, cloud_vms=True)
+    assert "s3cret" not in json.dumps(plan_document(plan))
+    doc = plan_document(plan)["plan"][0]
+    assert doc["env_file"] == {"to": ".xcli-train-1.env", "names": ["TOKEN"]}
+    assert "--env-file .xcli/workloads/train-1/env" in doc["workers"][0]["argv"][-1]
 
 
 def test_plan_holds_one_restarting_run_step() -> None:

@@ -33,7 +33,8 @@ SHARED_BY = {
     ),
     # the VPC: every provider whose VMs live in one (a cloud project)
     "network": tuple(n for n in DEFAULT if DEFAULT.capabilities(n).cloud),
-    "private": ("gke",),
+    # a private control plane and private nodes: providers whose clusters run Kubernetes
+    "private": tuple(DEFAULT.names(kubernetes=True)),
 }
 
 
@@ -49,6 +50,11 @@ def _dest(decorator: Callable[[Any], Any]) -> str:
     decorated = decorator(probe)
     params: list[click.Parameter] = decorated.__click_params__
     return str(params[-1].name)
+
+
+def names(group: str) -> list[str]:
+    """The parameter names of a group's flags (for `--help` headings)."""
+    return [_dest(option) for option in _options(group)]
 
 
 def owned_options(provider: str, skip: tuple[str, ...] = ()) -> list[Callable[[Any], Any]]:

@@ -255,5 +255,9 @@ def with_pool_network(spec: ClusterSpec, body: dict[str, Any], policy: str) -> d
         "additionalNodeNetworkConfigs": extra,
     }
     if is_a4x(spec):
+        # type COMPACT beside the workload policy's name: what Cluster Toolkit's tested A4X
+        # blueprint sends (cluster-toolkit@1047080 examples/gke-a4x/gke-a4x.yaml l.223-235,
+        # modules/compute/resource-policy/outputs.tf placement_policy, gke-node-pool/main.tf
+        # l.139-146); XPK sends the name alone (core/nodepool.py l.358-365), also accepted.
         pool["placementPolicy"] = {"type": "COMPACT", "policyName": policy}
     return {**body, "nodePool": pool}

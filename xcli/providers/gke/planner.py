@@ -289,6 +289,8 @@ def plan_create(
     settings = private.settings(spec)
     image_levers.check(spec)
     notes: list[str] = image_levers.notes(spec) + dra_driver.notes(spec)
+    closed = private.note(settings, bool(spec.options.get("private_endpoint")))
+    notes += [closed] if closed else []
     if observed is None:
         observed = GkeObserved()
         notes.append(

@@ -6,7 +6,8 @@ deprecated twins for the same setting ("invalid to specify both"):
 - the control plane: `controlPlaneEndpointsConfig`: its DNS endpoint with
   `allowExternalTraffic` (IAM-guarded, reachable from outside the VPC: how xcli talks to the
   cluster, see endpoint.py), and `ipEndpointsConfig` (`enablePublicEndpoint` false for
-  --private-endpoint; `authorizedNetworksConfig` for --authorized-networks);
+  --private-endpoint, and also for --private without --authorized-networks: closed by default;
+  `authorizedNetworksConfig` for --authorized-networks);
 - `privateClusterConfig.masterIpv4CidrBlock` only when --master-ipv4-cidr is given: clusters
   whose control plane is reached through Private Service Connect (every new cluster since GKE
   1.29, https://cloud.google.com/kubernetes-engine/docs/concepts/network-overview) need none.
@@ -30,7 +31,7 @@ class Private:
     """The private-cluster settings of a spec; `nodes` False means a public cluster."""
 
     nodes: bool = False
-    endpoint: bool = False  # no public IP endpoint
+    endpoint: bool = False  # no public IP endpoint (--private-endpoint, or no authorized networks)
     authorized: tuple[str, ...] = ()
     master_cidr: str | None = None
     network: str | None = None
@@ -78,7 +79,11 @@ def settings(spec: ClusterSpec) -> Private:
             )
     return Private(
         nodes=nodes,
-        endpoint=endpoint,
+        # Closed by default: with no authorized networks a public IP endpoint would take
+        # requests from any address (the audit's F.A4; XPK's --private authorizes only the
+        # caller's IP, AI-Hypercomputer/xpk@367c838 src/xpk/core/cluster_private.py). xcli
+        # needs no IP endpoint: it reaches private clusters through the DNS endpoint.
+        endpoint=endpoint or (nodes and not authorized),
         authorized=authorized,
         master_cidr=master[0] if master else None,
         network=str(opts.get("network") or "") or None,
@@ -104,6 +109,19 @@ def _check_master(cidr: str, authorized: tuple[str, ...]) -> None:
                 f"--master-ipv4-cidr {cidr} overlaps --authorized-networks {other}",
                 hint="the control plane's range must not overlap any other range",
             )
+
+
+def note(private: Private, explicit: bool) -> str | None:
+    """The plan's line for a private control plane that is closed because no network was
+    authorized (`explicit`: --private-endpoint was given, which says it already)."""
+    if not private.nodes or not private.endpoint or explicit:
+        return None
+    return (
+        "--private without --authorized-networks: the control plane gets no public IP "
+        "endpoint; xcli and kubectl reach it through its DNS endpoint, where IAM "
+        "(container.clusters.connect) decides who gets in. Add --authorized-networks CIDR to "
+        "open its IP endpoint to those networks only"
+    )
 
 
 def check_existing(name: str, private: Private, existing: bool | None) -> None:

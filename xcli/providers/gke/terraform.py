@@ -14,6 +14,8 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from xcli.errors import UserError
+from xcli.plan import gke, gke_pods
+from xcli.plan.kueue_objects import queued_provisioning
 from xcli.plan.model import Step
 from xcli.providers.gke import gpu_network_tf
 from xcli.spec import ClusterSpec, check_name
@@ -38,7 +40,9 @@ def pool_name(spec: ClusterSpec, index: int) -> str:
 
 def _capacity(spec: ClusterSpec) -> dict[str, Any]:
     cap = spec.capacity
-    seconds = cap.max_run_duration
+    # queued provisioning (GPU flex-start) takes the duration from the ProvisioningRequest, not
+    # from the pool: the API path's rule (xcli/plan/gke.py _capacity)
+    seconds = None if queued_provisioning(spec) else cap.max_run_duration
     return {
         "spot": cap.kind == "spot",
         "reservation": cap.reservation if cap.kind == "reservation" else None,
@@ -53,7 +57,8 @@ def tf_node_pool_settings(spec: ClusterSpec) -> list[dict[str, Any]]:
     machine_type, node_count (VMs of the pool; for flex-start the autoscaling maximum, since
     the pool starts at 0), tpu_topology (multi-host TPU slices only), accelerator_type and
     accelerator_count (GPU pools only), spot, reservation (None, a name or path, or "-" for
-    any), flex_start, max_run_duration ("21600s" or None).
+    any), flex_start, max_run_duration ("21600s" or None), max_pods_per_node (None for the
+    cluster's default).
     """
     accel = spec.accelerator
     if accel.kind == "gpu":
@@ -66,6 +71,7 @@ def tf_node_pool_settings(spec: ClusterSpec) -> list[dict[str, Any]]:
                 "accelerator_type": accel.gke_accelerator,
                 "accelerator_count": accel.chips_per_vm,
                 **_capacity(spec),
+                "max_pods_per_node": gke_pods.max_pods(accel),
                 "additional_node_networks": gpu_network_tf.additional_node_networks(spec),
             }
         ]
@@ -78,6 +84,7 @@ def tf_node_pool_settings(spec: ClusterSpec) -> list[dict[str, Any]]:
             "accelerator_type": None,
             "accelerator_count": None,
             **_capacity(spec),
+            "max_pods_per_node": gke_pods.max_pods(accel),
             "additional_node_networks": [],
         }
         for i in range(spec.num_slices)
@@ -93,7 +100,12 @@ def _autoscaling(spec: ClusterSpec, maximum: int) -> dict[str, Any] | None:
 def _pool_inputs(spec: ClusterSpec) -> tuple[str, dict[str, Any]]:
     accel = spec.accelerator
     flex = spec.capacity.kind == "flex-start"
-    common = {**_capacity(spec), "auto_repair": not flex, "zones": [spec.zone]}
+    common = {
+        **_capacity(spec),
+        "auto_repair": not flex,
+        "zones": [spec.zone],
+        "max_pods_per_node": gke_pods.max_pods(accel),
+    }
     if accel.kind == "gpu":
         return "gpu_node_pool", {
             "name": pool_name(spec, 0),
@@ -116,6 +128,11 @@ def _pool_inputs(spec: ClusterSpec) -> tuple[str, dict[str, Any]]:
         "autoscaling": _autoscaling(spec, accel.vms_per_slice),
         **common,
     }
+
+
+def _pod_range(spec: ClusterSpec) -> str | None:
+    prefix = gke.pod_range(spec)
+    return None if prefix is None else f"/{prefix}"
 
 
 class GkeTerraform:
@@ -141,6 +158,7 @@ class GkeTerraform:
                 hint="drop --terraform to create it through the API, or pick a single-host shape",
             )
         gpu_network_tf.check(spec)
+        gke.pod_range(spec)  # refuses a plan whose nodes cannot all get Pod addresses
         channel = str(spec.options.get("release_channel") or "regular").lower()
         if channel not in _CHANNELS:
             raise UserError(
@@ -162,6 +180,8 @@ class GkeTerraform:
                 "release_channel": str(spec.options.get("release_channel") or "regular").upper(),
                 "gke_version": spec.options.get("gke_version") or None,
                 "labels": {"created-by": "xcli"},
+                # the API path's Pod range, sized for the same nodes (xcli/plan/gke_pods.py)
+                "pod_range": _pod_range(spec),
             }
         }
         key, pool = _pool_inputs(spec)

@@ -230,7 +230,8 @@ class LocalProvider:
 
     def ssh_access(self, ref: ClusterRef) -> SshAccess:
         files, spec, _ = self._running(ref)
-        return SshAccess(files.client_key, files.known_hosts, spec.user)
+        # the cluster writes every worker's key, and rewrites them whenever ports change
+        return SshAccess(files.client_key, files.known_hosts, spec.user, pinned=True)
 
     def describe(self, ref: ClusterRef) -> Mapping[str, Any]:
         files = ClusterFiles.of(check_name(ref.name, "cluster", 40))

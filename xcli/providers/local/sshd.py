@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import secrets
 import signal
 import struct
 from dataclasses import dataclass, field
@@ -23,6 +24,7 @@ from typing import Any
 import asyncssh
 from asyncssh.sftp import MIN_SFTP_VERSION
 
+from xcli.errors import UserError
 from xcli.providers.local.process import signal_group, start_command
 from xcli.state_files import write_private
 
@@ -143,7 +145,7 @@ class _Session(asyncssh.SSHServerProcess[bytes]):
                 status = await self._run_pty(env)
             else:
                 status = await self._run_pipes(env)
-        except OSError as exc:
+        except (OSError, UserError) as exc:  # nothing of the command runs (see _reserve)
             self.stderr.write(f"xcli local worker {self._site.label}: {exc}\n".encode())
             status = 127
         self._done = True
@@ -153,10 +155,28 @@ class _Session(asyncssh.SSHServerProcess[bytes]):
         else:
             self.exit(status)
 
-    def _register(self, pgid: int) -> None:
-        self._pgid = pgid
-        self._site.children.add(pgid)
-        write_private(self._site.procs / str(pgid), self._site.label + "\n")
+    def _reserve(self) -> Path:
+        """The command's entry in the registry, written before it starts (issue 26: written
+        after, a full disk left the command running unsupervised while the client was told
+        127). If this fails, nothing runs."""
+        name = f"starting-{secrets.token_hex(6)}"  # not a number: cleanup never reads it
+        return write_private(self._site.procs / name, self._site.label + "\n")
+
+    async def _register(self, proc: asyncio.subprocess.Process, entry: Path) -> None:
+        """Name the reserved entry after the command's group (a rename needs no space); if
+        even that fails, the command is stopped at once rather than left unsupervised."""
+        try:
+            os.replace(entry, self._site.procs / str(proc.pid))
+        except OSError as exc:
+            signal_group(proc.pid, signal.SIGKILL)
+            await proc.wait()
+            with contextlib.suppress(OSError):
+                entry.unlink()
+            raise OSError(
+                f"cannot record the command's process, so it was stopped: {exc}"
+            ) from None
+        self._pgid = proc.pid
+        self._site.children.add(proc.pid)
 
     def _unregister(self) -> None:
         if self._pgid is not None:
@@ -165,8 +185,13 @@ class _Session(asyncssh.SSHServerProcess[bytes]):
                 (self._site.procs / str(self._pgid)).unlink()
 
     async def _run_pipes(self, env: dict[str, str]) -> int:
-        proc = await start_command(self._argv(), cwd=self._site.directory, env=env)
-        self._register(proc.pid)
+        entry = self._reserve()
+        try:
+            proc = await start_command(self._argv(), cwd=self._site.directory, env=env)
+        except BaseException:
+            entry.unlink(missing_ok=True)
+            raise
+        await self._register(proc, entry)
         try:
             assert proc.stdin and proc.stdout and proc.stderr
             feeder = asyncio.ensure_future(self._feed(proc.stdin))
@@ -205,10 +230,16 @@ class _Session(asyncssh.SSHServerProcess[bytes]):
             _set_size(master, width, height, pixw, pixh)
         env["SSH_TTY"] = os.ttyname(slave)
         try:
-            proc = await start_command(self._argv(), cwd=self._site.directory, env=env, tty=slave)
+            entry = self._reserve()
+            try:
+                argv = self._argv()
+                proc = await start_command(argv, cwd=self._site.directory, env=env, tty=slave)
+            except BaseException:
+                entry.unlink(missing_ok=True)
+                raise
         finally:
             os.close(slave)
-        self._register(proc.pid)
+        await self._register(proc, entry)
         loop = asyncio.get_running_loop()
         reader = asyncio.StreamReader()
         transport, _ = await loop.connect_read_pipe(

@@ -78,7 +78,11 @@ class QueuedResourceProvider:
         handlers = QrHandlers(gateway, sleep=self.sleep, clock=self.clock)
 
         def check(step: reservation.ReservationCheck, ctx: StepContext) -> Mapping[str, Any]:
-            return reservation.run_check(self.compute, step, ctx)
+            # a reservation compute.v1 does not know may be a Cloud TPU API one
+            def tpu_list(url: str) -> Mapping[str, Any]:
+                return gateway.raw("GET", url)
+
+            return reservation.run_check(self.compute, step, ctx, tpu_list)
 
         return {**handlers.mapping(), reservation.ReservationCheck.kind: check}
 

@@ -219,21 +219,24 @@ def _pod(spec: WorkloadSpec, meta: ClusterMeta) -> dict[str, Any]:
 
 
 def capacity_selectors(meta: ClusterMeta) -> dict[str, str]:
-    """Node labels that keep pods on the capacity the cluster was built with (as XPK does)."""
+    """Node labels that keep pods on the capacity the cluster was built with, where GKE sets
+    them on the nodes of the pools xcli makes.
+
+    No selector for a reservation: XPK selects cloud.google.com/reservation-name only under
+    node auto-provisioning (AI-Hypercomputer/xpk@367c838 src/xpk/core/capacity.py l.181-182,
+    used only from core/nap.py), and GKE's autoscaler puts that label on the pools it
+    auto-provisions (GoogleCloudPlatform/cluster-autoscaler@7d25050
+    pkg/autoprovisioning/injection.go l.2941, l.3010); no source shows GKE setting it on a
+    pool created with a SPECIFIC_RESERVATION affinity, where selecting it could leave every
+    pod unschedulable. The accelerator labels already keep pods on the cluster's own pools.
+    """
     capacity = meta.capacity
     if capacity.kind == "spot":
         return {"cloud.google.com/gke-spot": "true"}
     if capacity.kind == "flex-start":
-        return {"cloud.google.com/gke-queued": "true"}
-    # With several reservations (--reservation a,b) the slices sit in different ones: no
-    # selector; the accelerator labels already keep pods on the cluster's own pools.
-    if capacity.kind == "reservation" and capacity.reservations not in ((), ("-",)):
-        if len(capacity.reservations) > 1:
-            return {}
-        path = capacity.reservations[0]
-        # Label values cannot hold '/': the label carries the reservation's own name.
-        name = path.split("/reservations/")[-1].split("/")[0]
-        return {"cloud.google.com/reservation-name": name}
+        # the label GKE puts on flex-start nodes, GPU and TPU (xcli/plan/kueue_objects.py
+        # FLEX_START_LABEL); gke-queued is only a taint, tolerated above
+        return {"cloud.google.com/gke-flex-start": "true"}
     return {}
 
 

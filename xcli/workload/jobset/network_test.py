@@ -53,7 +53,7 @@ def check_family(accel: Accelerator, cluster: str) -> None:
     )
 
 
-def workload_request(req: NetworkTestRequest) -> WorkloadRequest:
+def workload_request(req: NetworkTestRequest, provider: str) -> WorkloadRequest:
     """The test's `workload create` request; image and command follow the family, once the
     cluster's machine is known (plan_network_test)."""
     from xcli.workload.request import WorkloadRequest
@@ -62,6 +62,7 @@ def workload_request(req: NetworkTestRequest) -> WorkloadRequest:
         cluster=req.cluster,
         name=WORKLOAD,
         command="",
+        provider=provider,
         device_type=req.device_type,
         num_nodes=req.nodes,
         ttl_after_finished="1h",
@@ -89,7 +90,7 @@ def plan_network_test(ctx: Context, live: Live, req: NetworkTestRequest) -> Netw
 
     if req.device_type:  # refuse a TPU or plain GPU shape before anything else
         check_family(lookup(req.device_type), req.cluster)
-    request = workload_request(req)
+    request = workload_request(req, ctx.provider)
     ref = ctx.cluster_ref(req.cluster)
     meta, existing = ctx.facts.cluster(live, ref, request, ctx.say)
     check_family(meta.accelerator, req.cluster)

@@ -10,12 +10,18 @@ others borrow (`borrowingLimit`/`lendingLimit` bound it), and an owner takes its
 
 Preemption (https://kueue.sigs.k8s.io/docs/concepts/preemption/):
 - withinClusterQueue LowerPriority: inside a team, a higher --priority preempts a lower one;
-- reclaimWithinCohort Any: a queue below its nominal quota reclaims it from queues borrowing;
-- borrowWithinCohort LowerPriority up to `low` (250): a team may borrow by preempting other
-  queues' very-low and low workloads, never medium or higher ones.
+- reclaimWithinCohort Any: a queue below its nominal quota reclaims it from queues borrowing,
+  and (under fair sharing) a queue may borrow by preempting other queues' *borrowed* workloads
+  whenever the fair-sharing strategies allow it, whatever their priority.
 `fairSharing.weight` orders queues competing for unused chips: the cluster's setup switches
 Kueue's fair sharing on in its Configuration (plan/kueue_config.py,
 https://kueue.sigs.k8s.io/docs/concepts/fair_sharing/).
+No `borrowWithinCohort`: Kueue ignores it under fair sharing (kueue v0.19.2
+site/content/en/docs/concepts/preemption.md l.121-124, "but not borrowWithinCohort";
+pkg/scheduler/flavorassigner/flavorassigner.go l.1382-1384 lets a borrowing queue preempt under
+fair sharing through reclaimWithinCohort alone), so a priority ceiling there would promise what
+Kueue does not do. Workloads within their own queue's nominal quota are never taken by another
+queue (pkg/scheduler/preemption/preemption.go l.639-645: only borrowing queues are searched).
 """
 
 from __future__ import annotations
@@ -33,14 +39,12 @@ from xcli.plan.kueue_objects import (
     LOCAL_QUEUE,
     MANAGED_BY,
     MEMORY_TIB_PER_VM,
-    PRIORITIES,
 )
 from xcli.plan.model import Ref
 from xcli.workload.team.spec import Quota, TeamSpec
 
 TEAM_LABEL = cohort_read.TEAM_LABEL  # one name for the setup and the teams
 NAMESPACE_LABEL = "kubernetes.io/metadata.name"  # set by the API server on every Namespace
-BORROW_PREEMPTS_UP_TO = dict(PRIORITIES)["low"]
 
 
 def queue_name(team: str) -> str:
@@ -119,10 +123,6 @@ def cluster_queue(spec: TeamSpec, read_step: str) -> dict[str, Any]:
             "preemption": {
                 "withinClusterQueue": "LowerPriority",
                 "reclaimWithinCohort": "Any",
-                "borrowWithinCohort": {
-                    "policy": "LowerPriority",
-                    "maxPriorityThreshold": BORROW_PREEMPTS_UP_TO,
-                },
             },
             "fairSharing": {"weight": spec.weight},
         },

@@ -13,7 +13,13 @@ from typing import Any, Protocol
 from xcli.errors import Interrupted, XcliError
 from xcli.plan.contract import Handler, StepContext
 from xcli.plan.steps import WorkerCommand
-from xcli.workload.vm.plan import Decision, VmWorkloadRun, WorkerExit, run_with_restarts
+from xcli.workload.vm.plan import (
+    Decision,
+    VmWorkloadRun,
+    WorkerExit,
+    env_file_text,
+    run_with_restarts,
+)
 
 
 class WorkloadFailed(XcliError):
@@ -29,14 +35,25 @@ class WorkerRunner(Protocol):
         """End whatever `run` still has running, then run these stop commands."""
         ...
 
+    def upload(self, commands: Sequence[WorkerCommand], data: bytes, dest: str) -> None:
+        """Copy `data` to `dest` (relative to the login directory) on each command's worker,
+        as an owner-only file; never through a command line."""
+        ...
+
 
 Launcher = Callable[[VmWorkloadRun], Mapping[str, Any]]
 
 
-def make_handler(runner: WorkerRunner, launcher: Launcher | None = None) -> Handler:
-    """`launcher` starts a detached step (--detach) in the background and returns at once."""
+def make_handler(
+    runner: WorkerRunner, launcher: Launcher | None = None, delete_command: str = ""
+) -> Handler:
+    """`launcher` starts a detached step (--detach) in the background and returns at once.
+    `delete_command` is what stops the workload from another terminal (said after a Ctrl-C
+    whose stop commands did not finish)."""
 
     def handle(step: VmWorkloadRun, ctx: StepContext) -> Mapping[str, Any]:
+        if step.env:  # before the first start, detached or not; restarts find it there
+            runner.upload(step.workers, env_file_text(step.env).encode(), step.env_upload)
         if step.detach:
             if launcher is None:
                 raise XcliError("this command cannot run a workload in the background")
@@ -54,13 +71,17 @@ def make_handler(runner: WorkerRunner, launcher: Launcher | None = None) -> Hand
             if decision.action == "restart":  # the reason, before the restart it causes
                 ctx.report(decision.describe())
 
-        outcome = run_with_restarts(
-            attempt,
-            lambda: runner.stop(step.stop),
-            len(step.workers),
-            step.max_restarts,
-            on_decision=decided,
-        )
+        try:
+            outcome = run_with_restarts(
+                attempt,
+                lambda: runner.stop(step.stop),
+                len(step.workers),
+                step.max_restarts,
+                on_decision=decided,
+            )
+        except Interrupted:
+            ctx.report("stopping the workers; Ctrl-C again leaves them running")
+            raise _stop_after_interrupt(runner, step, delete_command) from None
         if not outcome.ok:
             raise WorkloadFailed(_failure_message(outcome.failure, outcome.restarts), hint=_HINT)
         return {"restarts": outcome.restarts}
@@ -68,6 +89,26 @@ def make_handler(runner: WorkerRunner, launcher: Launcher | None = None) -> Hand
     return handle
 
 
+def _stop_after_interrupt(
+    runner: WorkerRunner, step: VmWorkloadRun, delete_command: str
+) -> Interrupted:
+    """Ctrl-C: the SSH sessions are closed (the remote wrapper ends each command); the stop
+    commands end what outlives them (a container, a process that left the group). They may
+    take the grace period; a second Ctrl-C cuts them short (the executor's abandon event)."""
+    try:
+        runner.stop(step.stop)
+    except Exception as exc:  # unreachable worker, ...: say so plainly, never hide it
+        how = f"stop them with `{delete_command}`" if delete_command else "stop them by hand"
+        return Interrupted(
+            "interrupted", hint=f"the workers may still run (stopping them failed: {exc}): {how}"
+        )
+    return Interrupted("interrupted", hint=_STOPPED_HINT)
+
+
+_STOPPED_HINT = (
+    "the workload's workers were stopped and its record says `stopped`; run the same "
+    "command again to start it afresh"
+)
 _HINT = "see that worker's output above; --max-restarts N restarts every worker after a failure"
 
 

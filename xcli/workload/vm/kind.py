@@ -116,10 +116,12 @@ def _create(ctx: Context, provider: str, caps: Capabilities, request: WorkloadRe
     from xcli.errors import InternalError, UserError
     from xcli.workload import storage_records
     from xcli.workload.request import spec_from_request
+    from xcli.workload.spec import parse_env
     from xcli.workload.storage_mounts import with_env
     from xcli.workload.vm import mounts as vm_mounts
-    from xcli.workload.vm.plan import VmWorkloadRun
+    from xcli.workload.vm.plan import VmWorkloadRun, check_env_values
 
+    check_env_values(parse_env(request.env_pairs, request.env_file))  # before any API call
     # only files on this machine: checked before any worker or API is asked
     mounts = storage_records.vm_mounts(request)
     vm_mounts.check(mounts.storages, caps.vm_storage)
@@ -207,6 +209,7 @@ class _Run:
         settings = SshSettings(
             known_hosts=access.known_hosts or paths.state_dir() / "known_hosts",
             identity=access.key_file,
+            host_keys="yes" if access.pinned else "accept-new",  # as `xcli ssh` chooses
         )
         engine: Literal["openssh", "asyncssh"] = "openssh" if shutil.which("ssh") else "asyncssh"
         folder = run_dir(self.ref.name, spec.name)
@@ -227,4 +230,7 @@ class _Run:
             return {"driver_pid": pid}
 
         recording = RecordingRunner(runner, folder, meta, len(chosen), spec.max_restarts)
-        return {"vm_workload": make_handler(recording, launcher)}
+        delete = (
+            f"xcli workload delete {spec.name} --cluster {self.ref.name} --provider {self.provider}"
+        )
+        return {"vm_workload": make_handler(recording, launcher, delete)}

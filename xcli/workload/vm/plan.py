@@ -66,17 +66,31 @@ def worker_folder(name: str) -> str:
     return f".xcli/workloads/{name}"
 
 
+# The start time of process $p (/proc/PID/stat field 22, proc(5); the 20th field after the
+# command's name): with the pid, the process's identity. Empty when it is gone.
+_START = "sed 's/.*) //' \"/proc/$p/stat\" 2>/dev/null | cut -d' ' -f20"
+
+
 def stop_script(spec: WorkloadSpec, on_tpu_vm: bool) -> str:
     """Stop one worker's run: TERM the process runtime's session, KILL it after the grace
-    period; remove the container (docker runtime)."""
+    period; remove the container (docker runtime).
+
+    The pid file holds "PID START"; a pid is signalled only while it is still that process
+    (issue 26: a finished run's pid file, its pid since reused, sent TERM to a stranger).
+    Without /proc, only whether it is alive."""
     folder = shlex.quote(worker_folder(spec.name))
     sudo = "sudo " if on_tpu_vm else ""
     ticks = max(1, spec.termination_grace_period) * 10
+    ours = (
+        'ours() { if [ -r /proc/self/stat ]; then [ -n "$s" ] && '
+        f'[ "$({_START})" = "$s" ]; else kill -0 "$p" 2>/dev/null; fi; }}; '
+    )
     return (
-        f'p=$(cat {folder}/pid 2>/dev/null || true); if [ -n "$p" ]; then '
+        f"p=; s=; read -r p s 2>/dev/null < {folder}/pid || true; {ours}"
+        'if [ -n "$p" ] && ours; then '
         f'kill -TERM "-$p" 2>/dev/null || kill -TERM "$p" 2>/dev/null; i=0; '
-        f'while kill -0 "$p" 2>/dev/null && [ $i -lt {ticks} ]; do sleep 0.1; i=$((i+1)); done; '
-        f'kill -KILL "-$p" 2>/dev/null; rm -f {folder}/pid; fi; '
+        f"while ours && [ $i -lt {ticks} ]; do sleep 0.1; i=$((i+1)); done; "
+        f'kill -KILL "-$p" 2>/dev/null; fi; rm -f {folder}/pid; '
         f"{sudo}docker rm -f {shlex.quote('xcli-' + spec.name)} >/dev/null 2>&1 || true"
     )
 
@@ -104,7 +118,8 @@ def worker_script(
     """
     host = registry_host(spec.image)
     google = on_tpu_vm and host is not None and host.endswith(GOOGLE_REGISTRY_SUFFIXES)
-    values = {**env_values, **dict(spec.env)}
+    values = dict(env_values)  # the contract only: the workload's own values come in a file
+    folder = worker_folder(spec.name)
     return render(
         "workload/vm-run.sh.j2",
         container=shlex.quote(f"xcli-{spec.name}"),
@@ -117,7 +132,45 @@ def worker_script(
         state=shlex.quote(worker_folder(spec.name)),
         registry=shlex.quote(host) if google and host else "",
         volumes=[shlex.quote(v) for v in volumes],
+        env_file=shlex.quote(f"{folder}/env") if spec.env else "",
+        upload=shlex.quote(env_upload_path(spec.name)),
     )
+
+
+def env_upload_path(name: str) -> str:
+    """Where xcli copies the workload's variables on each worker (relative to the login
+    directory, where scp and SFTP put a relative path); the run script moves the file into the
+    workload's folder. A file, never a command line: any local user reads those (issue 26)."""
+    return f".xcli-{name}.env"
+
+
+def env_file_text(env: Sequence[tuple[str, str]]) -> str:
+    """NAME=VALUE lines, as the run script reads them and `docker run --env-file` does."""
+    check_env_values(env)
+    return "".join(f"{name}={value}\n" for name, value in env)
+
+
+# docker run --env-file reads the file with Go's bufio.Scanner, whose longest line is
+# bufio.MaxScanTokenSize (64 KiB): docker/cli opts/file.go (see docs/upstream.md)
+MAX_ENV_LINE = 64 * 1024 - 1
+
+
+def check_env_values(env: Sequence[tuple[str, str]]) -> None:
+    """Each variable is one line of the variables file: no line break, at most MAX_ENV_LINE."""
+    from xcli.errors import UserError
+
+    for name, value in env:
+        if "\n" in value or "\r" in value:
+            raise UserError(
+                f"--env {name}: its value holds a line break, which a VM-style workload "
+                "cannot take (its variables travel as NAME=VALUE lines)",
+                hint="pass it base64-encoded and decode it in the command",
+            )
+        if len(f"{name}={value}".encode(errors="surrogateescape")) > MAX_ENV_LINE:
+            raise UserError(
+                f"--env {name}: over 64 KiB, more than docker's --env-file reads in one line",
+                hint="put large values in a file the command reads (xcli scp copies it)",
+            )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -130,12 +183,18 @@ class VmWorkloadRun(SshFanout):
     max_restarts: int = 0
     stop: tuple[WorkerCommand, ...] = field(default=())
     detach: bool = False
+    # The workload's own variables: copied to every worker as a file (env_upload) before the
+    # first start, never on a command line; the plan shows their names, never their values.
+    env: tuple[tuple[str, str], ...] = field(default=(), repr=False)
+    env_upload: str = ""
 
     def details(self) -> dict[str, Any]:
         out = super().details()
         out["max_restarts"] = self.max_restarts
         out["detach"] = self.detach
         out["stop"] = [{"worker": w.worker, "argv": list(w.argv)} for w in self.stop]
+        if self.env:
+            out["env_file"] = {"to": self.env_upload, "names": [name for name, _ in self.env]}
         return out
 
 
@@ -157,6 +216,7 @@ def plan_vm_workload(
     an image, always a plain process.
     """
     on_tpu_vm = cloud_vms
+    check_env_values(spec.env)
     # local without an image: a plain process (nothing to run a container of)
     chosen: Runtime = runtime or ("docker" if on_tpu_vm else "auto" if spec.image else "process")
     stop = stop_script(spec, on_tpu_vm)
@@ -182,6 +242,8 @@ def plan_vm_workload(
         stop=tuple(stops),
         max_restarts=spec.max_restarts,
         detach=detach,
+        env=spec.env,
+        env_upload=env_upload_path(spec.name) if spec.env else "",
     )
     return Plan(title=f"run workload {spec.name}", steps=(step,), max_parallel=1)
 

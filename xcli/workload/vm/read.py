@@ -151,24 +151,49 @@ def vm_logs(
     while True:
         done = effective_state(read_state(folder)) in FINISHED
         for path in sorted(logs.glob("*.log"), key=_key):
-            if not _wanted(_label(path), worker, slice_):
-                continue
-            with path.open("rb") as f:
-                f.seek(offsets.get(path, 0))
-                data = pending.get(path, b"") + f.read()
-                offsets[path] = f.tell()
-            lines = data.split(b"\n")
-            tail = lines.pop()  # what follows the last newline ("" when the file ends with one)
-            if follow and not done:
-                pending[path] = tail
-            elif tail:
-                lines.append(tail)
-            for raw in lines:
-                # the JSON records of VM runs carry no note field (note=None)
-                yield LogLine(f"[{_label(path)}]", raw.decode(errors="replace"), None)
+            if _wanted(_label(path), worker, slice_):
+                yield from _new_lines(path, offsets, pending, end=not follow or done)
         if not follow or done:
             return
         sleep(POLL, cancelled)
+
+
+READ = 1 << 20  # bytes read at a time: memory stays bounded whatever the log's size
+MAX_LINE = 1 << 20  # a longer line without a newline is printed in pieces of this size
+
+
+def _new_lines(
+    path: Path, offsets: dict[Path, int], pending: dict[Path, bytes], end: bool
+) -> Iterator[LogLine]:
+    """The whole lines `path` gained since the last look, READ bytes at a time (issue 26:
+    reading the file whole took 274 MB to show a 100 MB log). A partial last line waits for
+    its newline, unless `end` (nothing more will come)."""
+    label = _label(path)
+    with path.open("rb") as f:
+        f.seek(offsets.get(path, 0))
+        while chunk := f.read(READ):
+            data = pending.pop(path, b"") + chunk
+            cut = data.rfind(b"\n") + 1
+            while len(data) - cut >= MAX_LINE:  # a runaway line: print it in bounded pieces
+                cut += MAX_LINE
+            yield from _lines(label, data[:cut])
+            pending[path] = data[cut:]
+        offsets[path] = f.tell()
+    if end and pending.get(path):
+        yield from _lines(label, pending.pop(path) + b"\n")
+
+
+def _lines(label: str, data: bytes) -> Iterator[LogLine]:
+    if not data:
+        return
+    lines = data.split(b"\n")
+    if data.endswith(b"\n"):
+        lines.pop()
+    for raw in lines:
+        for at in range(0, max(1, len(raw)), MAX_LINE):
+            # the JSON records of VM runs carry no note field (note=None)
+            text = raw[at : at + MAX_LINE].decode(errors="replace")
+            yield LogLine(f"[{label}]", text, None)
 
 
 def _check_selection(folder: Path, name: str, worker: str, slice_: str) -> None:
@@ -254,24 +279,27 @@ def _vm_wait(
 
 def vm_delete(cluster: str, names: list[str]) -> Deletion:
     """Stop each run's workers and forget its record, once the question is answered."""
+    from xcli.state_files import writable
     from xcli.workload.vm.runs import find
 
     if not names:
         return Deletion(notes=(f"no matching workloads on cluster {cluster}",))
     found = [(n, *find(cluster, n)) for n in names]
+    for _, folder, _ in found:  # a record that cannot go is refused before anything stops
+        writable(folder.parent)
+        writable(folder)
 
     def finish(say: Callable[[str], None]) -> None:
-        import shutil
-
         from xcli.gateways.workload_driver import stop
+        from xcli.state_files import remove_tree
 
         for name, folder, state in found:
             if state.get("cluster_deleted"):  # nothing left to stop: the workers went with it
-                shutil.rmtree(folder, ignore_errors=True)
+                remove_tree(folder)
                 say(f"deleted the record of workload {name} (its cluster was deleted)")
                 continue
             stop(folder)
-            shutil.rmtree(folder, ignore_errors=True)
+            remove_tree(folder)
             say(f"deleted workload {name} (its workers stopped)")
 
     question = f"Delete workload(s) {', '.join(names)} on cluster {cluster}?"

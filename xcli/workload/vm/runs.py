@@ -54,21 +54,31 @@ def read_state(folder: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def pid_alive(pid: int | None) -> bool:
-    """Whether the driver (or a worker) process still runs; a zombie does not count."""
-    from xcli.gateways.process import alive
+def identity(pid: int) -> dict[str, Any]:
+    """What state.json records of the process that drives a run: its pid and start time."""
+    from xcli.gateways.process import start_time
+
+    return {"pid": pid, "pid_start": start_time(pid)}
+
+
+def driver_alive(state: dict[str, Any]) -> bool:
+    """Whether the process state.json names still runs and is the same one (issue 26: a dead
+    driver's recycled pid was taken for it and signalled). A record without the start time
+    (damaged, or written by an older xcli) names no process that can be told apart: none."""
+    from xcli.gateways.process import same_process
 
     try:
-        number = int(pid or 0)
+        pid = int(state.get("pid") or 0)
+        started = state.get("pid_start")
+        return same_process(pid, None if started is None else int(started))
     except (TypeError, ValueError):  # a damaged record: no process of ours to look at
         return False
-    return number > 0 and alive(number)
 
 
 def effective_state(state: dict[str, Any]) -> str:
     """The recorded state, or `lost` when it should still run but its driver is gone."""
     recorded = str(state.get("state") or "starting")
-    if recorded in ("starting", "running") and not pid_alive(state.get("pid")):
+    if recorded in ("starting", "running") and not driver_alive(state):
         return "lost"
     return recorded
 
@@ -157,7 +167,8 @@ class Recorder:
     def __init__(self, folder: Path, pid: int) -> None:
         self.folder = folder
         self.state = read_state(folder)
-        self.state.update(state="running", pid=pid, exits=[], attempts=[], restarts=0, timeline=[])
+        self.state.update(state="running", exits=[], attempts=[], restarts=0, timeline=[])
+        self.state.update(identity(pid))
         self.state.setdefault("created", time.time())
         self.state["started"] = time.time()
         self._save()
@@ -235,7 +246,16 @@ class RecordingRunner:
             yield event
 
     def stop(self, commands: Any) -> None:
+        from xcli.plan.contract import run_cancel_event
+
         self.runner.stop(commands)
+        # Ctrl-C on a foreground run: once the stop commands ran, the workers are stopped for
+        # sure (if they fail, the record keeps `running` and reads `lost` once xcli is gone)
+        if run_cancel_event().is_set() and self.recorder is not None:
+            self.recorder.finish(None, stopped=True)
+
+    def upload(self, commands: Any, data: bytes, dest: str) -> None:
+        self.runner.upload(commands, data, dest)
 
 
 def note_restart(folder: Path, workers: list[str], n: int, max_restarts: int) -> None:

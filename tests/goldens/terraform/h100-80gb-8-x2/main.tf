@@ -11,6 +11,7 @@ module "cluster" {
   release_channel = var.cluster.release_channel
   gke_version     = var.cluster.gke_version
   labels          = var.cluster.labels
+  pod_range       = var.cluster.pod_range
 
   enable_multi_networking = var.cluster.enable_multi_networking
 }
@@ -45,6 +46,7 @@ module "gpu_node_pool" {
   max_run_duration    = var.gpu_node_pool.max_run_duration
   queued_provisioning = var.gpu_node_pool.queued_provisioning
   auto_repair         = var.gpu_node_pool.auto_repair
+  max_pods_per_node   = var.gpu_node_pool.max_pods_per_node
   autoscaling         = var.gpu_node_pool.autoscaling
 
   additional_node_networks = var.gpu_node_pool.additional_node_networks

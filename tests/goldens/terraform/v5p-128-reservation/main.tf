@@ -11,6 +11,7 @@ module "cluster" {
   release_channel = var.cluster.release_channel
   gke_version     = var.cluster.gke_version
   labels          = var.cluster.labels
+  pod_range       = var.cluster.pod_range
 }
 
 module "tpu_node_pool" {
@@ -33,6 +34,8 @@ module "tpu_node_pool" {
   max_run_duration = var.tpu_node_pool.max_run_duration
   auto_repair      = var.tpu_node_pool.auto_repair
   autoscaling      = var.tpu_node_pool.autoscaling
+
+  max_pods_per_node = var.tpu_node_pool.max_pods_per_node
 
   # The system pool first: the controllers must have somewhere to run.
   depends_on = [module.cluster]

@@ -1,0 +1,199 @@
+"""XPK's vocabulary on xcli's command line: complete both ways, generated docs, the mechanism.
+
+The XPK names are data (xcli/cli/xpk_vocabulary.py, from the xpk 1.16.0 parser); the tests
+hold every XPK flag to one fate, every fate to a real xcli flag or command, docs/from-xpk.md to
+what the code generates, and five commands from XPK's own docs to a dry-run or a hint.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+import pytest
+
+from xcli.cli import xpk_vocabulary as vocab
+from xcli.cli.errors import run_guarded
+from xcli.cli.main import cli
+from xcli.cli.xpk_table import render, resolved, xcli_command
+
+ROOT = Path(__file__).resolve().parents[2]
+WHERE = ["--project", "my-project", "--zone", "us-east5-b"]
+
+
+def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = run_guarded(cli, argv, debug=False)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _options(command: click.Command) -> set[str]:
+    return {o for p in command.params if isinstance(p, click.Option) for o in p.opts}
+
+
+def test_the_generated_table_is_committed() -> None:
+    committed = (ROOT / "docs" / "from-xpk.md").read_text(encoding="utf-8")
+    assert committed == render(), "run: python -m xcli.cli.xpk_table > docs/from-xpk.md"
+
+
+def test_every_xpk_flag_has_a_fate_and_every_fate_an_xpk_flag() -> None:
+    every = {flag for key in vocab.XPK_FLAGS for flag in vocab.flags_of(key)}
+    for key in vocab.XPK_FLAGS:
+        for flag in vocab.flags_of(key):
+            assert (key, flag) in vocab.FATES_BY_COMMAND or flag in vocab.FATES, (key, flag)
+    assert set(vocab.FATES) - every == set(), "a fate for a name XPK does not have"
+    for key, flag in vocab.FATES_BY_COMMAND:
+        assert flag in vocab.flags_of(key), (key, flag)
+    assert set(vocab.XPK_FLAGS) <= set(vocab.COMMANDS)
+    # the brief's counts: 59 flags of `xpk cluster create` in XPK's parser, +1 behind a feature
+    # flag (--sub-slicing); `A|B` spellings count once, as argparse does
+    spellings = f"{vocab.GLOBAL} {vocab.XPK_FLAGS['cluster create']}".split()
+    assert len(spellings) == 60
+
+
+def test_every_fate_names_a_real_xcli_flag_or_command() -> None:
+    for key, command_fate in vocab.COMMANDS.items():
+        if not command_fate.to:
+            assert command_fate.note, key
+            continue
+        if command_fate.to == ("--version",):
+            assert "--version" in _options(cli)
+            continue
+        command = xcli_command(cli, command_fate.to)
+        assert command is not None, key
+        if key not in vocab.XPK_FLAGS:
+            continue
+        names = _options(command)
+        for flag in vocab.flags_of(key):
+            fate = resolved(command, key, flag)
+            if fate.kind == "alias" and flag != "<name>":
+                assert flag in names, f"xcli {key} has no {flag}"
+            if fate.kind == "mapped":
+                assert set(fate.to) <= names, f"xcli {key}: {fate.to}"
+            if fate.kind in ("ignored", "refused"):
+                assert fate.note, (key, flag)
+
+
+def test_refused_names_get_the_hint_not_a_spelling_guess(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["workload", "create", "--cluster", "c", "--workload", "w", "--command", "x"]
+    code, _, err = run([*argv, "--script-dir", "."], capsys)
+    assert code == 1
+    lines = err.splitlines()
+    assert lines[0] == "error: XPK's --script-dir is not taken by `xcli workload create`"
+    assert (
+        lines[1].startswith("hint: not in xcli yet; build and push the image") and len(lines) == 2
+    )
+    code, _, err = run([*argv, "--on-demand"], capsys)
+    assert code == 1 and "Did you mean" not in err and "cluster create --on-demand" in err
+    # an XPK flag of another command: still no guess
+    code, _, err = run(["cluster", "create", "--cluster", "c", "--script-dir", "."], capsys)
+    assert (
+        code == 1
+        and "Did you mean" not in err
+        and "takes no --script-dir (XPK's `workload create` has it)" in err
+    )
+    code, out, err = run(["cluster", "describe", "--cluster", "c", "--dry-run"], capsys)
+    assert code == 1 and out == "" and "offers no --dry-run: run it without one" in err
+    code, _, err = run(["info", "--cluster", "c"], capsys)
+    assert code == 1 and err.startswith("error: `xpk info` has no xcli command\nhint: ")
+    # an XPK command xcli spells otherwise: `inspector` is `cluster inspect`
+    inspector = ["--cluster", "c", "--workload", "w", *WHERE, "--dry-run"]
+    _, ours, _ = run(["cluster", "inspect", *inspector], capsys)
+    code, xpk, err = run(["inspector", *inspector, "--print-to-terminal"], capsys)
+    assert code == 0 and xpk == ours and "Plan: inspect cluster c, workload w" in ours, err
+
+
+def test_mapped_names_plan_what_xcli_names_plan(capsys: pytest.CaptureFixture[str]) -> None:
+    base = ["cluster", "create", "--cluster", "demo", "--tpu-type", "v6e-8", *WHERE, "--dry-run"]
+    _, ours, _ = run([*base, "--spot", "--cpu-machine-type", "n2-standard-8"], capsys)
+    code, xpk, err = run(
+        [*base, "--spot", "--default-pool-cpu-machine-type=n2-standard-8", "--no-dry-run",
+         "--enable-gcsfuse-csi-driver", "--memory-limit", "192Gi"], capsys)  # fmt: skip
+    assert code == 0 and xpk == ours and "n2-standard-8" in ours, err
+    assert err.count("note: ") == 2 and "--enable-gcsfuse-csi-driver ignored: " in err
+    wl = ["workload", "create", "--cluster", "d", "--workload", "w", "--command", "x",
+          "--docker-image", "img", "--tpu-type", "v6e-8", "--num-slices", "1", *WHERE,
+          "--dry-run"]  # fmt: skip
+    _, ours, _ = run([*wl, "--termination-grace-period", "45s", "--ttl-after-finished", "10m"],
+                     capsys)  # fmt: skip
+    code, xpk, err = run([*wl, "-tgps", "45", "--ttl-seconds-after-finished=600", "--quiet"],
+                         capsys)  # fmt: skip
+    assert code == 0 and xpk == ours and '"terminationGracePeriodSeconds": 45' in ours, err
+
+
+def test_xcli_spellings_of_the_same_names_still_work(capsys: pytest.CaptureFixture[str]) -> None:
+    attach = ["storage", "attach", "data", "--type", "gcsfuse", "--bucket", "b", "--cluster",
+              "demo", *WHERE, "--dry-run"]  # fmt: skip
+    _, ours, _ = run([*attach, "--readonly", "--mount-point", "/data"], capsys)
+    code, xpk, err = run([*attach, "--readonly", "true", "--mount-point=/data"], capsys)
+    assert code == 0 and xpk == ours and "/data" in ours, err
+    _, plain, _ = run([*attach, "--mount-point", "/data"], capsys)
+    code, off, err = run([*attach, "--readonly=false", "--mount-point", "/data"], capsys)
+    assert code == 0 and off == plain != ours, err
+
+
+def test_xpk_values_are_renamed_or_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(["workload", "list", "--cluster", "c", "--filter-by-status", "FINISHED"],
+                       capsys)  # fmt: skip
+    assert code == 1 and "--state succeeded, then --state failed" in err
+    code, out, err = run(["version"], capsys)
+    assert code == 0 and out.startswith("xcli, version "), err
+    code, _, err = run(["cluster", "delete", "--cluster", "q", "--provider", "local", "--force",
+                        "--dry-run"], capsys)  # fmt: skip
+    assert code == 0, err
+
+
+# Five commands from XPK's docs (AI-Hypercomputer/xpk at 367c838253bea41e7d7716145ad6513f44c1a21e),
+# `xpk` replaced by `xcli`, the shell variables given values: each runs as a dry-run or is
+# refused with a hint naming the xcli way.
+XPK_DOCS = [
+    (  # docs/usage/clusters.md, lines 57-59
+        "xcli cluster create --cluster xpk-test --tpu-type=v5litepod-16 --num-slices=4 --spot",
+        0,
+        "",
+    ),
+    (  # docs/usage/clusters.md, lines 71-74
+        "xcli cluster create --cluster xpk-test --tpu-type=v5litepod-16 --cpu-limit=112 "
+        "--memory-limit=192Gi --on-demand",
+        0,
+        "note: --cpu-limit ignored: xcli sizes the Kueue and JobSet controllers",
+    ),
+    (  # docs/usage/clusters.md, lines 80-83
+        "xcli cluster create-pathways --cluster xpk-pw-test --num-slices=4 --on-demand "
+        "--tpu-type=v5litepod-16",
+        1,
+        "hint: not in xcli yet; `xcli cluster create` makes the TPU cluster",
+    ),
+    (  # docs/usage/workloads.md, lines 31-34
+        'xcli workload create --workload xpk-test-workload --command "echo goodbye" '
+        "--cluster xpk-test --flex --tpu-type=v5litepod-16 --project=my-project",
+        1,
+        "hint: a workload runs on its cluster's capacity (cluster create --on-demand",
+    ),
+    (  # docs/usage/storage.md, lines 33-36
+        "xcli storage attach test-fuse-storage --type=gcsfuse --project=my-project "
+        "--cluster=xpk-test --zone=us-east5-b --mount-point=/test-mount-point --readonly=false "
+        "--bucket=test-bucket --size=1 --auto-mount=false",
+        0,
+        "note: --size ignored: xcli reads the size from the instance",
+    ),
+]
+
+
+@pytest.mark.parametrize(("line", "code", "says"), XPK_DOCS)
+def test_commands_from_xpk_docs(
+    line: str, code: int, says: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import shlex
+
+    argv = shlex.split(line)[1:]
+    if code == 0:
+        argv += ["--dry-run"] + ([] if "--zone=" in line else ["--zone", "us-east5-b"])
+        argv += [] if "--project=" in line else ["--project", "my-project"]
+    got, out, err = run(argv, capsys)
+    assert got == code, err
+    assert says in err
+    if code == 0:
+        assert out.strip(), "a dry-run prints its plan"

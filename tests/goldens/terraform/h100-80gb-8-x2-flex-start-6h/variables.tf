@@ -1,0 +1,29 @@
+variable "project_id" {
+  description = "Project."
+  type        = string
+}
+
+variable "region" {
+  description = "Region (of the GKE control plane)."
+  type        = string
+}
+
+variable "zone" {
+  description = "Zone of the accelerators."
+  type        = string
+}
+
+variable "cluster" {
+  description = "Inputs of modules/gke-cluster; see its variables.tf."
+  type        = any
+}
+
+variable "gpu_node_pool" {
+  description = "Inputs of modules/gpu-node-pool; see its variables.tf."
+  type        = any
+}
+
+variable "gpu_network" {
+  description = "Inputs of modules/gpu-network; see its variables.tf."
+  type        = any
+}

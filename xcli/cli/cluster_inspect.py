@@ -1,0 +1,113 @@
+"""`xcli cluster inspect` (XPK's `inspector`): a debug bundle of a GKE cluster, one archive."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from xcli.cli import complete
+from xcli.cli.common import Common, emit, options
+from xcli.errors import UserError
+
+
+@click.command("inspect")
+@click.option(
+    "--cluster", "name", required=True, help="Cluster name.", shell_complete=complete.clusters
+)
+@click.option("--workload", metavar="W", help="Also W's JobSet, Kueue Workload and pods.")
+@click.option("--namespace", default="default", show_default=True, help="W's namespace.")
+@click.option(
+    "--archive",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Where to write the bundle [default: ./xcli-inspect-CLUSTER.tar.gz].",
+)
+@click.option(
+    "--log-lines",
+    type=click.IntRange(1, 100_000),
+    default=100,
+    show_default=True,
+    help="Last log lines of each controller pod.",
+)
+@options(location=True, dry_run=True, out=False, yes=False)
+def inspect(
+    name: str,
+    workload: str | None,
+    namespace: str,
+    archive: Path | None,
+    log_lines: int,
+    common: Common,
+) -> None:
+    """Collect a debug bundle: nodes per pool (ready or not), the JobSet and Kueue
+    controllers (state and last log lines), queues, workloads by state and events, and with
+    --workload its JobSet, Kueue Workload and pods; redacted, in one .tar.gz, with a summary.
+
+    \b
+    Examples:
+      xcli cluster inspect --cluster demo
+      xcli cluster inspect --cluster demo --workload train-1 --dry-run
+    """
+    from xcli.app.workload import check_namespace
+    from xcli.app.workload_facts import cluster_live
+    from xcli.cli.providers import registry
+    from xcli.cli.wiring import deps
+    from xcli.cluster_index import provider_for
+    from xcli.plan.cluster import ClusterRef
+    from xcli.spec import check_name
+    from xcli.workload.jobset.inspect import plan_inspect
+    from xcli.workload.jobset.inspect_live import handlers
+    from xcli.workload.jobset.plan import gke_cluster_path
+
+    check_name(name, "cluster", 40)
+    if workload:
+        check_name(workload, "workload", 63)
+    check_namespace(namespace)
+    provider = provider_for(name, None, "gke")
+    if registry().capabilities(provider).vm_workloads:
+        raise UserError(
+            f"cluster {name} ({provider}) has no Kubernetes API to inspect",
+            hint=f"`xcli cluster describe --cluster {name}` and `xcli workload status W` "
+            "say how its VMs and runs are",
+        )
+    target = archive or Path(f"xcli-inspect-{name}.tar.gz")
+    plan = plan_inspect(
+        gke_cluster_path(common.project, common.zone, name),
+        name,
+        str(target),
+        workload=workload,
+        namespace=namespace,
+        tail_lines=log_lines,
+    )
+    ref = ClusterRef(name, common.project, common.zone, "gke")
+    wired = deps(common)
+    # the cluster through its provider's ClusterAccess, with the run's clocks
+    reach = cluster_live(wired)
+    run = wired.run_quiet(plan, lambda: handlers(reach, ref, workload))
+    if run is None:  # the dry-run printed the reads
+        return
+    bundle = run.results["bundle"]
+    if bundle.status != "ok":
+        failed = [r for r in run.results.values() if r.status == "failed"]
+        cause = failed[0].error if failed else None
+        raise cause if isinstance(cause, Exception) else UserError("the bundle was not written")
+    _render(dict(bundle.outputs), common)
+
+
+def _render(outputs: dict[str, Any], common: Common) -> None:
+    summary = outputs["summary"]
+    if common.output != "text":
+        emit(common.output, {"archive": outputs["archive"], **summary})
+        return
+    click.echo(f"wrote {outputs['archive']} ({outputs['files']} files, {outputs['bytes']} bytes)")
+    for pool, counts in summary["nodes"].items():
+        click.echo(f"  pool {pool}: " + ", ".join(f"{n} {state}" for state, n in counts.items()))
+    click.echo("  controllers: " + ", ".join(f"{c} {s}" for c, s in summary["controllers"].items()))
+    states = ", ".join(f"{n} {s}" for s, n in summary["workloads"].items()) or "none"
+    click.echo(f"  workloads: {states}; warning events: {summary['warnings']}")
+    one = summary.get("workload")
+    if one:
+        click.echo(f"  workload {one['name']}: {one['state']}, Kueue {one.get('kueue', '-')}, "
+                   f"{one.get('pods', 0)} pods")  # fmt: skip
+        for line in one.get("why", []):
+            click.echo(f"    {line}")

@@ -1,0 +1,141 @@
+"""The one mechanism that lets XPK's names onto xcli's command line (data: `xpk_vocabulary.py`).
+
+`translate` runs before click parses anything below `xcli` (cli/main.py's LazyGroup calls it):
+it finds the command the words name, then rewrites each XPK flag by its fate. Aliases pass;
+mapped flags become xcli's; ignored ones are dropped (with a note on stderr when it matters);
+refused ones stop the run with one `error:` line and a hint, so click never guesses a nearby
+spelling for an XPK name. XPK commands xcli does not have are refused (or mapped) the same way.
+"""
+
+from __future__ import annotations
+
+import click
+
+from xcli.cli import xpk_vocabulary as vocab
+from xcli.cli.xpk_fate import Fate
+from xcli.errors import UserError
+
+
+def translate(root: click.Group, ctx: click.Context, args: list[str]) -> list[str]:
+    """`args` (what follows `xcli`) with XPK's names rewritten or refused."""
+    words: list[str] = []
+    command: click.Command = root
+    i = 0
+    while i < len(args) and isinstance(command, click.Group):
+        token = args[i]
+        if token.startswith("-"):
+            return args  # a group's own option (--help, --version): no XPK name involved
+        sub = command.get_command(ctx, token)
+        if sub is None:
+            return _other_command(root, ctx, " ".join([*words, token]), args[i + 1 :], args)
+        words.append(token)
+        command = sub
+        i += 1
+    key = " ".join(words)
+    if key not in vocab.XPK_FLAGS:
+        return args  # an xcli-only command: click parses it as it is
+    return args[:i] + _flags(key, command, args[i:])
+
+
+def _other_command(
+    root: click.Group, ctx: click.Context, key: str, rest: list[str], args: list[str]
+) -> list[str]:
+    """An XPK command xcli spells otherwise (`inspector`: `cluster inspect`), or has not."""
+    fate = vocab.COMMANDS.get(key)
+    if fate is None:
+        return args  # click says "No such command" with its list
+    if not fate.to:
+        raise UserError(f"`xpk {key}` has no xcli command", hint=fate.note)
+    if fate.to[0].startswith("-"):
+        return list(fate.to)  # `xpk version`: xcli --version; XPK's shared flags mean nothing
+    command: click.Command | None = root
+    for word in fate.to:
+        assert isinstance(command, click.Group)
+        command = command.get_command(ctx, word)
+    assert command is not None, fate.to
+    return [*fate.to, *_flags(key, command, rest)]
+
+
+def _known(command: click.Command) -> dict[str, bool]:
+    """The command's own options: name -> takes a value."""
+    known = {"--help": False, "-h": False}
+    for param in command.params:
+        if isinstance(param, click.Option):
+            takes = not (param.is_flag or param.count)
+            known.update(dict.fromkeys([*param.opts, *param.secondary_opts], takes))
+    return known
+
+
+def _flags(key: str, command: click.Command, args: list[str]) -> list[str]:
+    known = _known(command)
+    xpk = vocab.flags_of(key)
+    out: list[str] = []
+    j = 0
+    while j < len(args):
+        token = args[j]
+        j += 1
+        if token == "--":
+            return out + args[j - 1 :]
+        name, eq, value = token.partition("=")
+        if not token.startswith("-") or (name not in xpk and name in known):
+            out.append(token)
+            if token.startswith("-") and not eq and known[name] and j < len(args):
+                out.append(args[j])  # the option's value, even when it starts with "-"
+                j += 1
+            continue
+        if name not in xpk:
+            _refuse_elsewhere(key, name)
+            out.append(token)
+            continue
+        fate = vocab.fate_of(key, name)
+        if fate.kind == "alias" and name not in known and fate.otherwise is not None:
+            fate = fate.otherwise
+        given: str | None = value if eq else None
+        takes = xpk[name] and not eq and j < len(args)
+        if takes and fate.switch:  # xcli's own `--readonly` (a switch) is left as it is
+            takes = args[j].strip().lower() in ("true", "false")
+        if takes:
+            given = args[j]
+            j += 1
+        if fate.kind == "alias":
+            out += [token] if eq or given is None else [token, given]
+        else:
+            out += _apply(key, name, fate, given)
+    return out
+
+
+def _apply(key: str, name: str, fate: Fate, value: str | None) -> list[str]:
+    if fate.kind == "refused":
+        raise UserError(f"XPK's {name} is not taken by `xcli {key}`", hint=fate.note)
+    if fate.kind == "ignored":
+        if not fate.silent:
+            click.echo(f"note: {name} ignored: {fate.note}", err=True)
+        return []
+    if value is None:
+        return list(fate.to)
+    if fate.switch:
+        return list(fate.to) if value.strip().lower() == "true" else []
+    renamed = dict(fate.values)
+    if value in renamed:
+        value = renamed[value]
+        if not value:
+            return []
+    elif fate.strict:
+        accepted = ", ".join(f"{k}" for k in renamed)
+        raise UserError(
+            f"{name} {value} has no xcli equivalent on `xcli {key}`",
+            hint=f"xcli takes {accepted} here" + (f"; {fate.note}" if fate.note else ""),
+        )
+    if fate.suffix and value.isdigit():
+        value += fate.suffix
+    return [*fate.to, value]
+
+
+def _refuse_elsewhere(key: str, name: str) -> None:
+    """A flag xcli's command does not know and XPK has on other commands: no spelling guess."""
+    others = [c for c in vocab.XPK_FLAGS if name in vocab.flags_of(c)]
+    if others:
+        raise UserError(
+            f"`xcli {key}` takes no {name} (XPK's `{others[0]}` has it)",
+            hint=f"`xcli {key} --help` lists the options",
+        )

@@ -1,0 +1,381 @@
+"""XPK's command-line vocabulary and the fate of each name on xcli's command line (data only).
+
+Source of the flag lists: the `xpk` 1.16.0 wheel on PyPI, whose parser is
+AI-Hypercomputer/xpk at commit 367c838253bea41e7d7716145ad6513f44c1a21e plus the global
+`--namespace` (src/xpk/parser/common.py: add_shared_arguments; cluster.py, workload.py,
+storage.py, inspector.py, info.py, version.py under src/xpk/parser/). A trailing `=` marks a
+flag that takes a value; `A|B` is one flag with two spellings. Flags behind XPK's feature
+flags are included (`--sub-slicing`, `--dependency-auto-download`).
+
+`tests/cli/test_xpk_vocabulary.py` holds it complete both ways, and `docs/from-xpk.md` is
+generated from it (`python -m xcli.cli.xpk_table`).
+"""
+
+from __future__ import annotations
+
+from xcli.cli.xpk_fate import (
+    CommandFate,
+    Fate,
+    alias,
+    ignored,
+    mapped,
+    no_command,
+    planned,
+    refused,
+    same,
+)
+
+# XPK's shared arguments: every command takes them (src/xpk/parser/common.py).
+GLOBAL = (
+    "--project= --project-number= --zone= --namespace= --dry-run|--no-dry-run "
+    "--skip-validation|--no-skip-validation --quiet|--no-quiet "
+    "--sandbox-kubeconfig|--no-sandbox-kubeconfig "
+    "--dependency-auto-download|--no-dependency-auto-download"
+)
+
+_CAPACITY = "--on-demand --reservation= --spot --flex"
+_STORAGE_DRIVERS = (
+    "--enable-gcsfuse-csi-driver --enable-gcpfilestore-csi-driver "
+    "--enable-parallelstore-csi-driver --enable-pd-csi-driver --enable-lustre-csi-driver "
+    "--enable-legacy-lustre-port"
+)
+_SLICING = "--sub-slicing --super-slicing --num-cubes="
+_NAP = "--enable-autoprovisioning --autoprovisioning-min-chips= --autoprovisioning-max-chips="
+_VERTEX = "--create-vertex-tensorboard --tensorboard-region= --tensorboard-name="
+_CREATE_COMMON = (
+    "--cluster= --tpu-type= --host-maintenance-interval= --gke-version= --num-slices= "
+    "--pathways-gce-machine-type= --default-pool-cpu-machine-type= --managed-mldiagnostics "
+    "--cluster-cpu-machine-type= --default-pool-cpu-num-nodes= --custom-cluster-arguments= "
+    "--custom-nodepool-arguments= --force --custom-tpu-nodepool-arguments= --private "
+    "--authorized-networks= --enable-private-endpoint --private-endpoint-subnetwork= "
+    "--enable-master-global-access --enable-workload-identity --adapt-from-ct "
+    f"--ignore-nodepool-creation-errors {_STORAGE_DRIVERS} {_SLICING} {_NAP} {_CAPACITY} "
+    f"{_VERTEX} --enable-mtc --mtc-ramdisk-size= --mtc-gcs-bucket= --mtc-toleration-key= "
+    "--memory-limit= --cpu-limit="
+)
+_WORKLOAD_COMMON = (
+    "--command= --tpu-type= --storage= --workload= --cluster= --docker-name= "
+    "--use-parallel-containers|--no-use-parallel-containers --output-manifest-file= "
+    "--num-slices= --priority= --max-restarts= --ttl-seconds-after-finished= "
+    "-tgps|--termination-grace-period-seconds= --colocated-python-sidecar-image= "
+    "--enable-debug-logs --env-file= --env= --base-docker-image= --script-dir= "
+    "--docker-image= --docker-image-pull-secret= --use-vertex-tensorboard --experiment-name= "
+    f"{_CAPACITY}"
+)
+_STORAGE_VOLUME = (
+    "<name>= --type= --cluster= --auto-mount= --mount-point= --readonly= --instance= --vol= "
+    "--access-mode= --manifest= --mount-options="
+)
+
+# XPK command -> its own flags (besides GLOBAL).
+XPK_FLAGS: dict[str, str] = {
+    "cluster create": (
+        f"{_CREATE_COMMON} --device-type= --num-nodes= --enable-pathways "
+        "--cluster-state-gcs-bucket="
+    ),
+    "cluster create-pathways": _CREATE_COMMON,
+    "cluster adapt": (
+        "--cluster= --tpu-type= --device-type= --num-nodes= --enable-workload-identity "
+        f"--num-slices= --ignore-nodepool-creation-errors {_STORAGE_DRIVERS} --memory-limit= "
+        f"--cpu-limit= {_SLICING} {_CAPACITY} {_NAP} {_VERTEX}"
+    ),
+    "cluster delete": "--cluster= --cluster-state-gcs-bucket= --force",
+    "cluster describe": "--cluster=",
+    "cluster list": "",
+    "workload create": (
+        f"{_WORKLOAD_COMMON} --device-type= --num-nodes= --scheduler= --ramdisk-directory= "
+        "--mtc-enabled --debug-dump-gcs= --deploy-stacktrace-sidecar --use-pathways "
+        "--restart-on-exit-codes="
+    ),
+    "workload create-pathways": (
+        f"{_WORKLOAD_COMMON} --headless --proxy-server-image= --server-image= "
+        "--pathways-gcs-location= --custom-pathways-server-args= "
+        "--custom-pathways-proxy-server-args= --custom-pathways-worker-args= "
+        "--elastic-slices= --max-slice-restarts="
+    ),
+    "workload delete": "--cluster= --workload= --filter-by-job= --filter-by-status= --force",
+    "workload list": (
+        "--cluster= --filter-by-status= --filter-by-job= --wait-for-job-completion= --timeout="
+    ),
+    "storage attach": (
+        f"{_STORAGE_VOLUME} --enable-legacy-lustre-port --size= --bucket= "
+        "--prefetch-metadata|--no-prefetch-metadata"
+    ),
+    "storage create": f"{_STORAGE_VOLUME} --size= --tier=",
+    "storage delete": "<name>= --cluster= --force|-f",
+    "storage detach": "<name>= --cluster=",
+    "storage list": "--cluster=",
+    "inspector": "--cluster= --workload= --print-to-terminal",
+    "info": "--cluster= --clusterqueue --localqueue",
+    "version": "",
+}
+
+_QUEUE_USAGE = "xcli team list --cluster C shows each team's queue, quota and use"
+
+COMMANDS: dict[str, CommandFate] = {
+    **{name: same(*name.split()) for name in XPK_FLAGS if "pathways" not in name},
+    "cluster create-pathways": no_command(
+        "`xcli cluster create` makes the TPU cluster; Pathways on it is planned", is_planned=True
+    ),
+    "workload create-pathways": no_command(
+        "`xcli workload create` runs JAX as a JobSet; Pathways is planned", is_planned=True
+    ),
+    "inspector": same("cluster", "inspect"),
+    "info": no_command(_QUEUE_USAGE),
+    "version": same("--version"),
+    # XPK commands outside the brief's list, so that they too get a hint, not a guess
+    "cluster create-ray": no_command("xcli does not install Ray; `xcli cluster create` then Ray"),
+    "cluster cacheimage": no_command("`xcli cluster preload-image IMAGE --cluster C`"),
+}
+
+_DRIVER = "xcli turns the {0} CSI driver on when `xcli storage attach --type {1}` needs it"
+_NOT_TOOLS = "xcli calls the APIs directly: it runs and downloads no gcloud or kubectl"
+_CAPACITY_IS_CLUSTERS = refused(
+    "a workload runs on its cluster's capacity (cluster create --on-demand|--spot|"
+    "--reservation|--flex-start); xcli has no node auto-provisioning for a workload to choose"
+)
+_NO_VERTEX = refused("xcli does not create Vertex AI Tensorboards or Experiments")
+_NO_MTC = refused(
+    "xcli has no multi-tier checkpointing; `workload create --checkpoint-dir gs://B/P` "
+    "gives every worker a checkpoint folder"
+)
+_NO_NAP = refused(
+    "xcli creates the node pools a cluster needs; it does not set up auto-provisioning"
+)
+_SLICING_LATER = planned("one workload per slice shape: create the cluster with that --tpu-type")
+_IMAGE_BUILD = planned("build and push the image yourself, then pass --docker-image")
+_PATHWAYS = planned("run JAX on the TPUs with `xcli workload create`")
+_KUEUE_SIZE = ignored("xcli sizes the Kueue and JobSet controllers from the cluster's node count")
+_STATE_BUCKET = mapped("--state-bucket", note="with --terraform DIR: the Terraform state bucket")
+_SAY_YES = mapped("--yes", note="XPK's --force only skips the question, as --yes does")
+
+# Flag -> fate, for every XPK command unless FATES_BY_COMMAND says otherwise.
+FATES: dict[str, Fate] = {
+    # XPK's shared arguments
+    "--project": alias(),
+    "--project-number": ignored("xcli reads the project number when a plan needs it"),
+    "--zone": alias(),
+    "--namespace": alias(),
+    "--dry-run": alias(),
+    "--no-dry-run": ignored("the default", silent=True),
+    "--skip-validation": ignored(_NOT_TOOLS + ", so it has no tools to validate"),
+    "--no-skip-validation": ignored("the default", silent=True),
+    "--quiet": alias(otherwise=ignored("xcli asks nothing here", silent=True)),
+    "--no-quiet": ignored("the default", silent=True),
+    "--sandbox-kubeconfig": ignored("xcli never reads or writes a kubeconfig"),
+    "--no-sandbox-kubeconfig": ignored("the default", silent=True),
+    "--dependency-auto-download": ignored(_NOT_TOOLS),
+    "--no-dependency-auto-download": ignored(_NOT_TOOLS, silent=True),
+    # clusters
+    "--cluster": alias(),
+    "--tpu-type": alias(),
+    "--device-type": alias(),
+    "--num-slices": alias(),
+    "--num-nodes": alias(),
+    "--on-demand": alias(otherwise=ignored("on-demand is what xcli assumes", silent=True)),
+    "--spot": alias(),
+    "--reservation": alias(),
+    "--flex": mapped("--flex-start"),
+    "--gke-version": alias(),
+    "--host-maintenance-interval": refused(
+        "xcli leaves the TPU pools' maintenance interval to GKE's default; no flag for it yet"
+    ),
+    "--default-pool-cpu-machine-type": mapped("--cpu-machine-type"),
+    "--cluster-cpu-machine-type": mapped("--cpu-machine-type", note="XPK: deprecated name"),
+    "--default-pool-cpu-num-nodes": refused(
+        "xcli's system pool autoscales with the cluster; --cpu-machine-type sets its machine"
+    ),
+    "--custom-cluster-arguments": refused(
+        "xcli sends API requests, not gcloud lines: write them with --terraform DIR and edit "
+        "the folder, or ask for the flag you need"
+    ),
+    "--custom-nodepool-arguments": refused(
+        "xcli sends API requests, not gcloud lines: --terraform DIR writes them to edit"
+    ),
+    "--custom-tpu-nodepool-arguments": refused(
+        "xcli sends API requests, not gcloud lines: --terraform DIR writes them to edit"
+    ),
+    "--force": alias(
+        "xcli: replace node pools of another shape, asking first unless --yes "
+        "(XPK's --force also skipped the question)"
+    ),
+    "--private": alias(),
+    "--authorized-networks": alias(),
+    "--enable-private-endpoint": mapped("--private-endpoint"),
+    "--private-endpoint-subnetwork": refused(
+        "xcli reaches a private control plane through its DNS endpoint (--private-endpoint); "
+        "--subnetwork places the nodes"
+    ),
+    "--enable-master-global-access": refused(
+        "xcli's private endpoint is the DNS endpoint, reachable from every region"
+    ),
+    "--enable-workload-identity": ignored("Workload Identity is always on in xcli's clusters"),
+    "--adapt-from-ct": refused(
+        "`xcli cluster adapt --cluster C --device-type T` sets up a Cluster Toolkit cluster"
+    ),
+    "--ignore-nodepool-creation-errors": refused(
+        "xcli keeps the pools that were made and names those that failed; run the same "
+        "command again to finish"
+    ),
+    "--enable-gcsfuse-csi-driver": ignored(_DRIVER.format("Cloud Storage FUSE", "gcsfuse")),
+    "--enable-gcpfilestore-csi-driver": ignored(_DRIVER.format("Filestore", "filestore")),
+    "--enable-parallelstore-csi-driver": ignored(_DRIVER.format("Parallelstore", "parallelstore")),
+    "--enable-pd-csi-driver": ignored(_DRIVER.format("Persistent Disk", "pd")),
+    "--enable-lustre-csi-driver": ignored(_DRIVER.format("Managed Lustre", "lustre")),
+    "--enable-legacy-lustre-port": refused(
+        "xcli sets the Lustre driver up for instances on the current port (988)"
+    ),
+    "--cluster-state-gcs-bucket": _STATE_BUCKET,
+    "--enable-pathways": _PATHWAYS,
+    "--pathways-gce-machine-type": _PATHWAYS,
+    "--sub-slicing": _SLICING_LATER,
+    "--super-slicing": _SLICING_LATER,
+    "--num-cubes": _SLICING_LATER,
+    "--enable-autoprovisioning": _NO_NAP,
+    "--autoprovisioning-min-chips": _NO_NAP,
+    "--autoprovisioning-max-chips": _NO_NAP,
+    "--create-vertex-tensorboard": _NO_VERTEX,
+    "--tensorboard-region": _NO_VERTEX,
+    "--tensorboard-name": _NO_VERTEX,
+    "--managed-mldiagnostics": refused("xcli does not install ML Diagnostics"),
+    "--enable-mtc": _NO_MTC,
+    "--mtc-ramdisk-size": _NO_MTC,
+    "--mtc-gcs-bucket": _NO_MTC,
+    "--mtc-toleration-key": _NO_MTC,
+    "--memory-limit": _KUEUE_SIZE,
+    "--cpu-limit": _KUEUE_SIZE,
+    # workloads
+    "--workload": alias(),
+    "--command": alias(),
+    "--docker-image": alias(),
+    "--storage": alias(),
+    "--scheduler": alias(),
+    "--priority": alias(),
+    "--max-restarts": alias(),
+    "--restart-on-exit-codes": alias(),
+    "--env": alias(),
+    "--env-file": alias(),
+    "--output-manifest-file": alias(),
+    "--ttl-seconds-after-finished": mapped("--ttl-after-finished", suffix="s"),
+    "-tgps": mapped("--termination-grace-period", suffix="s"),
+    "--termination-grace-period-seconds": mapped("--termination-grace-period", suffix="s"),
+    "--base-docker-image": _IMAGE_BUILD,
+    "--script-dir": _IMAGE_BUILD,
+    "--docker-name": _IMAGE_BUILD,
+    "--docker-image-pull-secret": planned("push to Artifact Registry in the cluster's project"),
+    "--use-parallel-containers": refused("xcli runs one container per VM"),
+    "--no-use-parallel-containers": ignored("the default", silent=True),
+    "--enable-debug-logs": refused("pass the TPU runtime's log settings with --env K=V"),
+    "--debug-dump-gcs": refused(
+        "--env XLA_FLAGS=--xla_dump_to=DIR with DIR on a `--storage` gcsfuse mount"
+    ),
+    "--deploy-stacktrace-sidecar": refused("xcli adds no stack-trace sidecar"),
+    "--use-vertex-tensorboard": _NO_VERTEX,
+    "--experiment-name": _NO_VERTEX,
+    "--ramdisk-directory": _NO_MTC,
+    "--mtc-enabled": _NO_MTC,
+    "--use-pathways": _PATHWAYS,
+    "--colocated-python-sidecar-image": _PATHWAYS,
+    "--headless": _PATHWAYS,
+    "--proxy-server-image": _PATHWAYS,
+    "--server-image": _PATHWAYS,
+    "--pathways-gcs-location": _PATHWAYS,
+    "--custom-pathways-server-args": _PATHWAYS,
+    "--custom-pathways-proxy-server-args": _PATHWAYS,
+    "--custom-pathways-worker-args": _PATHWAYS,
+    "--elastic-slices": _PATHWAYS,
+    "--max-slice-restarts": _PATHWAYS,
+    "--filter-by-job": refused("name the workload, or filter `xcli workload list -o json`"),
+    "--wait-for-job-completion": refused("`xcli workload wait W --cluster C [--timeout D]`"),
+    "--timeout": refused("with --wait-for-job-completion: `xcli workload wait W --timeout D`"),
+    # storage
+    "<name>": alias(),
+    "--type": mapped("--type", values={"gcpfilestore": "filestore"}),
+    "--auto-mount": mapped("--auto-mount", switch=True),
+    "--readonly": mapped("--readonly", switch=True),
+    "--mount-point": alias(),
+    "--mount-options": alias(),
+    "--instance": alias(),
+    "--bucket": alias(),
+    "--size": alias(),
+    "--tier": alias(),
+    "--vol": refused("xcli names the Filestore share vol1 and reads it back on attach"),
+    "--access-mode": refused(
+        "xcli's Filestore volumes are ReadWriteMany (--readonly: ReadOnlyMany)"
+    ),
+    "--manifest": refused("xcli writes the PersistentVolume and claim from --instance or --disk"),
+    "--prefetch-metadata": ignored("xcli's gcsfuse options prefetch metadata already"),
+    "--no-prefetch-metadata": refused(
+        "xcli's gcsfuse volumes always prefetch metadata on mount (gcsfuseMetadataPrefetchOnMount)"
+    ),
+    # inspector, info
+    "--print-to-terminal": ignored(
+        "xcli prints the bundle's summary; the bundle itself is the archive (--archive)"
+    ),
+    "--clusterqueue": refused(_QUEUE_USAGE),
+    "--localqueue": refused(_QUEUE_USAGE),
+}
+
+_STATES = {"SUCCESSFUL": "succeeded", "FAILED": "failed"}
+
+# (XPK command, flag) -> fate, where a flag means something else on that command.
+FATES_BY_COMMAND: dict[tuple[str, str], Fate] = {
+    ("cluster delete", "--force"): _SAY_YES,
+    ("workload delete", "--force"): _SAY_YES,
+    ("storage delete", "--force"): _SAY_YES,
+    ("storage delete", "-f"): _SAY_YES,
+    ("cluster delete", "--cluster-state-gcs-bucket"): refused(
+        "`xcli cluster delete --terraform DIR` destroys with the state DIR names"
+    ),
+    ("cluster adapt", "--flex"): mapped("--flex-start"),
+    ("workload create", "--device-type"): alias(),
+    ("storage attach", "--vol"): ignored("xcli reads the share name from the instance"),
+    ("storage attach", "--size"): ignored(
+        "xcli reads the size from the instance (a bucket's volume size is nominal)"
+    ),
+    ("workload delete", "--filter-by-status"): mapped(
+        "--state", values=_STATES, strict=True, note="other states: name the workload"
+    ),
+    ("workload list", "--filter-by-status"): mapped(
+        "--state",
+        values={**_STATES, "RUNNING": "running", "QUEUED": "queued", "EVERYTHING": ""},
+        strict=True,
+        note="FINISHED: list --state succeeded, then --state failed",
+    ),
+    ("cluster list", "--namespace"): ignored("a cluster has no namespace", silent=True),
+    **{
+        (command, "--namespace"): refused(
+            "a cluster has no namespace; workloads take --namespace, and "
+            "`xcli team create` makes one with its queue"
+        )
+        for command in ("cluster create", "cluster adapt", "cluster delete", "cluster describe")
+    },
+    **{
+        (command, "--dry-run"): refused(
+            "this command only reads, so xcli offers no --dry-run: run it without one"
+        )
+        for command in ("cluster describe", "cluster list", "workload list", "storage list")
+    },
+    **{
+        (command, flag): _CAPACITY_IS_CLUSTERS
+        for command in ("workload create",)
+        for flag in ("--on-demand", "--spot", "--reservation", "--flex")
+    },
+}
+
+
+def flags_of(command: str) -> dict[str, bool]:
+    """An XPK command's flags, every spelling: flag -> takes a value."""
+    out: dict[str, bool] = {}
+    for word in f"{GLOBAL} {XPK_FLAGS[command]}".split():
+        takes = word.endswith("=")
+        for name in word.rstrip("=").split("|"):
+            out[name] = takes
+    return out
+
+
+def fate_of(command: str, flag: str) -> Fate:
+    """The fate of `flag` on XPK's `command` (KeyError: not an XPK flag of it)."""
+    if flag not in flags_of(command):
+        raise KeyError(flag)
+    return FATES_BY_COMMAND.get((command, flag)) or FATES[flag]
