@@ -35,3 +35,14 @@ def state_dir() -> Path:
 def gcloud_dir() -> Path:
     env = os.environ.get("CLOUDSDK_CONFIG")
     return Path(env) if env else Path.home() / ".config" / "gcloud"
+
+
+def image_cache_dir() -> Path:
+    """$XCLI_IMAGE_CACHE, else $XDG_CACHE_HOME/xcli/images (~/.cache/xcli/images): the
+    compressed layers `workload create --script-dir` built, so an unchanged folder is neither
+    read nor compressed again."""
+    env = os.environ.get("XCLI_IMAGE_CACHE")
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "xcli" / "images"

@@ -245,7 +245,8 @@ def test_docker_image_is_required_where_a_container_runs(
     assert code == 1 and out == ""
     assert err.splitlines() == [
         "error: --provider gke runs the command in a container: pass --docker-image",
-        "hint: e.g. --docker-image python:3.11 (only the local provider can do without)",
+        "hint: e.g. --docker-image python:3.11, or --base-docker-image IMG to add this folder "
+        "to IMG (only the local provider can do without)",
     ]
     code, out, err = run([*argv, "--docker-image", "python:3.11"], capsys)
     assert code == 0 and "python:3.11" in out, err

@@ -78,13 +78,13 @@ def test_refused_names_get_the_hint_not_a_spelling_guess(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     argv = ["workload", "create", "--cluster", "c", "--workload", "w", "--command", "x"]
-    code, _, err = run([*argv, "--script-dir", "."], capsys)
+    code, _, err = run([*argv, "--deploy-stacktrace-sidecar"], capsys)
     assert code == 1
     lines = err.splitlines()
-    assert lines[0] == "error: XPK's --script-dir is not taken by `xcli workload create`"
-    assert (
-        lines[1].startswith("hint: not in xcli yet; build and push the image") and len(lines) == 2
+    assert lines[0] == (
+        "error: XPK's --deploy-stacktrace-sidecar is not taken by `xcli workload create`"
     )
+    assert lines[1] == "hint: xcli adds no stack-trace sidecar" and len(lines) == 2
     code, _, err = run([*argv, "--on-demand"], capsys)
     assert code == 1 and "Did you mean" not in err and "cluster create --on-demand" in err
     # an XPK flag of another command: still no guess

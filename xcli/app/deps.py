@@ -139,3 +139,6 @@ class Deps:
     # or for --dry-run a DryFacts that reads the --cluster-metadata and --storage-record files
     # and the flags instead of the cluster. None: LIVE_FACTS.
     facts: Facts | None = None
+    # The live handlers of an image build's steps (registry, Artifact Registry): built on
+    # first use; None where no command builds images.
+    image_handlers: Handlers | None = None

@@ -10,6 +10,7 @@ through `Deps.facts` (live, or the dry-run's files and flags).
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -20,6 +21,7 @@ from xcli.errors import UserError
 
 if TYPE_CHECKING:
     from xcli.app.deps import Deps, Location
+    from xcli.app.workload_image import ImageFlags
     from xcli.plan.model import Plan
     from xcli.providers.base import VmAccess
     from xcli.workload.kinds import KindEntry
@@ -50,6 +52,9 @@ class Target:
 class CreateRequest:
     workload: WorkloadRequest
     where: Location
+    # --base-docker-image/--script-dir (an image built and pushed first), --docker-name,
+    # --docker-image-pull-secret (app/workload_image.py); None: none of them
+    image: ImageFlags | None = None
 
 
 @dataclass(frozen=True)
@@ -66,12 +71,47 @@ def kind_entry(deps: Deps, provider: str) -> KindEntry:
 
 def create(req: CreateRequest, deps: Deps) -> Created:
     """Plan the workload (the cluster's facts through deps.facts) and run or print it."""
+    from xcli.app import workload_image
+
     w = req.workload
     kind, ctx = _open(deps, Target(w.cluster, w.provider, req.where, w.namespace))
+    if req.image is not None and req.image.copy_to_vms:  # VM-style: the folder, no image
+        return _create_with_folder(req, kind, ctx, deps)
+    if req.image is not None and req.image.base is not None:  # HOST/NAME@${build.digest}
+        image = workload_image.planned(req.image, lambda: ctx.project, lambda: ctx.zone)
+        w = dataclasses.replace(w, image=image)
     creation = kind.plan_create(ctx, w)
+    plan, handlers = creation.plan, creation.handlers
+    if req.image is not None:
+        plan, handlers = workload_image.finish(req.image, w.image, plan, handlers, deps)
     if w.output_manifest_file is not None:
-        _write_manifests(creation.manifests, w.output_manifest_file)
-    deps.run_plan(creation.plan, creation.handlers)
+        manifests = creation.manifests
+        if req.image is not None:
+            manifests = workload_image.dress_manifests(req.image, w.image, manifests)
+        _write_manifests(manifests, w.output_manifest_file)
+    deps.run_plan(plan, handlers)
+    return Created(creation.follow)
+
+
+def _create_with_folder(
+    req: CreateRequest, kind: WorkloadKind, ctx: Context, deps: Deps
+) -> Created:
+    """--script-dir on a VM-style cluster: copy the folder first, run the command in it."""
+    from xcli.app import workload_sync
+    from xcli.image import sync
+
+    assert req.image is not None
+    w = req.workload
+    copy = workload_sync.prepare(req.image.script_dir, w.cluster, deps)
+    w = dataclasses.replace(w, command=sync.run_in(copy.tag, w.command))
+    creation = kind.plan_create(ctx, w)
+    steps = [copy] + [
+        dataclasses.replace(s, after=(*s.after, copy.id)) if not s.after else s
+        for s in creation.plan.steps
+    ]
+    plan = dataclasses.replace(creation.plan, steps=tuple(steps))
+    copy_handler = workload_sync.handler(w.provider, req.where, deps)
+    deps.run_plan(plan, lambda: {**creation.handlers(), sync.ScriptSync.kind: copy_handler})
     return Created(creation.follow)
 
 

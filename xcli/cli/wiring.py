@@ -76,7 +76,17 @@ def deps(common: Common, facts: Facts | None = None, *, verbose: bool = False) -
         terraform_connections=current().terraform_connections,
         workload_gateways=current().workload_gateways,
         facts=facts or (DryFacts() if common.dry_run else LIVE_FACTS),
+        image_handlers=_image_handlers,
     )
+
+
+def _image_handlers() -> Mapping[str, Any]:
+    """The registry (Google credentials for Google hosts, anonymous elsewhere) and Artifact
+    Registry handlers of an image build."""
+    from xcli.gateways.artifact_registry import ArtifactRegistry, google_credentials
+    from xcli.gateways.image_push import ImageHandlers
+
+    return {**ImageHandlers(google_credentials).handlers(), **ArtifactRegistry().handlers()}
 
 
 def _once(make: Callable[[], T]) -> Callable[[], T]:

@@ -115,9 +115,10 @@ def _workload_options(func: Any) -> Any:
             "instead of reading the cluster.",
         ),
     ]
+    from xcli.cli.workload_image import OPTIONS as image_options
     from xcli.cli.workload_storage import OPTIONS as storage_options
 
-    for option in reversed([*options, *storage_options]):
+    for option in reversed([*options, *image_options, *storage_options]):
         func = option(func)
     return func
 
@@ -155,18 +156,22 @@ def create(common: Common, **flags: Any) -> int:
         refuse_kubernetes_files,
         request_from,
     )
+    from xcli.cli.workload_image import image_flags
     from xcli.cluster_index import provider_for
 
     flags["provider"] = provider_for(flags["cluster"], flags["provider"], registry().default())
     kind = use.kind_entry(deps(common), flags["provider"])
+    caps = registry().capabilities(flags["provider"])
+    image = image_flags(flags, builds_in_a_pod=kind.manifests, plain_process=caps.plain_process)
     if flags["image"] is None:
-        if kind.needs_image:
+        if kind.needs_image and (image is None or image.base is None):
             from xcli.errors import UserError
 
             raise UserError(
                 f"--provider {flags['provider']} runs the command in a container: "
                 "pass --docker-image",
-                hint="e.g. --docker-image python:3.11 (only the local provider can do without)",
+                hint="e.g. --docker-image python:3.11, or --base-docker-image IMG to add this "
+                "folder to IMG (only the local provider can do without)",
             )
         flags["image"] = ""
     precheck(flags, kind.extra_restart_codes)  # all that needs no cluster, before it is read
@@ -176,7 +181,7 @@ def create(common: Common, **flags: Any) -> int:
         check_writable_file(flags["output_manifest_file"], "--output-manifest-file")
     refuse_kubernetes_files(flags, kind.manifests)
     facts = facts_for(common, flags["cluster_metadata"], flags.get("storage_record") or ())
-    request = use.CreateRequest(request_from(flags), common)
+    request = use.CreateRequest(request_from(flags), common, image)
     created = use.create(request, deps(common, facts))
     if created.follow is not None and not common.dry_run and common.output == "text":
         click.echo(created.follow, err=True)

@@ -143,7 +143,6 @@ _NO_NAP = refused(
     "xcli creates the node pools a cluster needs; it does not set up auto-provisioning"
 )
 _SLICING_LATER = planned("one workload per slice shape: create the cluster with that --tpu-type")
-_IMAGE_BUILD = planned("build and push the image yourself, then pass --docker-image")
 _PATHWAYS = planned("run JAX on the TPUs with `xcli workload create`")
 _KUEUE_SIZE = ignored("xcli sizes the Kueue and JobSet controllers from the cluster's node count")
 _STATE_BUCKET = mapped("--state-bucket", note="with --terraform DIR: the Terraform state bucket")
@@ -259,10 +258,10 @@ FATES: dict[str, Fate] = {
     "--ttl-seconds-after-finished": mapped("--ttl-after-finished", suffix="s"),
     "-tgps": mapped("--termination-grace-period", suffix="s"),
     "--termination-grace-period-seconds": mapped("--termination-grace-period", suffix="s"),
-    "--base-docker-image": _IMAGE_BUILD,
-    "--script-dir": _IMAGE_BUILD,
-    "--docker-name": _IMAGE_BUILD,
-    "--docker-image-pull-secret": planned("push to Artifact Registry in the cluster's project"),
+    "--base-docker-image": alias(),  # built and pushed without Docker (issue 24)
+    "--script-dir": alias(),
+    "--docker-name": alias(),
+    "--docker-image-pull-secret": alias(),
     "--use-parallel-containers": refused("xcli runs one container per VM"),
     "--no-use-parallel-containers": ignored("the default", silent=True),
     "--enable-debug-logs": refused("pass the TPU runtime's log settings with --env K=V"),

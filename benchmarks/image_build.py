@@ -1,0 +1,201 @@
+"""`workload create --script-dir` image builds against a local registry: xcli cold, warm and
+after a one-file change, beside a baseline that does what XPK's path does, in one run.
+
+    pip install -e '.[test]'
+    python benchmarks/image_build.py [--mb 200] [--files 3000] [--reps 3]
+
+Needs Debian's `docker-registry` (scripts/test.sh installs it). Starts it on 127.0.0.1 with a
+temporary storage folder (the helper the tests use), pushes a small two-platform base, writes
+a folder of --files files totalling --mb MB (random bytes: incompressible, like weights), and
+per repetition runs, in this order:
+
+  xcli-cold      an empty build cache and a new target repository (the base layer is mounted)
+  xcli-warm      the same folder again: the cache answers, every blob is already there
+  xcli-one-file  one file rewritten (same size, new bytes), then the build
+  xpk-like       what XPK's `--base-docker-image` path does (AI-Hypercomputer/xpk at
+                 367c838253be, src/xpk/core/docker_image.py, then `crane mutate --append`):
+                 one uncompressed tar of the whole folder with the files' own float mtimes,
+                 here made fresh as a checkout or an editor would, gzipped at level 1 as crane
+                 does, pushed under a new tag every time. Done with the same registry client,
+                 so the difference is the layering and the cache, not the HTTP code.
+  loopback       one blob of xcli-cold's bytes sent by a single monolithic PUT: the floor
+
+Reported: wall time of the build and push (interpreter start excluded) and blob bytes sent,
+medians over --reps, and the machine's load average before and after. Targets (issue 24): warm
+under 1 s, one-file change under 5 % of the cold bytes, cold within 1.5x of loopback. A
+measurement, not a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import hashlib
+import json
+import os
+import random
+import statistics
+import sys
+import tarfile
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from tests.support.registry import push_base, start_registry  # noqa: E402
+from xcli.execute.live import LiveExecutor  # noqa: E402
+from xcli.gateways.image_push import ImageHandlers  # noqa: E402
+from xcli.gateways.registry import Registry  # noqa: E402
+from xcli.image import build, oci  # noqa: E402
+from xcli.image.layers import Layer, Store  # noqa: E402
+from xcli.image.reference import ImageRef  # noqa: E402
+from xcli.plan.model import Plan  # noqa: E402
+
+
+def make_folder(root: Path, total_mb: int, files: int) -> list[Path]:
+    rng = random.Random(24)
+    sizes = [rng.uniform(0.2, 1.8) for _ in range(files)]
+    scale = total_mb * 1024**2 / sum(sizes)
+    paths = []
+    for i, size in enumerate(sizes):
+        path = root / f"pkg{i % 40:02d}" / f"sub{i % 7}" / f"file{i:05d}.bin"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(os.urandom(int(size * scale)))
+        paths.append(path)
+    return paths
+
+
+def xcli_build(folder: Path, host: str, repo: str, cache: Path) -> tuple[float, int]:
+    start = time.perf_counter()
+    request = build.BuildRequest(
+        folder, f"{host}/library/base:1", "linux/amd64", f"{host}/{repo}", "bench-runner"
+    )
+    built = build.prepare(request, Store(cache))
+    result = LiveExecutor(ImageHandlers().handlers()).run(Plan("b", built.steps))
+    seconds = time.perf_counter() - start
+    for step in result.results.values():
+        if step.error is not None:
+            raise step.error
+    return seconds, int(result.results["build"].outputs["uploaded_bytes"])
+
+
+def xpk_like(folder: Path, host: str, work: Path) -> tuple[float, int]:
+    now = time.time()
+    for path in folder.rglob("*"):  # fresh float mtimes, as after a checkout or a save
+        os.utime(path, (now, now + random.random()))
+    start = time.perf_counter()
+    raw = work / "archive.tar"
+    with tarfile.open(raw, "w") as tar:  # XPK: tarfile.open(path, 'w'), PAX, real mtimes
+        for path in sorted(folder.rglob("*")):
+            info = tar.gettarinfo(str(path), f"app/{path.relative_to(folder)}")
+            info.uid = info.gid = 0
+            info.uname = info.gname = "root"
+            if info.isfile():
+                with path.open("rb") as src:
+                    tar.addfile(info, src)
+            else:
+                tar.addfile(info)
+    gz, sha, diff = work / "layer.gz", hashlib.sha256(), hashlib.sha256()
+    with raw.open("rb") as src, gz.open("wb") as out:
+        packed = gzip.GzipFile(fileobj=out, mode="wb", compresslevel=1, mtime=0)
+        while chunk := src.read(1024**2):
+            diff.update(chunk)
+            packed.write(chunk)
+        packed.close()
+    sha.update(gz.read_bytes())
+    layer = Layer(
+        "all", f"sha256:{diff.hexdigest()}", f"sha256:{sha.hexdigest()}", gz.stat().st_size, 0
+    )
+    reg = Registry()
+    base, dest = ImageRef(host, "library/base", tag="1"), ImageRef(host, "xpk/runner")
+    raw_index, _, _ = reg.manifest(base, "1", oci.ACCEPT)
+    child = oci.choose(json.loads(raw_index), "linux/amd64", str(base))
+    manifest_raw, _, _ = reg.manifest(base, str(child["digest"]), oci.ACCEPT)
+    manifest = json.loads(manifest_raw)
+    config = reg.blob(base, manifest["config"]["digest"])
+    new_config, new_manifest = oci.compose(manifest, oci.OCI_MANIFEST, config, [layer], "xpk")
+    cfg = work / "config.json"
+    cfg.write_bytes(new_config)
+    for digest, path in ((layer.digest, gz), (oci.digest_of(new_config), cfg)):
+        if not reg.has_blob(dest, digest):
+            location = reg.start(dest, digest)
+            assert location is not None
+            reg.upload(dest, digest, path, location)
+    for blob in manifest["layers"]:
+        if not reg.has_blob(dest, blob["digest"]):
+            reg.start(dest, blob["digest"], mount_from=base.name)
+    reg.put_manifest(dest, f"t{time.time_ns()}", new_manifest, oci.OCI_MANIFEST)
+    return time.perf_counter() - start, reg.sent
+
+
+def loopback(host: str, size: int) -> float:
+    import requests
+
+    data = os.urandom(size)
+    digest = "sha256:" + hashlib.sha256(data).hexdigest()
+    start = time.perf_counter()
+    resp = requests.post(f"http://{host}/v2/floor/blob/blobs/uploads/", timeout=60)
+    location = resp.headers["Location"]
+    url = location if location.startswith("http") else f"http://{host}{location}"
+    sep = "&" if "?" in url else "?"
+    done = requests.put(f"{url}{sep}digest={digest}", data=data, timeout=600)
+    assert done.status_code == 201, done.text
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--mb", type=int, default=200)
+    parser.add_argument("--files", type=int, default=3000)
+    parser.add_argument("--reps", type=int, default=3)
+    args = parser.parse_args()
+    load_before = os.getloadavg()
+    rows: dict[str, list[tuple[float, int]]] = {}
+    with tempfile.TemporaryDirectory(prefix="xcli-image-bench-") as tmp:
+        work = Path(tmp)
+        registry = start_registry(work / "registry")
+        try:
+            host = registry.host
+            push_base(host, "library/base", "1")
+            folder = work / "src"
+            paths = make_folder(folder, args.mb, args.files)
+            for rep in range(args.reps):
+                cache = work / f"cache{rep}"
+                rows.setdefault("xcli-cold", []).append(
+                    xcli_build(folder, host, f"cold{rep}", cache)
+                )
+                rows.setdefault("xcli-warm", []).append(
+                    xcli_build(folder, host, f"cold{rep}", cache)
+                )
+                victim = paths[rep * 97 % len(paths)]
+                victim.write_bytes(os.urandom(victim.stat().st_size))
+                rows.setdefault("xcli-one-file", []).append(
+                    xcli_build(folder, host, f"cold{rep}", cache)
+                )
+                rows.setdefault("xpk-like", []).append(xpk_like(folder, host, work))
+                cold_bytes = rows["xcli-cold"][-1][1]
+                rows.setdefault("loopback", []).append((loopback(host, cold_bytes), cold_bytes))
+        finally:
+            registry.stop()
+    load_after = os.getloadavg()
+    print(
+        f"{args.mb} MB in {args.files} files, {args.reps} repetitions, medians; "
+        f"load average before {load_before[0]:.2f}, after {load_after[0]:.2f}, "
+        f"{os.cpu_count()} cores"
+    )
+    print("| contender | wall time (s) | bytes sent (MB) | bytes vs cold |")
+    print("|---|---|---|---|")
+    cold = statistics.median(b for _, b in rows["xcli-cold"])
+    for name, values in rows.items():
+        secs = statistics.median(s for s, _ in values)
+        sent = statistics.median(b for _, b in values)
+        print(f"| {name} | {secs:.2f} | {sent / 1e6:.1f} | {100 * sent / cold:.1f} % |")
+    report: dict[str, Any] = {k: [list(v) for v in vals] for k, vals in rows.items()}
+    print(json.dumps(report))
+
+
+if __name__ == "__main__":
+    main()

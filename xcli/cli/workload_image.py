@@ -1,0 +1,105 @@
+"""The image flags of `xcli workload create` (XPK's names; docs/workload.md, "Your code,
+without Docker")."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from xcli.errors import UserError
+
+if TYPE_CHECKING:
+    from xcli.app.workload_image import ImageFlags
+
+# XPK's default base (AI-Hypercomputer/xpk at 367c838253be, src/xpk/core/docker_image.py)
+DEFAULT_BASE = "python:3.10"
+
+OPTIONS: list[Callable[[Any], Any]] = [
+    click.option(
+        "--base-docker-image",
+        "base_image",
+        metavar="IMG",
+        help=f"Add --script-dir to IMG (default {DEFAULT_BASE}) as layers under /app, push the "
+        "result without Docker and run it by digest. Excludes --docker-image.",
+    ),
+    click.option(
+        "--script-dir",
+        type=click.Path(path_type=Path),
+        metavar="DIR",
+        help="The folder added to --base-docker-image (default: the current folder); its "
+        ".dockerignore is honoured, -v lists what it leaves out.",
+    ),
+    click.option(
+        "--image-repository",
+        metavar="HOST/PATH",
+        help="Where built images go (default: REGION-docker.pkg.dev/PROJECT/xcli, the "
+        "cluster's region; created when missing).",
+    ),
+    click.option(
+        "-v",
+        "--verbose",
+        "image_verbose",
+        is_flag=True,
+        help="With --script-dir: list each path the folder's .dockerignore leaves out.",
+    ),
+    click.option(
+        "--docker-name",
+        metavar="NAME",
+        help="Name of the container that runs the image (default: jax-tpu).",
+    ),
+    click.option(
+        "--docker-image-pull-secret",
+        "pull_secret",
+        metavar="SECRET",
+        help="Kubernetes Secret the pods pull the image with (a private registry).",
+    ),
+]
+
+
+def image_flags(
+    flags: dict[str, Any], builds_in_a_pod: bool, plain_process: bool = True
+) -> ImageFlags | None:
+    """Take the image flags out of `flags`; None when no image is built."""
+    from xcli.app.workload_image import ImageFlags
+
+    base, script_dir = flags.pop("base_image"), flags.pop("script_dir")
+    repository = flags.pop("image_repository")
+    name, secret = flags.pop("docker_name"), flags.pop("pull_secret")
+    verbose = bool(flags.pop("image_verbose"))
+    building = base is not None or script_dir is not None
+    if building and flags.get("image"):
+        raise UserError(
+            "--docker-image excludes --base-docker-image and --script-dir",
+            hint="pass a ready image with --docker-image, or a base and a folder to build",
+        )
+    if base is not None and not builds_in_a_pod:
+        raise UserError(
+            f"--provider {flags['provider']} runs the command on the VMs themselves: there is "
+            "no container to build an image for",
+            hint="leave out --base-docker-image: --script-dir DIR alone copies DIR to every "
+            "worker and runs the command in it",
+        )
+    if not builds_in_a_pod:
+        if script_dir is None:
+            return None
+        if not plain_process:
+            raise UserError(
+                f"--provider {flags['provider']} runs the command in a container on each VM, "
+                "where a copied --script-dir is not mounted",
+                hint="bake the code into --docker-image, or copy it with `xcli scp` and run "
+                "it from the container's mounts",
+            )
+        return ImageFlags(base=None, script_dir=script_dir, verbose=verbose, copy_to_vms=True)
+    if not building and repository is None and name is None and secret is None:
+        return None
+    return ImageFlags(
+        base=base or DEFAULT_BASE if building else None,
+        script_dir=script_dir or Path.cwd(),
+        repository=repository,
+        container_name=name,
+        pull_secret=secret,
+        verbose=verbose,
+    )

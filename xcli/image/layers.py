@@ -1,0 +1,226 @@
+"""The script folder as reproducible layers, and the local store of their compressed blobs.
+
+Layering (so that changing one file re-sends a small part of the folder): files of at least
+BIG_FILE bytes each get a layer of their own (at most MAX_BIG of them, in path order); every
+other entry goes to one of K buckets chosen by the SHA-256 of its path, K the smallest power
+of two with K * TARGET >= the folder's size, at most MAX_BUCKETS. A changed file changes one
+bucket, about 1/K of the folder; K changes only when the folder's size crosses a power of two.
+Each layer holds `app/` and the parent directories of its entries, so layers can be unpacked
+in any order.
+
+Reproducible tars (the image spec's DiffID rule, opencontainers/image-spec `config.md` at
+13cff54902ec): entries sorted by path, parents first; mtime 0, uid and gid 0, no user or
+group names, modes 0755 (directories, executables), 0644 (files), 0777 (symlinks); integer
+header fields, so Python's PAX writer adds an extended header only for long or non-ASCII names.
+gzip without a file name and with mtime 0, at level 1 as crane compresses an appended layer
+(google/go-containerregistry `pkg/v1/tarball/layer.go`, `gzip.BestSpeed`, at 3f4ff3ca60f5),
+or level 0 (stored blocks) for content that does not compress (`gzip_level`).
+The DiffID is the same on any machine; the gzip digest only with the same zlib (zlib-ng/zlib-ng
+issue 795), which is why the store is keyed by what was read, not by the compressed digest.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import os
+import tarfile
+import zlib
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+from typing import IO, cast
+
+from xcli.image.context import Context, Entry
+
+TARGET = 4 * 1024**2
+MAX_BUCKETS = 64
+BIG_FILE = 32 * 1024**2
+MAX_BIG = 8
+GZIP_LEVEL = 1
+SAMPLE = 256 * 1024
+_CHUNK = 1024**2
+
+
+@dataclass(frozen=True)
+class Layer:
+    """One built layer: its name in the plan, the uncompressed and compressed digests."""
+
+    name: str  # "bucket-07-of-64" or "file:data/model.bin"
+    diff_id: str
+    digest: str
+    size: int
+    files: int
+
+
+def groups(entries: Sequence[Entry]) -> list[tuple[str, list[Entry]]]:
+    """The entries split into layers (see the module docstring), empty buckets left out."""
+    big = [e for e in entries if e.kind == "file" and e.size >= BIG_FILE][:MAX_BIG]
+    alone = {e.path for e in big}
+    rest = [e for e in entries if e.path not in alone]
+    total = sum(e.size for e in rest)
+    count = 1
+    while count * TARGET < total and count < MAX_BUCKETS:
+        count *= 2
+    buckets: list[list[Entry]] = [[] for _ in range(count)]
+    for entry in rest:
+        index = int.from_bytes(hashlib.sha256(entry.path.encode()).digest()[:4], "big") % count
+        buckets[index].append(entry)
+    out = [(f"bucket-{i:02d}-of-{count}", b) for i, b in enumerate(buckets) if b]
+    return out + [(f"file:{e.path}", [e]) for e in big]
+
+
+class Store:
+    """Compressed layers on disk, `blobs/sha256/<hex>`, and what each group of entries gave."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def blob(self, digest: str) -> Path:
+        return self.root / "blobs" / "sha256" / digest.removeprefix("sha256:")
+
+    def build(self, context: Context, progress: Callable[[int], None] | None = None) -> list[Layer]:
+        """Every layer of the folder, from the store when its entries did not change."""
+        (self.root / "layers").mkdir(parents=True, exist_ok=True)
+        self.blob("sha256:x").parent.mkdir(parents=True, exist_ok=True)
+        parts = groups(context.entries)
+        workers = max(1, min(4, os.cpu_count() or 1, len(parts)))
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            return list(pool.map(lambda p: self._layer(context, p[0], p[1], progress), parts))
+
+    def _layer(
+        self,
+        context: Context,
+        name: str,
+        entries: list[Entry],
+        progress: Callable[[int], None] | None,
+    ) -> Layer:
+        key = _key(context.root, entries)
+        record = self.root / "layers" / f"{key}.json"
+        try:
+            layer = Layer(**json.loads(record.read_text(encoding="utf-8")))
+            if self.blob(layer.digest).stat().st_size == layer.size:
+                return replace(layer, name=name)
+        except (OSError, ValueError, TypeError):
+            pass
+        layer = self._write(context.root, name, entries, progress)
+        tmp = record.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(asdict(layer)), encoding="utf-8")
+        os.replace(tmp, record)
+        return layer
+
+    def _write(
+        self,
+        root: Path,
+        name: str,
+        entries: list[Entry],
+        progress: Callable[[int], None] | None,
+    ) -> Layer:
+        tmp = self.root / "blobs" / f"building.{os.getpid()}.{abs(hash(name))}"
+        level = gzip_level(root, entries)
+        with tmp.open("wb") as raw_out:
+            packed = _Hashing(raw_out)
+            with gzip.GzipFile(
+                filename="", mode="wb", fileobj=packed, mtime=0, compresslevel=level
+            ) as gz:
+                plain = _Hashing(gz)
+                write_tar(root, entries, plain, progress)
+        digest = f"sha256:{packed.sha.hexdigest()}"
+        os.replace(tmp, self.blob(digest))
+        files = sum(1 for e in entries if e.kind != "dir")
+        return Layer(name, f"sha256:{plain.sha.hexdigest()}", digest, packed.size, files)
+
+
+def gzip_level(root: Path, entries: Sequence[Entry]) -> int:
+    """GZIP_LEVEL, or 0 (stored blocks: still gzip, for every registry and runtime) when a
+    sample of the layer's content does not compress (weights, archives, random data): then
+    compressing costs the time and saves nothing. The sample is the first SAMPLE bytes of the
+    layer's files in order, so the choice, like the bytes, depends on the content only."""
+    sample, budget = bytearray(), SAMPLE
+    for entry in entries:
+        if entry.kind != "file" or budget <= 0:
+            continue
+        with (root / entry.path).open("rb") as src:
+            part = src.read(min(budget, 64 * 1024))
+        sample += part
+        budget -= len(part)
+    if len(sample) < 4096:
+        return GZIP_LEVEL
+    packed = zlib.compress(bytes(sample), GZIP_LEVEL)
+    return 0 if len(packed) > 0.9 * len(sample) else GZIP_LEVEL
+
+
+def write_tar(
+    root: Path,
+    entries: Sequence[Entry],
+    out: IO[bytes] | _Hashing,
+    progress: Callable[[int], None] | None = None,
+) -> None:
+    """The reproducible tar of `entries` (under app/), streamed to `out`."""
+    with tarfile.open(fileobj=cast("IO[bytes]", out), mode="w|", format=tarfile.PAX_FORMAT) as tar:
+        for entry in _with_parents(entries):
+            info = tarfile.TarInfo(f"app/{entry.path}" if entry.path else "app")
+            info.mtime, info.uid, info.gid, info.uname, info.gname = 0, 0, 0, "", ""
+            info.mode = entry.mode
+            if entry.kind == "dir":
+                info.type = tarfile.DIRTYPE
+                tar.addfile(info)
+            elif entry.kind == "symlink":
+                info.type, info.linkname = tarfile.SYMTYPE, entry.target
+                tar.addfile(info)
+            else:
+                with (root / entry.path).open("rb") as src:
+                    info.size = os.fstat(src.fileno()).st_size
+                    tar.addfile(info, _Counting(src, progress))
+
+
+def _with_parents(entries: Sequence[Entry]) -> list[Entry]:
+    """`entries` plus `app` and every parent directory, sorted by path (parents first)."""
+    out = {e.path: e for e in entries}
+    out[""] = Entry("", "dir", 0o755)
+    for entry in entries:
+        parts = entry.path.split("/")[:-1]
+        for i in range(len(parts)):
+            parent = "/".join(parts[: i + 1])
+            out.setdefault(parent, Entry(parent, "dir", 0o755))
+    return sorted(out.values(), key=lambda e: e.path.split("/") if e.path else [])
+
+
+def _key(root: Path, entries: Sequence[Entry]) -> str:
+    """What a group was read from: the folder, and each entry's path, type, mode, size, mtime
+    and link target (like git's index, a file is read again only when its stat changed)."""
+    data = [str(root.resolve())] + [
+        [e.path, e.kind, e.mode, e.size, e.mtime_ns, e.target] for e in entries
+    ]
+    return hashlib.sha256(json.dumps(data).encode()).hexdigest()
+
+
+class _Hashing:
+    """A write-only file that hashes and counts what passes through to `out`."""
+
+    def __init__(self, out: IO[bytes] | gzip.GzipFile) -> None:
+        self.out, self.sha, self.size = out, hashlib.sha256(), 0
+
+    def write(self, data: bytes) -> int:
+        self.sha.update(data)
+        self.size += len(data)
+        self.out.write(data)
+        return len(data)
+
+    def flush(self) -> None:
+        self.out.flush()
+
+
+class _Counting:
+    """A read-only file that reports how many bytes were read (progress on a terminal)."""
+
+    def __init__(self, src: IO[bytes], progress: Callable[[int], None] | None) -> None:
+        self.src, self.progress = src, progress
+
+    def read(self, size: int = -1) -> bytes:
+        data = self.src.read(size if size > 0 else _CHUNK)
+        if self.progress and data:
+            self.progress(len(data))
+        return data
