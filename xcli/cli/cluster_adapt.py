@@ -35,6 +35,18 @@ if TYPE_CHECKING:
 @click.option("--spot", is_flag=True, help="With --dry-run: its pools are Spot.")
 @click.option("--reservation", metavar="NAME|PATH", help="With --dry-run: its pools' reservation.")
 @click.option("--flex-start", is_flag=True, help="With --dry-run: its pools are flex-start.")
+@click.option(
+    "--pathways",
+    is_flag=True,
+    help="Add what Pathways workloads need: the head pool cpu-np (if missing) and its Kueue "
+    "flavor (TPU only; docs/pathways.md).",
+)
+@click.option(
+    "--pathways-cpu-machine-type",
+    metavar="TYPE",
+    help="Machine type of the Pathways head pool (default n2-standard-64; at least 49 vCPUs "
+    "and 238592 MB).",
+)
 @common_options
 def adapt(
     common: Common,
@@ -46,6 +58,8 @@ def adapt(
     spot: bool,
     reservation: str | None,
     flex_start: bool,
+    pathways: bool,
+    pathways_cpu_machine_type: str | None,
 ) -> None:
     """Bring an existing GKE cluster under xcli: JobSet, Kueue, its flavor and queues,
     priorities and the metadata ConfigMap, for the accelerator pools it already has.
@@ -93,8 +107,10 @@ def adapt(
                 f"{_shape(given)}",
                 hint="drop --tpu-type/--device-type and the counts: a live run detects them",
             )
-    spec = spec_for(detected, name, ref.project, ref.zone)
-    plan = plan_adapt(spec, gke_cluster_path(ref.project, ref.zone, name), pools)
+    options = {"pathways": pathways, "pathways_cpu_machine_type": pathways_cpu_machine_type}
+    spec = spec_for(detected, name, ref.project, ref.zone, options)
+    path = gke_cluster_path(ref.project, ref.zone, name)
+    plan = plan_adapt(spec, path, pools, detected.all_pools)
     gateways = current().workload_gateways
     live = (gateways.live if gateways is not None else None) or Live()
 

@@ -167,3 +167,17 @@ def test_the_live_read_refuses_a_small_or_missing_machine() -> None:
         run_live_check("c4-standard-48", 200, {"guestCpus": 48, "memoryMb": 184320})
     with pytest.raises(UserError, match="not offered in us-east5-b"):
         run_live_check("zz-standard-64", 404, {"error": {"code": 404, "message": "nope"}})
+
+
+def test_adapt_adds_the_pool_only_when_missing() -> None:
+    from xcli.providers.gke.adapt import Detected, plan_adapt, spec_for
+
+    found = Detected(lookup("v5p-128"), 2, 1, Capacity("spot"), ("a", "b"), ("a", "b"))
+    spec = spec_for(found, "demo", "my-project", "us-east5-b", {"pathways": True})
+    ids = [s.id for s in plan_adapt(spec, "projects/p/locations/l/clusters/demo").steps]
+    assert ids[:2] == [pathways.CHECK_ID, pathways.POOL_ID]
+    assert "k8s-pathways-flavor" in ids
+    have = plan_adapt(spec, "c", ("a", "b"), ("a", "b", "cpu-np")).steps
+    assert pathways.POOL_ID not in [s.id for s in have]
+    plain = spec_for(found, "demo", "my-project", "us-east5-b")
+    assert pathways.CHECK_ID not in [s.id for s in plan_adapt(plain, "c").steps]
