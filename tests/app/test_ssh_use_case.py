@@ -19,6 +19,7 @@ from xcli.errors import UserError
 from xcli.execute.dry import DryRunExecutor
 from xcli.execute.live import LiveExecutor
 from xcli.execute.result import RunResult
+from xcli.gateways.backoff import Timing
 from xcli.gateways.output import OutputSink
 from xcli.plan.cluster import ClusterRef, SshAccess, Worker
 from xcli.plan.fanout import Broadcast
@@ -103,6 +104,8 @@ class World:
             terraform_handlers=refuse,
             unsupported_flags=refuse,
             record=DRY,  # ssh keeps no cluster records
+            timing=Timing(sleep=refuse, clock=refuse, now=refuse),  # ssh polls nothing
+            storage_gateways=refuse,
         )
 
 

@@ -1,6 +1,7 @@
-"""`xcli cluster preload-image`: the DaemonSet (validated with lightkube-models), its progress
-from the DaemonSet's status, the delete afterwards (or not, with --keep), the timeout, and the
-live requests equal to the dry-run's; against the in-memory Kubernetes API."""
+"""`xcli cluster preload-image` on the command line, against the in-memory Kubernetes API: the
+dry-run JSON, progress on stderr and the closing line, --keep, errors with their hint. The use
+case (timeouts, what is applied and deleted) is tested in tests/app/test_cluster_ops_use_case.py,
+the DaemonSet in tests/providers/gke/test_preload.py."""
 
 from __future__ import annotations
 
@@ -10,40 +11,16 @@ from typing import Any
 
 import pytest
 
-from tests.support.core import validate_core
+from tests.support.cluster_access import registry_over
+from tests.support.daemonset import IMAGE, PATH, controller
 from tests.support.fakekube import FakeKube
 from tests.support.workload_cluster import NOW, WHERE, FakeClock
 from xcli.cli.deps import Dependencies
 from xcli.cli.errors import run_guarded
 from xcli.cli.main import cli
-from xcli.gateways.kube import KubeApi
-from xcli.providers.gke.preload import daemonset, daemonset_name
-from xcli.workload.backends import WorkloadGateways
-from xcli.workload.jobset.live import Live
+from xcli.gateways.backoff import Timing
 
-IMAGE = "us-docker.pkg.dev/my-proj/repo/trainer:1"
-PATH = f"/apis/apps/v1/namespaces/default/daemonsets/{daemonset_name(IMAGE)}"
 CMD = ["cluster", "preload-image", IMAGE, *WHERE]
-
-
-def controller(fake: FakeKube, counts: list[tuple[int, int]]) -> Callable[[], None]:
-    """What the DaemonSet controller would write, one step further at every poll."""
-    left = list(counts)
-
-    def advance() -> None:
-        obj = fake.objects.get(PATH)
-        if obj is not None and left:
-            ready, desired = left.pop(0) if len(left) > 1 else left[0]
-            obj["metadata"]["generation"] = 1
-            obj["status"] = {
-                "observedGeneration": 1,
-                "desiredNumberScheduled": desired,
-                "numberReady": ready,
-                "currentNumberScheduled": desired,
-                "numberMisscheduled": 0,
-            }
-
-    return advance
 
 
 def run(
@@ -55,25 +32,12 @@ def run(
         clock.sleep(seconds)
         advance()
 
-    def connect(_ref: Any) -> KubeApi:
-        return KubeApi("203.0.113.9", None, lambda: "tok", transport=fake.transport())
-
-    live = Live(connect, lambda: NOW, clock.monotonic, sleep)
-    deps = Dependencies(workload_gateways=WorkloadGateways(live=live))
+    providers, _ = registry_over(fake)
+    timing = Timing(sleep=sleep, clock=clock.monotonic, now=lambda: NOW)
+    deps = Dependencies(providers=providers, timing=timing)
     code = run_guarded(cli, args, debug=False, obj=deps)
     out, err = capsys.readouterr()
     return code, out, err
-
-
-def test_the_daemonset_is_a_valid_object_for_every_accelerator_node() -> None:
-    ds = daemonset(IMAGE)
-    validate_core(ds)
-    pod = ds["spec"]["template"]["spec"]
-    assert pod["initContainers"][0]["image"] == IMAGE
-    terms = pod["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
-    keys = [t["matchExpressions"][0]["key"] for t in terms["nodeSelectorTerms"]]
-    assert keys == ["cloud.google.com/gke-tpu-accelerator", "cloud.google.com/gke-accelerator"]
-    assert pod["tolerations"] == [{"operator": "Exists"}]
 
 
 def test_preload_shows_progress_then_deletes_the_daemonset(capsys: Any) -> None:
@@ -101,14 +65,6 @@ def test_keep_leaves_the_daemonset(capsys: Any) -> None:
     code, _, err = run(fake, controller(fake, [(1, 1)]), [*CMD, "--keep"], capsys)
     assert code == 0, err
     assert PATH in fake.objects
-    assert not [r for r in fake.requests if r.method == "DELETE"]
-
-
-def test_a_node_that_never_pulls_times_out(capsys: Any) -> None:
-    fake = FakeKube()
-    code, _, err = run(fake, controller(fake, [(2, 3)]), [*CMD, "--timeout", "1m"], capsys)
-    assert code == 1
-    assert "not ready on every node after" in err and "2/3 node(s) have the image" in err
     assert not [r for r in fake.requests if r.method == "DELETE"]
 
 

@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from tests.cli.test_team import CREATE, OWN_QUEUE, TEAM_QUEUE, quota
+from tests.app.test_team_use_case import quota
+from tests.cli.test_team import CREATE, OWN_QUEUE, TEAM_QUEUE
 from tests.gateways.test_kube_handlers import Clock, seed
 from tests.plan.test_incluster import CASES as CLUSTERS
 from tests.plan.test_incluster import spec

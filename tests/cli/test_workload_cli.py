@@ -169,7 +169,7 @@ def test_too_long_name_explains_the_limit(
 def test_cluster_metadata_file_is_for_dry_runs(
     workdir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """A live run reads the cluster (tests/cli/test_workload_live.py); a file would hide it."""
+    """A live run reads the cluster (tests/app/test_workload_live.py); a file would hide it."""
     args = [a for a in BASE if a != "--dry-run"]
     code, _, err = _run([*args, "--cluster-metadata", "spot.yaml"], capsys)
     assert code == 1 and "--cluster-metadata is for --dry-run" in err

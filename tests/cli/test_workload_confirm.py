@@ -1,6 +1,7 @@
 """`workload delete` asks on a terminal: a real process on a pseudo-terminal answers y or n.
 
-The child process hands the in-memory cluster to the entry point itself (run_guarded(obj=...)) and
+The child process hands the in-memory cluster (through the provider registry's ClusterAccess) to
+the entry point itself (run_guarded(obj=...)) and
 prints the write requests it saw as JSON on its last line.
 """
 
@@ -18,24 +19,22 @@ from tests.conftest import REPO
 
 CHILD = """
 import json, sys
-from tests.support.workload_cluster import Cluster, FakeClock, NOW, WHERE, set_up, add_jobset, cond
+from tests.support.workload_cluster import FakeClock, NOW, WHERE, set_up, add_jobset, cond
+from tests.support.cluster_access import registry_over
 from tests.support.fakekube import FakeKube
 from xcli.cli.errors import run_guarded
-from xcli.workload.backends import WorkloadGateways
-from xcli.workload.jobset import live as workload_live
 from xcli.cli.deps import Dependencies
 from xcli.cli.main import cli
-from xcli.gateways.kube import KubeApi
+from xcli.gateways.backoff import Timing
 
 fake = FakeKube()
 set_up(fake)
 done = [cond("Completed", "True", "AllJobsCompleted", "done", "2026-11-22T11:30:00Z")]
 add_jobset(fake, "v5litepod-16-x1", "old", done)
-api = KubeApi("203.0.113.9", None, lambda: "tok", transport=fake.transport())
 clock = FakeClock()
-live = workload_live.Live(lambda ref: api, lambda: NOW, clock.monotonic, clock.sleep)
-gateways = WorkloadGateways(live=live)
-deps = Dependencies(workload_gateways=gateways)
+registry, _ = registry_over(fake)
+timing = Timing(sleep=clock.sleep, clock=clock.monotonic, now=lambda: NOW)
+deps = Dependencies(providers=registry, timing=timing)
 code = run_guarded(cli, ["workload", "delete", "old", *WHERE], debug=False, obj=deps)
 writes = [[r.method, r.url.path] for r in fake.requests if r.method != "GET"]
 print()

@@ -62,22 +62,6 @@ def test_bad_sizes(text: str) -> None:
         checks.size_gib(text)
 
 
-def test_filestore_tier_limits() -> None:
-    checks.filestore_capacity("ZONAL", 1024)
-    checks.filestore_capacity("REGIONAL", 100)
-    for tier, gib in (("ZONAL", 1000), ("BASIC_SSD", 2048), ("ENTERPRISE", 10241)):
-        with pytest.raises(UserError):
-            checks.filestore_capacity(tier, gib)
-
-
-def test_lustre_steps_change_above_the_band() -> None:
-    checks.lustre_capacity(1000, 9000)
-    checks.lustre_capacity(1000, 1530000 + 72000)
-    for gib in (8999, 10000, 1530000 + 9000, 10008000 + 72000):
-        with pytest.raises(UserError):
-            checks.lustre_capacity(1000, gib)
-
-
 def test_mount_points_nest_only_apart() -> None:
     there = [Storage(name="a", type="gcsfuse", source="b", mount_point="/data")]
     assert checks.mount_point("/data2", "b", there) == "/data2"
@@ -85,12 +69,6 @@ def test_mount_points_nest_only_apart() -> None:
     for path in ("/data", "/data/x", "/", "/data/../data", "relative"):
         with pytest.raises(UserError):
             checks.mount_point(path, "b", there)
-
-
-def test_unknown_type_suggests() -> None:
-    with pytest.raises(UserError) as err:
-        checks.storage_type("filestor")
-    assert err.value.hint == "did you mean filestore?"
 
 
 def test_iam_change_keeps_other_members_and_conditions() -> None:

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from tests.storage.fake_google import NUMBER, FakeGoogle, served
+from tests.support.cluster_access import registry_over
 from tests.support.core import validate_core
 from tests.support.fakekube import FakeKube
 from xcli.cli.deps import Dependencies
@@ -21,7 +22,6 @@ from xcli.cli.main import cli
 from xcli.gateways.backoff import Timing
 from xcli.gateways.container import ContainerGateway
 from xcli.gateways.google_rest import RestGateway
-from xcli.gateways.kube import KubeApi
 from xcli.plan.storage import local_file
 from xcli.storage.service import StorageGateways
 
@@ -42,7 +42,8 @@ class Env:
     gateways: StorageGateways
 
     def run(self, args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-        deps = Dependencies(storage_gateways=self.gateways)
+        providers, _ = registry_over(self.kube)
+        deps = Dependencies(providers=providers, storage_gateways=self.gateways)
         code = run_guarded(cli, ["storage", *args], debug=False, obj=deps)
         out, err = capsys.readouterr()
         return code, out, err
@@ -66,9 +67,6 @@ def env() -> Iterator[Env]:
     timing = Timing(sleep=lambda _s, _e: None, rand=lambda: 0.5)
     client = container_v1.ClusterManagerClient(credentials=AnonymousCredentials(), transport="rest")
     gateways = StorageGateways(
-        connect=lambda _ref: KubeApi(
-            "203.0.113.9", None, lambda: "tok", transport=kube.transport()
-        ),
         rest=RestGateway(AuthorizedSession(AnonymousCredentials()), timing=timing),  # type: ignore[no-untyped-call]
         container=lambda: ContainerGateway(client, timing=timing),
         sleep=lambda _s, _e: None,

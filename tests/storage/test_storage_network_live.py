@@ -19,7 +19,6 @@ from xcli.gateways.backoff import Timing
 from xcli.gateways.compute import ComputeGateway
 from xcli.gateways.container import ContainerGateway
 from xcli.gateways.google_rest import RestGateway
-from xcli.gateways.kube import KubeApi
 from xcli.storage.service import StorageGateways
 
 INSTANCE = "projects/my-proj/locations/us-east5-b/instances/scratch"
@@ -51,9 +50,6 @@ def env() -> Iterator[Env]:
     session = AuthorizedSession(AnonymousCredentials())  # type: ignore[no-untyped-call]
     client = container_v1.ClusterManagerClient(credentials=AnonymousCredentials(), transport="rest")
     gateways = StorageGateways(
-        connect=lambda _ref: KubeApi(
-            "203.0.113.9", None, lambda: "tok", transport=kube.transport()
-        ),
         rest=RestGateway(session, timing=timing),
         container=lambda: ContainerGateway(client, timing=timing),
         compute=lambda: ComputeGateway(session, timing=timing),

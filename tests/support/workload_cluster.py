@@ -3,9 +3,9 @@
 The JobSets are what `workload create` renders (workload/jobset/manifest.py), with the status
 the JobSet controller writes; the Kueue Workloads and JobSets are validated against the real
 CRDs. Pods and events are core/v1 objects shaped as the API server returns them. The CLI
-reaches this fake through the gateways handed to the entry point
-(`run_guarded(..., obj=Dependencies(workload_gateways=WorkloadGateways(live=Live(...))))`),
-with a fake clock whose sleep only advances it.
+reaches this fake through the provider registry's ClusterAccess (`DEFAULT.with_cluster_access`),
+with a fake clock whose sleep only advances it (`Dependencies(timing=...)`). `live` is the same
+connection and clock for tests that call the workload package directly.
 """
 
 from __future__ import annotations
@@ -18,16 +18,17 @@ from typing import Any
 import pytest
 
 from tests.plan.test_incluster import CASES as CLUSTERS
+from tests.support.cluster_access import InMemoryAccess
 from tests.support.crd import validate
 from tests.support.fakekube import FakeKube
 from tests.workload.cases import meta_for, spec_for
 from xcli.cli.deps import Dependencies
 from xcli.cli.errors import run_guarded
 from xcli.cli.main import cli
-from xcli.gateways.kube import KubeApi
+from xcli.gateways.backoff import Timing
 from xcli.plan import incluster
 from xcli.plan.cluster import ClusterRef
-from xcli.workload.backends import WorkloadGateways
+from xcli.providers import DEFAULT
 from xcli.workload.jobset import live as workload_live
 from xcli.workload.jobset.manifest import build_jobset
 
@@ -58,10 +59,16 @@ class Cluster:
     clock: FakeClock
     refs: list[ClusterRef]
     live: workload_live.Live
+    access: InMemoryAccess | None = None  # None: one over `fake`, recording into `refs`
 
     def run(self, args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-        gateways = WorkloadGateways(live=self.live)
-        code = run_guarded(cli, args, debug=False, obj=Dependencies(workload_gateways=gateways))
+        access = self.access or InMemoryAccess(self.fake, self.refs)
+        deps = Dependencies(
+            providers=DEFAULT.with_cluster_access("gke", access),
+            # the live's clocks: a test's sleep may also step its controllers
+            timing=Timing(sleep=self.live.sleep, clock=self.live.clock, now=self.live.now),
+        )
+        code = run_guarded(cli, args, debug=False, obj=deps)
         out, err = capsys.readouterr()
         return code, out, err
 
@@ -71,14 +78,10 @@ class Cluster:
 
 @pytest.fixture
 def cluster() -> Iterator[Cluster]:
-    fake, clock, refs = FakeKube(), FakeClock(), []
-
-    def connect(ref: ClusterRef) -> KubeApi:
-        refs.append(ref)
-        return KubeApi("203.0.113.9", None, lambda: "tok", transport=fake.transport())
-
-    live = workload_live.Live(connect, lambda: NOW, clock.monotonic, clock.sleep)
-    yield Cluster(fake, clock, refs, live)
+    fake, clock = FakeKube(), FakeClock()
+    access = InMemoryAccess(fake)  # records the clusters it is asked for in access.refs
+    live = workload_live.Live(access.kube_api, lambda: NOW, clock.monotonic, clock.sleep)
+    yield Cluster(fake, clock, access.refs, live, access)
 
 
 def set_up(fake: FakeKube, case: str = "v6e-256 x2 spot") -> dict[str, Any]:

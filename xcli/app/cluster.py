@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from xcli.catalog.model import Accelerator
     from xcli.plan.cluster import ClusterSummary
     from xcli.plan.model import Plan
+    from xcli.providers.base import Provider
     from xcli.spec import ClusterSpec
 
 
@@ -155,9 +156,7 @@ def _spec(req: CreateRequest, deps: Deps) -> ClusterSpec:
 
         check_zone(accel, req.where.zone)  # the zone alone: its error comes first
     if extra.get("ssh_key"):  # only a provider that takes --ssh-key (VMs) has the value
-        from xcli.providers.queued_resource.access import check_user_key
-
-        check_user_key(str(extra["ssh_key"]))
+        _check_user_key(deps, req.provider, deps.registry.get(req.provider), str(extra["ssh_key"]))
     no_choice = not (req.spot or req.reservation or req.flex_start)
     capacity = capacity_from_flags(
         on_demand=req.on_demand or (not caps.cloud and no_choice),
@@ -254,15 +253,14 @@ def wait(req: WaitRequest, deps: Deps) -> None:
     """Wait until a cluster is ready, then set up SSH access (providers that have a wait)."""
     from xcli.spec import parse_duration
 
-    provider = cluster_index.provider_for(req.name, req.provider, "queued-resource")
-    backend = deps.registry.waiter(provider, deps.registry.get(provider))
+    provider = cluster_index.provider_for(req.name, req.provider, deps.registry.default(wait=True))
+    found = deps.registry.get(provider)
+    backend = deps.registry.waiter(provider, found)
     if backend is None:
         raise UserError(f"--provider {provider} has nothing to wait for", hint="create waits")
     seconds = parse_duration(req.timeout, "--timeout") if req.timeout else 24 * 3600
     if req.ssh_key:
-        from xcli.providers.queued_resource.access import check_user_key
-
-        check_user_key(req.ssh_key)
+        _check_user_key(deps, provider, found, req.ssh_key)
     ref = ref_for(deps.registry, req.name, provider, req.where)
     raw: dict[str, object] = {
         "ssh_key": req.ssh_key,
@@ -273,6 +271,14 @@ def wait(req: WaitRequest, deps: Deps) -> None:
     deps.run_plan(plan, lambda: backend.handlers(ref))
 
 
+def _check_user_key(deps: Deps, name: str, provider: Provider, key: str) -> None:
+    """`--ssh-key`: the provider's own rule for the key it authorizes on its VMs."""
+    keys = deps.registry.user_keys(name, provider)
+    if keys is None:
+        raise UserError(f"--provider {name} authorizes no SSH key of yours", hint="drop --ssh-key")
+    keys.check_user_key(key)
+
+
 def list_clusters(req: ListRequest, deps: Deps) -> Sequence[ClusterSummary]:
     zone = req.where.zone_flag  # the region is a filter here, not a requirement
     project = location(deps.registry, req.provider, req.where)[0]
@@ -280,6 +286,6 @@ def list_clusters(req: ListRequest, deps: Deps) -> Sequence[ClusterSummary]:
 
 
 def describe(req: DescribeRequest, deps: Deps) -> Mapping[str, Any]:
-    provider = cluster_index.provider_for(req.name, req.provider, "gke")
+    provider = cluster_index.provider_for(req.name, req.provider, deps.registry.default())
     ref = ref_for(deps.registry, req.name, provider, req.where)
     return deps.registry.get(provider).describe(ref)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -17,6 +18,9 @@ if TYPE_CHECKING:
     from xcli.plan.model import Plan
     from xcli.providers import Registry
     from xcli.providers.terraform_live import Connections
+    from xcli.storage.service import StorageGateways
+    from xcli.workload.backends import WorkloadGateways
+    from xcli.workload.facts import Facts
 
 # Builds the live handlers of a plan's step kinds, only when a live run needs them.
 Handlers = Callable[[], Mapping[str, Any]]
@@ -69,6 +73,19 @@ class BroadcastRunner(Protocol):
     ) -> FanoutResult: ...
 
 
+class Clocks(Protocol):
+    """How commands that poll a cluster tell time and wait (gateways/backoff.py:Timing is one;
+    tests hand in a fake clock whose sleep only advances it). Kept apart from how a cluster is
+    reached (the provider's ClusterAccess): a connection does not tell time."""
+
+    @property
+    def sleep(self) -> Callable[[float, threading.Event], None]: ...  # ends early on Ctrl-C
+    @property
+    def clock(self) -> Callable[[], float]: ...  # monotonic seconds: timeouts
+    @property
+    def now(self) -> Callable[[], datetime]: ...  # wall clock: ages and durations
+
+
 @dataclass(frozen=True)
 class Deps:
     registry: Registry
@@ -106,5 +123,17 @@ class Deps:
     # What only a live run does around a cluster's plan (app/record.py): LIVE, or DRY for
     # --dry-run, which reads, checks and records nothing.
     record: Live
+    # How waits and polls tell time and sleep.
+    timing: Clocks
+    # How `xcli storage` reaches Google (buckets, Filestore, Lustre, GKE add-ons); built on
+    # first use, once per command.
+    storage_gateways: Callable[[], StorageGateways]
     # How the steps after `terraform apply` reach Google and the cluster (None: the real way).
     terraform_connections: Connections | None = None
+    # How workload commands read Cloud Logging (None: the real way; clusters come through
+    # the registry's ClusterAccess, clocks through `timing`).
+    workload_gateways: WorkloadGateways | None = None
+    # What a workload command reads before it plans (xcli/app/workload_facts.py): LIVE_FACTS,
+    # or for --dry-run a DryFacts that reads the --cluster-metadata and --storage-record files
+    # and the flags instead of the cluster. None: LIVE_FACTS.
+    facts: Facts | None = None

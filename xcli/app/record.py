@@ -8,18 +8,39 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
     from xcli.plan.cluster import ClusterRef
-    from xcli.providers.base import LiveChecker, Observer
+    from xcli.providers.base import ClusterAccess, LiveChecker, Observer
     from xcli.spec import ClusterSpec
+    from xcli.storage.service import Reader, StorageGateways
+
+T = TypeVar("T")
 
 
 class Live:
+    def read(self, read: Callable[[], T]) -> T | None:
+        """What a live run reads before it plans (a GKE cluster's node pools for `cluster
+        adapt`): `read()`, or None for a dry-run, which plans from what the flags say."""
+        return read()
+
     def observe(self, observer: Observer | None, ref: ClusterRef, purpose: str) -> object | None:
         """What exists (the provider's own observation), for a plan that does only the rest."""
         return observer.observe(ref, purpose) if observer is not None else None
+
+    def storage_reader(
+        self,
+        ref: ClusterRef,
+        access: ClusterAccess | None,
+        gateways: Callable[[], StorageGateways],
+    ) -> Reader:
+        """How `xcli storage` reads the storages attached to a cluster and its add-ons: through
+        the cluster's Kubernetes API (`access`) and GKE, or from this machine's record files
+        for a cluster without Kubernetes (those are read on a dry-run too: no network)."""
+        from xcli.storage.service import FileReader, LiveReader
+
+        return LiveReader(gateways(), access) if access is not None else FileReader()
 
     def check_create(self, checker: LiveChecker | None, spec: ClusterSpec) -> None:
         if checker is not None:
@@ -71,8 +92,21 @@ class Live:
 class Dry(Live):
     """--dry-run: nothing is read, checked against the cloud, recorded or stopped."""
 
+    def read(self, read: Callable[[], T]) -> T | None:
+        return None
+
     def observe(self, observer: Observer | None, ref: ClusterRef, purpose: str) -> object | None:
         return None
+
+    def storage_reader(
+        self,
+        ref: ClusterRef,
+        access: ClusterAccess | None,
+        gateways: Callable[[], StorageGateways],
+    ) -> Reader:
+        from xcli.storage.service import DryReader, FileReader
+
+        return DryReader() if access is not None else FileReader()
 
     def check_create(self, checker: LiveChecker | None, spec: ClusterSpec) -> None:
         return None

@@ -8,6 +8,7 @@ if TYPE_CHECKING:
     from xcli.app.deps import Location
     from xcli.plan.cluster import ClusterRef
     from xcli.providers import Registry
+    from xcli.providers.base import ClusterAccess
 
 # GKE's own limit is 40; providers may check tighter limits of their own (derived names)
 CLUSTER_NAME_LIMIT = 40
@@ -29,3 +30,17 @@ def ref_for(registry: Registry, name: str, provider: str, where: Location) -> Cl
     check_name(name, "cluster", CLUSTER_NAME_LIMIT)
     project, zone = location(registry, provider, where)
     return ClusterRef(name=name, project=project, zone=zone, provider=provider)
+
+
+def cluster_access(registry: Registry, ref: ClusterRef) -> ClusterAccess:
+    """How to reach `ref`'s Kubernetes API: its provider's ClusterAccess (the registry's test
+    double, if it was given one). A provider without Kubernetes clusters is a user error."""
+    from xcli.errors import UserError
+
+    access = registry.cluster_access(ref.provider, registry.get(ref.provider))
+    if access is None:
+        raise UserError(
+            f"cluster {ref.name} is a {ref.provider} cluster: it has no Kubernetes API",
+            hint="this command works on clusters of: " + ", ".join(registry.names(kubernetes=True)),
+        )
+    return access

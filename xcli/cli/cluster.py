@@ -23,7 +23,8 @@ from xcli.cli.providers import choice
 from xcli.providers import DEFAULT
 
 PROVIDER_CHOICE = choice()
-FOUND_PROVIDER = "Default: the provider that created the cluster on this machine, else gke."
+FOUND = "Default: the provider that created the cluster on this machine, else {}."
+FOUND_PROVIDER = FOUND.format(DEFAULT.default())
 
 
 def _providers_help() -> str:
@@ -226,7 +227,7 @@ def delete(name: str, provider: str | None, terraform_dir: str | None, common: C
 
 
 @cluster.command("list")
-@click.option("--provider", type=PROVIDER_CHOICE, default="gke", show_default=True)
+@click.option("--provider", type=PROVIDER_CHOICE, default=DEFAULT.default(), show_default=True)
 @read_options
 def list_(provider: str, common: Common) -> None:
     """List clusters with accelerator, slices, capacity type and status."""
@@ -276,9 +277,7 @@ def describe(name: str, provider: str | None, common: Common) -> None:
 @click.option(
     "--cluster", "name", required=True, help="Cluster name.", shell_complete=complete.clusters
 )
-@click.option(
-    "--provider", type=PROVIDER_CHOICE, help=FOUND_PROVIDER.replace("gke", "queued-resource")
-)
+@click.option("--provider", type=PROVIDER_CHOICE, help=FOUND.format(DEFAULT.default(wait=True)))
 @click.option("--timeout", metavar="D", help="Give up waiting after D (default 24h).")
 @click.option("--ssh-key", metavar="FILE", help="Private SSH key to authorize on the VMs.")
 @click.option("--ssh-user", metavar="USER", help="Login user for that key.")

@@ -48,16 +48,15 @@ def inspect(
       xcli cluster inspect --cluster demo
       xcli cluster inspect --cluster demo --workload train-1 --dry-run
     """
-    from xcli.cli.deps import current
+    from xcli.app.workload import check_namespace
+    from xcli.app.workload_facts import cluster_live
     from xcli.cli.providers import registry
     from xcli.cli.wiring import deps
-    from xcli.cli.workload_ns import check_namespace
     from xcli.cluster_index import provider_for
     from xcli.plan.cluster import ClusterRef
     from xcli.spec import check_name
     from xcli.workload.jobset.inspect import plan_inspect
     from xcli.workload.jobset.inspect_live import handlers
-    from xcli.workload.jobset.live import Live
     from xcli.workload.jobset.plan import gke_cluster_path
 
     check_name(name, "cluster", 40)
@@ -80,10 +79,11 @@ def inspect(
         namespace=namespace,
         tail_lines=log_lines,
     )
-    live = current().workload_gateways
     ref = ClusterRef(name, common.project, common.zone, "gke")
-    reach = (live.live if live else None) or Live()
-    run = deps(common).run_quiet(plan, lambda: handlers(reach, ref, workload))
+    wired = deps(common)
+    # the cluster through its provider's ClusterAccess, with the run's clocks
+    reach = cluster_live(wired)
+    run = wired.run_quiet(plan, lambda: handlers(reach, ref, workload))
     if run is None:  # the dry-run printed the reads
         return
     bundle = run.results["bundle"]

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from xcli.cli import complete
-from xcli.cli.common import Common, options
+from xcli.cli.common import Common, emit, options
 
 if TYPE_CHECKING:
     from xcli.plan.model import Plan
@@ -77,17 +77,13 @@ def test_network(common: Common, **flags: Any) -> int:
       xcli cluster test-network --cluster gpus --nodes 4 --test all_reduce_perf
       xcli cluster test-network --cluster gpus --device-type h100-mega-80gb-8 --dry-run
     """
-    from xcli.cli.deps import current
-    from xcli.cli.workload_session import CliSession
+    from xcli.app import network_test as use
+    from xcli.cli.wiring import deps
+    from xcli.cli.workload_flags import facts_for
     from xcli.spec import parse_duration
-    from xcli.workload.jobset.live import Live
-    from xcli.workload.jobset.network_test import (
-        NetworkTestRequest,
-        plan_network_test,
-        run_network_test,
-    )
+    from xcli.workload.request import NetworkTestRequest
 
-    request = NetworkTestRequest(
+    test = NetworkTestRequest(
         cluster=flags["cluster"],
         nodes=flags["nodes"],
         test=flags["test"],
@@ -96,15 +92,23 @@ def test_network(common: Common, **flags: Any) -> int:
         keep=flags["keep"],
         timeout=parse_duration(flags["timeout"], "--timeout"),
         device_type=flags["device_type"],
-        cluster_metadata=flags["cluster_metadata"],
     )
-    gateways = current().workload_gateways
-    live = gateways.live if gateways is not None and gateways.live is not None else Live()
-    session = CliSession(common)
-    test = plan_network_test(session, live, request)
+    facts = facts_for(common, flags["cluster_metadata"])
+    request = use.TestNetworkRequest(test, common)
+    wired = deps(common, facts)
+    planned = use.plan(request, wired)
     if common.dry_run:  # the JobSet it would submit
-        return session.run_plan(test.plan, test.handlers)
-    return run_network_test(session, live, request, test, _quiet_runner(common))
+        wired.run_plan(planned.plan, planned.handlers)
+        return 0
+    judged = use.run(request, planned, wired, _quiet_runner(common))
+    if common.output != "text":
+        emit(common.output, judged.report)
+    else:
+        for line in judged.lines:
+            click.echo(line)
+    if judged.problem is not None:
+        raise judged.problem
+    return 0
 
 
 def _quiet_runner(common: Common) -> Callable[[Plan, Callable[[], Mapping[str, Any]]], None]:

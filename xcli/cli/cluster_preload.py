@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 
 from xcli.cli import complete
@@ -34,34 +32,12 @@ def preload_image(image: str, cluster: str, timeout: str, keep: bool, common: Co
       xcli cluster preload-image us-docker.pkg.dev/p/r/trainer:1 --cluster demo
       xcli cluster preload-image us-docker.pkg.dev/p/r/trainer:1 --cluster demo --dry-run
     """
-    from xcli.cli.common import run_plan
-    from xcli.cli.deps import current
-    from xcli.errors import UserError
-    from xcli.plan.cluster import ClusterRef
-    from xcli.providers.gke.preload import plan_preload
-    from xcli.spec import check_duration, check_name
-    from xcli.workload.jobset.live import Live
-    from xcli.workload.jobset.plan import gke_cluster_path
+    from xcli.app import cluster_ops as use_case
+    from xcli.cli.wiring import deps
 
-    check_name(cluster, "cluster", 40)
-    if not image.strip() or any(c.isspace() for c in image):
-        raise UserError(f"image {image!r} is not an image reference", hint="e.g. repo/img:tag")
-    seconds = check_duration(timeout, "--timeout", 60, 24 * 3600)
-    where = gke_cluster_path(common.project, common.zone, cluster)
-    plan = plan_preload(image, cluster, where, seconds, keep)
-    gateways = current().workload_gateways
-    live = gateways.live if gateways is not None and gateways.live is not None else Live()
-
-    def handlers() -> dict[str, Any]:
-        from xcli.gateways.kube_handlers import KubeHandlers
-        from xcli.gateways.kube_rollout import rollout_handler
-
-        api = live.api(ClusterRef(cluster, common.project, common.zone, "gke"))
-        kube = KubeHandlers(lambda _where: api, sleep=live.sleep, clock=live.clock)
-        rollout = rollout_handler(lambda _where: api, sleep=live.sleep, clock=live.clock)
-        return {**kube.handlers(), "k8s_rollout": rollout}
-
-    code = run_plan(common, plan, handlers)
+    use_case.preload_image(
+        use_case.PreloadRequest(image, cluster, timeout, keep, common), deps(common)
+    )
     if not common.dry_run and common.output == "text":
         click.echo(f"every accelerator node of cluster {cluster} has {image}", err=True)
-    return code
+    return 0

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import click
 
 if TYPE_CHECKING:
+    from xcli.gateways.backoff import Timing
     from xcli.providers import Registry
     from xcli.providers.terraform_live import Connections
     from xcli.storage.service import StorageGateways
@@ -18,12 +19,17 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Dependencies:
-    providers: Registry | None = None  # the provider registry (default: xcli.providers.DEFAULT)
-    workload_gateways: WorkloadGateways | None = None  # how workload commands reach clusters
+    # the provider registry (default: xcli.providers.DEFAULT), and through it how commands reach
+    # a cluster's Kubernetes API (Registry.with_cluster_access: tests hand in an in-memory one)
+    providers: Registry | None = None
+    # how workload commands read Cloud Logging (clusters: the registry's ClusterAccess)
+    workload_gateways: WorkloadGateways | None = None
     # how the steps after `terraform apply` reach Google and the cluster
     terraform_connections: Connections | None = None
     # how `xcli storage` reaches Google and clusters
     storage_gateways: StorageGateways | None = None
+    # how commands that poll a cluster tell time and sleep (default: the real clock)
+    timing: Timing | None = None
 
 
 def current() -> Dependencies:
@@ -31,3 +37,11 @@ def current() -> Dependencies:
     ctx = click.get_current_context(silent=True)
     found = ctx.find_object(Dependencies) if ctx is not None else None
     return found if found is not None else Dependencies()
+
+
+def timing() -> Timing:
+    """The clocks and sleep of this run (the real ones unless main() was given others)."""
+    from xcli.gateways.backoff import Timing
+
+    found = current().timing
+    return found if found is not None else Timing()

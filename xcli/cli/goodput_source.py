@@ -1,7 +1,7 @@
 """`xcli workload goodput --source marks|cloud-logging`: where the goodput numbers come from.
 
 marks (the default): the cluster's own records and the program's XCLI_GOODPUT lines, read by
-the workload backend. cloud-logging: the ml-goodput-measurement library's records, read from
+the workload kind. cloud-logging: the ml-goodput-measurement library's records, read from
 Cloud Logging (xcli/workload/goodput/cloud_logging.py); no cluster is read, so it works for any
 provider, and `--dry-run` prints the one request it would send.
 """
@@ -79,7 +79,7 @@ def source_chosen(common: Common, namespace: str, name: str, source: Mapping[str
             f"--namespace {namespace}: --source cloud-logging reads no cluster",
             hint="drop --namespace; --job-name names the job in the records",
         )
-    from xcli.workload.goodput.cloud_logging import check_log_names
+    from xcli.app.workload import check_log_names
 
     check_log_names(source["log_name"] or f"goodput_{name}", _job(source, name))
     return True
@@ -89,23 +89,17 @@ def _job(source: Mapping[str, Any], name: str) -> str:
     return str(source["job_name"] if source["job_name"] is not None else name)
 
 
-def goodput_from_source(
-    common: Common, namespace: str, name: str, source: Mapping[str, Any]
-) -> int:
-    from xcli.cli.deps import current
-    from xcli.cli.workload_session import CliSession
+def goodput_from_source(common: Common, name: str, source: Mapping[str, Any]) -> int:
+    from xcli.app import workload as use
+    from xcli.cli import workload_view as view
+    from xcli.cli.wiring import deps
     from xcli.env_flags import env_bool
-    from xcli.workload.goodput.cloud_logging import goodput_from_logging, read_plan
 
     dry = bool(source["source_dry_run"]) or env_bool("XCLI_DRY_RUN")
-    session = CliSession(replace(common, dry_run=dry), namespace)
+    common = replace(common, dry_run=dry)
     log_name = source["log_name"] or f"goodput_{name}"
+    req = use.LoggingRequest(name, log_name, _job(source, name), common)
     if dry:  # the one request a live run sends
-        return session.run_plan(read_plan(session.project, log_name, _job(source, name)), dict)
-    gateways = current().workload_gateways
-    gateway = gateways.logging if gateways is not None else None
-    if gateway is None:
-        from xcli.gateways.cloud_logging import LoggingGateway
-
-        gateway = LoggingGateway()
-    return goodput_from_logging(session, gateway, name, log_name, _job(source, name))
+        deps(common).run_plan(use.goodput_read_plan(req), dict)
+        return 0
+    return view.report(common.output, use.goodput_from_logging(req, deps(common)))

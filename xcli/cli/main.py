@@ -15,6 +15,7 @@ import click
 from xcli import __version__
 
 if TYPE_CHECKING:
+    from xcli.gateways.backoff import Timing
     from xcli.providers import Registry
     from xcli.providers.terraform_live import Connections
     from xcli.storage.service import StorageGateways
@@ -114,14 +115,18 @@ def main(
     workload_gateways: WorkloadGateways | None = None,
     terraform_connections: Connections | None = None,
     storage_gateways: StorageGateways | None = None,
+    timing: Timing | None = None,
 ) -> None:
     """Run the CLI and turn every outcome into one exit code.
 
     `providers`: another registry of providers than the default (tests bind a provider name to
-    a double this way). `workload_gateways`: how `xcli workload ...` reaches clusters (None: the
-    real way). `terraform_connections`: how the steps after `terraform apply` reach Google and the
-    cluster. Tests and programs embedding xcli pass their own; commands find them on the click
-    context, in one `Dependencies` object.
+    a double this way, or put an in-memory Kubernetes API under a provider's clusters with
+    `Registry.with_cluster_access`). `timing`: the clocks and sleep of cluster polls.
+    `workload_gateways`: how `workload goodput --source cloud-logging` reads Cloud Logging
+    (None: the real way; workload commands reach clusters through the registry's ClusterAccess
+    and tell time with `timing`). `terraform_connections`: how the
+    steps after `terraform apply` reach Google and the cluster. Tests and programs embedding
+    xcli pass their own; commands find them on the click context, in one `Dependencies` object.
     """
     from xcli.cli.deps import Dependencies
     from xcli.cli.errors import run_guarded, say_error
@@ -138,5 +143,6 @@ def main(
         workload_gateways=workload_gateways,
         terraform_connections=terraform_connections,
         storage_gateways=storage_gateways,
+        timing=timing,
     )
     sys.exit(run_guarded(cli, argv, debug=debug, obj=deps))

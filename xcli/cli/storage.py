@@ -1,7 +1,8 @@
 """`xcli storage create | attach | detach | list | delete`: data and checkpoints for workloads.
 
-The CLI checks every flag, builds a frozen request, picks how the cluster is read (live, or
-nothing for --dry-run) and hands the plan to run_plan. Planning lives in xcli/storage/.
+The CLI turns the flags into a frozen request and calls one use case (xcli/app/storage.py);
+how the cluster is read (live, or nothing for --dry-run) comes with the dependencies
+(cli/wiring.py). It renders `storage list`.
 """
 
 from __future__ import annotations
@@ -11,9 +12,7 @@ from typing import Any
 import click
 
 from xcli.cli import storage_flags as flags_
-from xcli.cli.common import Common, change_options, common_options, confirm, emit, read_options
-from xcli.cli.common import run_plan as run
-from xcli.errors import UserError
+from xcli.cli.common import Common, change_options, common_options, emit, read_options
 
 
 @click.group(
@@ -44,22 +43,10 @@ Examples:
 @common_options
 def attach(common: Common, **flags: Any) -> None:
     """Attach existing storage NAME: CSI driver add-on, access, PV and PVC, and a record."""
-    from xcli.storage.use import attach_plan
+    from xcli.app import storage as use_case
+    from xcli.cli.wiring import deps
 
-    req, target = flags_.attach_request(common, flags)
-    plan = attach_plan(req, target, flags_.reader(common, target))
-    _confirm_recreate(common, plan, req.cluster.name)
-    run(common, plan, lambda: flags_.handlers(target))
-
-
-def _confirm_recreate(common: Common, plan: Any, cluster: str) -> None:
-    """Recreating every node evicts running pods: ask (after the reads, before any change)."""
-    if any(s.kind == "recreate_nodes" for s in plan.steps):
-        confirm(
-            common,
-            f"turning on the Lustre CSI driver recreates the nodes of every node pool of "
-            f"cluster {cluster}, evicting running pods; go on?",
-        )
+    use_case.attach(flags_.attach_of(common, flags), deps(common))
 
 
 @storage.command(
@@ -100,33 +87,12 @@ def create(
     common: Common, size: str, tier: str, throughput: int, network: str, **flags: Any
 ) -> None:
     """Create storage NAME (a bucket, a Filestore or Lustre instance), then attach it."""
-    from xcli.spec import check_name
-    from xcli.storage import checks
-    from xcli.storage.request import CreateRequest
-    from xcli.storage.use import create_plan
+    from xcli.app import storage as use_case
+    from xcli.cli.wiring import deps
 
-    flags["bucket_is_new"] = True
-    network = check_name(network, "network", 63)
-    req, target = flags_.attach_request(common, flags, created=True)
-    gib = 0
-    if req.type in ("filestore", "lustre"):
-        if not size:
-            raise UserError(f"creating {req.type} storage needs --size", hint="e.g. --size 1TB")
-        gib = checks.size_gib(size)
-        if req.type == "filestore":
-            checks.filestore_capacity(tier, gib)
-        else:
-            checks.lustre_capacity(int(throughput), gib)
-    if req.type == "filestore":
-        zonal = checks.FILESTORE_TIERS[tier][2]
-        where = req.location or (req.cluster.zone if zonal else req.cluster.region)
-        req = flags_.replace(req, location=where)
-    creq = CreateRequest(
-        attach=req, size_gib=gib, tier=tier, throughput=int(throughput), network=network
-    )
-    plan = create_plan(creq, target, flags_.reader(common, target))
-    _confirm_recreate(common, plan, req.cluster.name)
-    run(common, plan, lambda: flags_.handlers(target))
+    attach = flags_.attach_of(common, flags)
+    request = use_case.CreateStorage(attach, size, tier, int(throughput), network)
+    use_case.create_storage(request, deps(common))
 
 
 @storage.command(
@@ -141,10 +107,10 @@ Examples:
 @change_options
 def detach(common: Common, **flags: Any) -> None:
     """Detach storage NAME: removes the PV, PVC, access grant and record; never the data."""
-    from xcli.storage.use import detach_plan, record_for
+    from xcli.app import storage as use_case
+    from xcli.cli.wiring import deps
 
-    target, found = flags_.existing(common, flags, record_for)
-    run(common, detach_plan(found, target), lambda: flags_.handlers(target))
+    use_case.detach(flags_.remove_of(common, flags), deps(common))
 
 
 @storage.command(
@@ -159,15 +125,10 @@ Examples:
 @common_options
 def delete(common: Common, **flags: Any) -> None:
     """Detach storage NAME, then delete what `xcli storage create` made, with its data."""
-    from xcli.cli.common import require_answerable
-    from xcli.storage.use import delete_plan, record_for
+    from xcli.app import storage as use_case
+    from xcli.cli.wiring import deps
 
-    require_answerable(common, f"delete storage {flags['name']}")  # before anything is read
-    target, found = flags_.existing(common, flags, record_for, created=True)
-    plan = delete_plan(found, target)
-    record = found.record
-    confirm(common, f"delete {record.type} {record.source} and ALL the data in it")
-    run(common, plan, lambda: flags_.handlers(target))
+    use_case.delete(flags_.remove_of(common, flags), deps(common))
 
 
 @storage.command(
@@ -181,10 +142,12 @@ Examples:
 @read_options
 def list_(common: Common, cluster: str, provider: str | None, namespace: str) -> None:
     """List the storages attached to a cluster."""
+    from xcli.app import storage as use_case
     from xcli.cli.table import print_table
+    from xcli.cli.wiring import deps
 
-    target = flags_.target_of(common, cluster, provider)
-    records = flags_.live_reader(target).records(target.ref, namespace) or []
+    where = use_case.ClusterWhere(cluster, provider, namespace, common)
+    records = use_case.list_storages(where, deps(common))
     if common.output != "text":
         emit(common.output, [r.to_json() for r in records])
         return

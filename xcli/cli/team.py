@@ -6,17 +6,12 @@ quota of chips (xcli/workload/team/). Workloads join it with `xcli workload ... 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
 from xcli.cli import complete
-from xcli.cli.common import Common, change_options, common_options, read_options, require_answerable
-from xcli.errors import UserError
-
-if TYPE_CHECKING:
-    from xcli.plan.cluster import ClusterRef
-    from xcli.workload.jobset.live import Live
+from xcli.cli.common import Common, change_options, common_options, read_options
 
 
 @click.group()
@@ -35,27 +30,6 @@ def _cluster_option(func: Any) -> Any:
     return click.option(
         "--cluster", required=True, help="The GKE cluster.", shell_complete=complete.clusters
     )(func)
-
-
-def _where(common: Common, cluster: str) -> tuple[ClusterRef, Live]:
-    """The cluster (GKE only: teams are Kueue queues) and how to reach it."""
-    from xcli.cli.deps import current
-    from xcli.cli.providers import registry
-    from xcli.cluster_index import provider_for
-    from xcli.plan.cluster import ClusterRef
-    from xcli.spec import check_name
-    from xcli.workload.jobset.live import Live
-
-    check_name(cluster, "cluster", 40)
-    provider = provider_for(cluster, None, "gke")
-    if registry().capabilities(provider).vm_workloads:
-        raise UserError(
-            f"cluster {cluster} is a {provider} cluster: teams are Kueue queues on GKE clusters",
-            hint="create a GKE cluster (xcli cluster create --provider gke ...) to share it",
-        )
-    gateways = current().workload_gateways
-    live = (gateways.live if gateways is not None else None) or Live()
-    return ClusterRef(cluster, common.project, common.zone, "gke"), live
 
 
 @team.command("create")
@@ -103,21 +77,14 @@ def create(
           --borrowing-limit v6e=64 --lending-limit v6e=32 --weight 2
       xcli team create --cluster demo --team research --quota v6e=64 --dry-run -o json
     """
-    from xcli.cli.common import run_plan
-    from xcli.workload.jobset.plan import gke_cluster_path
-    from xcli.workload.team.live import handlers
-    from xcli.workload.team.plan import plan_team_create
-    from xcli.workload.team.spec import TeamSpec, check_team, check_weight, parse_quotas
+    from xcli.app import team as use_case
+    from xcli.cli.wiring import deps
 
-    spec = TeamSpec(
-        cluster=cluster,
-        team=check_team(name),
-        quotas=parse_quotas(quota, borrowing_limit, lending_limit),
-        weight=check_weight(weight),
+    request = use_case.CreateRequest(
+        cluster, name, quota, borrowing_limit, lending_limit, weight, common
     )
-    ref, live = _where(common, cluster)
-    plan = plan_team_create(spec, gke_cluster_path(ref.project, ref.zone, cluster))
-    return run_plan(common, plan, lambda: handlers(live, ref))
+    use_case.create(request, deps(common))
+    return 0
 
 
 @team.command("list")
@@ -135,12 +102,13 @@ def list_teams(common: Common, cluster: str) -> int:
       xcli team list --cluster demo
       xcli team list --cluster demo --output json
     """
+    from xcli.app import team as use_case
     from xcli.cli.common import emit
     from xcli.cli.table import print_table
-    from xcli.workload.team.live import HEADERS, cells, team_rows
+    from xcli.cli.wiring import deps
+    from xcli.workload.team.live import HEADERS, cells
 
-    ref, live = _where(common, cluster)
-    rows = team_rows(live.api(ref))
+    rows = use_case.list_teams(use_case.ListRequest(cluster, common), deps(common))
     if common.output != "text":
         emit(common.output, rows)
     elif not rows:
@@ -166,15 +134,8 @@ def delete(common: Common, cluster: str, name: str, force: bool) -> int:
       xcli team delete --cluster demo --team research --force --yes
       xcli team delete --cluster demo --team research --dry-run
     """
-    from xcli.cli.common import confirm, run_plan
-    from xcli.workload.jobset.plan import gke_cluster_path
-    from xcli.workload.team.live import handlers
-    from xcli.workload.team.plan import plan_team_delete
-    from xcli.workload.team.spec import TeamSpec, check_team
+    from xcli.app import team as use_case
+    from xcli.cli.wiring import deps
 
-    spec = TeamSpec(cluster=cluster, team=check_team(name), quotas=())
-    require_answerable(common, f"deleting team {name} on cluster {cluster}")
-    ref, live = _where(common, cluster)
-    confirm(common, f"Delete team {name} (namespace {name} and its workloads) on {cluster}?")
-    plan = plan_team_delete(spec, gke_cluster_path(ref.project, ref.zone, cluster), force)
-    return run_plan(common, plan, lambda: handlers(live, ref))
+    use_case.delete(use_case.DeleteRequest(cluster, name, force, common), deps(common))
+    return 0

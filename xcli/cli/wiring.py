@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import sys
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -20,12 +20,18 @@ if TYPE_CHECKING:
     from xcli.plan.fanout import Broadcast, SshSettings, Target
     from xcli.plan.fanout_result import FanoutResult
     from xcli.plan.model import Plan
+    from xcli.storage.service import StorageGateways
+    from xcli.workload.facts import Facts
+
+T = TypeVar("T")
 
 
-def deps(common: Common, *, verbose: bool = False) -> Deps:
-    """What the use cases of this command reach the outside through."""
+def deps(common: Common, facts: Facts | None = None, *, verbose: bool = False) -> Deps:
+    """What the use cases of this command reach the outside through. `facts`: what a workload
+    command reads before it plans (default: the cluster, or nothing on a dry-run)."""
     from xcli.app.record import DRY, LIVE
-    from xcli.cli.deps import current
+    from xcli.app.workload_facts import LIVE_FACTS, DryFacts
+    from xcli.cli.deps import current, timing
 
     def run(plan: Plan, handlers: Handlers) -> None:
         run_plan(common, plan, handlers)
@@ -65,8 +71,31 @@ def deps(common: Common, *, verbose: bool = False) -> Deps:
         terraform_handlers=_terraform_handlers,
         unsupported_flags=_unsupported_flags,
         record=DRY if common.dry_run else LIVE,  # the dry-run reads and records nothing
+        timing=timing(),
+        storage_gateways=_once(_storage_gateways),
         terraform_connections=current().terraform_connections,
+        workload_gateways=current().workload_gateways,
+        facts=facts or (DryFacts() if common.dry_run else LIVE_FACTS),
     )
+
+
+def _once(make: Callable[[], T]) -> Callable[[], T]:
+    made: list[T] = []
+
+    def get() -> T:
+        if not made:
+            made.append(make())
+        return made[0]
+
+    return get
+
+
+def _storage_gateways() -> StorageGateways:
+    from xcli.cli.deps import current
+    from xcli.storage.service import StorageGateways
+
+    found = current().storage_gateways
+    return found if found is not None else StorageGateways()
 
 
 def _first_time(notes: Sequence[str]) -> list[str]:

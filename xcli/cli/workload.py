@@ -146,13 +146,19 @@ def create(common: Common, **flags: Any) -> int:
     NNODES, NODE_RANK, MASTER_ADDR, MASTER_PORT, JAX_COORDINATOR_ADDRESS, JAX_NUM_PROCESSES,
     JAX_PROCESS_ID (GPU).
     """
-    from xcli.cli.workload_flags import precheck
-    from xcli.cli.workload_ns import session_for
-    from xcli.cli.workload_session import backend
+    from xcli.app import workload as use
+    from xcli.cli.providers import registry
+    from xcli.cli.wiring import deps
+    from xcli.cli.workload_flags import (
+        facts_for,
+        precheck,
+        refuse_kubernetes_files,
+        request_from,
+    )
     from xcli.cluster_index import provider_for
 
-    flags["provider"] = provider_for(flags["cluster"], flags["provider"], "gke")
-    kind = backend(flags["provider"])
+    flags["provider"] = provider_for(flags["cluster"], flags["provider"], registry().default())
+    kind = use.kind_entry(deps(common), flags["provider"])
     if flags["image"] is None:
         if kind.needs_image:
             from xcli.errors import UserError
@@ -168,7 +174,13 @@ def create(common: Common, **flags: Any) -> int:
         from xcli.user_files import check_writable_folder
 
         check_writable_folder(flags["output_manifest_file"].parent, "--output-manifest-file")
-    return kind.create(session_for(common, flags["namespace"], kind), flags)
+    refuse_kubernetes_files(flags, kind.manifests)
+    facts = facts_for(common, flags["cluster_metadata"], flags.get("storage_record") or ())
+    request = use.CreateRequest(request_from(flags), common)
+    created = use.create(request, deps(common, facts))
+    if created.follow is not None and not common.dry_run and common.output == "text":
+        click.echo(created.follow, err=True)
+    return 0
 
 
 def _add_commands() -> None:

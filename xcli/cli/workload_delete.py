@@ -5,11 +5,12 @@ from __future__ import annotations
 import click
 
 from xcli.cli.common import Common, common_options, require_answerable
-from xcli.cli.workload_ns import namespace_option, session_for
+from xcli.cli.workload_ns import namespace_option
 from xcli.cli.workload_read import (
     check_workload_name,
     cluster_option,
     provider_option,
+    target,
     workload_argument,
     workload_name,
 )
@@ -50,7 +51,8 @@ def delete(
       xcli workload delete --cluster demo --state succeeded --older-than 7d --yes
       xcli workload delete train-1 --cluster demo --dry-run --output json
     """
-    from xcli.cli.workload_session import backend
+    from xcli.app import workload as use
+    from xcli.cli.wiring import deps
     from xcli.spec import parse_duration
 
     name = workload_name(name, workload_flag, required=False)
@@ -74,11 +76,7 @@ def delete(
             "a dry-run reads nothing from the cluster, so it cannot select workloads by --state",
             hint=f"`xcli workload list --cluster {cluster} --state {state}` shows which match",
         )
-    kind = backend(provider)
-    if common.dry_run and not kind.previews_delete:
-        raise UserError(
-            f"--dry-run of a {provider} workload delete is not supported",
-            hint="`xcli workload status NAME --provider ...` shows what would be stopped",
-        )
     ages = (older_than, seconds) if older_than is not None and seconds is not None else None
-    return kind.delete(session_for(common, namespace, kind), cluster, name, state, ages)
+    where = target(common, cluster, provider, namespace)
+    use.delete(use.DeleteRequest(where, name, state, ages, common.dry_run), deps(common))
+    return 0

@@ -1,16 +1,23 @@
-"""The checks on `xcli workload create`'s flags that need no cluster (any kind of workload).
+"""`xcli workload create`'s flags: the checks that need no cluster (any kind of workload), the
+frozen request they become, and the facts reader --dry-run chooses.
 
-Turning the flags into a WorkloadSpec is the workload package's (xcli/workload/request.py).
+Turning the request into a WorkloadSpec is the workload package's (xcli/workload/request.py).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from xcli.errors import UserError
 from xcli.spec import check_duration
-from xcli.workload.request import exit_codes, requested_accelerator
+from xcli.workload.request import WorkloadRequest, exit_codes, requested_accelerator
 from xcli.workload.spec import parse_env
+
+if TYPE_CHECKING:
+    from xcli.cli.common import Common
+    from xcli.workload.facts import Facts
 
 
 def precheck(flags: dict[str, Any], extra_restart_codes: bool) -> None:
@@ -20,7 +27,7 @@ def precheck(flags: dict[str, Any], extra_restart_codes: bool) -> None:
 
     check_name(flags["cluster"], "cluster", 40)
     check_name(flags["name"], "workload", 63)
-    accelerator = requested_accelerator(flags)
+    accelerator = requested_accelerator(flags["tpu_type"], flags["device_type"])
     if accelerator:
         from xcli.cli.cluster import check_counts
 
@@ -42,3 +49,70 @@ def precheck(flags: dict[str, Any], extra_restart_codes: bool) -> None:
             f"--docker-image {image!r} has whitespace or control characters",
             hint="write the image reference without them, e.g. us-docker.pkg.dev/p/r/img:1",
         )
+
+
+def refuse_kubernetes_files(flags: dict[str, Any], manifests: bool) -> None:
+    """--output-manifest-file, --cluster-metadata and --storage-record are files of a kind
+    whose objects are Kubernetes manifests (`manifests`: the kind's registry entry)."""
+    if manifests:
+        return
+    if flags["output_manifest_file"] is not None or flags["cluster_metadata"] is not None:
+        raise UserError(
+            "--output-manifest-file and --cluster-metadata are for GKE workloads (JobSets)",
+            hint=f"drop them for --provider {flags['provider']}",
+        )
+    if flags.get("storage_record"):
+        raise UserError(
+            "--storage-record is for GKE workloads with --dry-run",
+            hint="drop it: VM-style clusters keep their storage records on this machine",
+        )
+
+
+def facts_for(common: Common, metadata: Path | None, records: Sequence[Path] = ()) -> Facts:
+    """What the run reads before it plans: the cluster (live), or with --dry-run the
+    --cluster-metadata and --storage-record files and the flags."""
+    from xcli.app.workload_facts import LIVE_FACTS, DryFacts
+
+    if common.dry_run:
+        return DryFacts(metadata, tuple(records))
+    if records:
+        raise UserError(
+            "--storage-record is for --dry-run",
+            hint="drop it: a live run reads the cluster's storage records itself",
+        )
+    if metadata is not None:
+        raise UserError(
+            "--cluster-metadata is for --dry-run",
+            hint="drop it: a live run reads the cluster itself",
+        )
+    return LIVE_FACTS
+
+
+def request_from(flags: dict[str, Any]) -> WorkloadRequest:
+    """The create flags (checked by precheck) as a frozen request."""
+    return WorkloadRequest(
+        cluster=flags["cluster"],
+        name=flags["name"],
+        command=flags["command"],
+        image=flags["image"],
+        provider=flags["provider"],
+        tpu_type=flags["tpu_type"],
+        device_type=flags["device_type"],
+        num_slices=flags["num_slices"],
+        num_nodes=flags["num_nodes"],
+        priority=flags["priority"],
+        max_restarts=flags["max_restarts"],
+        restart_on_exit_codes=flags["restart_on_exit_codes"],
+        env_pairs=tuple(flags["env_pairs"]),
+        env_file=flags["env_file"],
+        ttl_after_finished=flags["ttl_after_finished"],
+        termination_grace_period=flags["termination_grace_period"],
+        replace=flags["replace"],
+        namespace=flags["namespace"],
+        scheduler=flags.get("scheduler"),
+        detach=flags["detach"],
+        output_manifest_file=flags["output_manifest_file"],
+        storage=tuple(flags.get("storage") or ()),
+        compilation_cache=flags.get("compilation_cache"),
+        checkpoint_dir=flags.get("checkpoint_dir"),
+    )

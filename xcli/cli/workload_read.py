@@ -1,12 +1,12 @@
-"""`xcli workload list | status | logs | wait`: read a cluster's workloads, whatever their kind
-(xcli.workload.protocol.WorkloadBackend does the reading).
+"""`xcli workload list | status | logs | wait | goodput`: read a cluster's workloads, whatever
+their kind (the use cases of xcli/app/workload.py; xcli/cli/workload_view.py renders).
 
 These commands only read, so they take no --dry-run (docs/dry-run.md says why).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -14,11 +14,14 @@ from xcli.cli import complete
 from xcli.cli.common import Common, read_options
 from xcli.cli.goodput_source import goodput_from_source, source_chosen, source_options
 from xcli.cli.providers import choice
-from xcli.cli.workload_ns import namespace_option, session_for
+from xcli.cli.workload_ns import namespace_option
 from xcli.errors import UserError
-from xcli.workload.backends import all_states
+from xcli.workload.kinds import all_states
 
-# every backend's states; `list` refuses those the cluster's kind of workload never reaches
+if TYPE_CHECKING:
+    from xcli.app.workload import Target
+
+# every kind's states; `list` refuses those the cluster's kind of workload never reaches
 STATE_CHOICE = click.Choice(all_states())
 
 
@@ -45,12 +48,13 @@ def provider_option(func: Any) -> Any:
 
 def _found_provider(ctx: click.Context, _param: click.Parameter, value: str | None) -> str:
     """--provider, else the one recorded for --cluster (parsed first: it is eager)."""
+    from xcli.cli.providers import registry
     from xcli.cluster_index import provider_for
 
-    cluster = ctx.params.get("cluster")
+    cluster, default = ctx.params.get("cluster"), registry().default()
     if value is not None or not cluster:
-        return value or "gke"
-    return provider_for(cluster, None, "gke")
+        return value or default
+    return provider_for(cluster, None, default)
 
 
 def workload_argument(func: Any) -> Any:
@@ -86,6 +90,12 @@ def check_names(cluster: str, name: str | None) -> None:
         check_workload_name(name)
 
 
+def target(common: Common, cluster: str, provider: str, namespace: str) -> Target:
+    from xcli.app.workload import Target
+
+    return Target(cluster, provider, common, namespace)
+
+
 def check_workload_name(name: str) -> str:
     """A workload name, checked before anything is read (a DNS label, as JobSet needs)."""
     from xcli.spec import check_name
@@ -119,16 +129,13 @@ def list_workloads(
       xcli workload list --cluster demo --state failed --output json
       xcli workload list --cluster demo --namespace team-a
     """
-    from xcli.cli.workload_session import backend
+    from xcli.app import workload as use
+    from xcli.cli import workload_view as view
+    from xcli.cli.wiring import deps
 
     check_names(cluster, None)
-    kind = backend(provider)
-    if state is not None and state not in kind.states:
-        raise UserError(
-            f"--state {state} does not occur on --provider {provider} clusters",
-            hint=f"states there: {', '.join(kind.states)}",
-        )
-    return kind.list(session_for(common, namespace, kind), cluster, state)
+    where = target(common, cluster, provider, namespace)
+    return view.listing(common.output, use.list_workloads(where, state, deps(common)))
 
 
 @click.command("status")
@@ -158,12 +165,14 @@ def status(
       xcli workload status train-1 --cluster demo
       xcli workload status train-1 --cluster demo --output json
     """
-    from xcli.cli.workload_session import backend
+    from xcli.app import workload as use
+    from xcli.cli import workload_view as view
+    from xcli.cli.wiring import deps
 
     name = str(workload_name(name, workload_flag))
     check_names(cluster, name)
-    kind = backend(provider)
-    return kind.status(session_for(common, namespace, kind), cluster, name)
+    where = target(common, cluster, provider, namespace)
+    return view.report(common.output, use.status(where, name, deps(common)))
 
 
 @click.command("logs")
@@ -197,13 +206,15 @@ def logs(
       xcli workload logs train-1 --cluster demo --slice 1 --follow
       xcli workload logs train-1 --cluster demo --since 10m --output json   # JSON lines
     """
-    from xcli.cli.workload_session import backend
+    from xcli.app import workload as use
+    from xcli.cli import workload_view as view
+    from xcli.cli.wiring import deps
 
     name = str(workload_name(name, workload_flag))
     check_names(cluster, name)
-    kind = backend(provider)
-    session = session_for(common, namespace, kind)
-    return kind.logs(session, cluster, name, (worker, slice_), follow, since)
+    where = target(common, cluster, provider, namespace)
+    lines = use.logs(where, name, (worker, slice_), follow, since, deps(common))
+    return view.log_lines(common.output, lines)
 
 
 @click.command("wait")
@@ -232,14 +243,16 @@ def wait(
     Examples:
       xcli workload wait train-1 --cluster demo --timeout 6h && echo trained
     """
-    from xcli.cli.workload_session import backend
+    from xcli.app import workload as use
+    from xcli.cli import workload_view as view
+    from xcli.cli.wiring import deps
     from xcli.spec import parse_duration
 
     name = str(workload_name(name, workload_flag))
     seconds = parse_duration(timeout, "--timeout") if timeout else None
     check_names(cluster, name)
-    kind = backend(provider)
-    return kind.wait(session_for(common, namespace, kind), cluster, name, timeout, seconds)
+    where = target(common, cluster, provider, namespace)
+    return view.outcome(common.output, use.wait(where, name, timeout, seconds, deps(common)))
 
 
 @click.command("goodput")
@@ -275,11 +288,13 @@ def goodput(
       xcli workload goodput train-1 --cluster demo --provider local --output json
       xcli workload goodput train-1 --cluster demo --source cloud-logging --dry-run
     """
-    from xcli.cli.workload_session import backend
+    from xcli.app import workload as use
+    from xcli.cli import workload_view as view
+    from xcli.cli.wiring import deps
 
     name = str(workload_name(name, workload_flag))
     check_names(cluster, name)
     if source_chosen(common, namespace, name, source):
-        return goodput_from_source(common, namespace, name, source)
-    kind = backend(provider)
-    return kind.goodput(session_for(common, namespace, kind), cluster, name)
+        return goodput_from_source(common, name, source)
+    where = target(common, cluster, provider, namespace)
+    return view.report(common.output, use.goodput(where, name, deps(common)))

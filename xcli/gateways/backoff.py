@@ -27,6 +27,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from typing import Any, TypeVar
 
 from xcli.errors import CloudError, Interrupted
@@ -46,6 +47,10 @@ def event_sleep(seconds: float, cancelled: threading.Event) -> None:
     """
     if cancelled.wait(seconds):
         raise Interrupted("interrupted while waiting", hint="run the same command again")
+
+
+def _utcnow() -> datetime:
+    return datetime.now(timezone.utc)
 
 
 def _sleeper(timing: Timing, cancelled: threading.Event) -> Callable[[float], None]:
@@ -75,6 +80,7 @@ class Timing:
     sleep: Sleep = event_sleep
     clock: Callable[[], float] = time.monotonic
     rand: Callable[[], float] = random.random
+    now: Callable[[], datetime] = _utcnow  # wall clock: ages and durations shown to people
 
 
 @dataclass

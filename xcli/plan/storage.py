@@ -23,7 +23,6 @@ from typing import Any
 from xcli.paths import state_dir
 from xcli.plan.kueue_objects import meta
 
-TYPES = ("gcsfuse", "filestore", "lustre", "parallelstore", "pd", "hyperdisk-ml")
 LABEL = "xcli.dev/storage"
 CONFIGMAP_PREFIX = "xcli-storage-"
 

@@ -15,13 +15,21 @@ from __future__ import annotations
 import importlib
 import importlib.util
 from collections.abc import Iterator, Mapping
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, cast
 
 from xcli.errors import UserError
 
 if TYPE_CHECKING:
-    from xcli.providers.base import LiveChecker, Observer, Provider, VmAccess, Waiter
+    from xcli.providers.base import (
+        ClusterAccess,
+        LiveChecker,
+        Observer,
+        Provider,
+        UserKeys,
+        VmAccess,
+        Waiter,
+    )
 
 
 @dataclass(frozen=True)
@@ -29,12 +37,27 @@ class Capabilities:
     """What a provider can do beyond the verbs every provider has (providers/base.Provider)."""
 
     cloud: bool = True  # needs a Google Cloud project and zone (local needs neither)
-    vm_workloads: bool = False  # runs workloads as a command on every VM, not as JobSets
+    # The kinds of workload its clusters run (xcli/workload/kinds.py), the first by default:
+    # "jobset" (queued by Kueue), "vm" (the command on every VM).
+    workloads: tuple[str, ...] = ("jobset",)
+    # How its VMs mount an attached storage (vm workloads): "mount" (Cloud TPU VMs mount the
+    # storage types that can be, xcli/plan/storage_types: buckets) or "folder" (the local
+    # provider binds a folder of this machine).
+    vm_storage: str | None = None
+    # Without --docker-image a workload runs as a plain process on each worker (local).
+    plain_process: bool = False
     ssh: bool = False  # its workers are reachable over SSH (`xcli ssh`/`scp`): VmAccess
     wait: bool = False  # `xcli cluster wait` (e.g. after `create --async`): Waiter
     terraform: bool = False  # `cluster create --terraform DIR` writes a Terraform folder
     observer: bool = False  # reconciles: reads what exists before a live plan: Observer
     live_checks: bool = False  # checks only a live run can make, before it starts: LiveChecker
+    kubernetes: bool = False  # its clusters run Kubernetes, reached through ClusterAccess
+    user_keys: bool = False  # authorizes a key the user names (--ssh-key) on its VMs: UserKeys
+
+    @property
+    def vm_workloads(self) -> bool:
+        """Runs workloads as a command on every VM (records kept on this machine)."""
+        return "vm" in self.workloads
 
 
 @dataclass(frozen=True)
@@ -49,27 +72,48 @@ REGISTRY: dict[str, ProviderEntry] = {
         "xcli.providers.gke.standard:standard",
         "a GKE cluster with one TPU node pool per slice (or a GPU pool), JobSet and Kueue "
         "installed (default)",
-        Capabilities(terraform=True, observer=True),
+        Capabilities(terraform=True, observer=True, kubernetes=True),
     ),
     "queued-resource": ProviderEntry(
         "xcli.providers.queued_resource.provider:QueuedResourceProvider",
         "Cloud TPU queued resources, TPU VMs without Kubernetes",
-        Capabilities(vm_workloads=True, ssh=True, wait=True, terraform=True),
+        Capabilities(
+            workloads=("vm",),
+            vm_storage="mount",
+            ssh=True,
+            wait=True,
+            terraform=True,
+            user_keys=True,
+        ),
     ),
     "local": ProviderEntry(
         "xcli.providers.local.provider:LocalProvider",
         "an emulated slice on this machine, no cloud account needed",
-        Capabilities(cloud=False, vm_workloads=True, ssh=True, live_checks=True),
+        Capabilities(
+            cloud=False,
+            workloads=("vm",),
+            vm_storage="folder",
+            plain_process=True,
+            ssh=True,
+            live_checks=True,
+        ),
     ),
 }
 
 
 class Registry:
     """Looks providers up by name. The CLI uses the default one (`registry()`); tests build
-    their own (`with_target`) and hand it to `xcli.cli.main.main(argv, providers=...)`."""
+    their own (`with_target`, `with_cluster_access`) and hand it to
+    `xcli.cli.main.main(argv, providers=...)`: the one seam through which a test puts an
+    in-memory Kubernetes API under every command that reaches a cluster."""
 
-    def __init__(self, entries: Mapping[str, ProviderEntry]) -> None:
+    def __init__(
+        self,
+        entries: Mapping[str, ProviderEntry],
+        access: Mapping[str, ClusterAccess] | None = None,
+    ) -> None:
         self._entries = dict(entries)
+        self._access = dict(access or {})  # name -> the ClusterAccess used instead of the class
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._entries)
@@ -79,8 +123,16 @@ class Registry:
         return [
             name
             for name, entry in self._entries.items()
-            if all(asdict(entry.capabilities)[key] == value for key, value in wanted.items())
+            if all(getattr(entry.capabilities, key) == value for key, value in wanted.items())
         ]
+
+    def default(self, **wanted: bool) -> str:
+        """The first provider (with the `wanted` capabilities): the one a command assumes for a
+        cluster this machine has no record of (`--provider` defaults to it)."""
+        found = self.names(**wanted)
+        if not found:
+            raise UserError("no provider can do this", hint="providers: " + ", ".join(self))
+        return found[0]
 
     def capabilities(self, name: str) -> Capabilities:
         return self._entry(name).capabilities
@@ -92,7 +144,14 @@ class Registry:
         """The same registry with `name` bound to another class (a test double)."""
         entries = dict(self._entries)
         entries[name] = replace(self._entry(name), target=target)
-        return Registry(entries)
+        return Registry(entries, self._access)
+
+    def with_cluster_access(self, name: str, access: ClusterAccess) -> Registry:
+        """The same registry with `name`'s clusters reached through `access` (a test double:
+        an in-memory API server); planning and the provider's handlers stay the class's."""
+        if not self.capabilities(name).kubernetes:
+            raise ValueError(f"provider {name} has no Kubernetes clusters to reach")
+        return Registry(self._entries, {**self._access, name: access})
 
     def get(self, name: str) -> Provider:
         module, _, attr = self._entry(name).target.partition(":")
@@ -112,6 +171,15 @@ class Registry:
 
     def vm_access(self, name: str, provider: Provider) -> VmAccess | None:
         return cast("VmAccess", provider) if self.capabilities(name).ssh else None
+
+    def cluster_access(self, name: str, provider: Provider) -> ClusterAccess | None:
+        """How to reach the Kubernetes API of `name`'s clusters (None: they have none)."""
+        if not self.capabilities(name).kubernetes:
+            return None
+        return self._access.get(name) or cast("ClusterAccess", provider)
+
+    def user_keys(self, name: str, provider: Provider) -> UserKeys | None:
+        return cast("UserKeys", provider) if self.capabilities(name).user_keys else None
 
     def waiter(self, name: str, provider: Provider) -> Waiter | None:
         return cast("Waiter", provider) if self.capabilities(name).wait else None

@@ -8,13 +8,16 @@ world goes through the gateways a provider builds in `handlers` and `inspect`.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from xcli.plan.cluster import ClusterRef, ClusterSummary, SshAccess, Worker
 from xcli.plan.contract import Handler
 from xcli.plan.model import Plan
 from xcli.spec import ClusterSpec
 from xcli.terraform.support import TerraformSupport
+
+if TYPE_CHECKING:
+    from xcli.gateways.kube import KubeApi
 
 
 class Provider(Protocol):
@@ -45,6 +48,31 @@ class VmAccess(Provider, Protocol):
 
     def ssh_access(self, ref: ClusterRef) -> SshAccess:
         """Which key, known_hosts file and user reach this cluster's workers."""
+        ...
+
+
+class ClusterAccess(Protocol):
+    """Providers whose clusters run Kubernetes (Capabilities.kubernetes): the one way to reach a
+    cluster's Kubernetes API. Team, adapt, preload-image, storage and workload use cases reach
+    clusters through it, found with `Registry.cluster_access`.
+
+    Unlike VmAccess it is not a whole Provider: reaching a cluster is one method, so a test hands
+    an in-memory API server in as this alone (`Registry.with_cluster_access`), while planning
+    and the provider's own handlers stay the real ones. Clocks and sleeps are not part of it
+    (gateways/backoff.py:Timing): a connection does not tell time.
+    """
+
+    def kube_api(self, ref: ClusterRef) -> KubeApi:
+        """The cluster's Kubernetes API; one connection per cluster for this object's life."""
+        ...
+
+
+class UserKeys(Provider, Protocol):
+    """Providers that authorize a key the user names on their VMs (`--ssh-key` of `cluster
+    create` and `cluster wait`; Capabilities.user_keys)."""
+
+    def check_user_key(self, text: str) -> None:
+        """Refuse, before anything is sent, a file that is not an SSH private key."""
         ...
 
 

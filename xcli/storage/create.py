@@ -1,5 +1,6 @@
 """Plans of `xcli storage create | delete`: make the backing resource, then attach it; detach,
-then delete what create made (pure).
+then delete what create made (pure). Each type's create and delete requests are its unit's
+(xcli/plan/storage_types/):
 
 - gcsfuse: storage.v1 buckets.insert, in the cluster's region, with uniform bucket-level access
   (needed for read-write access through Workload Identity, gcs-fuse-csi-driver
@@ -17,83 +18,25 @@ from __future__ import annotations
 import dataclasses
 
 from xcli.plan.model import Plan, Step
-from xcli.plan.operations import OperationCall
-from xcli.plan.steps import ApiCall
 from xcli.plan.storage import Storage
-from xcli.plan.storage_steps import STORAGE_API
+from xcli.plan.storage_request import CreateRequest
+from xcli.plan.storage_types import unit
 from xcli.storage import files, network
-from xcli.storage.checks import FILESTORE_TIERS
-from xcli.storage.gke import FILE, LUSTRE, attach_steps, detach_steps, project_number, record_of
-from xcli.storage.request import CreateRequest
+from xcli.storage.gke import attach_steps, detach_steps, project_number, record_of
 
 LABELS = {"created-by": "xcli"}
 
 
 def create_step(req: CreateRequest) -> Step:
     a = req.attach
-    p, labels = a.cluster.project, {**LABELS, "xcli-storage": a.name}
-    if a.type == "gcsfuse":
-        return ApiCall(
-            id="create",
-            summary=f"create bucket {a.bucket} in {a.cluster.region}",
-            api="storage.buckets.insert",
-            method="POST",
-            url=f"{STORAGE_API}/b?project={p}",
-            body={
-                "name": a.bucket,
-                "location": a.cluster.region,
-                "iamConfiguration": {"uniformBucketLevelAccess": {"enabled": True}},
-                "hierarchicalNamespace": {"enabled": True},
-                "labels": labels,
-            },
-        )
-    base = f"projects/{p}/locations/{a.where}"
-    if a.type == "filestore":
-        url, api = (
-            f"{FILE}/{base}/instances?instanceId={a.instance}",
-            "file.projects.locations.instances.create",
-        )
-        body: dict[str, object] = {
-            "tier": req.tier,
-            "fileShares": [{"name": req.share, "capacityGb": str(req.size_gib)}],
-            "networks": [{"network": req.network, "modes": ["MODE_IPV4"]}],
-            "labels": labels,
-        }
-        what = f"Filestore {req.tier} instance {a.instance} ({req.size_gib} GiB) in {a.where}"
-    else:
-        url, api = (
-            f"{LUSTRE}/{base}/instances?instanceId={a.instance}",
-            "lustre.projects.locations.instances.create",
-        )
-        body = {
-            "filesystem": lustre_fs(a.instance),
-            "capacityGib": str(req.size_gib),
-            "network": f"projects/{p}/global/networks/{req.network}",
-            "perUnitStorageThroughput": str(req.throughput),
-            "labels": labels,
-        }
-        what = f"Managed Lustre instance {a.instance} ({req.size_gib} GiB) in {a.where}"
-    return OperationCall(
-        id="create",
-        summary=f"create {what}",
-        api=api,
-        method="POST",
-        url=url,
-        body=body,
-        poll=f"GET {url.split('/projects/')[0]}/{base}/operations/{{name}}",
-        timeout_seconds=3600,
-    )
-
-
-def lustre_fs(instance: str) -> str:
-    """A Lustre file system name: at most 8 letters and digits (from the instance name)."""
-    return "".join(c for c in instance if c.isalnum())[:8] or "lustre"
+    return unit(a.type).create_step(req, {**LABELS, "xcli-storage": a.name})
 
 
 def plan_create(req: CreateRequest, addon_on: bool | None, kube: bool) -> Plan:
     a = req.attach
+    kind = unit(a.type)
     first = create_step(req)
-    if kube and a.type in network.NEEDS_PSA:  # the network's prerequisites before the instance
+    if kube and kind.network is not None:  # the network's prerequisites before the instance
         number = project_number(a.cluster.project, why=network.WHY_NUMBER)
         checks = network.checks(a.type, a.cluster, req.network, (number.id,))
         first = dataclasses.replace(first, after=("psa",))
@@ -107,11 +50,7 @@ def plan_create(req: CreateRequest, addon_on: bool | None, kube: bool) -> Plan:
     notes = ["`xcli storage delete` deletes it again, with its data"]
     if kube:
         notes += network.plan_notes(a.type, addon_on)
-    if a.type == "filestore":
-        notes.append(
-            f"location {a.where}: tier {req.tier} is "
-            f"{'zonal' if FILESTORE_TIERS[req.tier][2] else 'regional'}"
-        )
+    notes += kind.create_notes(req)
     return Plan(
         title=f"create {a.type} storage {a.name} and attach it to cluster {a.cluster.name}",
         steps=tuple(steps),
@@ -120,31 +59,7 @@ def plan_create(req: CreateRequest, addon_on: bool | None, kube: bool) -> Plan:
 
 
 def delete_step(record: Storage, after: tuple[str, ...]) -> Step:
-    if record.type == "gcsfuse":
-        return ApiCall(
-            id="delete",
-            summary=f"delete bucket {record.source} (Cloud Storage refuses while objects remain)",
-            after=after,
-            api="storage.buckets.delete",
-            method="DELETE",
-            url=f"{STORAGE_API}/b/{record.source}",
-            accept=("NOT_FOUND",),
-        )
-    base = FILE if record.type == "filestore" else LUSTRE
-    service = "file" if record.type == "filestore" else "lustre"
-    location = record.source.rsplit("/instances/", 1)[0]
-    return OperationCall(
-        id="delete",
-        summary=f"delete {record.type} instance {record.source} and every file on it",
-        after=after,
-        api=f"{service}.projects.locations.instances.delete",
-        method="DELETE",
-        url=f"{base}/{record.source}",
-        accept=("NOT_FOUND",),
-        poll=f"GET {base}/{location}/operations/{{name}}",
-        timeout_seconds=3600,
-        destructive=True,
-    )
+    return unit(record.type).delete_step(record, after)
 
 
 def plan_delete(

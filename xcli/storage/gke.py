@@ -16,40 +16,28 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xcli.plan import gke
-from xcli.plan.gke import COMPUTE
 from xcli.plan.kube_steps import K8sDelete
 from xcli.plan.model import Fmt, Plan, Ref, Step
 from xcli.plan.operations import OperationCall
-from xcli.plan.steps import K8sApply, Text
+from xcli.plan.steps import K8sApply
 from xcli.plan.storage import Storage, configmap_name, to_configmap
+from xcli.plan.storage_request import AttachRequest
 from xcli.plan.storage_steps import ApiRead, BucketIam
+from xcli.plan.storage_types import find, unit
 from xcli.storage import network, nodes
 from xcli.storage import volumes as vol
-from xcli.storage.request import AttachRequest
 
 CRM = "https://cloudresourcemanager.googleapis.com/v3"
-FILE = "https://file.googleapis.com/v1"
-LUSTRE = "https://lustre.googleapis.com/v1"
-PARALLELSTORE = "https://parallelstore.googleapis.com/v1"
 PRINCIPAL = (
     "principal://iam.googleapis.com/projects/{}/locations/global/workloadIdentityPools/"
     "{}.svc.id.goog/subject/ns/{}/sa/{}"
 )
 READER, WRITER = "roles/storage.objectViewer", "roles/storage.objectUser"
-PARALLELSTORE_NOTE = (
-    "Google marks GKE's Parallelstore CSI driver as no longer supported (container.v1 "
-    "parallelstoreCsiDriverConfig is deprecated): prefer Managed Lustre (--type lustre)"
-)
 
 
 def source_of(req: AttachRequest) -> str:
     """The record's `source`: the backing resource in the type's own terms."""
-    p = req.cluster.project
-    if req.type == "gcsfuse":
-        return req.bucket
-    if req.type in ("pd", "hyperdisk-ml"):
-        return f"projects/{p}/zones/{req.where}/disks/{req.disk}"
-    return f"projects/{p}/locations/{req.where}/instances/{req.instance}"
+    return unit(req.type).source_of(req)
 
 
 def record_of(req: AttachRequest) -> Storage:
@@ -60,7 +48,7 @@ def record_of(req: AttachRequest) -> Storage:
         mount_point=req.mount_point,
         readonly=req.readonly,
         auto_mount=req.auto_mount,
-        mount_options=req.mount_options or vol.default_options(req.type, req.readonly),
+        mount_options=req.mount_options or unit(req.type).default_options(req.readonly),
         namespace=req.namespace,
         pvc=vol.pvc_name(req.name),
         created=req.created,
@@ -69,7 +57,7 @@ def record_of(req: AttachRequest) -> Storage:
 
 
 def addon_step(req: AttachRequest, after: tuple[str, ...] = ()) -> OperationCall:
-    info = vol.TYPES[req.type]
+    info = unit(req.type)
     ref = req.cluster
     url = gke.cluster_url(ref.project, ref.region, ref.name)
     return OperationCall(
@@ -119,79 +107,6 @@ def bucket_iam(record: Storage, project: str, action: str) -> BucketIam:
     )
 
 
-def volume_of(req: AttachRequest, after: tuple[str, ...]) -> tuple[list[Step], vol.Volume]:
-    """The read steps a type needs, and the CSI source built from their answers."""
-    p, where, i = req.cluster.project, req.where, req.instance
-    if req.type == "gcsfuse":
-        return [], vol.gcsfuse_volume(req.bucket)
-    if req.type in ("pd", "hyperdisk-ml"):
-        url, api, outputs = (
-            f"{COMPUTE}/projects/{p}/zones/{where}/disks/{req.disk}",
-            "compute.disks.get",
-            {"size": "sizeGb"},
-        )
-    elif req.type == "filestore":
-        url, api = (
-            f"{FILE}/projects/{p}/locations/{where}/instances/{i}",
-            "file.projects.locations.instances.get",
-        )
-        outputs = {
-            "ip": "networks.0.ipAddresses.0",
-            "share": "fileShares.0.name",
-            "size": "fileShares.0.capacityGb",
-        }
-    elif req.type == "lustre":
-        url, api = (
-            f"{LUSTRE}/projects/{p}/locations/{where}/instances/{i}",
-            "lustre.projects.locations.instances.get",
-        )
-        # ip and filesystem split from mountPoint ("IP@tcp:/FS"): every driver version reads
-        # them; `mountpoint` alone only since lustre-csi-driver commit 2b686a5f (node.go)
-        outputs = {
-            "ip": "mountPoint@before:@",
-            "filesystem": "mountPoint@after::/",
-            "mountpoint": "mountPoint",
-            "network": "network@last",
-            "size": "capacityGib",
-        }
-    else:
-        url, api = (
-            f"{PARALLELSTORE}/projects/{p}/locations/{where}/instances/{i}",
-            "parallelstore.projects.locations.instances.get",
-        )
-        outputs = {
-            "access_points": "accessPoints",
-            "network": "network",
-            "network_name": "network@last",
-            "size": "capacityGib",
-        }
-    read = ApiRead(
-        id="read-source",
-        summary=f"read {source_of(req)} (what the volume needs)",
-        after=after,
-        api=api,
-        method="GET",
-        url=url,
-        outputs=outputs,
-    )
-    out = {k: Ref("read-source", k) for k in outputs}
-    size = Fmt("{}Gi", out["size"])
-    handle: Text
-    attrs: dict[str, Text]
-    if req.type == "filestore":
-        handle = Fmt("modeInstance/{}/{}/{}", where, i, out["share"])
-        attrs = {"ip": out["ip"], "volume": out["share"]}
-    elif req.type == "lustre":
-        handle = f"{p}/{where}/{i}"
-        attrs = {k: out[k] for k in ("ip", "filesystem", "mountpoint")}
-    elif req.type == "parallelstore":
-        handle = f"{p}/{where}/{i}/default-pool/default-container"
-        attrs = {"accessPoints": out["access_points"], "network": out["network"]}
-    else:
-        handle, attrs = source_of(req), {}
-    return [read], vol.Volume(req.type, handle, attrs, size)
-
-
 def attach_steps(
     req: AttachRequest,
     addon_on: bool | None,
@@ -201,12 +116,13 @@ def attach_steps(
     """The attach steps, after the steps named in `after` (create's). `addon_on`: what a live
     run read (None: not read, as in a dry-run: the update is planned). Lustre and
     Parallelstore first check the network (network.py), unless `network_checked` (create did)."""
+    kind = unit(req.type)
     steps: list[Step] = []
     ready: list[str] = list(after)
-    reads, volume = volume_of(req, tuple(after))
+    reads, volume = kind.volume(req, tuple(after))
     guard = tuple(after)  # what changes the cluster waits for: the PSA check, when there is one
-    if req.type in network.NEEDS_PSA and not network_checked:
-        net = Ref("read-source", "network" if req.type == "lustre" else "network_name")
+    if kind.network is not None and not network_checked:
+        net = Ref("read-source", kind.network.network_output)
         number = project_number(req.cluster.project, tuple(after), network.WHY_NUMBER)
         checks = network.checks(req.type, req.cluster, net, ("read-source", number.id))
         steps += [*reads, number, *checks]
@@ -215,28 +131,28 @@ def attach_steps(
     if not addon_on:
         steps.append(addon_step(req, guard))
         ready.append("addon")
-        if req.type == "lustre":  # running nodes get the driver only when recreated (nodes.py)
+        if kind.recreates_nodes:  # running nodes get the driver only when recreated (nodes.py)
             steps.append(nodes.recreate_step(req.cluster, ("addon",)))
             ready.append("recreate-nodes")
     steps += reads
     ready += [r.id for r in reads]
     record = record_of(req)
-    if req.type == "gcsfuse":
+    if kind.bucket_grant:
         project = req.cluster.project
         steps += [project_number(project, tuple(after)), bucket_iam(record, project, "add")]
         ready.append("bucket-iam")
-    options = req.mount_options or vol.default_options(req.type, req.readonly)
+    options = req.mount_options or kind.default_options(req.readonly)
     objects = [
         ("pv", "PersistentVolume", vol.pv(req.name, req.namespace, volume, req.readonly, options)),
         ("pvc", "PersistentVolumeClaim", vol.pvc(req.name, req.namespace, volume, req.readonly)),
         ("record", "ConfigMap", to_configmap(record)),
     ]
-    for sid, kind, manifest in objects:
+    for sid, object_kind, manifest in objects:
         name = manifest["metadata"]["name"]
         steps.append(
             K8sApply(
                 id=sid,
-                summary=f"apply {kind} {name}",
+                summary=f"apply {object_kind} {name}",
                 after=tuple(ready),
                 cluster=req.cluster.name,
                 manifest=manifest,
@@ -247,7 +163,8 @@ def attach_steps(
 
 
 def plan_attach(req: AttachRequest, addon_on: bool | None) -> Plan:
-    notes = [PARALLELSTORE_NOTE] if req.type == "parallelstore" else []
+    note = unit(req.type).plan_note
+    notes = [note] if note else []
     if addon_on is None:
         notes.append(
             "a live run reads the cluster first and leaves out the add-on update "
@@ -292,7 +209,8 @@ def detach_steps(
         ),
     ]
     last = "delete-pv"
-    if record.type == "gcsfuse" and not keep_grant:
+    kind = find(record.type)
+    if kind is not None and kind.bucket_grant and not keep_grant:
         steps += [project_number(project, (last,)), bucket_iam(record, project, "remove")]
         last = "bucket-iam"
     steps.append(

@@ -31,6 +31,7 @@ from xcli.plan.gke import COMPUTE
 from xcli.plan.model import Fmt, Ref, Step, symbolic
 from xcli.plan.operations import OperationCall
 from xcli.plan.steps import Text
+from xcli.plan.storage_types import unit
 from xcli.storage import network_rules as rules
 
 SN = "https://servicenetworking.googleapis.com/v1"
@@ -38,7 +39,6 @@ LIST_CONNECTIONS = "servicenetworking.services.connections.list"
 LIST_ADDRESSES = "compute.globalAddresses.list"
 LIST_FIREWALLS = "compute.firewalls.list"
 INSERT_FIREWALL = "compute.firewalls.insert"
-NEEDS_PSA = tuple(rules.PORTS)
 WHY_NUMBER = "servicenetworking, which names the network by it"
 
 
@@ -121,14 +121,14 @@ def rule_name(cluster: str, storage: str) -> str:
 def firewall_body(storage: str, cluster: ClusterRef, network: Text) -> dict[str, Any]:
     """compute.firewalls.insert (Firewall, compute.v1) as Cluster Toolkit's
     `lustre_firewall_rule`: ingress from the PSA ranges, TCP 988 (Parallelstore: all TCP)."""
-    ports = rules.PORTS[storage]
+    ports = rules.needs(storage).ports
     allowed: dict[str, Any] = {"IPProtocol": "tcp"}
     if ports:
         allowed["ports"] = list(ports)
     return {
         "name": rule_name(cluster.name, storage),
         "description": f"created by xcli for GKE cluster {cluster.name}: "
-        f"{rules.PRODUCT[storage]} traffic from the Private Service Access ranges",
+        f"{rules.needs(storage).product} traffic from the Private Service Access ranges",
         "network": Fmt("projects/{}/global/networks/{}", cluster.project, network),
         "direction": "INGRESS",
         "priority": 1000,
@@ -144,7 +144,7 @@ def checks(storage: str, cluster: ClusterRef, network: Text, after: tuple[str, .
     psa = PsaCheck(
         id="psa",
         summary=f"read the Private Service Access of {where} (required by "
-        f"{rules.PRODUCT[storage]}) before anything is created",
+        f"{rules.needs(storage).product}) before anything is created",
         after=after,
         storage=storage,
         project=cluster.project,
@@ -168,13 +168,14 @@ def checks(storage: str, cluster: ClusterRef, network: Text, after: tuple[str, .
 def plan_notes(storage: str, addon_on: bool | None) -> list[str]:
     """What the plan's reader should know about these steps."""
     out: list[str] = []
-    if storage in NEEDS_PSA:
+    kind = unit(storage)
+    if kind.network is not None:
         out.append(
             "without Private Service Access on the network the run stops at step psa, before "
             "anything is created, and prints the commands that set it up; the firewall rule "
             "xcli creates stays when the storage is detached or deleted"
         )
-    if storage == "lustre" and not addon_on:
+    if kind.recreates_nodes and not addon_on:
         out.append(
             "turning the Lustre CSI driver on recreates the nodes of every node pool, one pool "
             "after another, evicting running pods (asks first unless --yes); a live run "

@@ -18,19 +18,23 @@ import ipaddress
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from xcli.errors import ConfigError
+from xcli.errors import ConfigError, InternalError
+from xcli.plan.storage_types import NetworkNeeds, unit
 
 SERVICE = "servicenetworking.googleapis.com"
-# TCP ports each type needs open from the PSA ranges; () means every TCP port
-PORTS: dict[str, tuple[str, ...]] = {"lustre": ("988",), "parallelstore": ()}
-# prefix length of the range the fix allocates: Lustre's VPC page allocates a /20 so several
-# instances fit; Parallelstore's a /24 (64 addresses per instance)
-PREFIX = {"lustre": 20, "parallelstore": 24}
-PRODUCT = {"lustre": "Managed Lustre", "parallelstore": "Parallelstore"}
+
+
+def needs(storage: str) -> NetworkNeeds:
+    """What storage type `storage` needs from the VPC (its unit's `network`: the TCP ports to
+    open from the PSA ranges, the prefix length of the range the fix allocates, its name)."""
+    found = unit(storage).network
+    if found is None:
+        raise InternalError(f"storage type {storage} needs nothing from the network")
+    return found
 
 
 def allowed_text(storage: str) -> str:
-    ports = PORTS[storage]
+    ports = needs(storage).ports
     return f"tcp:{','.join(ports)}" if ports else "tcp (every port)"
 
 
@@ -39,12 +43,12 @@ def no_psa(storage: str, project: str, network: str, why: str) -> ConfigError:
     rng = f"xcli-psa-{network}"[:63]
     fix = (
         f"gcloud compute addresses create {rng} --global --purpose=VPC_PEERING "
-        f"--prefix-length={PREFIX[storage]} --network={network} --project={project} && "
+        f"--prefix-length={needs(storage).prefix} --network={network} --project={project} && "
         f"gcloud services vpc-peerings connect --service={SERVICE} --ranges={rng} "
         f"--network={network} --project={project}"
     )
     return ConfigError(
-        f"network {network} {why}: {PRODUCT[storage]} needs Private Service Access on it; "
+        f"network {network} {why}: {needs(storage).product} needs Private Service Access on it; "
         "nothing was created",
         hint=f"set it up (needs roles/compute.networkAdmin), then run this again: {fix}",
     )
@@ -87,7 +91,7 @@ def covering(
             continue
         if rule.get("targetTags") or rule.get("targetServiceAccounts"):
             continue
-        if not _allows(rule.get("allowed") or [], PORTS[storage]):
+        if not _allows(rule.get("allowed") or [], needs(storage).ports):
             continue
         sources = [str(s) for s in rule.get("sourceRanges") or []]
         if ranges and all(_within(r, sources) for r in ranges):

@@ -1,10 +1,12 @@
-"""The use cases of `xcli storage`: check against what exists, plan, run (or print) the plan.
+"""How `xcli storage` reaches Google (`StorageGateways`) and what it reads before it plans.
 
 What a live run reads first (the records already attached, whether the CSI driver add-on is
-on, the record of the storage to detach) comes through a `Reader`. The CLI hands `LiveReader`
-for a live run and `DryReader` for `--dry-run`, which reads nothing and so plans every step
-(nothing here branches on dry-run). Clusters without Kubernetes keep their records in files on
-this machine: `FileReader` reads those in both modes (no network, no credentials).
+on, the record of the storage to detach) comes through a `Reader`. The use cases
+(xcli/app/storage.py) get it from `deps.record.storage_reader`: `LiveReader` for a live run
+(the records through the cluster's ClusterAccess, the add-on through GKE) and `DryReader` for
+`--dry-run`, which reads nothing and so plans every step (nothing here branches on dry-run).
+Clusters without Kubernetes keep their records in files on this machine: `FileReader` reads
+those in both modes (no network, no credentials).
 """
 
 from __future__ import annotations
@@ -23,17 +25,11 @@ from xcli.plan.cluster import ClusterRef
 from xcli.plan.contract import Handler, StepContext
 from xcli.plan.model import Plan
 from xcli.plan.storage import LABEL, Storage, from_configmap
+from xcli.plan.storage_types import unit
+from xcli.providers.base import ClusterAccess
 from xcli.storage import files
-from xcli.storage.volumes import TYPES
 
 RunPlan = Callable[[Plan, Callable[[], Mapping[str, Any]]], Any]
-
-
-def _gke_connect(ref: ClusterRef) -> KubeApi:
-    from xcli.gateways.container import ContainerGateway
-    from xcli.providers.gke.standard import KubeConnector
-
-    return KubeConnector(ContainerGateway()).for_ref(ref.project, ref.region, ref.name)
 
 
 def _container() -> Any:
@@ -50,23 +46,17 @@ def _compute() -> Any:
 
 @dataclass
 class StorageGateways:
-    """How `xcli storage` reaches clusters and Google (tests hand in fakes through
-    `main(argv, storage_gateways=...)`)."""
+    """How `xcli storage` reaches Google (tests hand in fakes through
+    `main(argv, storage_gateways=...)`). Clusters' Kubernetes APIs come from the provider's
+    ClusterAccess (providers/base.py), handed to each call."""
 
-    connect: Callable[[ClusterRef], KubeApi] = _gke_connect
     rest: RestGateway = field(default_factory=RestGateway)
     container: Callable[[], Any] = _container  # builds a ContainerGateway on first use
     compute: Callable[[], Any] = _compute  # a ComputeGateway (Lustre/Parallelstore network)
     sleep: Sleep = event_sleep
     clock: Callable[[], float] = time.monotonic
-    _apis: dict[ClusterRef, KubeApi] = field(default_factory=dict, repr=False)
     _gke: list[Any] = field(default_factory=list, repr=False)
     _compute: list[Any] = field(default_factory=list, repr=False)
-
-    def api(self, ref: ClusterRef) -> KubeApi:
-        if ref not in self._apis:
-            self._apis[ref] = self.connect(ref)
-        return self._apis[ref]
 
     def gke(self) -> Any:
         if not self._gke:
@@ -88,10 +78,10 @@ class StorageGateways:
             nodes.RecreateNodes.kind: lambda s, c: nodes.recreate(self.gke(), s, c),
         }
 
-    def handlers(self, ref: ClusterRef) -> dict[str, Handler]:
+    def handlers(self, api: KubeApi) -> dict[str, Handler]:
+        """The live handlers of a storage plan on the cluster whose API is `api`."""
         from xcli.gateways.kube_handlers import KubeHandlers
 
-        api = self.api(ref)
         kube = KubeHandlers(lambda _c: api, sleep=self.sleep, clock=self.clock).handlers()
 
         def api_call(step: Any, ctx: StepContext) -> Mapping[str, Any]:
@@ -133,10 +123,11 @@ class FileReader(DryReader):
 @dataclass
 class LiveReader:
     gateways: StorageGateways
+    access: ClusterAccess
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def records(self, ref: ClusterRef, namespace: str) -> list[Storage] | None:
-        api = self.gateways.api(ref)
+        api = self.access.kube_api(ref)
         found = api.list("v1", "ConfigMap", namespace, labels={LABEL: "true"})
         return sorted((from_configmap(c) for c in found), key=lambda s: s.name)
 
@@ -147,14 +138,15 @@ class LiveReader:
                 f"cluster {ref.name} not found in {ref.project}/{ref.region}",
                 hint="list clusters with: xcli cluster list",
             )
-        if kind == "gcsfuse" and not cluster.workload_identity_config.workload_pool:
+        storage = unit(kind)
+        if storage.bucket_grant and not cluster.workload_identity_config.workload_pool:
             raise ConfigError(
                 f"cluster {ref.name} has no Workload Identity: the bucket grant to the "
                 "workloads' Kubernetes service account would not reach them",
                 hint="turn it on (gcloud container clusters update --workload-pool="
                 f"{ref.project}.svc.id.goog), or attach from a cluster xcli created",
             )
-        config = getattr(cluster.addons_config, TYPES[kind].addon_attr)
+        config = getattr(cluster.addons_config, storage.addon_attr)
         return bool(config.enabled)
 
 

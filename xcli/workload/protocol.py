@@ -1,133 +1,192 @@
-"""What every kind of workload does, behind one interface.
+"""What every kind of workload does, behind one pure interface, and the data it returns.
 
 Two kinds exist: a JobSet queued by Kueue on a GKE cluster (xcli/workload/jobset/), and the
-command on every VM of a VM-style cluster, queued resources or local (xcli/workload/vm/). The
-CLI resolves the cluster's provider, asks `backend_for(provider, vm_workloads)`
-(xcli/workload/backends.py; `vm_workloads` is the provider's registry capability) for its
-backend, and calls the same operation whatever the kind: it never branches on the provider.
-What differs between kinds (the states a workload goes through, whether an image is required,
-whether extra restart exit codes apply, whether a delete can be previewed) is a property of the
-backend.
+command on every VM of a VM-style cluster, queued resources or local (xcli/workload/vm/). They
+are registered by name in xcli/workload/kinds.py; a provider's registry entry says which kinds
+it runs (`Capabilities.workloads`), so a third kind (Pathways, Slurm) is a folder and one
+registry line.
 
-A backend talks to the person at the terminal only through a `Session`: the command line's
-location, output format and dry-run choice, and the ways to print, ask and run a plan. The
-CLI implements it (xcli/cli/workload_session.py); a backend never imports click.
+A kind takes a frozen `WorkloadRequest` (xcli/workload/request.py) or a name, and a `Context`
+(where the cluster is, the namespace, what a live run reads first, how to say progress). It
+plans create and delete, and returns rows, reports, outcomes and log lines as data. It never
+sees a flag, an output format or the dry-run choice, and never prints: the use cases of
+xcli/app/workload.py run what it plans, and the CLI renders what it returns, once for every
+kind (xcli/cli/workload_view.py).
 
-Goodput (the share of a run's time spent making progress, xcli/workload/goodput/) is one more
-read operation, `goodput(session, cluster, name)`, that each backend answers from what it
-already keeps: a JobSet's Kueue Workload, restarts, pods and timestamped pod logs; a VM run's
-attempts and timestamped goodput marks in its record (workload/vm/runs.py). Where later issues
-plug in. Storage (buckets or file shares mounted in
-every worker) becomes a field of the create request that each backend turns into its own shape:
-volumes in the JobSet's pod template, a mount step in the VM worker script. A third kind of
-workload (Slurm, plain GCE VMs) is a third implementation and one line in backend_for.
+What a live run reads before it plans (the cluster's metadata ConfigMap, the storage records)
+comes through `Context.facts` (xcli/workload/facts.py), which the CLI hands in as live or as
+a dry reader of `--cluster-metadata` and `--storage-record` files (xcli/app/workload_facts.py):
+the pattern xcli/app/record.py uses for clusters.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:  # typing only: `xcli workload --help` imports this package
     from xcli.plan.cluster import ClusterRef
-    from xcli.plan.contract import Handler
     from xcli.plan.model import Plan
     from xcli.providers.base import VmAccess
+    from xcli.workload.facts import Facts
+    from xcli.workload.request import WorkloadRequest
+
+# Builds the live handlers of a plan's step kinds, only when a live run needs them.
+Handlers = Callable[[], Mapping[str, Any]]
 
 
-class Session(Protocol):
-    """The command line, as a workload backend sees it."""
-
-    @property
-    def output(self) -> str: ...  # text, json or yaml
-
-    @property
-    def dry_run(self) -> bool: ...
-
-    @property
-    def namespace(self) -> str: ...  # --namespace: "default", or a team's (xcli team create)
+class Location(Protocol):
+    """The cluster's project and zone, resolved on first use (flag, env, config, gcloud)."""
 
     @property
-    def project(self) -> str: ...  # resolved on first use (flag, env, config file, gcloud)
+    def project(self) -> str: ...
 
     @property
     def zone(self) -> str: ...
 
-    def cluster_ref(self, name: str, provider: str) -> ClusterRef:
-        """The cluster, named and located as `xcli cluster ...` does for that provider."""
+
+@dataclass(frozen=True)
+class Context:
+    """What a kind is handed for one command."""
+
+    location: Location
+    provider: str  # the cluster's provider, for the commands a hint repeats
+    say: Callable[[str], None]  # a progress line for the user (stderr)
+    facts: Facts  # what a live run reads first; a dry-run's reader reads files and flags
+    # The cluster, named (checked) and located as `xcli cluster ...` does for this provider.
+    cluster_ref: Callable[[str], ClusterRef]
+    namespace: str = "default"  # --namespace: "default", or a team's (xcli team create)
+    # A VM-style provider's workers and SSH access, and whether its VMs are in a cloud.
+    vm_access: Callable[[], tuple[VmAccess, bool]] | None = None
+
+    @property
+    def project(self) -> str:
+        return self.location.project
+
+    @property
+    def zone(self) -> str:
+        return self.location.zone
+
+
+@dataclass(frozen=True)
+class Table:
+    headers: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+
+
+@dataclass(frozen=True)
+class Lazy:
+    """A text line that costs a read (a status's goodput line): made only when the text form
+    is shown, so `--output json` reads no more than it did."""
+
+    make: Callable[[], str]
+
+
+Block = str | Table | Lazy
+
+
+@dataclass(frozen=True)
+class Report:
+    """A read's result: `data` for --output json|yaml, `text` (lines and tables, in order) for
+    the terminal."""
+
+    data: Any
+    text: tuple[Block, ...] = ()
+
+
+@dataclass(frozen=True)
+class Listing:
+    """`workload list`: one record per workload (JSON), the table, and the stderr line when
+    there is none."""
+
+    records: list[dict[str, Any]]
+    table: Table
+    empty: str
+
+
+@dataclass(frozen=True)
+class LogLine:
+    """One line of a worker's log, or (note=True) a line xcli says about that worker. `note`
+    None: the kind's JSON records carry no note field (VM runs)."""
+
+    prefix: str
+    text: str
+    note: bool | None = False
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """`workload wait`: the exit code (0 succeeded, 1 failed, 124 timeout), the JSON document,
+    and the line said on stderr in text form (None: nothing more)."""
+
+    code: int
+    data: dict[str, Any]
+    message: str | None = None
+
+
+@dataclass(frozen=True)
+class Creation:
+    """A planned `workload create`: the plan and its live handlers, the manifests
+    `--output-manifest-file` writes, and what a live text run says after it."""
+
+    plan: Plan
+    handlers: Handlers
+    manifests: tuple[dict[str, Any], ...] = ()
+    follow: str | None = None
+
+
+@dataclass(frozen=True)
+class Deletion:
+    """A planned `workload delete`: what is said first, the question (None: nothing to
+    delete), and either a plan to run or `finish` (VM runs: stop and forget each one, saying
+    so), run once the answer is yes."""
+
+    notes: tuple[str, ...] = ()
+    question: str | None = None
+    plan: Plan | None = None
+    handlers: Handlers = dict
+    finish: Callable[[Callable[[str], None]], None] | None = field(default=None)
+
+
+class WorkloadKind(Protocol):
+    """One kind of workload: how it is planned, read, waited for and deleted."""
+
+    def plan_create(self, ctx: Context, request: WorkloadRequest) -> Creation:
+        """Plan the workload (flags checked by the CLI first)."""
         ...
 
-    def vm_access(self, provider: str) -> tuple[VmAccess, bool]:
-        """A VM-style provider's workers and SSH access, and whether its VMs are in a cloud
-        (from the provider registry this run uses)."""
-        ...
+    def list(self, ctx: Context, cluster: str, state: str | None) -> Listing: ...
 
-    def say(self, text: str, *, err: bool = False) -> None: ...
+    def status(self, ctx: Context, cluster: str, name: str) -> Report: ...
 
-    def table(self, headers: Sequence[str], rows: Sequence[Sequence[str]]) -> None: ...
-
-    def emit(self, data: Any) -> None:
-        """One JSON or YAML document (--output json|yaml)."""
-        ...
-
-    def emit_record(self, record: Mapping[str, Any]) -> None:
-        """One record of a stream (JSON lines)."""
-        ...
-
-    def confirm(self, question: str) -> None:
-        """Ask, unless --yes; raises when the answer is no."""
-        ...
-
-    def run_plan(self, plan: Plan, handlers: Callable[[], Mapping[str, Handler]]) -> int:
-        """Print the plan (dry-run) or run it with these live handlers; the exit code."""
-        ...
-
-
-class WorkloadBackend(Protocol):
-    """One kind of workload: how it is created, read, waited for and deleted."""
-
-    kind: str  # "jobset" or "vm", for messages and documentation
-    states: tuple[str, ...]  # what `workload list --state` can select on this kind
-    needs_image: bool  # False: without --docker-image the command runs as a plain process
-    extra_restart_codes: bool  # whether --restart-on-exit-codes means anything here
-    previews_delete: bool  # whether `workload delete NAME --dry-run` can print a plan
-    namespaces: bool  # whether --namespace other than "default" means anything here
-
-    def create(self, session: Session, flags: Mapping[str, Any]) -> int:
-        """Plan the workload from the create flags (checked by the CLI) and run or print it."""
-        ...
-
-    def list(self, session: Session, cluster: str, state: str | None) -> int: ...
-
-    def status(self, session: Session, cluster: str, name: str) -> int: ...
-
-    def goodput(self, session: Session, cluster: str, name: str) -> int:
+    def goodput(self, ctx: Context, cluster: str, name: str) -> Report:
         """Scheduling, runtime and program goodput, badput by cause, the interruptions."""
         ...
 
     def logs(
         self,
-        session: Session,
+        ctx: Context,
         cluster: str,
         name: str,
         selection: tuple[str, str],  # (--worker, --slice), each an index or "all"
         follow: bool,
         since: str | None,
-    ) -> int: ...
+    ) -> Iterator[LogLine]: ...
 
     def wait(
-        self, session: Session, cluster: str, name: str, timeout: str | None, seconds: int | None
-    ) -> int:
-        """0 succeeded, 1 failed, 124 (as timeout(1)) when `seconds` passed first."""
+        self, ctx: Context, cluster: str, name: str, timeout: str | None, seconds: int | None
+    ) -> Outcome:
+        """Progress through ctx.say; 0 succeeded, 1 failed, 124 when `seconds` passed first."""
         ...
 
-    def delete(
+    def plan_delete(
         self,
-        session: Session,
+        ctx: Context,
         cluster: str,
         name: str | None,
         state: str | None,
         older_than: tuple[str, int] | None,  # (as typed, in seconds)
-    ) -> int:
+    ) -> Deletion:
         """Delete one named workload, or every one in `state` (older than given)."""
         ...

@@ -76,6 +76,9 @@ class ClusterMeta:
     local_queue: str = DEFAULT_LOCAL_QUEUE
     source: str = "configmap"  # where these facts came from: configmap, file or flags
     kueue_topology: str = ""  # the Kueue Topology its flavor names (workload/scheduling.py)
+    # without an image a workload runs as a plain process on each worker (the provider's
+    # Capabilities.plain_process: the local provider)
+    plain_process: bool = False
 
 
 def cluster_meta_from_dict(
@@ -271,7 +274,7 @@ def workload_spec(
         raise UserError(
             f"unknown priority {priority!r}", hint=f"use one of {', '.join(PRIORITIES)}"
         )
-    no_image = meta.provider == "local" and not image  # a plain process on each worker
+    no_image = meta.plain_process and not image  # a plain process on each worker
     if not no_image and (not image.strip() or any(c.isspace() for c in image)):
         raise UserError(
             f"docker image {image!r} is not an image reference", hint="e.g. repo/img:tag"

@@ -4,14 +4,15 @@
   the Kubernetes gateway when the workload is created (as the metadata ConfigMap is).
 - GKE, --dry-run: no cluster is read, so the records come from `--storage-record FILE` (a
   record's JSON, or the ConfigMap as `kubectl get configmap xcli-storage-NAME -o yaml` prints
-  it), the way `--cluster-metadata FILE` stands in for the metadata ConfigMap.
+  it), the way `--cluster-metadata FILE` stands in for the metadata ConfigMap. Which of the two
+  is the facts reader's choice (xcli/workload/facts.py), made by the CLI.
 - Queued resources and the local provider: the JSON files on this machine.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +22,8 @@ from xcli.workload.storage_mounts import Mounts
 
 if TYPE_CHECKING:
     from xcli.gateways.kube import KubeApi
+    from xcli.workload.facts import Facts
+    from xcli.workload.request import WorkloadRequest
 
 
 def from_cluster(api: KubeApi, namespace: str) -> list[Storage]:
@@ -80,61 +83,37 @@ def _parse(read: Any, where: str) -> Storage:
     return storage
 
 
-def check_flags(flags: Mapping[str, Any], dry_run: bool, gke: bool) -> tuple[str, ...]:
-    """What needs no records, checked first: the names, the targets' form, --storage-record."""
+def check_request(request: WorkloadRequest) -> tuple[str, ...]:
+    """What needs no records, checked first: the names and the targets' form."""
     from xcli.workload.storage_mounts import check_form, requested
 
-    names = requested(flags.get("storage") or ())
-    for flag in ("compilation_cache", "checkpoint_dir"):
-        if flags.get(flag):
-            check_form(str(flags[flag]), "--" + flag.replace("_", "-"))
-    if flags.get("storage_record"):
-        if not gke:
-            raise UserError(
-                "--storage-record is for GKE workloads with --dry-run",
-                hint="drop it: VM-style clusters keep their storage records on this machine",
-            )
-        if not dry_run:
-            raise UserError(
-                "--storage-record is for --dry-run",
-                hint="drop it: a live run reads the cluster's storage records itself",
-            )
+    names = requested(request.storage)
+    for flag, value in (
+        ("--compilation-cache", request.compilation_cache),
+        ("--checkpoint-dir", request.checkpoint_dir),
+    ):
+        if value:
+            check_form(str(value), flag)
     return names
 
 
 def gke_mounts(
-    flags: Mapping[str, Any], dry_run: bool, api: Callable[[], KubeApi], cluster: str, ns: str
+    request: WorkloadRequest, facts: Facts, api: Callable[[], KubeApi], ns: str
 ) -> Mounts:
-    """GKE: the records from the cluster (live) or from --storage-record files (dry-run)."""
+    """GKE: the records the facts reader gives (the cluster's, or --storage-record files)."""
     from xcli.workload.storage_mounts import resolve
 
-    names = check_flags(flags, dry_run, gke=True)
-    if dry_run:
-        records = from_files(flags.get("storage_record") or ())
-        given = {r.name for r in records}
-        missing = [n for n in names if n not in given]
-        if missing:
-            raise UserError(
-                f"a dry-run reads no cluster, so storage {missing[0]} is unknown",
-                hint=f"pass --storage-record FILE (kubectl get configmap "
-                f"xcli-storage-{missing[0]} -o yaml > FILE)",
-            )
-    else:  # every workload: auto-mount storages are mounted even when none is named
-        records = from_cluster(api(), ns)
-    mounts = resolve(records, names, cluster, flags.get("compilation_cache"),
-                     flags.get("checkpoint_dir"))  # fmt: skip
-    if dry_run and (names or flags.get("storage_record")):
-        # (kept to storage dry-runs, so the plain plans stay as they were)
-        note = "storage records from --storage-record files only (no cluster read): " + (
-            "auto-mount storages of the cluster are not shown"
-        )
-        mounts = Mounts(mounts.storages, mounts.env, (*mounts.notes, note))
-    return mounts
+    names = check_request(request)
+    records, notes = facts.storages(api, ns, names)
+    mounts = resolve(records, names, request.cluster, request.compilation_cache,
+                     request.checkpoint_dir)  # fmt: skip
+    return Mounts(mounts.storages, mounts.env, (*mounts.notes, *notes)) if notes else mounts
 
 
-def vm_mounts(flags: Mapping[str, Any], dry_run: bool, cluster: str) -> Mounts:
+def vm_mounts(request: WorkloadRequest) -> Mounts:
+    """VM-style clusters: the record files on this machine."""
     from xcli.workload.storage_mounts import resolve
 
-    names = check_flags(flags, dry_run, gke=False)
-    return resolve(from_machine(cluster), names, cluster, flags.get("compilation_cache"),
-                   flags.get("checkpoint_dir"))  # fmt: skip
+    names = check_request(request)
+    return resolve(from_machine(request.cluster), names, request.cluster,
+                   request.compilation_cache, request.checkpoint_dir)  # fmt: skip

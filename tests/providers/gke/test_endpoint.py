@@ -16,7 +16,7 @@ from tests.support.fake_compute import FakeNet
 from tests.support.gke_live import live, ref_of
 from xcli.errors import CloudError
 from xcli.gateways.kube import KubeApi
-from xcli.providers.gke.standard import KubeConnector
+from xcli.providers.gke.access import KubeConnector
 
 DNS = "gke-0123456789abcdef-my-project.us-east5.gke.goog"
 CA = base64.b64encode(b"-----BEGIN CERTIFICATE-----\n...\n").decode()

@@ -62,9 +62,22 @@ def test_options_become_flags_and_config_lines() -> None:
 
 
 def test_only_buckets_mount_on_cloud_tpu_vms() -> None:
+    from xcli.providers import DEFAULT
+
     fs = Storage("fs", "filestore", "projects/p/locations/z/instances/i", "/fs")
     with pytest.raises(UserError, match="mount only gcsfuse buckets"):
-        mounts.check([fs], "queued-resource")
+        mounts.check([fs], DEFAULT.capabilities("queued-resource").vm_storage)
+
+
+def test_local_storages_are_folders_of_this_machine() -> None:
+    from xcli.providers import DEFAULT
+
+    bucket = Storage("b", "gcsfuse", "my-bucket", "/data")
+    rule = DEFAULT.capabilities("local").vm_storage
+    with pytest.raises(UserError, match="is not a folder on this machine"):
+        mounts.check([bucket], rule)
+    mounts.check([Storage("d", "gcsfuse", "/srv/data", "/data")], rule)
+    mounts.check([bucket], DEFAULT.capabilities("queued-resource").vm_storage)
 
 
 def _stubs(folder: Path, log: Path, with_gcsfuse: bool) -> dict[str, str]:

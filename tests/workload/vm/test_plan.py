@@ -160,14 +160,25 @@ def test_local_without_an_image_runs_a_plain_process() -> None:
     from dataclasses import replace
 
     from xcli.errors import UserError
+    from xcli.providers import DEFAULT
 
-    meta = replace(meta_for("v5litepod-16-x1"), provider="local")
+    plain = DEFAULT.capabilities("local").plain_process  # the local provider's capability
+    meta = replace(meta_for("v5litepod-16-x1"), provider="local", plain_process=plain)
     spec = workload_spec(cluster="demo", name="t1", image="", command="true", meta=meta)
     script = plan_vm_workload(spec, WORKERS[:2], cloud_vms=False).steps[0].workers[0].argv[-1]  # type: ignore[attr-defined]
     assert "runtime=process" in script and "command -v docker" not in script
     with pytest.raises(UserError, match="not an image reference"):  # elsewhere an image is needed
         workload_spec(
             cluster="demo", name="t1", image="", command="true", meta=meta_for("v5litepod-16-x1")
+        )
+    qr = DEFAULT.capabilities("queued-resource").plain_process
+    with pytest.raises(UserError, match="not an image reference"):  # Cloud TPU VMs need one
+        workload_spec(
+            cluster="demo",
+            name="t1",
+            image="",
+            command="true",
+            meta=replace(meta_for("v5litepod-16-x1"), plain_process=qr),
         )
 
 

@@ -33,7 +33,8 @@ SHARED_BY = {
     ),
     # the VPC: every provider whose VMs live in one (a cloud project)
     "network": tuple(n for n in DEFAULT if DEFAULT.capabilities(n).cloud),
-    "private": ("gke",),
+    # a private control plane and private nodes: providers whose clusters run Kubernetes
+    "private": tuple(DEFAULT.names(kubernetes=True)),
 }
 
 

@@ -10,7 +10,9 @@ Seams the lead wires in (this module does not build them):
   cluster step by plan_create;
 - `extra_handlers`: handlers for step kinds other than api_call and wait (k8s_apply);
 - `node_counts` / `kueue_status`: Kubernetes reads for describe (ready nodes per pool, Kueue
-  quota and usage). Without them describe says the value needs the Kubernetes API.
+  quota and usage). Without them describe says the value needs the Kubernetes API;
+- `connect`: how `kube_api` (the provider's ClusterAccess) opens a cluster's Kubernetes API
+  (default: clusters.get through `container`, then Google credentials).
 """
 
 from __future__ import annotations
@@ -22,12 +24,14 @@ from typing import Any
 from xcli.errors import NotFoundError
 from xcli.gateways.compute import ComputeGateway
 from xcli.gateways.container import ContainerGateway
+from xcli.gateways.kube import KubeApi
 from xcli.plan.cluster import ClusterRef, ClusterSummary
 from xcli.plan.contract import Handler, StepContext
 from xcli.plan.model import Plan
 from xcli.plan.steps import ApiCall
 from xcli.providers import reservation
 from xcli.providers.gke import nat, pathways
+from xcli.providers.gke.access import KubeConnector
 from xcli.providers.gke.endpoint import network_facts
 from xcli.providers.gke.gpu_network_live import find_owned, may_own_networks
 from xcli.providers.gke.planner import GkeObserved, ObservedPool, SetupBuilder, plan_create
@@ -80,9 +84,12 @@ class GkeProvider:
         extra_handlers: Mapping[str, Handler] | None = None,
         node_counts: Callable[[ClusterRef], Mapping[str, int]] | None = None,
         kueue_status: Callable[[ClusterRef], Mapping[str, Any]] | None = None,
+        connect: KubeConnector | None = None,
     ) -> None:
         self.container = container or ContainerGateway()
         self.compute = compute or ComputeGateway()
+        self.connect = connect or KubeConnector(self.container)
+        self._apis: dict[ClusterRef, KubeApi] = {}
         self.setup = setup
         self.extra_handlers = dict(extra_handlers or {})
         self.node_counts = node_counts
@@ -102,6 +109,13 @@ class GkeProvider:
         return plan_delete(ref.project, ref.zone, ref.name, seen)
 
     # --- live --------------------------------------------------------------------------------
+
+    def kube_api(self, ref: ClusterRef) -> KubeApi:
+        """ClusterAccess: the cluster's Kubernetes API (clusters.get once per cluster, then the
+        same connection for every read and step of this command)."""
+        if ref not in self._apis:
+            self._apis[ref] = self.connect.for_ref(ref.project, ref.region, ref.name)
+        return self._apis[ref]
 
     def observe(self, ref: ClusterRef, purpose: str = "create") -> GkeObserved:
         """What exists now: the cluster and its pools; the workload policies xcli made for it

@@ -234,7 +234,7 @@ class GkeTerraform:
         """The Kubernetes handlers (KubeHandlers over a KubeConnector: clusters.get for the
         endpoint and CA, then the cluster's API with Google credentials)."""
         from xcli.gateways.kube_handlers import KubeHandlers
-        from xcli.providers.gke.standard import KubeConnector
+        from xcli.providers.gke.access import KubeConnector
 
         conn = connections
         connect = KubeConnector(conn.container(), conn.kube)

@@ -53,6 +53,12 @@ class QueuedResourceProvider:
         self.clock = clock
         self.now = now or (lambda: datetime.now(timezone.utc))
 
+    def check_user_key(self, text: str) -> None:
+        """UserKeys: `--ssh-key` names an existing private key file (access.py)."""
+        from xcli.providers.queued_resource.access import check_user_key
+
+        check_user_key(text)
+
     # -- plans (pure) ---------------------------------------------------------------------
 
     def plan_create(self, spec: ClusterSpec) -> Plan:

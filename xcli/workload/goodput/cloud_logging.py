@@ -23,7 +23,7 @@ from xcli.workload.goodput.mgm import mgm_timeline
 
 if TYPE_CHECKING:
     from xcli.gateways.cloud_logging import LoggingGateway
-    from xcli.workload.protocol import Session
+    from xcli.workload.protocol import Report
 
 URL = "https://logging.googleapis.com/v2/entries:list"
 PAGE_SIZE = 1000  # the most entries:list returns per page
@@ -100,17 +100,18 @@ def report(
 
 
 def goodput_from_logging(
-    session: Session, gateway: LoggingGateway, name: str, log_name: str, job_name: str
-) -> int:
+    gateway: LoggingGateway | None, project: str, name: str, log_name: str, job_name: str
+) -> Report:
+    """The live read of read_plan's step (gateway None: the real Cloud Logging client)."""
     from xcli.workload.goodput.render import text
+    from xcli.workload.protocol import Report
 
-    data = report(gateway, entries_step(session.project, log_name, job_name), job_name)
-    if session.output != "text":
-        session.emit(data)
-        return 0
-    for line in text(data, name, mfu_hint=MGM_MFU_HINT):
-        session.say(line)
-    return 0
+    if gateway is None:
+        from xcli.gateways.cloud_logging import LoggingGateway
+
+        gateway = LoggingGateway()
+    data = report(gateway, entries_step(project, log_name, job_name), job_name)
+    return Report(data, tuple(text(data, name, mfu_hint=MGM_MFU_HINT)))
 
 
 # the library records no FLOPs, so the marks' hint (xcli.goodput.flops_per_step) would not help

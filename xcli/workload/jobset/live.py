@@ -4,12 +4,13 @@ Planning stays pure (xcli/workload/jobset/plan.py, xcli/workload/jobset/manifest
 module reads the cluster's metadata and workloads through the Kubernetes gateway and builds
 the handlers that run the plans.
 
-How a cluster is reached is one object, `Live`: a function from ClusterRef to KubeApi, plus
-the clocks and sleep the polling loops use. By default it opens the GKE cluster's API through
-clusters.get (endpoint, CA) and Google credentials. Every function here takes it as its first
-argument; the JobSet backend (xcli/workload/jobset/backend.py) holds one, handed to it by the
-CLI's entry point (`main(argv, workload_gateways=...)`): tests pass a Live over an in-memory
-API server and a fake clock there. No module global, no environment variable changes it.
+How a cluster is reached is one object, `Live`: a function from ClusterRef to KubeApi (the
+cluster's provider's ClusterAccess, providers/base.py), plus the clocks and sleep the polling
+loops use (Deps.timing). Every function here takes it as its first argument; the JobSet kind
+(xcli/workload/jobset/kind.py) holds one, built by the use cases from their Deps
+(xcli/app/workload_facts.py:cluster_live): tests put an in-memory API server in the provider
+registry (`Registry.with_cluster_access`) and a fake clock in `main(argv, timing=...)`. No
+module global, no environment variable changes it.
 """
 
 from __future__ import annotations
@@ -54,13 +55,6 @@ OUTAGE_BEFORE_FIRST_ANSWER = 8.0
 Obj = dict[str, Any]
 
 
-def _gke_connect(ref: ClusterRef) -> KubeApi:
-    from xcli.gateways.container import ContainerGateway
-    from xcli.providers.gke.standard import KubeConnector
-
-    return KubeConnector(ContainerGateway()).for_ref(ref.project, ref.region, ref.name)
-
-
 def _default_sleep() -> Callable[[float, threading.Event], None]:
     from xcli.gateways.backoff import event_sleep
 
@@ -75,7 +69,8 @@ def _utcnow() -> datetime:
 class Live:
     """How this process reaches clusters, and tells time. One KubeApi per cluster is kept."""
 
-    connect: Callable[[ClusterRef], KubeApi] = _gke_connect
+    # the cluster's provider's ClusterAccess (xcli/app/workload_facts.py:cluster_live)
+    connect: Callable[[ClusterRef], KubeApi]
     now: Callable[[], datetime] = _utcnow  # wall clock: ages and durations
     clock: Callable[[], float] = time.monotonic  # timeouts
     # (seconds, cancel event): xcli.gateways.backoff.event_sleep, which Ctrl-C ends at once

@@ -12,7 +12,6 @@ import queue
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from typing import Any
 
 from xcli.errors import CloudError, UserError
@@ -29,6 +28,7 @@ from xcli.workload.jobset.view import (
     worker_statuses,
     workload_row,
 )
+from xcli.workload.protocol import LogLine
 
 Obj = Mapping[str, Any]
 
@@ -39,15 +39,6 @@ POLL_SECONDS = 3.0
 # Polls (POLL_SECONDS apart) for a slice's pods to appear (followers come after their
 # leader is placed), or for a restart's new pods after every stream has ended.
 POD_POLLS = 20
-
-
-@dataclass(frozen=True)
-class LogLine:
-    """One line of a worker's log, or (note=True) a line xcli says about that worker."""
-
-    prefix: str
-    text: str
-    note: bool = False
 
 
 def check_selector(value: str, flag: str) -> str:

@@ -1,10 +1,11 @@
 """`xcli cluster test-network`: run the family's NCCL test as a workload and judge the network.
 
-The test is an ordinary workload: a generated `workload create` request (build_request, the same
-checks and cluster facts), the same JobSet builder (so the pods carry the family's GPUDirect
-pod spec, gpu_network.py) and the same plan and handlers. Then: wait for it, read worker 0's
-log, parse NCCL's table (nccl.py) and compare the bus bandwidth with the published figure. The
-JobSet is deleted afterwards unless the caller keeps it.
+The test is an ordinary workload: a `WorkloadRequest` as `workload create` builds one (the same
+checks, and the cluster's facts through the same facts reader), the same JobSet builder (so the
+pods carry the family's GPUDirect pod spec, gpu_network.py) and the same plan and handlers.
+Then: wait for it, read worker 0's log, parse NCCL's table (nccl.py) and compare the bus
+bandwidth with the published figure. The JobSet is deleted afterwards unless the caller keeps
+it. The result comes back as data (`Judged`); the CLI prints it, then raises its problem.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from xcli.catalog import published_busbw
@@ -26,30 +26,19 @@ from xcli.workload.jobset.nccl import (
     nccl_script,
     parse_output,
 )
+from xcli.workload.request import NetworkTestRequest
 
 if TYPE_CHECKING:
     from xcli.catalog import Accelerator
     from xcli.plan.contract import Handler
     from xcli.plan.model import Plan
     from xcli.workload.jobset.live import Live
-    from xcli.workload.protocol import Session
+    from xcli.workload.protocol import Context
+    from xcli.workload.request import WorkloadRequest
     from xcli.workload.spec import WorkloadSpec
 
 WORKLOAD = "xcli-network-test"
 RunQuietly = Callable[["Plan", Callable[[], Mapping[str, "Handler"]]], None]
-
-
-@dataclass(frozen=True)
-class NetworkTestRequest:
-    cluster: str
-    nodes: int = 2
-    test: str = "all_gather_perf"
-    min_fraction: float = 0.5
-    expect_busbw: float | None = None
-    keep: bool = False
-    timeout: int | None = 3600  # seconds
-    device_type: str | None = None  # dry-run: the cluster's GPU shape
-    cluster_metadata: Path | None = None  # dry-run: the cluster's metadata file
 
 
 def check_family(accel: Accelerator, cluster: str) -> None:
@@ -64,26 +53,21 @@ def check_family(accel: Accelerator, cluster: str) -> None:
     )
 
 
-def _flags(req: NetworkTestRequest) -> dict[str, Any]:
-    """The `workload create` flags of the test; image and command follow the family, once the
+def workload_request(req: NetworkTestRequest, provider: str) -> WorkloadRequest:
+    """The test's `workload create` request; image and command follow the family, once the
     cluster's machine is known (plan_network_test)."""
-    return {
-        "cluster": req.cluster,
-        "name": WORKLOAD,
-        "tpu_type": None,
-        "device_type": req.device_type,
-        "num_slices": None,
-        "num_nodes": req.nodes,
-        "priority": "medium",
-        "max_restarts": 0,
-        "restart_on_exit_codes": "",
-        "env_pairs": (),
-        "env_file": None,
-        "ttl_after_finished": "1h",
-        "termination_grace_period": "30s",
-        "replace": True,  # a test left over from an interrupted run is replaced
-        "cluster_metadata": req.cluster_metadata,
-    }
+    from xcli.workload.request import WorkloadRequest
+
+    return WorkloadRequest(
+        cluster=req.cluster,
+        name=WORKLOAD,
+        command="",
+        provider=provider,
+        device_type=req.device_type,
+        num_nodes=req.nodes,
+        ttl_after_finished="1h",
+        replace=True,  # a test left over from an interrupted run is replaced
+    )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -94,66 +78,70 @@ class NetworkTest:
     spec: WorkloadSpec
     ref: Any  # the cluster's ClusterRef
     handlers: Callable[[], Mapping[str, Handler]]
+    live: Live  # how the run reaches the cluster (the handlers above use it too)
 
 
-def plan_network_test(session: Session, live: Live, req: NetworkTestRequest) -> NetworkTest:
-    """The family's NCCL test as a generated `workload create`: same request, JobSet, plan."""
+def plan_network_test(ctx: Context, live: Live, req: NetworkTestRequest) -> NetworkTest:
+    """The family's NCCL test as a `workload create` request: same checks, JobSet, plan."""
     from xcli.catalog import lookup
-    from xcli.plan.cluster import ClusterRef
     from xcli.workload.jobset.live import handlers
     from xcli.workload.jobset.plan import gke_cluster_path, plan_workload_create
-    from xcli.workload.request import cluster_facts, spec_from_flags
+    from xcli.workload.request import spec_from_request
 
     if req.device_type:  # refuse a TPU or plain GPU shape before anything else
         check_family(lookup(req.device_type), req.cluster)
-    flags = _flags(req)
-    ref = ClusterRef(req.cluster, session.project, session.zone, "gke")
-    meta, existing = cluster_facts(session, live, flags, ref, req.device_type)
+    request = workload_request(req, ctx.provider)
+    ref = ctx.cluster_ref(req.cluster)
+    meta, existing = ctx.facts.cluster(live, ref, request, ctx.say)
     check_family(meta.accelerator, req.cluster)
     # the image and the script follow the machine (as workload_spec picks it) and --nodes
     accel = lookup(req.device_type) if req.device_type else meta.accelerator
-    flags["image"] = family_test(accel).image
-    flags["command"] = nccl_script(accel, req.nodes, req.test)
-    spec = spec_from_flags(flags, meta, session.namespace)
-    plan = plan_workload_create(
-        spec, meta, existing, gke_cluster_path(session.project, session.zone, spec.cluster)
+    request = dataclasses.replace(
+        request, image=family_test(accel).image, command=nccl_script(accel, req.nodes, req.test)
     )
-    return NetworkTest(plan, spec, ref, lambda: handlers(live, ref))
+    spec = spec_from_request(request, meta)
+    plan = plan_workload_create(
+        spec, meta, existing, gke_cluster_path(ctx.project, ctx.zone, spec.cluster)
+    )
+    return NetworkTest(plan, spec, ref, lambda: handlers(live, ref), live)
+
+
+@dataclass(frozen=True)
+class Judged:
+    """The test's report (JSON), its text lines, and the error to raise once it is shown."""
+
+    report: dict[str, Any]
+    lines: tuple[str, ...]
+    problem: CloudError | None
 
 
 def run_network_test(
-    session: Session,
+    ctx: Context,
     live: Live,
     req: NetworkTestRequest,
     test: NetworkTest,
     run_quietly: RunQuietly,
-) -> int:
+) -> Judged:
     """Submit the planned test, wait, read worker 0's NCCL table, judge it, clean up."""
     spec, ref = test.spec, test.ref
     run_quietly(test.plan, test.handlers)
     try:
-        log = _wait_and_read(session, live, ref, req.timeout)
+        log = _wait_and_read(ctx, live, ref, req.timeout)
     finally:
         if not req.keep:
-            _clean_up(session, live, ref, run_quietly)
+            _clean_up(ctx, live, ref, run_quietly)
     result = parse_output(log)
     verdict = judge(result, published_busbw(spec.accelerator), req.min_fraction, req.expect_busbw)
     report = network_report(spec.accelerator, spec.num_nodes, req, result, verdict)
-    if session.output != "text":
-        session.emit(report)
-    else:
-        for line in report_lines(report):
-            session.say(line)
-    _raise_if_bad(result, verdict, report)
-    return 0
+    return Judged(report, tuple(report_lines(report)), _problem(result, verdict, report))
 
 
-def _wait_and_read(session: Session, live: Live, ref: Any, timeout: int | None) -> str:
+def _wait_and_read(ctx: Context, live: Live, ref: Any, timeout: int | None) -> str:
     from xcli.workload.jobset.live import TIMEOUT_EXIT, wait_for
     from xcli.workload.jobset.logs import stream_logs
 
     def said(state: str) -> None:
-        session.say(f"network test on cluster {ref.name}: {state}", err=True)
+        ctx.say(f"network test on cluster {ref.name}: {state}")
 
     code = wait_for(live, ref, WORKLOAD, timeout, said)
     if code == TIMEOUT_EXIT:
@@ -166,12 +154,12 @@ def _wait_and_read(session: Session, live: Live, ref: Any, timeout: int | None) 
     return "\n".join(line.text for line in lines if not line.note)
 
 
-def _clean_up(session: Session, live: Live, ref: Any, run_quietly: RunQuietly) -> None:
+def _clean_up(ctx: Context, live: Live, ref: Any, run_quietly: RunQuietly) -> None:
     from xcli.workload.jobset.delete import plan_workload_delete
     from xcli.workload.jobset.live import handlers
     from xcli.workload.jobset.plan import gke_cluster_path
 
-    path = gke_cluster_path(session.project, session.zone, ref.name)
+    path = gke_cluster_path(ctx.project, ctx.zone, ref.name)
     run_quietly(plan_workload_delete([WORKLOAD], path, ref.name), lambda: handlers(live, ref))
 
 
@@ -223,18 +211,19 @@ def report_lines(report: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-def _raise_if_bad(result: NcclResult, verdict: Verdict, report: Mapping[str, Any]) -> None:
+def _problem(result: NcclResult, verdict: Verdict, report: Mapping[str, Any]) -> CloudError | None:
     if result.wrong:
-        raise CloudError(
+        return CloudError(
             f"NCCL's correctness check found {result.wrong} wrong value(s)",
             hint="a GPU or NIC is faulty; run `xcli cluster test-network` again on other "
             "nodes and report the failing node",
         )
     if verdict.ok is False:
-        raise CloudError(
+        return CloudError(
             f"bus bandwidth {verdict.measured:.1f} GB/s is {report['fraction']:.0%} of the "
             f"expected {verdict.expected:.1f} GB/s: the network fell back to TCP?",
             hint="check the GPUDirect stack: `kubectl get gkenetworkparamsets` (all Ready), "
             "the NCCL installer DaemonSet in kube-system, and NCCL's NET/ lines in the log "
             "(run with --keep and `xcli workload logs xcli-network-test`)",
         )
+    return None

@@ -15,6 +15,9 @@ GoogleCloudPlatform/gcs-fuse-csi-driver (`pkg/webhook/mutatingwebhook.go`, `conf
   only on GKE 1.33.3-gke.1226000+ (Standard) with the PV attribute `hostNetworkPodKSA: "true"`
   (the PV is `xcli storage attach`'s); the plan says so.
 Parallelstore's driver reads `gke-parallelstore/volumes: "true"` (XPK `core/storage.py`).
+The annotations and the host-network note are each storage type's own
+(`pod_annotations`, `host_network_note` of its unit in xcli/plan/storage_types/): no type name
+is compared here.
 """
 
 from __future__ import annotations
@@ -28,14 +31,8 @@ from xcli.errors import ConfigError
 from xcli.plan.model import Plan
 from xcli.plan.steps import K8sApply
 from xcli.plan.storage import Storage
+from xcli.plan.storage_types import find
 
-GCSFUSE_ANNOTATIONS = {
-    "gke-gcsfuse/volumes": "true",
-    "gke-gcsfuse/cpu-limit": "0",
-    "gke-gcsfuse/memory-limit": "0",
-    "gke-gcsfuse/ephemeral-storage-limit": "0",
-}
-PARALLELSTORE_ANNOTATIONS = {"gke-parallelstore/volumes": "true"}
 # The Kubernetes service account a storage's access was granted to, when `attach` recorded one
 # (else the namespace's `default` account, which pods use without naming it).
 KSA_ATTRIBUTE = "ksa"
@@ -47,7 +44,9 @@ def volume_name(storage: Storage) -> str:
 
 def pod_settings(storages: Sequence[Storage]) -> dict[str, Any]:
     """volumes, volumeMounts, annotations and serviceAccountName for the pod template."""
-    volumes, mounts, annotations = [], [], {}
+    volumes: list[dict[str, Any]] = []
+    mounts: list[dict[str, Any]] = []
+    annotations: dict[str, str] = {}
     accounts = {s.attributes[KSA_ATTRIBUTE] for s in storages if s.attributes.get(KSA_ATTRIBUTE)}
     if len(accounts) > 1:
         raise ConfigError(
@@ -64,10 +63,9 @@ def pod_settings(storages: Sequence[Storage]) -> dict[str, Any]:
         claim = {"claimName": s.pvc, "readOnly": s.readonly}
         volumes.append({"name": volume_name(s), "persistentVolumeClaim": claim})
         mounts.append({"name": volume_name(s), "mountPath": s.mount_point, "readOnly": s.readonly})
-        if s.type == "gcsfuse":
-            annotations.update(GCSFUSE_ANNOTATIONS)
-        elif s.type == "parallelstore":
-            annotations.update(PARALLELSTORE_ANNOTATIONS)
+        unit = find(s.type)  # None: a type this xcli does not know, mounted without settings
+        if unit is not None:
+            annotations.update(unit.pod_annotations)
     out: dict[str, Any] = {"volumes": volumes, "mounts": mounts, "annotations": annotations}
     if accounts:
         out["serviceAccountName"] = accounts.pop()
@@ -95,13 +93,15 @@ def add_to_jobset(jobset: dict[str, Any], storages: Sequence[Storage]) -> dict[s
 
 
 def notes(storages: Sequence[Storage], host_network: bool) -> list[str]:
-    out = []
-    if host_network and any(s.type == "gcsfuse" for s in storages):
-        out.append(
-            "gcsfuse in host-network pods (xcli's pods use the host network): needs GKE "
-            '1.33.3-gke.1226000+ (Standard) and the volume attribute hostNetworkPodKSA "true" '
-            "on the storage's PersistentVolume"
-        )
+    """What each type of storage needs in host-network pods, once per type."""
+    if not host_network:
+        return []
+    out: list[str] = []
+    for s in storages:
+        unit = find(s.type)
+        note = unit.host_network_note if unit is not None else None
+        if note and note not in out:
+            out.append(note)
     return out
 
 

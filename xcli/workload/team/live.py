@@ -8,17 +8,14 @@ The cluster's own ClusterQueue, which `default` uses, is listed as the team `def
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping
+from typing import Any
 
+from xcli.gateways.backoff import Sleep
 from xcli.gateways.kube import KubeApi
-from xcli.plan.cluster import ClusterRef
 from xcli.plan.contract import Handler
 from xcli.plan.kueue_objects import CLUSTER_QUEUE, KUEUE_API
 from xcli.workload.team.objects import TEAM_LABEL
-
-if TYPE_CHECKING:
-    from xcli.workload.jobset.live import Live
 
 HEADERS = ("TEAM", "NAMESPACE", "FLAVOR", "QUOTA", "USED", "BORROWED", "PENDING", "ADMITTED")
 
@@ -84,10 +81,11 @@ def cells(row: dict[str, Any]) -> list[str]:
     ]
 
 
-def handlers(live: Live, ref: ClusterRef) -> Mapping[str, Handler]:
-    """Live handlers of the team plans: the Kubernetes step kinds and `team_read`."""
-    from xcli.workload.jobset.live import handlers as kube_handlers
+def handlers(api: KubeApi, sleep: Sleep, clock: Callable[[], float]) -> Mapping[str, Handler]:
+    """Live handlers of the team plans on the cluster whose API is `api`: the Kubernetes step
+    kinds (server-side apply, foreground delete then wait until gone) and `team_read`."""
+    from xcli.gateways.kube_handlers import KubeHandlers
     from xcli.workload.team.read import handler
 
-    api = live.api(ref)
-    return {**kube_handlers(live, ref), "team_read": handler(lambda _cluster: api)}
+    kube = KubeHandlers(lambda _cluster: api, sleep=sleep, clock=clock).handlers()
+    return {**kube, "team_read": handler(lambda _cluster: api)}

@@ -33,14 +33,19 @@ GCSFUSE_DEB = (
 )
 
 
-def check(storages: Sequence[Storage], provider: str) -> None:
+def check(storages: Sequence[Storage], vm_storage: str | None) -> None:
+    """`vm_storage`: how the provider's VMs mount storages (its Capabilities.vm_storage):
+    "mount" (Cloud TPU VMs mount the types whose unit is `vm_mountable`) or "folder"."""
+    from xcli.plan.storage_types import find
+
     for s in storages:
-        if provider == "queued-resource" and s.type != "gcsfuse":
+        unit = find(s.type)
+        if vm_storage == "mount" and not (unit is not None and unit.vm_mountable):
             raise UserError(
                 f"storage {s.name} is {s.type}: Cloud TPU VM workers mount only gcsfuse buckets",
                 hint="mount it on a GKE cluster, or attach a bucket (--type gcsfuse)",
             )
-        if provider == "local" and not s.source.startswith("/"):
+        if vm_storage == "folder" and not s.source.startswith("/"):
             raise UserError(
                 f"storage {s.name}: {s.source!r} is not a folder on this machine",
                 hint="on the local provider a storage is an absolute folder path",

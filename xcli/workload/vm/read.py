@@ -1,6 +1,7 @@
 """`workload list|status|logs|wait|delete` of VM-style workloads (queued resources, local), as
 recorded on this machine (xcli.workload.vm.runs) by the foreground run or the background
-driver. Polling sleeps through xcli.gateways.backoff.event_sleep, which Ctrl-C ends at once."""
+driver, returned as data (xcli/workload/protocol.py). Polling sleeps through the injected
+sleep (xcli.gateways.backoff.event_sleep by default), which Ctrl-C ends at once."""
 
 from __future__ import annotations
 
@@ -8,12 +9,13 @@ import json
 import re
 import threading
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from xcli.errors import Interrupted, UserError
 from xcli.gateways.backoff import Sleep
-from xcli.workload.protocol import Session
+from xcli.workload.protocol import Deletion, Listing, LogLine, Outcome, Report, Table
 
 POLL = 0.1
 
@@ -60,70 +62,57 @@ def _failure_text(failure: dict[str, Any] | None) -> str:
     return f"worker {failure['worker']}: {failure.get('reason') or 'lost'}"
 
 
-def vm_list(session: Session, cluster: str, state: str | None) -> int:
+def vm_list(cluster: str, state: str | None) -> Listing:
     from xcli.workload.vm.runs import runs
 
     rows = [_summary(f) for f in runs(cluster)]
     rows = [r for r in rows if state is None or r["state"] == state]
-    if session.output != "text":
-        session.emit(rows)
-        return 0
-    if not rows:
-        session.say(f"no {state + ' ' if state else ''}workloads on cluster {cluster}", err=True)
-        return 0
     headers = ("NAME", "STATE", "ACCELERATOR", "WORKERS", "RESTARTS", "AGE", "DURATION", "FAILURE")
-    cells = [
-        [r["name"], r["state"], str(r["accelerator"] or "-"), str(r["workers"] or "-"),
-         str(r["restarts"]), r["age"], r["duration"], _failure_text(r["failure"])]
+    cells = tuple(
+        (r["name"], r["state"], str(r["accelerator"] or "-"), str(r["workers"] or "-"),
+         str(r["restarts"]), r["age"], r["duration"], _failure_text(r["failure"]))
         for r in rows
-    ]  # fmt: skip
-    session.table(headers, cells)
-    return 0
+    )  # fmt: skip
+    empty = f"no {state + ' ' if state else ''}workloads on cluster {cluster}"
+    return Listing(rows, Table(headers, cells), empty)
 
 
-def vm_status(session: Session, cluster: str, name: str) -> int:
+def vm_status(cluster: str, name: str) -> Report:
     from xcli.workload.goodput.render import summary
     from xcli.workload.vm.runs import find
 
     folder, state = find(cluster, name)
     report = {**_summary(folder), "exits": state.get("exits", []), "cluster": cluster}
     report["decisions"] = state.get("attempts", [])
-    if session.output != "text":
-        session.emit(report)
-        return 0
-    session.say(f"workload {name} on cluster {cluster}: {report['state']}")
-    session.say(f"restarts: {report['restarts']} of {state.get('max_restarts', 0)}")
-    session.say(summary(vm_goodput_report(folder, state)))
-    for line in report["decisions"]:
-        session.say(f"  {line}")
+    text: list[str | Table] = [
+        f"workload {name} on cluster {cluster}: {report['state']}",
+        f"restarts: {report['restarts']} of {state.get('max_restarts', 0)}",
+        summary(vm_goodput_report(folder, state)),
+        *(f"  {line}" for line in report["decisions"]),
+    ]
     if report["state"] in ("failed", "lost") or report["failure"]:
-        session.say(f"first failure: {_failure_text(report['failure'])}")
+        text.append(f"first failure: {_failure_text(report['failure'])}")
     if report["state"] == "lost":
-        session.say("its driver on this machine is gone; `xcli workload delete` stops the workers")
+        text.append("its driver on this machine is gone; `xcli workload delete` stops the workers")
     exits = [e for e in report["exits"] if e["attempt"] == report["restarts"]]
     exits.sort(key=lambda e: tuple(int(n) for n in re.findall(r"\d+", e["worker"])))
     if exits:
-        session.say(f"worker exits (attempt {report['restarts']}):")
-        cells = [
-            [e["worker"], "-" if e["code"] is None else str(e["code"]), e["reason"] or "-"]
+        text.append(f"worker exits (attempt {report['restarts']}):")
+        cells = tuple(
+            (e["worker"], "-" if e["code"] is None else str(e["code"]), e["reason"] or "-")
             for e in exits
-        ]
-        session.table(("WORKER", "EXIT", "REASON"), cells)
-    return 0
+        )
+        text.append(Table(("WORKER", "EXIT", "REASON"), cells))
+    return Report(report, tuple(text))
 
 
-def vm_goodput(session: Session, cluster: str, name: str) -> int:
+def vm_goodput(cluster: str, name: str) -> Report:
     from xcli.workload.goodput.render import text
     from xcli.workload.vm.runs import find
 
     folder, state = find(cluster, name)
     report = vm_goodput_report(folder, state)
-    if session.output != "text":
-        session.emit(report)
-        return 0
-    for line in text(report, name):
-        session.say(line)
-    return 0
+    return Report(report, tuple(text(report, name)))
 
 
 def _label(path: Path) -> str:
@@ -143,13 +132,12 @@ def _key(path: Path) -> tuple[int, ...]:
 
 
 def vm_logs(
-    session: Session,
     cluster: str,
     name: str,
     selection: tuple[str, str],
     follow: bool,
     sleep: Sleep,
-) -> int:
+) -> Iterator[LogLine]:
     from xcli.workload.vm.runs import FINISHED, effective_state, find, read_state
 
     worker, slice_ = selection
@@ -164,9 +152,9 @@ def vm_logs(
         done = effective_state(read_state(folder)) in FINISHED
         for path in sorted(logs.glob("*.log"), key=_key):
             if _wanted(_label(path), worker, slice_):
-                _print_new(session, path, offsets, pending, end=not follow or done)
+                yield from _new_lines(path, offsets, pending, end=not follow or done)
         if not follow or done:
-            return 0
+            return
         sleep(POLL, cancelled)
 
 
@@ -174,10 +162,10 @@ READ = 1 << 20  # bytes read at a time: memory stays bounded whatever the log's 
 MAX_LINE = 1 << 20  # a longer line without a newline is printed in pieces of this size
 
 
-def _print_new(
-    session: Session, path: Path, offsets: dict[Path, int], pending: dict[Path, bytes], end: bool
-) -> None:
-    """Print the whole lines `path` gained since the last look, READ bytes at a time (issue 26:
+def _new_lines(
+    path: Path, offsets: dict[Path, int], pending: dict[Path, bytes], end: bool
+) -> Iterator[LogLine]:
+    """The whole lines `path` gained since the last look, READ bytes at a time (issue 26:
     reading the file whole took 274 MB to show a 100 MB log). A partial last line waits for
     its newline, unless `end` (nothing more will come)."""
     label = _label(path)
@@ -188,14 +176,14 @@ def _print_new(
             cut = data.rfind(b"\n") + 1
             while len(data) - cut >= MAX_LINE:  # a runaway line: print it in bounded pieces
                 cut += MAX_LINE
-            _print_lines(session, label, data[:cut])
+            yield from _lines(label, data[:cut])
             pending[path] = data[cut:]
         offsets[path] = f.tell()
     if end and pending.get(path):
-        _print_lines(session, label, pending.pop(path) + b"\n")
+        yield from _lines(label, pending.pop(path) + b"\n")
 
 
-def _print_lines(session: Session, label: str, data: bytes) -> None:
+def _lines(label: str, data: bytes) -> Iterator[LogLine]:
     if not data:
         return
     lines = data.split(b"\n")
@@ -203,7 +191,9 @@ def _print_lines(session: Session, label: str, data: bytes) -> None:
         lines.pop()
     for raw in lines:
         for at in range(0, max(1, len(raw)), MAX_LINE):
-            _print_line(session, label, raw[at : at + MAX_LINE].decode(errors="replace"))
+            # the JSON records of VM runs carry no note field (note=None)
+            text = raw[at : at + MAX_LINE].decode(errors="replace")
+            yield LogLine(f"[{label}]", text, None)
 
 
 def _check_selection(folder: Path, name: str, worker: str, slice_: str) -> None:
@@ -238,16 +228,15 @@ def _check_selection(folder: Path, name: str, worker: str, slice_: str) -> None:
         )
 
 
-def _print_line(session: Session, label: str, text: str) -> None:
-    if session.output != "text":
-        session.emit_record({"worker": label, "line": text})
-    else:
-        session.say(f"[{label}] {text}")
-
-
-def vm_wait(session: Session, cluster: str, name: str, timeout: float | None, sleep: Sleep) -> int:
+def vm_wait(
+    say: Callable[[str], None],
+    cluster: str,
+    name: str,
+    timeout: tuple[str | None, float | None],  # (as typed, in seconds)
+    sleep: Sleep,
+) -> Outcome:
     try:
-        return _vm_wait(session, cluster, name, timeout, sleep)
+        return _vm_wait(say, cluster, name, timeout, sleep)
     except (KeyboardInterrupt, Interrupted):
         raise Interrupted(
             f"stopped waiting; workload {name} keeps running on cluster {cluster}",
@@ -256,17 +245,24 @@ def vm_wait(session: Session, cluster: str, name: str, timeout: float | None, sl
         ) from None
 
 
-def _vm_wait(session: Session, cluster: str, name: str, timeout: float | None, sleep: Sleep) -> int:
+def _vm_wait(
+    say: Callable[[str], None],
+    cluster: str,
+    name: str,
+    timeout: tuple[str | None, float | None],
+    sleep: Sleep,
+) -> Outcome:
     from xcli.workload.vm.runs import FINISHED, effective_state, find, read_state
 
     folder, _ = find(cluster, name)
     cancelled = threading.Event()  # nobody sets it: in the main thread Ctrl-C raises itself
-    deadline = None if timeout is None else time.monotonic() + timeout
+    seconds = timeout[1]
+    deadline = None if seconds is None else time.monotonic() + seconds
     said = ""
     while True:
         state = effective_state(read_state(folder))
         if state != said:
-            session.say(f"workload {name}: {state}", err=True)
+            say(f"workload {name}: {state}")
             said = state
         if state in FINISHED:
             code = 0 if state == "succeeded" else 1
@@ -275,36 +271,39 @@ def _vm_wait(session: Session, cluster: str, name: str, timeout: float | None, s
             code = 124
             break
         sleep(POLL, cancelled)
-    if session.output != "text":
-        result = {0: "succeeded", 1: "failed"}.get(code, "timeout")
-        session.emit({"workload": name, "result": result, "state": state, "exit_code": code})
-    return code
+    result = {0: "succeeded", 1: "failed"}.get(code, "timeout")
+    data = {"workload": name, "result": result, "state": state, "exit_code": code}
+    late = f"workload {name}: still not finished after {timeout[0]}" if code == 124 else None
+    return Outcome(code, data, late)
 
 
-def vm_delete(session: Session, cluster: str, names: list[str]) -> int:
-    from xcli.gateways.workload_driver import stop
-    from xcli.state_files import remove_tree, writable
+def vm_delete(cluster: str, names: list[str]) -> Deletion:
+    """Stop each run's workers and forget its record, once the question is answered."""
+    from xcli.state_files import writable
     from xcli.workload.vm.runs import find
 
     if not names:
-        session.say(f"no matching workloads on cluster {cluster}", err=True)
-        return 0
+        return Deletion(notes=(f"no matching workloads on cluster {cluster}",))
     found = [(n, *find(cluster, n)) for n in names]
     for _, folder, _ in found:  # a record that cannot go is refused before anything stops
         writable(folder.parent)
         writable(folder)
-    session.confirm(f"Delete workload(s) {', '.join(names)} on cluster {cluster}?")
-    for name, folder, state in found:
-        if state.get("cluster_deleted"):  # nothing left to stop: the workers went with it
+
+    def finish(say: Callable[[str], None]) -> None:
+        from xcli.gateways.workload_driver import stop
+        from xcli.state_files import remove_tree
+
+        for name, folder, state in found:
+            if state.get("cluster_deleted"):  # nothing left to stop: the workers went with it
+                remove_tree(folder)
+                say(f"deleted the record of workload {name} (its cluster was deleted)")
+                continue
+            stop(folder)
             remove_tree(folder)
-            session.say(
-                f"deleted the record of workload {name} (its cluster was deleted)", err=True
-            )
-            continue
-        stop(folder)
-        remove_tree(folder)
-        session.say(f"deleted workload {name} (its workers stopped)", err=True)
-    return 0
+            say(f"deleted workload {name} (its workers stopped)")
+
+    question = f"Delete workload(s) {', '.join(names)} on cluster {cluster}?"
+    return Deletion(question=question, finish=finish)
 
 
 def vm_select(cluster: str, state: str | None, older_than: float | None) -> list[str]:

@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.test_workload_vm_local import FAILS_ONCE
 from tests.gateways.local_support import (
     cli_env,
     create,
@@ -23,6 +22,7 @@ from tests.gateways.local_support import (
     pid_alive,
     xcli,
 )
+from tests.workload.vm.test_vm_local import FAILS_ONCE
 
 CLUSTER = ("--provider", "local", "--cluster", "wldet")
 

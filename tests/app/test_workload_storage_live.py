@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.cli.test_workload_live import CREATE
+from tests.app.test_workload_live import CREATE
 from tests.support.core import validate_core
 from tests.support.workload_cluster import JOBSETS, NS, Cluster, cluster, set_up
 from xcli.plan.storage import Storage, configmap_name, to_configmap

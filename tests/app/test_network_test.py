@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.support.cluster_access import InMemoryAccess
 from tests.support.crd import validate
 from tests.support.fakekube import FakeKube
 from tests.support.workload_cluster import (
@@ -25,8 +26,6 @@ from tests.support.workload_cluster import (
     cond,
 )
 from tests.workload.jobset.nccl_samples import GPUDIRECT, TCP_FALLBACK
-from xcli.gateways.kube import KubeApi
-from xcli.plan.cluster import ClusterRef
 from xcli.workload.jobset import live as workload_live
 
 NAME = "xcli-network-test"
@@ -65,18 +64,14 @@ class Controllers:
 
 
 def _cluster(fake: FakeKube, controllers: Controllers) -> Cluster:
-    clock, refs = FakeClock(), []
-
-    def connect(ref: ClusterRef) -> KubeApi:
-        refs.append(ref)
-        return KubeApi("203.0.113.9", None, lambda: "tok", transport=fake.transport())
+    clock, access = FakeClock(), InMemoryAccess(fake)
 
     def sleep(seconds: float, *_: object) -> None:
         clock.sleep(seconds)
         controllers.run()
 
-    live = workload_live.Live(connect, lambda: NOW, clock.monotonic, sleep)
-    return Cluster(fake, clock, refs, live)
+    live = workload_live.Live(access.kube_api, lambda: NOW, clock.monotonic, sleep)
+    return Cluster(fake, clock, access.refs, live, access)
 
 
 @pytest.fixture

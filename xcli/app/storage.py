@@ -1,0 +1,256 @@
+"""`xcli storage create | attach | detach | list | delete`: data and checkpoints for workloads.
+
+Each use case takes a frozen request (the flags as given), checks it, finds the cluster and how
+it keeps storages (its provider's capabilities: a Kubernetes cluster keeps labelled ConfigMaps,
+reached through the provider's ClusterAccess; others keep record files on this machine), reads
+what exists through the reader `deps.record` gives (nothing on a dry-run of a Kubernetes
+cluster), builds the plan (xcli/storage/) and runs it through `deps.run_plan`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from xcli.app.storage_request import (
+    ClusterWhere,
+    Mount,
+    Source,
+    Target,
+    attach_request,
+    target_of,
+)
+from xcli.errors import UserError
+from xcli.plan.storage_types import find as find_type
+from xcli.plan.storage_types import unit
+from xcli.storage import create, files, gke
+from xcli.storage.service import check_new, find
+
+if TYPE_CHECKING:
+    from xcli.app.deps import Deps
+    from xcli.plan.model import Plan
+    from xcli.plan.storage import Storage
+    from xcli.plan.storage_request import AttachRequest
+    from xcli.storage.service import Reader
+
+__all__ = ["ClusterWhere", "Mount", "Source"]
+
+
+@dataclass(frozen=True)
+class AttachStorage:
+    name: str
+    cluster: ClusterWhere
+    source: Source
+    mount: Mount
+
+
+@dataclass(frozen=True)
+class CreateStorage:
+    attach: AttachStorage
+    size: str  # filestore, lustre: e.g. 1TB
+    tier: str  # filestore
+    throughput: int  # lustre: MBps per TiB
+    network: str
+
+
+@dataclass(frozen=True)
+class RemoveStorage:
+    """Detach or delete: the storage by name; on a dry-run the source describes it."""
+
+    name: str
+    cluster: ClusterWhere
+    source: Source
+
+
+@dataclass(frozen=True)
+class Found:
+    """The record to undo, and whether another storage still needs its bucket grant."""
+
+    record: Storage
+    grant_shared: bool = False
+
+
+def attach(req: AttachStorage, deps: Deps) -> None:
+    """Attach existing storage: CSI driver add-on, access, PV and PVC, and a record."""
+    areq, target = attach_request(req.name, req.cluster, req.source, req.mount, deps)
+    reader = _reader(target, deps)
+    _check_type(areq, target)
+    _check_new(areq, target, reader)
+    if not target.kube:
+        plan = files.plan_attach(target.ref.name, _local_record(areq, target))
+    else:
+        plan = gke.plan_attach(areq, reader.addon_on(target.ref, areq.type))
+    _confirm_recreate(plan, target, deps)
+    _run(plan, target, deps)
+
+
+def create_storage(req: CreateStorage, deps: Deps) -> None:
+    """Create the backing resource (a bucket, a Filestore or Lustre instance), then attach it."""
+    from xcli.plan.storage_request import CreateRequest
+    from xcli.spec import check_name
+
+    a = req.attach
+    network = check_name(req.network, "network", 63)
+    areq, target = attach_request(
+        a.name, a.cluster, a.source, a.mount, deps, created=True, new_bucket=True
+    )
+    kind = unit(areq.type)
+    gib = kind.create_size(req.size, req.tier, req.throughput)
+    areq = replace(areq, location=kind.create_location(areq, req.tier))
+    creq = CreateRequest(
+        attach=areq, size_gib=gib, tier=req.tier, throughput=req.throughput, network=network
+    )
+    reader = _reader(target, deps)
+    if not target.cloud:
+        raise UserError(
+            "a local cluster's storage is a directory: there is nothing to create",
+            hint=f"mkdir it, then: xcli storage attach {areq.name} --path DIR --cluster "
+            f"{target.ref.name}",
+        )
+    if not kind.creatable:
+        raise UserError(f"xcli cannot create {areq.type} storage", hint=kind.not_creatable_hint)
+    _check_type(areq, target)
+    _check_new(areq, target, reader)
+    addon = reader.addon_on(target.ref, areq.type) if target.kube else None
+    plan = create.plan_create(creq, addon, target.kube)
+    _confirm_recreate(plan, target, deps)
+    _run(plan, target, deps)
+
+
+def detach(req: RemoveStorage, deps: Deps) -> None:
+    """Detach: the PV, PVC, access grant and record go; the data stays."""
+    target, found = _existing(req, deps)
+    if not target.kube:
+        plan = files.plan_detach(target.ref.name, found.record)
+    else:
+        plan = gke.plan_detach(
+            found.record, target.ref.name, target.ref.project, found.grant_shared
+        )
+    _run(plan, target, deps)
+
+
+def delete(req: RemoveStorage, deps: Deps) -> None:
+    """Detach, then delete what `storage create` made, with its data (asking first)."""
+    deps.require_answerable(f"delete storage {req.name}")  # before anything is read
+    target, found = _existing(req, deps, created=True)
+    record = found.record
+    kind = find_type(record.type)
+    if not record.created or kind is None or not kind.creatable:
+        raise UserError(
+            f"storage {record.name} ({record.type} {record.source}) was not created by xcli "
+            "storage create: xcli does not delete it",
+            hint=f"detach it instead: xcli storage detach {record.name} --cluster "
+            f"{target.ref.name}",
+        )
+    plan = create.plan_delete(
+        record, target.ref.name, target.ref.project, target.kube, found.grant_shared
+    )
+    deps.confirm(f"delete {record.type} {record.source} and ALL the data in it")
+    _run(plan, target, deps)
+
+
+def list_storages(cluster: ClusterWhere, deps: Deps) -> list[Storage]:
+    """The storages attached to a cluster, by name (read even when the run is a dry-run: a
+    list changes nothing)."""
+    from xcli.app.record import LIVE
+
+    target = target_of(cluster, deps)
+    reader = LIVE.storage_reader(target.ref, target.access, deps.storage_gateways)
+    return reader.records(target.ref, cluster.namespace) or []
+
+
+def _existing(req: RemoveStorage, deps: Deps, created: bool = False) -> tuple[Target, Found]:
+    """The target and the record to undo (read, or described by the flags for a dry-run)."""
+    from xcli.storage import checks
+
+    name = checks.storage_name(req.name)
+    namespace = checks.namespace(req.cluster.namespace)
+    target = target_of(req.cluster, deps)
+    given = None
+    if req.source.kind is not None:
+        described, _ = attach_request(name, req.cluster, req.source, Mount(), deps, created)
+        given = gke.record_of(described)
+    found = _reader(target, deps).records(target.ref, namespace)
+    if found is None:  # nothing was read (a dry-run of a Kubernetes cluster)
+        if given is None:
+            raise UserError(
+                "a --dry-run reads nothing from the cluster, so it needs the storage described",
+                hint="add --type and the --bucket, --instance or --disk it was attached with",
+            )
+        return target, Found(given)
+    record = find(found, name, target.ref.name)
+    shared = any(_same_grant(record, other) for other in found if other.name != name)
+    return target, Found(record, shared)
+
+
+def _confirm_recreate(plan: Plan, target: Target, deps: Deps) -> None:
+    """Recreating every node evicts running pods: ask (after the reads, before any change)."""
+    from xcli.storage.nodes import RecreateNodes
+
+    if any(s.kind == RecreateNodes.kind for s in plan.steps):
+        deps.confirm(
+            f"turning on the Lustre CSI driver recreates the nodes of every node pool of "
+            f"cluster {target.ref.name}, evicting running pods; go on?"
+        )
+
+
+def _reader(target: Target, deps: Deps) -> Reader:
+    return deps.record.storage_reader(target.ref, target.access, deps.storage_gateways)
+
+
+def _run(plan: Plan, target: Target, deps: Deps) -> None:
+    deps.run_plan(plan, lambda: _handlers(target, deps))
+
+
+def _handlers(target: Target, deps: Deps) -> Mapping[str, Any]:
+    if target.access is None:
+        return files.handlers()
+    return deps.storage_gateways().handlers(target.access.kube_api(target.ref))
+
+
+def _check_type(req: AttachRequest, target: Target) -> None:
+    """What each kind of cluster can attach (before anything is read)."""
+    if not target.cloud and not req.path:
+        raise UserError(
+            f"cluster {target.ref.name} is a local cluster: a storage is a directory here",
+            hint=f"give --path DIR (the directory workloads see at {req.mount_point})",
+        )
+    if target.cloud and req.path:
+        raise UserError("--path is for local clusters", hint="give --bucket, --instance or --disk")
+    if target.cloud and not target.kube and not unit(req.type).vm_mountable:
+        raise UserError(
+            f"queued-resource clusters mount Cloud Storage buckets only, not {req.type}",
+            hint="use --type gcsfuse --bucket BUCKET, or a GKE cluster for other types",
+        )
+
+
+def _check_new(req: AttachRequest, target: Target, reader: Reader) -> None:
+    """Refuse a name already attached, and a mount point inside another storage's."""
+    from xcli.storage import checks
+
+    existing = reader.records(target.ref, req.namespace)
+    check_new(existing, req.name, target.ref.name)
+    checks.mount_point(req.mount_point, req.name, existing or [])
+
+
+def _local_record(req: AttachRequest, target: Target) -> Storage:
+    record = gke.record_of(req)
+    if not target.cloud:
+        record = replace(record, source=req.path)
+    return replace(record, namespace="", pvc="", attributes={})
+
+
+def _zone_or_region(req: AttachRequest, zonal: bool) -> str:
+    return req.cluster.zone if zonal else req.cluster.region
+
+
+def _same_grant(a: Storage, b: Storage) -> bool:
+    ksa = a.attributes.get("ksa"), b.attributes.get("ksa")
+    same = (a.type, a.source, a.namespace, a.readonly) == (
+        b.type,
+        b.source,
+        b.namespace,
+        b.readonly,
+    )
+    return same and ksa[0] == ksa[1]

@@ -1,0 +1,130 @@
+"""The requests of `xcli storage ...` as given, and their checks: which cluster, which source,
+how it is mounted; from them the storage layer's frozen AttachRequest and the Target."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from xcli.errors import UserError
+
+if TYPE_CHECKING:
+    from xcli.app.deps import Deps, Location
+    from xcli.plan.cluster import ClusterRef
+    from xcli.plan.storage_request import AttachRequest
+    from xcli.providers.base import ClusterAccess
+
+
+@dataclass(frozen=True)
+class ClusterWhere:
+    cluster: str
+    provider: str | None  # None: the one that created it on this machine, else the default
+    namespace: str  # the workloads' Kubernetes namespace
+    where: Location
+
+
+@dataclass(frozen=True)
+class Source:
+    kind: str | None  # the storage type (--type); None: not given (detach, delete)
+    bucket: str = ""
+    instance: str = ""
+    disk: str = ""
+    location: str = ""
+    path: str = ""
+
+
+@dataclass(frozen=True)
+class Mount:
+    mount_point: str | None = None  # None: /mnt/NAME
+    readonly: bool = False
+    auto_mount: bool = False
+    mount_options: tuple[str, ...] = ()
+    ksa: str = "default"
+
+
+@dataclass(frozen=True)
+class Target:
+    """The cluster, and how it keeps storages (its provider's registry capabilities)."""
+
+    ref: ClusterRef
+    kube: bool  # Kubernetes: PV, PVC and a ConfigMap record; else a record file on this machine
+    cloud: bool  # queued resources: a cloud, no Kubernetes; local: neither
+    # how a live run reaches its Kubernetes API (its provider's ClusterAccess), when `kube`
+    access: ClusterAccess | None = None
+
+
+def target_of(where: ClusterWhere, deps: Deps) -> Target:
+    from xcli.app.where import cluster_access, ref_for
+    from xcli.cluster_index import provider_for
+
+    registry = deps.registry
+    name = provider_for(where.cluster, where.provider, registry.default())
+    caps = registry.capabilities(name)
+    ref = ref_for(registry, where.cluster, name, where.where)
+    access = cluster_access(registry, ref) if caps.kubernetes else None
+    return Target(ref=ref, kube=caps.kubernetes, cloud=caps.cloud, access=access)
+
+
+def attach_request(
+    name: str,
+    where: ClusterWhere,
+    source: Source,
+    mount: Mount,
+    deps: Deps,
+    created: bool = False,
+    new_bucket: bool = False,
+) -> tuple[AttachRequest, Target]:
+    """The checked request to attach `name` (`source.kind` given), and its target. `created`:
+    made by `storage create` (an instance defaults to the storage's name); `new_bucket`: the
+    bucket is about to be created (its name is checked as a new one)."""
+    from xcli.plan.storage_request import AttachRequest
+    from xcli.plan.storage_types import unit
+    from xcli.storage import checks
+
+    name = checks.storage_name(name)
+    kind = unit(source.kind or "").name
+    namespace = checks.namespace(where.namespace)
+    options = checks.mount_options(mount.mount_options, kind)
+    target = target_of(where, deps)
+    instance = source.instance
+    if target.cloud:
+        instance = unit(kind).check_source(
+            name,
+            source.bucket,
+            source.instance,
+            source.disk,
+            new_bucket=new_bucket,
+            created=created,
+        )
+    # one resource on many nodes, read-only only (a disk): ReadOnlyMany
+    readonly = mount.readonly or unit(kind).read_only_only
+    if source.path:
+        _check_dir(source.path)
+    req = AttachRequest(
+        name=name,
+        type=kind,
+        cluster=target.ref,
+        mount_point=checks.mount_point(mount.mount_point or f"/mnt/{name}", name, []),
+        namespace=namespace,
+        readonly=readonly,
+        auto_mount=mount.auto_mount,
+        mount_options=options,
+        bucket=checks.bucket_name(source.bucket, new=False) if source.bucket else "",
+        instance=instance,
+        disk=source.disk,
+        path=source.path,
+        location=source.location,
+        ksa=checks.namespace(mount.ksa),
+        created=created,
+    )
+    return req, target
+
+
+def _check_dir(path: str) -> None:
+    from pathlib import Path
+
+    if not Path(path).is_absolute() or not Path(path).is_dir():
+        raise UserError(
+            f"--path {path} is not an existing directory given by its absolute path",
+            hint="create it first (mkdir -p), and give its full path",
+        )

@@ -1,0 +1,245 @@
+"""`xcli workload create|list|status|logs|wait|delete|goodput`: one use case per command.
+
+Each takes a frozen request and `Deps`, finds the kind of workload the cluster's provider runs
+(its registry entry's `Capabilities.workloads`, xcli/workload/kinds.py), checks what needs no
+cluster, and calls the kind. It returns the kind's data (rows, reports, outcomes, log lines);
+the CLI renders them once for every kind (xcli/cli/workload_view.py). Plans run through
+`Deps.run_plan`, so --dry-run only chooses the executor; what a live run reads first comes
+through `Deps.facts` (live, or the dry-run's files and flags).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from xcli.errors import UserError
+
+if TYPE_CHECKING:
+    from xcli.app.deps import Deps, Location
+    from xcli.plan.model import Plan
+    from xcli.providers.base import VmAccess
+    from xcli.workload.kinds import KindEntry
+    from xcli.workload.protocol import (
+        Context,
+        Listing,
+        LogLine,
+        Outcome,
+        Report,
+        WorkloadKind,
+    )
+    from xcli.workload.request import WorkloadRequest
+
+DEFAULT_NAMESPACE = "default"
+
+
+@dataclass(frozen=True)
+class Target:
+    """A command's cluster, its provider (given, or found for the cluster), the namespace."""
+
+    cluster: str
+    provider: str
+    where: Location
+    namespace: str = DEFAULT_NAMESPACE
+
+
+@dataclass(frozen=True)
+class CreateRequest:
+    workload: WorkloadRequest
+    where: Location
+
+
+@dataclass(frozen=True)
+class Created:
+    follow: str | None  # the commands that follow the workload, said after a live run
+
+
+def kind_entry(deps: Deps, provider: str) -> KindEntry:
+    """What the command line checks before anything is read (the kind's registry entry)."""
+    from xcli.workload.kinds import entry, kind_name
+
+    return entry(kind_name(deps.registry.capabilities(provider)))
+
+
+def create(req: CreateRequest, deps: Deps) -> Created:
+    """Plan the workload (the cluster's facts through deps.facts) and run or print it."""
+    w = req.workload
+    kind, ctx = _open(deps, Target(w.cluster, w.provider, req.where, w.namespace))
+    creation = kind.plan_create(ctx, w)
+    if w.output_manifest_file is not None:
+        _write_manifests(creation.manifests, w.output_manifest_file)
+    deps.run_plan(creation.plan, creation.handlers)
+    return Created(creation.follow)
+
+
+def list_workloads(target: Target, state: str | None, deps: Deps) -> Listing:
+    entry = kind_entry(deps, target.provider)
+    if state is not None and state not in entry.states:
+        raise UserError(
+            f"--state {state} does not occur on --provider {target.provider} clusters",
+            hint=f"states there: {', '.join(entry.states)}",
+        )
+    kind, ctx = _open(deps, target)
+    return kind.list(ctx, target.cluster, state)
+
+
+def status(target: Target, name: str, deps: Deps) -> Report:
+    kind, ctx = _open(deps, target)
+    return kind.status(ctx, target.cluster, name)
+
+
+def goodput(target: Target, name: str, deps: Deps) -> Report:
+    kind, ctx = _open(deps, target)
+    return kind.goodput(ctx, target.cluster, name)
+
+
+def logs(
+    target: Target,
+    name: str,
+    selection: tuple[str, str],
+    follow: bool,
+    since: str | None,
+    deps: Deps,
+) -> Iterator[LogLine]:
+    kind, ctx = _open(deps, target)
+    return kind.logs(ctx, target.cluster, name, selection, follow, since)
+
+
+def wait(
+    target: Target, name: str, timeout: str | None, seconds: int | None, deps: Deps
+) -> Outcome:
+    kind, ctx = _open(deps, target)
+    return kind.wait(ctx, target.cluster, name, timeout, seconds)
+
+
+@dataclass(frozen=True)
+class DeleteRequest:
+    target: Target
+    name: str | None
+    state: str | None
+    older_than: tuple[str, int] | None  # (as typed, in seconds)
+    preview: bool  # --dry-run: the kind must be able to print its delete plan
+
+
+def delete(req: DeleteRequest, deps: Deps) -> None:
+    """Delete one named workload, or every one in a state, once the answer is yes."""
+    if req.preview and not kind_entry(deps, req.target.provider).previews_delete:
+        raise UserError(
+            f"--dry-run of a {req.target.provider} workload delete is not supported",
+            hint="`xcli workload status NAME --provider ...` shows what would be stopped",
+        )
+    kind, ctx = _open(deps, req.target)
+    deletion = kind.plan_delete(ctx, req.target.cluster, req.name, req.state, req.older_than)
+    for note in deletion.notes:
+        deps.say(note)
+    if deletion.question is None:
+        return
+    deps.confirm(deletion.question)
+    if deletion.plan is not None:
+        deps.run_plan(deletion.plan, deletion.handlers)
+    if deletion.finish is not None:
+        deletion.finish(deps.say)
+
+
+@dataclass(frozen=True)
+class LoggingRequest:
+    """`workload goodput NAME --source cloud-logging`: the records of one job in one log."""
+
+    name: str
+    log_name: str
+    job_name: str
+    where: Location
+
+
+def check_log_names(log_name: str, job_name: str) -> None:
+    """--log-name and --job-name as Cloud Logging takes them, checked before anything else."""
+    from xcli.workload.goodput.cloud_logging import check_log_names as check
+
+    check(log_name, job_name)
+
+
+def goodput_read_plan(req: LoggingRequest) -> Plan:
+    """The one request the read sends, as a plan (what --dry-run prints)."""
+    from xcli.workload.goodput.cloud_logging import read_plan
+
+    return read_plan(req.where.project, req.log_name, req.job_name)
+
+
+def goodput_from_logging(req: LoggingRequest, deps: Deps) -> Report:
+    """Goodput from the ml-goodput-measurement records in Cloud Logging (no cluster read)."""
+    from xcli.workload.goodput.cloud_logging import goodput_from_logging as read
+
+    gateways = deps.workload_gateways
+    gateway = gateways.logging if gateways is not None else None
+    return read(gateway, req.where.project, req.name, req.log_name, req.job_name)
+
+
+def check_namespace(value: str) -> str:
+    """A Kubernetes namespace name: a DNS-1123 label (lowercase letters, digits, hyphens,
+    starting and ending with a letter or digit, at most 63 characters;
+    https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#dns-label-names).
+    """
+    if re.fullmatch(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?", value):
+        return value
+    suggestion = re.sub(r"[^a-z0-9-]+", "-", value.lower()).strip("-")[:63].rstrip("-")
+    raise UserError(
+        f"--namespace {value!r} is not a Kubernetes namespace name (a DNS-1123 label: "
+        "lowercase letters, digits and hyphens, at most 63, starting and ending with a letter "
+        "or digit)",
+        hint=f"try --namespace {suggestion}" if suggestion else "e.g. --namespace team-a",
+    )
+
+
+def _open(deps: Deps, target: Target) -> tuple[WorkloadKind, Context]:
+    """The kind the cluster's provider runs, and its context, once --namespace is checked."""
+    from xcli.app.where import ref_for
+    from xcli.app.workload_facts import LIVE_FACTS, cluster_live
+    from xcli.workload.backends import KindGateways
+    from xcli.workload.kinds import build, entry, kind_name
+    from xcli.workload.protocol import Context
+
+    registry, provider = deps.registry, target.provider
+    caps = registry.capabilities(provider)
+    name = kind_name(caps)
+    check_namespace(target.namespace)
+    if target.namespace != DEFAULT_NAMESPACE and not entry(name).namespaces:
+        raise UserError(
+            f"--namespace {target.namespace}: workloads on this cluster are processes on its "
+            "VMs, which have no Kubernetes namespace",
+            hint="drop --namespace (teams and namespaces are for GKE clusters)",
+        )
+
+    def vm_access() -> tuple[VmAccess, bool]:
+        access = registry.vm_access(provider, registry.get(provider))
+        if access is None:
+            raise UserError(
+                f"the {provider} provider runs workloads as JobSets, not on VMs",
+                hint="drop --provider, or name a VM-style cluster",
+            )
+        return access, caps.cloud
+
+    gateways = KindGateways(live=cluster_live(deps), sleep=deps.timing.sleep)
+    kind = build(name, provider, caps, gateways)
+    ctx = Context(
+        location=target.where,
+        provider=provider,
+        say=deps.say,
+        facts=deps.facts if deps.facts is not None else LIVE_FACTS,
+        cluster_ref=lambda cluster: ref_for(registry, cluster, provider, target.where),
+        namespace=target.namespace,
+        vm_access=vm_access,
+    )
+    return kind, ctx
+
+
+def _write_manifests(docs: tuple[object, ...], path: Path) -> None:
+    """--output-manifest-file: the objects the plan applies, as multi-document YAML."""
+    import yaml
+
+    try:
+        path.write_text(yaml.safe_dump_all(list(docs), sort_keys=False), encoding="utf-8")
+    except OSError as exc:
+        raise UserError(f"cannot write --output-manifest-file {path}: {exc.strerror}") from None
