@@ -21,6 +21,7 @@ from xcli.errors import UserError
 if TYPE_CHECKING:
     from xcli.app.deps import Deps, Location
     from xcli.plan.model import Plan
+    from xcli.providers import Capabilities
     from xcli.providers.base import VmAccess
     from xcli.workload.kinds import KindEntry
     from xcli.workload.protocol import (
@@ -44,6 +45,7 @@ class Target:
     provider: str
     where: Location
     namespace: str = DEFAULT_NAMESPACE
+    kind: str | None = None  # None: the provider's default kind; "pathways" for --pathways
 
 
 @dataclass(frozen=True)
@@ -57,17 +59,32 @@ class Created:
     follow: str | None  # the commands that follow the workload, said after a live run
 
 
-def kind_entry(deps: Deps, provider: str) -> KindEntry:
-    """What the command line checks before anything is read (the kind's registry entry)."""
-    from xcli.workload.kinds import entry, kind_name
+def kind_entry(deps: Deps, provider: str, kind: str | None = None) -> KindEntry:
+    """What the command line checks before anything is read (the kind's registry entry);
+    `kind` None is the provider's default, another one is refused where it does not run."""
+    from xcli.workload.kinds import entry
 
-    return entry(kind_name(deps.registry.capabilities(provider)))
+    return entry(_kind_for(deps.registry.capabilities(provider), provider, kind))
+
+
+def _kind_for(caps: Capabilities, provider: str, kind: str | None) -> str:
+    from xcli.workload.kinds import kind_name
+
+    name = kind or kind_name(caps)
+    if name not in caps.workloads:
+        raise UserError(
+            f"--{name} runs on GKE clusters; the {provider} provider's clusters run "
+            f"{', '.join(caps.workloads)} workloads",
+            hint=f"create a GKE cluster with `xcli cluster create --{name}`",
+        )
+    return name
 
 
 def create(req: CreateRequest, deps: Deps) -> Created:
     """Plan the workload (the cluster's facts through deps.facts) and run or print it."""
     w = req.workload
-    kind, ctx = _open(deps, Target(w.cluster, w.provider, req.where, w.namespace))
+    named = "pathways" if w.pathways is not None else None
+    kind, ctx = _open(deps, Target(w.cluster, w.provider, req.where, w.namespace, named))
     creation = kind.plan_create(ctx, w)
     if w.output_manifest_file is not None:
         _write_manifests(creation.manifests, w.output_manifest_file)
@@ -198,12 +215,12 @@ def _open(deps: Deps, target: Target) -> tuple[WorkloadKind, Context]:
     from xcli.app.where import ref_for
     from xcli.app.workload_facts import LIVE_FACTS, cluster_live
     from xcli.workload.backends import KindGateways
-    from xcli.workload.kinds import build, entry, kind_name
+    from xcli.workload.kinds import build, entry
     from xcli.workload.protocol import Context
 
     registry, provider = deps.registry, target.provider
     caps = registry.capabilities(provider)
-    name = kind_name(caps)
+    name = _kind_for(caps, provider, target.kind)
     check_namespace(target.namespace)
     if target.namespace != DEFAULT_NAMESPACE and not entry(name).namespaces:
         raise UserError(
