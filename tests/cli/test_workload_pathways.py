@@ -148,7 +148,7 @@ def test_the_plan_names_what_it_pulls_and_headless_has_no_user_container(
 def test_bad_input_one_line_before_any_call(
     args: list[str], message: str, workdir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, out, err = _run([*BASE, *args], capsys)
+    code, _, err = _run([*BASE, *args], capsys)
     assert code == 1, err
     first, hint = err.splitlines()[:2]
     assert first.startswith("error: ") and message in first, err
