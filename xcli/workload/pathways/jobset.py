@@ -46,7 +46,7 @@ DIFFERENCES = {
     "opens no TPU device; its command runs under /bin/sh -c without XPK's bash wrapper",
     "requests": "every head container states requests equal to its limits, so Kueue counts "
     "exactly what the CPU flavor's quota holds",
-    "head tolerations": "none (XPK none): the CPU pool has no taint",
+    "coordinator": "jobIndex 0 and podIndex 0 written out (JobSet's defaults; XPK omits them)",
     "spot": "workers on a Spot cluster tolerate and select cloud.google.com/gke-spot, as "
     "xcli's other JobSets do",
     "labels on pods": "xcli/workload on every pod (XPK puts its label on worker pods only)",
