@@ -170,3 +170,14 @@ def test_command_is_still_required_without_headless(
 ) -> None:
     code, _, err = _run([*BASE, "--workload", "x", "--cluster-metadata", "pw.yaml"], capsys)
     assert code == 2 and "Missing option '--command'" in err
+
+
+def test_latest_only_when_asked_and_then_said(
+    workdir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = [*BASE, *SCENARIOS["pathways-headless"], "--pathways-version", "latest", "-o", "json"]
+    code, out, err = _run(args, capsys)
+    assert code == 0, err
+    notes = json.loads(out)["notes"]
+    assert any("--pathways-version latest, as asked" in n for n in notes)
+    assert any(n.endswith("/pathways/server:latest") for n in notes)

@@ -102,6 +102,11 @@ def plan_create(
     )
     notes = [f"pulls {image}" for image in spec.images()]
     notes.append(f"Pathways scratch location: {spec.gcs_location}")
+    if spec.version == "latest":
+        notes.append(
+            "--pathways-version latest, as asked: the servers may change under a later restart; "
+            "pin a tag such as jax-0.9.0 that matches the JAX in your image"
+        )
     if meta.source == "flags":
         notes.append(
             "dry-run: the cluster was not read; a live run refuses it unless it has the "
