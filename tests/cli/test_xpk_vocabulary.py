@@ -163,8 +163,8 @@ XPK_DOCS = [
     (  # docs/usage/clusters.md, lines 80-83
         "xcli cluster create-pathways --cluster xpk-pw-test --num-slices=4 --on-demand "
         "--tpu-type=v5litepod-16",
-        1,
-        "hint: not in xcli yet; `xcli cluster create` makes the TPU cluster",
+        0,  # issue 25: `xcli cluster create --pathways`
+        "",
     ),
     (  # docs/usage/workloads.md, lines 31-34
         'xcli workload create --workload xpk-test-workload --command "echo goodbye" '

@@ -69,6 +69,10 @@ WORKLOADS: dict[str, Pairing] = {
     "workload/h200-141gb-8-x2.json": Pairing("gke/h200-141gb-8-x2-on-demand.json"),
     "workload/b200-8-x2.json": Pairing("gke/b200-8-x2-on-demand.json"),
     "workload/gb200-4-x18.json": Pairing(("gb200-4", ON_DEMAND, 18)),
+    # issue 25: Pathways heads on the cpu-np pool, workers on the v5p-128 pools
+    "workload/pathways-batch.json": Pairing("gke/v5p-128-x2-pathways.json"),
+    "workload/pathways-headless.json": Pairing("gke/v5p-128-x2-pathways.json"),
+    "workload/pathways-elastic.json": Pairing("gke/v5p-128-x2-pathways.json"),
     "network/h100-mega-80gb-8.txt": Pairing(("h100-mega-80gb-8", ON_DEMAND, 2)),
     "network/gb200-4.txt": Pairing(("gb200-4", ON_DEMAND, 4)),
     "team/workload-namespace-t.json": Pairing(

@@ -39,6 +39,20 @@ def tolerates(tolerations: list[dict[str, Any]], taint: Taint) -> bool:
     return False
 
 
+# Kubernetes quantity suffixes (https://kubernetes.io/docs/reference/kubernetes-api/common-definitions/quantity/)
+_SUFFIXES = {"m": 1e-3, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "Ki": 2**10, "Mi": 2**20}
+_SUFFIXES |= {"Gi": 2**30, "Ti": 2**40}
+
+
+def quantity(value: str) -> float:
+    """A Kubernetes quantity as a number (cores, bytes, or a count)."""
+    text = str(value)
+    for suffix in sorted(_SUFFIXES, key=len, reverse=True):
+        if text.endswith(suffix):
+            return float(text[: -len(suffix)]) * _SUFFIXES[suffix]
+    return float(text)
+
+
 def requests(pod: dict[str, Any]) -> dict[str, str]:
     """Resources the pod's containers and native sidecars ask for (limits stand in for requests,
     as Kubernetes defaults them)."""
@@ -48,7 +62,9 @@ def requests(pod: dict[str, Any]) -> dict[str, str]:
     for container in containers:
         res = container.get("resources", {})
         for name, value in {**res.get("limits", {}), **res.get("requests", {})}.items():
-            asked[name] = value if name not in asked else str(float(asked[name]) + float(value))
+            asked[name] = (
+                value if name not in asked else str(quantity(asked[name]) + quantity(value))
+            )
     return asked
 
 

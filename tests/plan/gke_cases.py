@@ -15,6 +15,14 @@ CASES: dict[str, tuple[list[str], ClusterSpec]] = {
         ["--tpu-type", "v6e-256", "--num-slices", "2", "--spot"],
         ClusterSpec("demo", PROJECT, ZONE, "gke", lookup("v6e-256"), Capacity("spot"), 2),
     ),
+    # issue 25: the heads' CPU pool and its Kueue flavor beside two v5p-128 slices
+    "v5p-128-x2-pathways": (
+        ["--tpu-type", "v5p-128", "--num-slices", "2", "--spot", "--pathways"],
+        ClusterSpec(
+            "demo", PROJECT, ZONE, "gke", lookup("v5p-128"), Capacity("spot"), 2,
+            options={"pathways": True},
+        ),
+    ),
     "v5p-128-reservation": (
         ["--tpu-type", "v5p-128", "--reservation", "my-reservation"],
         ClusterSpec(

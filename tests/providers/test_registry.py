@@ -141,7 +141,7 @@ def test_each_provider_runs_registered_workload_kinds(name: str) -> None:
 
 def test_workload_kinds_per_provider() -> None:
     assert [DEFAULT.capabilities(n).workloads for n in DEFAULT.names()] == [
-        ("jobset",),
+        ("jobset", "pathways"),  # issue 25: Pathways JobSets on GKE (--pathways)
         ("vm",),
         ("vm",),
     ]

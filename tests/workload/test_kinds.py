@@ -69,8 +69,8 @@ def test_each_provider_names_its_kind_of_workload() -> None:
 def test_an_unknown_kind_is_a_user_error() -> None:
     from xcli.errors import UserError
 
-    with pytest.raises(UserError, match="no workload kind 'pathways'"):
-        entry("pathways")
+    with pytest.raises(UserError, match="no workload kind 'slurm'"):
+        entry("slurm")
 
 
 def _running_record() -> None:
@@ -153,7 +153,8 @@ def test_a_third_kind_is_a_registry_line_and_a_capability(
             "gke": replace(gke, capabilities=replace(gke.capabilities, workloads=("echo",))),
         }
     )
-    assert DEFAULT.capabilities("gke").workloads == ("jobset",)  # the default is untouched
+    # the default is untouched
+    assert DEFAULT.capabilities("gke").workloads == ("jobset", "pathways")
     argv = ["workload", "list", "--cluster", "demo", "--provider", "gke", "--state", "running"]
     argv += ["--project", "my-proj", "--zone", "us-east5-b", "-o", "json"]
     code = run_guarded(cli, argv, debug=False, obj=Dependencies(providers=registry))

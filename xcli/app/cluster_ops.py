@@ -33,6 +33,8 @@ class AdaptRequest:
     reservation: str | None
     flex_start: bool
     where: Location
+    pathways: bool = False  # add Pathways' head pool (if missing) and its Kueue flavor
+    pathways_cpu_machine_type: str | None = None
 
 
 @dataclass(frozen=True)
@@ -46,7 +48,8 @@ class PreloadRequest:
 
 def adapt(req: AdaptRequest, deps: Deps) -> None:
     """Install JobSet, Kueue, its queues and the metadata on a GKE cluster made another way,
-    for the accelerator pools it has; node pools are never touched."""
+    for the accelerator pools it has; node pools are never touched, except Pathways' head pool,
+    added when asked for and missing."""
     from xcli.providers.gke.adapt import observe, plan_adapt, read_handler, spec_for
     from xcli.workload.jobset.plan import gke_cluster_path
 
@@ -68,8 +71,10 @@ def adapt(req: AdaptRequest, deps: Deps) -> None:
             f"{_shape(given)}",
             hint="drop --tpu-type/--device-type and the counts: a live run detects them",
         )
-    spec = spec_for(found, req.name, ref.project, ref.zone)
-    plan = plan_adapt(spec, gke_cluster_path(ref.project, ref.zone, req.name), found.pools)
+    options = {"pathways": req.pathways, "pathways_cpu_machine_type": req.pathways_cpu_machine_type}
+    spec = spec_for(found, req.name, ref.project, ref.zone, options)
+    path = gke_cluster_path(ref.project, ref.zone, req.name)
+    plan = plan_adapt(spec, path, found.pools, found.all_pools)
     access = cluster_access(deps.registry, ref)
 
     def ask(question: str) -> bool:

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from xcli.app.deps import Deps, Location
     from xcli.app.workload_image import ImageFlags
     from xcli.plan.model import Plan
+    from xcli.providers import Capabilities
     from xcli.providers.base import VmAccess
     from xcli.workload.kinds import KindEntry
     from xcli.workload.protocol import (
@@ -46,6 +47,7 @@ class Target:
     provider: str
     where: Location
     namespace: str = DEFAULT_NAMESPACE
+    kind: str | None = None  # None: the provider's default kind; "pathways" for --pathways
 
 
 @dataclass(frozen=True)
@@ -62,11 +64,25 @@ class Created:
     follow: str | None  # the commands that follow the workload, said after a live run
 
 
-def kind_entry(deps: Deps, provider: str) -> KindEntry:
-    """What the command line checks before anything is read (the kind's registry entry)."""
-    from xcli.workload.kinds import entry, kind_name
+def kind_entry(deps: Deps, provider: str, kind: str | None = None) -> KindEntry:
+    """What the command line checks before anything is read (the kind's registry entry);
+    `kind` None is the provider's default, another one is refused where it does not run."""
+    from xcli.workload.kinds import entry
 
-    return entry(kind_name(deps.registry.capabilities(provider)))
+    return entry(_kind_for(deps.registry.capabilities(provider), provider, kind))
+
+
+def _kind_for(caps: Capabilities, provider: str, kind: str | None) -> str:
+    from xcli.workload.kinds import kind_name
+
+    name = kind or kind_name(caps)
+    if name not in caps.workloads:
+        raise UserError(
+            f"--{name} runs on GKE clusters; the {provider} provider's clusters run "
+            f"{', '.join(caps.workloads)} workloads",
+            hint=f"create a GKE cluster with `xcli cluster create --{name}`",
+        )
+    return name
 
 
 def create(req: CreateRequest, deps: Deps) -> Created:
@@ -74,7 +90,8 @@ def create(req: CreateRequest, deps: Deps) -> Created:
     from xcli.app import workload_image
 
     w = req.workload
-    kind, ctx = _open(deps, Target(w.cluster, w.provider, req.where, w.namespace))
+    named = "pathways" if w.pathways is not None else None
+    kind, ctx = _open(deps, Target(w.cluster, w.provider, req.where, w.namespace, named))
     if req.image is not None and req.image.copy_to_vms:  # VM-style: the folder, no image
         return _create_with_folder(req, kind, ctx, deps)
     if req.image is not None and req.image.base is not None:  # HOST/NAME@${build.digest}
@@ -238,12 +255,12 @@ def _open(deps: Deps, target: Target) -> tuple[WorkloadKind, Context]:
     from xcli.app.where import ref_for
     from xcli.app.workload_facts import LIVE_FACTS, cluster_live
     from xcli.workload.backends import KindGateways
-    from xcli.workload.kinds import build, entry, kind_name
+    from xcli.workload.kinds import build, entry
     from xcli.workload.protocol import Context
 
     registry, provider = deps.registry, target.provider
     caps = registry.capabilities(provider)
-    name = kind_name(caps)
+    name = _kind_for(caps, provider, target.kind)
     check_namespace(target.namespace)
     if target.namespace != DEFAULT_NAMESPACE and not entry(name).namespaces:
         raise UserError(

@@ -120,10 +120,11 @@ def _fan(
     from xcli.app.ssh import _engine
     from xcli.plan.fanout import Broadcast, plan_broadcast
 
-    engine, settings, _note = _engine(resolved, deps)
+    engine, settings, _note, through = _engine(resolved, deps)
     plan = plan_broadcast(
         resolved.cluster, targets, action, settings, engine=engine,
         batch_size=resolved.batch_size or len(targets), retry_for=resolved.retry_for,
+        through=through,
     )  # fmt: skip
     (step,) = plan.steps
     assert isinstance(step, Broadcast)

@@ -30,6 +30,18 @@ from xcli.cli.common import Common, common_options
 @click.option("--spot", is_flag=True, help="With --dry-run: its pools are Spot.")
 @click.option("--reservation", metavar="NAME|PATH", help="With --dry-run: its pools' reservation.")
 @click.option("--flex-start", is_flag=True, help="With --dry-run: its pools are flex-start.")
+@click.option(
+    "--pathways",
+    is_flag=True,
+    help="Add what Pathways workloads need: the head pool cpu-np (if missing) and its Kueue "
+    "flavor (TPU only; docs/pathways.md).",
+)
+@click.option(
+    "--pathways-cpu-machine-type",
+    metavar="TYPE",
+    help="Machine type of the Pathways head pool (default n2-standard-64; at least 49 vCPUs "
+    "and 238592 MB).",
+)
 @common_options
 def adapt(
     common: Common,
@@ -41,6 +53,8 @@ def adapt(
     spot: bool,
     reservation: str | None,
     flex_start: bool,
+    pathways: bool,
+    pathways_cpu_machine_type: str | None,
 ) -> None:
     """Bring an existing GKE cluster under xcli: JobSet, Kueue, its flavor and queues,
     priorities and the metadata ConfigMap, for the accelerator pools it already has.
@@ -59,6 +73,16 @@ def adapt(
     from xcli.cli.wiring import deps
 
     request = use_case.AdaptRequest(
-        name, tpu_type, device_type, num_slices, num_nodes, spot, reservation, flex_start, common
+        name,
+        tpu_type,
+        device_type,
+        num_slices,
+        num_nodes,
+        spot,
+        reservation,
+        flex_start,
+        common,
+        pathways,
+        pathways_cpu_machine_type,
     )
     use_case.adapt(request, deps(common))

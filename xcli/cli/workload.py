@@ -43,7 +43,11 @@ def _workload_options(func: Any) -> Any:
             help="Container image (gke, queued-resource). Local: optional; without it the "
             "command runs as a plain process on each worker.",
         ),
-        click.option("--command", required=True, help="Command run in every worker (sh -c)."),
+        click.option(
+            "--command",
+            help="Command run in every worker (sh -c); with --pathways, in the head. Required "
+            "unless --pathways --headless.",
+        ),
         click.option(
             "--tpu-type",
             metavar="T",
@@ -116,9 +120,10 @@ def _workload_options(func: Any) -> Any:
         ),
     ]
     from xcli.cli.workload_image import OPTIONS as image_options
+    from xcli.cli.workload_pathways import OPTIONS as pathways_options
     from xcli.cli.workload_storage import OPTIONS as storage_options
 
-    for option in reversed([*options, *image_options, *storage_options]):
+    for option in reversed([*options, *image_options, *storage_options, *pathways_options]):
         func = option(func)
     return func
 
@@ -147,6 +152,8 @@ def create(common: Common, **flags: Any) -> int:
     NNODES, NODE_RANK, MASTER_ADDR, MASTER_PORT, JAX_COORDINATOR_ADDRESS, JAX_NUM_PROCESSES,
     JAX_PROCESS_ID (GPU).
     """
+    from dataclasses import replace
+
     from xcli.app import workload as use
     from xcli.cli.providers import registry
     from xcli.cli.wiring import deps
@@ -157,10 +164,15 @@ def create(common: Common, **flags: Any) -> int:
         request_from,
     )
     from xcli.cli.workload_image import image_flags
+    from xcli.cli.workload_pathways import options_from
     from xcli.cluster_index import provider_for
 
+    pathways = options_from(flags)  # refuses its flags without --pathways, before anything
+    if not flags["command"] and not (pathways and pathways.headless):
+        raise click.UsageError("Missing option '--command'.")
+    flags["command"] = flags["command"] or ""
     flags["provider"] = provider_for(flags["cluster"], flags["provider"], registry().default())
-    kind = use.kind_entry(deps(common), flags["provider"])
+    kind = use.kind_entry(deps(common), flags["provider"], "pathways" if pathways else None)
     caps = registry().capabilities(flags["provider"])
     image = image_flags(flags, builds_in_a_pod=kind.manifests, plain_process=caps.plain_process)
     if flags["image"] is None:
@@ -181,7 +193,7 @@ def create(common: Common, **flags: Any) -> int:
         check_writable_file(flags["output_manifest_file"], "--output-manifest-file")
     refuse_kubernetes_files(flags, kind.manifests)
     facts = facts_for(common, flags["cluster_metadata"], flags.get("storage_record") or ())
-    request = use.CreateRequest(request_from(flags), common, image)
+    request = use.CreateRequest(replace(request_from(flags), pathways=pathways), common, image)
     created = use.create(request, deps(common, facts))
     if created.follow is not None and not common.dry_run and common.output == "text":
         click.echo(created.follow, err=True)

@@ -49,7 +49,7 @@ def _other_command(
     if fate.to[0].startswith("-"):
         return list(fate.to)  # `xpk version`: xcli --version; XPK's shared flags mean nothing
     command: click.Command | None = root
-    for word in fate.to:
+    for word in (w for w in fate.to if not w.startswith("-")):  # then flags it implies
         assert isinstance(command, click.Group)
         command = command.get_command(ctx, word)
     assert command is not None, fate.to

@@ -72,8 +72,10 @@ def resolved(command: click.Command | None, key: str, flag: str) -> Fate:
 def xcli_command(root: click.Group, words: tuple[str, ...]) -> click.Command | None:
     ctx = click.Context(root)
     command: click.Command | None = root
-    for word in words:
-        if not isinstance(command, click.Group) or word.startswith("-"):
+    if words and words[0].startswith("-"):
+        return None  # `xpk version`: an option of the root, not a command
+    for word in (w for w in words if not w.startswith("-")):  # then flags the command implies
+        if not isinstance(command, click.Group):
             return None
         command = command.get_command(ctx, word)
     return command

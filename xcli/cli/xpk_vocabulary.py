@@ -114,12 +114,8 @@ _QUEUE_USAGE = "xcli team list --cluster C shows each team's queue, quota and us
 
 COMMANDS: dict[str, CommandFate] = {
     **{name: same(*name.split()) for name in XPK_FLAGS if "pathways" not in name},
-    "cluster create-pathways": no_command(
-        "`xcli cluster create` makes the TPU cluster; Pathways on it is planned", is_planned=True
-    ),
-    "workload create-pathways": no_command(
-        "`xcli workload create` runs JAX as a JobSet; Pathways is planned", is_planned=True
-    ),
+    "cluster create-pathways": same("cluster", "create", "--pathways"),
+    "workload create-pathways": same("workload", "create", "--pathways"),
     "inspector": same("cluster", "inspect"),
     "info": no_command(_QUEUE_USAGE),
     "version": same("--version"),
@@ -143,7 +139,10 @@ _NO_NAP = refused(
     "xcli creates the node pools a cluster needs; it does not set up auto-provisioning"
 )
 _SLICING_LATER = planned("one workload per slice shape: create the cluster with that --tpu-type")
-_PATHWAYS = planned("run JAX on the TPUs with `xcli workload create`")
+_PATHWAYS = planned("xcli's Pathways workloads take the flags of docs/pathways.md")
+_PATHWAYS_IMAGES = refused(
+    "xcli pins both Pathways images with --pathways-version TAG (docs/pathways.md)"
+)
 _KUEUE_SIZE = ignored("xcli sizes the Kueue and JobSet controllers from the cluster's node count")
 _STATE_BUCKET = mapped("--state-bucket", note="with --terraform DIR: the Terraform state bucket")
 _SAY_YES = mapped("--yes", note="XPK's --force only skips the question, as --yes does")
@@ -225,8 +224,8 @@ FATES: dict[str, Fate] = {
         "xcli sets the Lustre driver up for instances on the current port (988)"
     ),
     "--cluster-state-gcs-bucket": _STATE_BUCKET,
-    "--enable-pathways": _PATHWAYS,
-    "--pathways-gce-machine-type": _PATHWAYS,
+    "--enable-pathways": mapped("--pathways"),
+    "--pathways-gce-machine-type": mapped("--pathways-cpu-machine-type"),
     "--sub-slicing": _SLICING_LATER,
     "--super-slicing": _SLICING_LATER,
     "--num-cubes": _SLICING_LATER,
@@ -273,17 +272,17 @@ FATES: dict[str, Fate] = {
     "--experiment-name": _NO_VERTEX,
     "--ramdisk-directory": _NO_MTC,
     "--mtc-enabled": _NO_MTC,
-    "--use-pathways": _PATHWAYS,
+    "--use-pathways": mapped("--pathways"),
     "--colocated-python-sidecar-image": _PATHWAYS,
-    "--headless": _PATHWAYS,
-    "--proxy-server-image": _PATHWAYS,
-    "--server-image": _PATHWAYS,
-    "--pathways-gcs-location": _PATHWAYS,
+    "--headless": alias(),
+    "--proxy-server-image": _PATHWAYS_IMAGES,
+    "--server-image": _PATHWAYS_IMAGES,
+    "--pathways-gcs-location": alias(),
     "--custom-pathways-server-args": _PATHWAYS,
     "--custom-pathways-proxy-server-args": _PATHWAYS,
     "--custom-pathways-worker-args": _PATHWAYS,
-    "--elastic-slices": _PATHWAYS,
-    "--max-slice-restarts": _PATHWAYS,
+    "--elastic-slices": alias(),
+    "--max-slice-restarts": alias(),
     "--filter-by-job": refused("name the workload, or filter `xcli workload list -o json`"),
     "--wait-for-job-completion": refused("`xcli workload wait W --cluster C [--timeout D]`"),
     "--timeout": refused("with --wait-for-job-completion: `xcli workload wait W --timeout D`"),
@@ -347,7 +346,13 @@ FATES_BY_COMMAND: dict[tuple[str, str], Fate] = {
             "a cluster has no namespace; workloads take --namespace, and "
             "`xcli team create` makes one with its queue"
         )
-        for command in ("cluster create", "cluster adapt", "cluster delete", "cluster describe")
+        for command in (
+            "cluster create",
+            "cluster create-pathways",
+            "cluster adapt",
+            "cluster delete",
+            "cluster describe",
+        )
     },
     **{
         (command, "--dry-run"): refused(
@@ -357,7 +362,7 @@ FATES_BY_COMMAND: dict[tuple[str, str], Fate] = {
     },
     **{
         (command, flag): _CAPACITY_IS_CLUSTERS
-        for command in ("workload create",)
+        for command in ("workload create", "workload create-pathways")
         for flag in ("--on-demand", "--spot", "--reservation", "--flex")
     },
 }

@@ -98,11 +98,14 @@ def cohort_read(
     )
 
 
-def carved(queue: Mapping[str, Any], resource: str) -> dict[str, Any]:
-    """The cluster's ClusterQueue with its `resource` quota replaced by the read's `chips`."""
+def carved(queue: Mapping[str, Any], resource: str, flavor_name: str) -> dict[str, Any]:
+    """The cluster's ClusterQueue with its `resource` quota in the accelerator's flavor replaced
+    by the read's `chips` (other flavors, such as Pathways' CPU one, hold none)."""
     out = copy.deepcopy(dict(queue))
     for group in out["spec"]["resourceGroups"]:
         for flavor in group["flavors"]:
+            if flavor["name"] != flavor_name:
+                continue
             for res in flavor["resources"]:
                 if res["name"] == resource:
                     res["nominalQuota"] = chips_ref()

@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 from xcli import __version__
-from xcli.plan import system_pool
+from xcli.plan import pathways_pool, system_pool
 from xcli.plan.cohort_read import carved, cohort_read
 from xcli.plan.kube_steps import K8sInstall, K8sWait
 from xcli.plan.kueue_config import kueue_config_patch
@@ -132,7 +132,7 @@ def setup_steps(spec: ClusterSpec, cluster: Text, after: tuple[str, ...]) -> lis
     for key, obj in kueue_objects(spec):
         summary = f"Kueue {obj['kind']} {obj['metadata']['name']}"
         if key == "cluster-queue":  # less the chips teams hold (plan/cohort_read.py)
-            carve = carved(obj, acc.resource_name)
+            carve = carved(obj, acc.resource_name, flavor_name(spec))
             summary += " (its chips less those teams hold)"
             queue.append(_apply(f"k8s-{key}", summary, (read.id,), cluster, carve))
             continue
@@ -188,6 +188,9 @@ def metadata_configmap(spec: ClusterSpec) -> dict[str, Any]:
         "cohort": COHORT,
         "reservation": spec.capacity.reservation,
         "max_run_duration_seconds": spec.capacity.max_run_duration,
+        # the heads' pool exists: `workload create --pathways` refuses a cluster without it
+        "pathways_pool": pathways_pool.POOL if pathways_pool.enabled(spec.options) else "",
+        "pathways_flavor": pathways_pool.FLAVOR if pathways_pool.enabled(spec.options) else "",
     }
     data.update({k: str(v) for k, v in optional.items() if v})  # absent, rather than empty
     return {

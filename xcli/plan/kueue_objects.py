@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from xcli.plan import pathways_pool
 from xcli.plan.dra import channel_quota
 from xcli.spec import ClusterSpec
 
@@ -202,6 +203,15 @@ def cluster_queue(spec: ClusterSpec) -> dict[str, Any]:
         {"name": "memory", "nominalQuota": f"{vms * MEMORY_TIB_PER_VM}Ti"},
         *channel_quota(spec.accelerator, vms),  # A4X: the IMEX channel each pod claims
     ]
+    flavors: list[dict[str, Any]] = [{"name": flavor_name(spec), "resources": quota}]
+    if pathways_pool.enabled(spec.options):
+        # Kueue lets a resource be covered by one group only, so the heads' flavor joins the
+        # accelerator's group (with none of its chips); the node-pool label it carries keeps
+        # heads off the TPU flavor and workers off this one
+        covered = [q["name"] for q in quota]
+        flavors.append(
+            {"name": pathways_pool.FLAVOR, "resources": pathways_pool.quota(spec.options, covered)}
+        )
     body: dict[str, Any] = {
         "namespaceSelector": {},
         "queueingStrategy": "BestEffortFIFO",
@@ -211,7 +221,7 @@ def cluster_queue(spec: ClusterSpec) -> dict[str, Any]:
         "resourceGroups": [
             {
                 "coveredResources": [q["name"] for q in quota],
-                "flavors": [{"name": flavor_name(spec), "resources": quota}],
+                "flavors": flavors,
             }
         ],
     }
@@ -284,6 +294,8 @@ def kueue_objects(spec: ClusterSpec) -> list[tuple[str, dict[str, Any]]]:
     """(step key, object) for every Kueue object of the cluster, in apply order."""
     found = [("topology", topology(spec))] if uses_topology(spec) else []
     found.append(("flavor", resource_flavor(spec)))
+    if pathways_pool.enabled(spec.options):
+        found.append(("pathways-flavor", pathways_pool.flavor(meta(pathways_pool.FLAVOR))))
     if queued_provisioning(spec):
         config, check = provisioning_objects(spec)
         found += [("provisioning-config", config), ("admission-check", check)]

@@ -38,7 +38,7 @@ class Capabilities:
 
     cloud: bool = True  # needs a Google Cloud project and zone (local needs neither)
     # The kinds of workload its clusters run (xcli/workload/kinds.py), the first by default:
-    # "jobset" (queued by Kueue), "vm" (the command on every VM).
+    # "jobset" (queued by Kueue), "vm" (the command on every VM), "pathways" (Pathways JobSets).
     workloads: tuple[str, ...] = ("jobset",)
     # How its VMs mount an attached storage (vm workloads): "mount" (Cloud TPU VMs mount the
     # storage types that can be, xcli/plan/storage_types: buckets) or "folder" (the local
@@ -72,7 +72,12 @@ REGISTRY: dict[str, ProviderEntry] = {
         "xcli.providers.gke.standard:standard",
         "a GKE cluster with one TPU node pool per slice (or a GPU pool), JobSet and Kueue "
         "installed (default)",
-        Capabilities(terraform=True, observer=True, kubernetes=True),
+        Capabilities(
+            workloads=("jobset", "pathways"),
+            terraform=True,
+            observer=True,
+            kubernetes=True,
+        ),
     ),
     "queued-resource": ProviderEntry(
         "xcli.providers.queued_resource.provider:QueuedResourceProvider",

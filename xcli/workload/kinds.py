@@ -55,6 +55,16 @@ KINDS: dict[str, KindEntry] = {
         namespaces=True,  # --namespace picks the JobSet's namespace (a team's queue)
         manifests=True,
     ),
+    # a JobSet too (xcli/workload/pathways/): read, waited for and deleted as the jobset kind's
+    "pathways": KindEntry(
+        "xcli.workload.pathways.kind:PathwaysKind.build",
+        states=("queued", "running", "succeeded", "failed"),
+        needs_image=False,  # --headless runs none; a batch workload's check asks for it
+        extra_restart_codes=False,  # workers restart by their backoffLimit (--max-slice-restarts)
+        previews_delete=True,
+        namespaces=True,
+        manifests=True,
+    ),
     # docs/workload.md: starting, running, succeeded, failed, stopped (deleted while
     # running), lost (its driver on this machine is gone)
     "vm": KindEntry(

@@ -18,6 +18,17 @@ from xcli.workload.spec import ClusterMeta, WorkloadSpec, parse_env
 
 
 @dataclass(frozen=True)
+class PathwaysOptions:
+    """`workload create --pathways` (xcli/workload/pathways/): what only Pathways takes."""
+
+    gcs_location: str | None = None
+    version: str | None = None
+    headless: bool = False
+    elastic_slices: int = 0
+    max_slice_restarts: int = 1
+
+
+@dataclass(frozen=True)
 class WorkloadRequest:
     """What `workload create` was asked, as typed (durations and exit codes still as text:
     spec_from_request checks them with the flag names in its messages)."""
@@ -46,6 +57,7 @@ class WorkloadRequest:
     storage: tuple[str, ...] = ()  # --storage NAME[,NAME], as typed
     compilation_cache: str | None = None
     checkpoint_dir: str | None = None
+    pathways: PathwaysOptions | None = None  # --pathways: the workload is a Pathways JobSet
 
     @property
     def accelerator(self) -> str | None:

@@ -76,6 +76,7 @@ class ClusterMeta:
     local_queue: str = DEFAULT_LOCAL_QUEUE
     source: str = "configmap"  # where these facts came from: configmap, file or flags
     kueue_topology: str = ""  # the Kueue Topology its flavor names (workload/scheduling.py)
+    pathways_pool: str = ""  # the Pathways head pool (cluster create --pathways), if any
     # without an image a workload runs as a plain process on each worker (the provider's
     # Capabilities.plain_process: the local provider)
     plain_process: bool = False
@@ -117,6 +118,7 @@ def cluster_meta_from_dict(
         local_queue=str(data.get("local_queue", DEFAULT_LOCAL_QUEUE)),
         source=source,
         kueue_topology=str(data.get("kueue_topology", "")),
+        pathways_pool=str(data.get("pathways_pool", "")),
     )
 
 

@@ -50,4 +50,16 @@ OPTIONS: list[Callable[[Any], Any]] = [
         "built with gke-disk-image-builder) on every accelerator node; turns on image "
         "streaming (gke; repeatable).",
     ),
+    click.option(
+        "--pathways",
+        is_flag=True,
+        help="Add what Pathways workloads need: the CPU node pool cpu-np (1-20 nodes) for "
+        "their heads and its Kueue flavor (gke, TPU only; see docs/pathways.md).",
+    ),
+    click.option(
+        "--pathways-cpu-machine-type",
+        metavar="TYPE",
+        help="Machine type of the Pathways head pool; it must have at least 49 vCPUs and "
+        "238592 MB (gke; default n2-standard-64, as XPK).",
+    ),
 ]

@@ -31,6 +31,7 @@ from xcli.plan.incluster import CONTROLLERS, JOBSET_VERSION, KUEUE_VERSION, setu
 from xcli.plan.model import Plan, Step
 from xcli.plan.steps import Text
 from xcli.plan.versions import BREAKING_BELOW, upgrade_kind
+from xcli.providers.gke import pathways
 from xcli.providers.gke.provider import pool_capacity, pool_nodes
 from xcli.spec import Capacity, ClusterSpec
 
@@ -45,6 +46,7 @@ class Detected:
     nodes: int  # GPU nodes (TPU: 1)
     capacity: Capacity
     pools: tuple[str, ...]
+    all_pools: tuple[str, ...] = ()  # every pool of the cluster (is Pathways' cpu-np there?)
 
 
 def _tpu_shape(pool: Any) -> Accelerator | None:
@@ -100,9 +102,11 @@ def detect(cluster: Any) -> Detected:
     ((name, pools),) = shapes.items()
     acc = lookup(name)
     capacity = _capacity(pools[0])
+    every = _names(list(cluster.node_pools))
     if acc.kind == "gpu":
-        return Detected(acc, 1, sum(pool_nodes(p) for p in pools), capacity, _names(pools))
-    return Detected(acc, len(pools), 1, capacity, _names(pools))
+        nodes = sum(pool_nodes(p) for p in pools)
+        return Detected(acc, 1, nodes, capacity, _names(pools), every)
+    return Detected(acc, len(pools), 1, capacity, _names(pools), every)
 
 
 def _names(pools: list[Any]) -> tuple[str, ...]:
@@ -117,7 +121,14 @@ def _capacity(pool: Any) -> Capacity:
     return Capacity(kind)  # type: ignore[arg-type]
 
 
-def spec_for(detected: Detected, name: str, project: str, zone: str) -> ClusterSpec:
+def spec_for(
+    detected: Detected,
+    name: str,
+    project: str,
+    zone: str,
+    options: Mapping[str, object] | None = None,
+) -> ClusterSpec:
+    """`options`: --pathways and --pathways-cpu-machine-type, the only pool adapt may add."""
     return ClusterSpec(
         name=name,
         project=project,
@@ -127,6 +138,7 @@ def spec_for(detected: Detected, name: str, project: str, zone: str) -> ClusterS
         capacity=detected.capacity,
         num_slices=detected.slices,
         num_nodes=detected.nodes,
+        options=dict(options or {}),
     )
 
 
@@ -143,7 +155,14 @@ class AdaptRead(Step):
     ask_first: Mapping[str, str]
 
 
-def plan_adapt(spec: ClusterSpec, cluster: Text, pools: tuple[str, ...] = ()) -> Plan:
+def plan_adapt(
+    spec: ClusterSpec,
+    cluster: Text,
+    pools: tuple[str, ...] = (),
+    all_pools: tuple[str, ...] = (),
+) -> Plan:
+    """`all_pools`: every pool the live read found (Pathways' cpu-np is made when missing)."""
+    pathways.check(spec)
     read = AdaptRead(
         id=READ,
         summary="read the JobSet and Kueue already installed (their controllers' image tags)",
@@ -157,11 +176,18 @@ def plan_adapt(spec: ClusterSpec, cluster: Text, pools: tuple[str, ...] = ()) ->
     count = spec.num_slices if spec.accelerator.kind == "tpu" else spec.num_nodes
     shape = f"{spec.accelerator.name} x{count}"
     found = f" (node pools {', '.join(pools)})" if pools else ""
+    heads = pathways.read_steps(spec)
+    heads += pathways.pool_steps(spec, tuple(s.id for s in heads), dict.fromkeys(all_pools))
+    touched = (
+        "node pools are not touched except the Pathways head pool (cpu-np), added if missing"
+        if heads
+        else "node pools are not touched: only the in-cluster setup is installed"
+    )
     return Plan(
         title=f"adapt GKE cluster {spec.name} for xcli: {shape}, {spec.capacity.kind}{found}",
-        steps=(read, *setup_steps(spec, cluster, (READ,))),
+        steps=(*heads, read, *setup_steps(spec, cluster, (READ,))),
         notes=(
-            "node pools are not touched: only the in-cluster setup is installed",
+            touched,
             *(
                 ()
                 if pools

@@ -33,6 +33,7 @@ from xcli.providers.gke import (
     gpu_objects,
     image_levers,
     nat,
+    pathways,
     private,
 )
 from xcli.spec import ClusterSpec
@@ -292,6 +293,7 @@ def plan_create(
     gke.check_gke_spec(spec)
     settings = private.settings(spec)
     image_levers.check(spec)
+    pathways.check(spec)
     notes: list[str] = image_levers.notes(spec) + dra_driver.notes(spec)
     notes += accel_network.notes(spec)
     sized = gke.system_pool_note(spec)
@@ -312,9 +314,10 @@ def plan_create(
     steps = _policy_steps(spec, observed) + net + nat.nat_steps(spec, settings) + cluster
     after = tuple(s.id for s in steps)
     steps += _pool_steps(spec, observed, after, notes)
+    steps += pathways.pool_steps(spec, tuple(s.id for s in cluster), observed.pools)
     # the reservation pre-flight reads come first; nothing is created before they pass
     created = tuple(int(s.id[5:]) for s in steps if s.id.startswith("pool-") and _creates(s))
-    pre = reservation.check_step(spec, created)
+    pre = reservation.check_step(spec, created) + pathways.read_steps(spec)
     steps = pre + [replace(s, after=(*(p.id for p in pre), *s.after)) for s in steps]
     if setup is not None:
         cluster_ids = tuple(s.id for s in steps if s.id == "cluster")

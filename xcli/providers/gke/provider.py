@@ -30,7 +30,7 @@ from xcli.plan.contract import Handler, StepContext
 from xcli.plan.model import Plan
 from xcli.plan.steps import ApiCall
 from xcli.providers import reservation
-from xcli.providers.gke import nat
+from xcli.providers.gke import nat, pathways
 from xcli.providers.gke.access import KubeConnector
 from xcli.providers.gke.endpoint import network_facts
 from xcli.providers.gke.gpu_network_live import find_owned, may_own_networks
@@ -167,8 +167,12 @@ class GkeProvider:
         def check(step: reservation.ReservationCheck, ctx: StepContext) -> Mapping[str, Any]:
             return reservation.run_check(self.compute, step, ctx)
 
+        def pathways_check(step: pathways.MachineCheck, ctx: StepContext) -> Mapping[str, Any]:
+            return pathways.run_check(self.compute, step, ctx)
+
         return {
             "api_call": api_call,
+            pathways.MachineCheck.kind: pathways_check,
             "wait": self.container.wait,
             nat.EnsureNat.kind: ensure_nat,
             reservation.ReservationCheck.kind: check,

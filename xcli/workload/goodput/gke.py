@@ -23,6 +23,8 @@ from typing import Any
 from xcli.workload.goodput.gke_attempts import attempt_segments, ts
 from xcli.workload.goodput.model import Cause, Mark, Segment, Timeline, parse_marks
 
+PATHWAYS_HEAD = "pathways-head"  # the head's replicated job (xcli/workload/pathways/jobset.py)
+
 __all__ = ["gke_timeline", "log_marks", "ts", "worker0_pods"]
 
 Obj = Mapping[str, Any]
@@ -137,10 +139,17 @@ def gke_timeline(
 
 
 def worker0_pods(pods: Sequence[Obj]) -> list[Obj]:
-    """Worker 0's pod of every attempt, oldest attempt first."""
+    """Worker 0's pod of every attempt, oldest attempt first; for a Pathways workload its head,
+    where the program that prints the progress lines runs."""
     from xcli.workload.goodput.gke_attempts import attempt_of, worker_label
 
-    return sorted((p for p in pods if worker_label(p) == "s0/w0"), key=attempt_of)
+    rjob = "jobset.sigs.k8s.io/replicatedjob-name"
+    heads = [
+        p
+        for p in pods
+        if ((p.get("metadata") or {}).get("labels") or {}).get(rjob) == PATHWAYS_HEAD
+    ]
+    return sorted(heads or [p for p in pods if worker_label(p) == "s0/w0"], key=attempt_of)
 
 
 def _iso(at: float) -> str:

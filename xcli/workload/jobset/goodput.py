@@ -17,7 +17,7 @@ from xcli.plan.cluster import ClusterRef
 from xcli.workload.goodput.compute import compute
 from xcli.workload.goodput.gke import gke_timeline, ts, worker0_pods
 from xcli.workload.jobset.live import NAMESPACE, Live, get_jobset, kueue_workloads, pods_of
-from xcli.workload.jobset.manifest import CONTAINER
+from xcli.workload.jobset.logs import container_of
 from xcli.workload.jobset.view import kueue_workload_for, workload_row
 
 Obj = Mapping[str, Any]
@@ -68,7 +68,8 @@ def goodput_report(
     for lead in worker0_pods(pods):  # every attempt's worker 0 that is still there
         pod = lead["metadata"]["name"]
         with suppress(CloudError):  # not started yet, or gone: no marks from it
-            lines += api.logs(pod, namespace, container=CONTAINER, timestamps=True)
+            container = container_of(lead)  # main; a headless Pathways head: its proxy
+            lines += api.logs(pod, namespace, container=container, timestamps=True)
     now = live.now()
     row = workload_row(js, now)
     timeline = gke_timeline(

@@ -28,7 +28,6 @@ if TYPE_CHECKING:
     from xcli.workload.backends import KindGateways
     from xcli.workload.jobset.live import Live
     from xcli.workload.request import WorkloadRequest
-    from xcli.workload.spec import WorkloadSpec
 
 WORKERS_HEADERS = ("WORKER", "POD", "PHASE", "NODE", "EXIT", "REASON")
 
@@ -239,7 +238,7 @@ class JobSetKind:
         return Deletion(notes, question, plan, lambda: handlers(self.live, ref))
 
 
-def _links(ctx: Context, spec: WorkloadSpec) -> dict[str, str]:
+def _links(ctx: Context, spec: Any) -> dict[str, str]:
     """The Cloud Console pages of the workload and of its first pod's logs (XPK prints both)."""
     from xcli.plan.console import workload_links
     from xcli.workload.spec import GPU_REPLICATED_JOB, TPU_REPLICATED_JOB

@@ -21,6 +21,8 @@ from xcli.workload.jobset.live import NAMESPACE, Live, get_jobset, pods_of
 from xcli.workload.jobset.manifest import CONTAINER
 from xcli.workload.jobset.report import RESTART_ATTEMPT, current_pods
 from xcli.workload.jobset.view import (
+    HEAD,
+    HEAD_JOB,
     WorkerStatus,
     jobset_state,
     log_prefix,
@@ -31,6 +33,7 @@ from xcli.workload.jobset.view import (
 from xcli.workload.protocol import LogLine
 
 Obj = Mapping[str, Any]
+Target = tuple[WorkerStatus, str, str]  # the worker, its line prefix, the container read
 
 # The API server's answer while a container has not started yet (a 400): wait, under --follow.
 NOT_STARTED = ("is waiting to start", "ContainerCreating", "PodInitializing")
@@ -41,10 +44,18 @@ POLL_SECONDS = 3.0
 POD_POLLS = 20
 
 
-def check_selector(value: str, flag: str) -> str:
-    if value != "all" and not value.isdigit():
+def check_selector(value: str, flag: str, also: tuple[str, ...] = ()) -> str:
+    """`also`: other words the flag takes here (`--slice head` of a Pathways workload)."""
+    if value != "all" and value not in also and not value.isdigit():
         raise UserError(f"{flag} {value!r} is not a number or 'all'", hint=f"e.g. {flag} 0")
-    return value if value == "all" else str(int(value))
+    return value if value == "all" or value in also else str(int(value))
+
+
+def container_of(pod: Obj) -> str:
+    """The container whose log is the pod's: `main` (every xcli worker, a Pathways head with a
+    program), else the pod's first (a Pathways server, or a headless head's proxy)."""
+    names = [c.get("name", "") for c in (pod.get("spec") or {}).get("containers") or []]
+    return CONTAINER if CONTAINER in names or not names else names[0]
 
 
 def stream_logs(
@@ -58,7 +69,8 @@ def stream_logs(
     since: int | None = None,
     namespace: str = NAMESPACE,
 ) -> Iterator[LogLine]:
-    worker, slice_ = check_selector(worker, "--worker"), check_selector(slice_, "--slice")
+    worker = check_selector(worker, "--worker")
+    slice_ = check_selector(slice_, "--slice", (HEAD,))
     api = live.api(ref)
     js = get_jobset(live, ref, name, namespace)
     slices = workload_row(js, live.now()).slices
@@ -75,16 +87,15 @@ def stream_logs(
     yield from _blocks(api, _targets(name, pods, worker, slice_, slices), since, namespace)
 
 
-def _targets(
-    name: str, pods: Sequence[Obj], worker: str, slice_: str, slices: int
-) -> list[tuple[WorkerStatus, str]]:
+def _targets(name: str, pods: Sequence[Obj], worker: str, slice_: str, slices: int) -> list[Target]:
     chosen = select_workers(worker_statuses(pods), worker, slice_)
     if not chosen:
         have = ", ".join(w.worker for w in worker_statuses(pods))
         raise UserError(
             f"no worker {worker} in slice {slice_} of workload {name}", hint=f"workers: {have}"
         )
-    return [(w, log_prefix(w, slices)) for w in chosen]
+    containers = {(p.get("metadata") or {}).get("name", ""): container_of(p) for p in pods}
+    return [(w, log_prefix(w, slices), containers.get(w.pod, CONTAINER)) for w in chosen]
 
 
 def _attempt(js: Obj) -> int:
@@ -97,14 +108,19 @@ def _complete(js: Obj, pods: Sequence[Obj], worker: str, slice_: str) -> bool:
     jobs = (js.get("spec") or {}).get("replicatedJobs") or []
     if not jobs:
         return bool(pods)
-    job = jobs[0]["template"]["spec"]
-    per_slice = min(int(job.get("parallelism", 1)), int(job.get("completions", 1)))
-    wanted = {
-        f"s{s}/w{i}"
-        for s in range(int(jobs[0].get("replicas", 1)))
-        for i in range(per_slice)
-        if slice_ in ("all", str(s)) and worker in ("all", str(i))
-    }
+    wanted: set[str] = set()
+    for rjob in jobs:
+        if rjob.get("name") == HEAD_JOB:  # a Pathways head: one pod
+            wanted |= {HEAD} if slice_ in ("all", HEAD) and worker == "all" else set()
+            continue
+        job = rjob["template"]["spec"]
+        per_slice = min(int(job.get("parallelism", 1)), int(job.get("completions", 1)))
+        wanted |= {
+            f"s{s}/w{i}"
+            for s in range(int(rjob.get("replicas", 1)))
+            for i in range(per_slice)
+            if slice_ in ("all", str(s)) and worker in ("all", str(i))
+        }
     return wanted <= {w.worker for w in worker_statuses(pods)}
 
 
@@ -147,14 +163,14 @@ def _follow_attempts(
 
 def _blocks(
     api: KubeApi,
-    targets: Sequence[tuple[WorkerStatus, str]],
+    targets: Sequence[Target],
     since: int | None,
     namespace: str = NAMESPACE,
 ) -> Iterator[LogLine]:
-    def fetch(target: tuple[WorkerStatus, str]) -> list[LogLine]:
-        worker, prefix = target
+    def fetch(target: Target) -> list[LogLine]:
+        worker, prefix, container = target
         try:
-            lines = api.logs(worker.pod, namespace, container=CONTAINER, since_seconds=since)
+            lines = api.logs(worker.pod, namespace, container=container, since_seconds=since)
             return [LogLine(prefix, line) for line in lines]
         except CloudError as exc:
             return [LogLine(prefix, f"no logs ({worker.phase}): {exc.message}", note=True)]
@@ -170,21 +186,21 @@ _DONE = object()
 def _follow(
     api: KubeApi,
     live: Live,
-    targets: Sequence[tuple[WorkerStatus, str]],
+    targets: Sequence[Target],
     since: int | None,
     namespace: str = NAMESPACE,
 ) -> Iterator[LogLine]:
     lines: queue.Queue[Any] = queue.Queue(maxsize=10_000)
     stop = threading.Event()
 
-    def pump(worker: WorkerStatus, prefix: str) -> None:
+    def pump(worker: WorkerStatus, prefix: str, container: str) -> None:
         try:
             while not stop.is_set():
                 try:
                     for text in api.logs(
                         worker.pod,
                         namespace,
-                        container=CONTAINER,
+                        container=container,
                         follow=True,
                         since_seconds=since,
                     ):

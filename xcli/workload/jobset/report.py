@@ -192,7 +192,8 @@ def slice_phases(workers: Iterable[Any]) -> dict[str, dict[str, int]]:
     """Per slice, how many workers are in each phase: {"0": {"Running": 64}, ...}."""
     found: dict[str, dict[str, int]] = {}
     for worker in workers:
-        phases = found.setdefault(worker.worker.split("/")[0][1:], {})
+        first = worker.worker.split("/")[0]  # s<N>, or a Pathways head
+        phases = found.setdefault(first[1:] if "/" in worker.worker else first, {})
         phases[worker.phase] = phases.get(worker.phase, 0) + 1
     return found
 

@@ -15,6 +15,11 @@ from datetime import datetime
 from typing import Any
 
 JOB_INDEX = "jobset.sigs.k8s.io/job-index"
+RJOB_LABEL = "jobset.sigs.k8s.io/replicatedjob-name"
+# A Pathways JobSet's head (xcli/workload/pathways/jobset.py HEAD): one pod, named "head" in
+# status and logs (`workload logs NAME --slice head`), apart from the slices' workers.
+HEAD = "head"
+HEAD_JOB = "pathways-head"
 COMPLETION_INDEX = "batch.kubernetes.io/job-completion-index"
 JOBSET_NAME = "jobset.sigs.k8s.io/jobset-name"
 STATES = ("queued", "running", "succeeded", "failed")
@@ -130,6 +135,8 @@ def worker_statuses(pods: Iterable[Obj]) -> list[WorkerStatus]:
         meta, status = pod.get("metadata", {}), pod.get("status", {})
         labels = {**(meta.get("annotations") or {}), **(meta.get("labels") or {})}
         worker = f"s{labels.get(JOB_INDEX, '0')}/w{labels.get(COMPLETION_INDEX, '0')}"
+        if labels.get(RJOB_LABEL) == HEAD_JOB:
+            worker = HEAD
         code, reason, finished = None, status.get("reason", ""), None
         for cs in status.get("containerStatuses", []) or []:
             term = (cs.get("state") or {}).get("terminated")
@@ -147,7 +154,12 @@ def worker_statuses(pods: Iterable[Obj]) -> list[WorkerStatus]:
                 finished_at=finished,
             )
         )
-    return sorted(out, key=lambda w: tuple(int(p[1:]) for p in w.worker.split("/")))
+    return sorted(out, key=_order)
+
+
+def _order(w: WorkerStatus) -> tuple[int, ...]:
+    """The head first, then slice by slice, worker by worker."""
+    return (-1,) if w.worker == HEAD else tuple(int(p[1:]) for p in w.worker.split("/"))
 
 
 def first_failure(workers: Sequence[WorkerStatus]) -> WorkerStatus | None:
@@ -251,6 +263,10 @@ def select_workers(
     """`workload logs --worker all|N --slice all|N`, the same selection words as `xcli ssh`."""
     out = []
     for w in workers:
+        if w.worker == HEAD:  # --slice head (or every pod)
+            if slice_ in ("all", HEAD) and worker == "all":
+                out.append(w)
+            continue
         s, i = (part[1:] for part in w.worker.split("/"))
         if slice_ in ("all", s) and worker in ("all", i):
             out.append(w)
@@ -259,4 +275,6 @@ def select_workers(
 
 def log_prefix(worker: WorkerStatus, slices: int) -> str:
     """Line prefix as `xcli ssh` prints it: [w3] for one slice, [s1/w3] for several."""
+    if worker.worker == HEAD:
+        return f"[{HEAD}]"
     return f"[{worker.worker}]" if slices > 1 else f"[{worker.worker.split('/')[1]}]"

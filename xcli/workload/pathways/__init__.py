@@ -1,0 +1,1 @@
+"""Pathways: single-controller JAX on many TPU slices (issue 25)."""
