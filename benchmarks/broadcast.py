@@ -12,7 +12,7 @@ port per worker (the helper the tests use). Every contender runs once per repeti
 interleaved so machine load hits all alike; then exactly the sshd started is stopped.
 
 Contenders (each in its own process):
-  xcli-default        what `xcli ssh` runs by default (--engine auto: gateways/ssh_choice.py
+  xcli-default        what `xcli ssh` runs by default (--engine auto: gateways/ssh/choice.py
                       reads `ssh -G` and picks an engine; that choice is timed too), first run
   xcli-openssh        the openssh engine, first run (no reusable connection yet)
   xcli-openssh-reuse  the same command again over the ControlMaster connections of the run
@@ -106,7 +106,7 @@ def _xcli_step(info: dict[str, Any], engine: str) -> Any:
         for i, (h, p) in enumerate(zip(info["hosts"], info["ports"], strict=True))
     ]
     if engine == "auto":  # as cli/ssh_run.py does for --engine auto
-        from xcli.gateways.ssh_choice import choose
+        from xcli.gateways.ssh.choice import choose
 
         choice = choose(targets, settings)
         engine = choice.engine
@@ -122,9 +122,9 @@ def _xcli_step(info: dict[str, Any], engine: str) -> Any:
 def _xcli(info: dict[str, Any], engine: str, reuse: bool) -> tuple[float, float, int, str]:
     import asyncio
 
-    from xcli.gateways.broadcast import make_engine
-    from xcli.gateways.output import OutputSink
-    from xcli.gateways.ssh_pool import run_pool
+    from xcli.gateways.ssh.broadcast import make_engine
+    from xcli.gateways.ssh.output import OutputSink
+    from xcli.gateways.ssh.pool import run_pool
 
     t0, c0 = time.perf_counter(), _cpu()
     step = _xcli_step(info, engine)  # for auto: the engine choice, timed with the run
@@ -133,7 +133,7 @@ def _xcli(info: dict[str, Any], engine: str, reuse: bool) -> tuple[float, float,
     async def main() -> tuple[float, float, int, str]:
         eng = make_engine(step.engine)
         if reuse and step.engine == "asyncssh":
-            from xcli.gateways.ssh_asyncssh import AsyncSshEngine
+            from xcli.gateways.ssh.asyncssh_engine import AsyncSshEngine
 
             eng = AsyncSshEngine()  # keeps its connections (make_engine's, for one run, does not)
             await run_pool(step, eng, OutputSink(io.BytesIO(), None, None))

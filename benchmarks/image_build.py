@@ -47,8 +47,8 @@ sys.path.insert(0, str(REPO))
 
 from tests.support.registry import push_base, start_registry  # noqa: E402
 from xcli.execute.live import LiveExecutor  # noqa: E402
-from xcli.gateways.image_push import ImageHandlers  # noqa: E402
-from xcli.gateways.registry import Registry  # noqa: E402
+from xcli.gateways.registry.client import Registry  # noqa: E402
+from xcli.gateways.registry.push import ImageHandlers  # noqa: E402
 from xcli.image import build, oci  # noqa: E402
 from xcli.image.layers import Layer, Store  # noqa: E402
 from xcli.image.reference import ImageRef  # noqa: E402

@@ -33,8 +33,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from tests.support.fake_gke import FakeGke
 from xcli.catalog import lookup
 from xcli.execute.live import LiveExecutor
-from xcli.gateways.compute import ComputeGateway
-from xcli.gateways.container import ContainerGateway
+from xcli.gateways.google.compute import ComputeGateway
+from xcli.gateways.google.container import ContainerGateway
 from xcli.plan.cluster import ClusterRef
 from xcli.plan.gke import DEFAULT_POOL_PARALLELISM
 from xcli.providers.gke.provider import GkeProvider

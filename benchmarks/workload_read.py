@@ -47,7 +47,7 @@ from xcli.catalog import lookup
 from xcli.cli.deps import Dependencies
 from xcli.cli.errors import run_guarded
 from xcli.cli.main import cli
-from xcli.gateways.kube import KubeApi
+from xcli.gateways.kube.api import KubeApi
 from xcli.plan import incluster
 from xcli.plan.cluster import ClusterRef
 from xcli.spec import Capacity, ClusterSpec

@@ -165,7 +165,7 @@ def test_stale_temporary_file_never_widens_a_key(umask: int) -> None:
 
 
 def test_gateway_key_pair_is_owner_only(umask: int) -> None:
-    from xcli.gateways.keys import generate_key_pair
+    from xcli.gateways.ssh.keys import generate_key_pair
 
     path = paths.state_dir() / "local" / "demo" / "client_key"
     private_dir(path.parent)

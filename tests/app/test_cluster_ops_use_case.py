@@ -78,7 +78,8 @@ def test_live_adapt_detects_the_pools_and_applies_the_dry_run_setup(world: World
     # one read of the cluster, by the real client, as the container.v1 API defines it
     assert [(m, p.split("?")[0]) for m, p, _ in world.gke.requests] == [("GET", f"/v1/{KEY}")]
     for method, path, body in world.gke.requests:
-        # the REST transport's own `$alt` system parameter aside (tests/gateways/test_gke_live.py)
+        # the REST transport's own `$alt` system parameter aside
+        # (tests/gateways/google/test_gke_live.py)
         url = "https://container.googleapis.com" + path.split("?")[0]
         check_request("container.projects.locations.clusters.get", method, url, body)
     assert not [r for r in world.gke.requests if r[0] != "GET"]  # node pools untouched

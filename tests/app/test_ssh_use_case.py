@@ -20,7 +20,7 @@ from xcli.execute.dry import DryRunExecutor
 from xcli.execute.live import LiveExecutor
 from xcli.execute.result import RunResult
 from xcli.gateways.backoff import Timing
-from xcli.gateways.output import OutputSink
+from xcli.gateways.ssh.output import OutputSink
 from xcli.plan.cluster import ClusterRef, SshAccess, Worker
 from xcli.plan.fanout import Broadcast
 from xcli.plan.fanout_result import FanoutResult, WorkerOutcome
@@ -179,7 +179,7 @@ def test_a_shell_is_a_one_step_plan_that_replaces_the_process(tmp_path: Path) ->
 
 
 def test_a_jump_host_in_the_ssh_config_caps_handshakes(tmp_path: Path) -> None:
-    from xcli.gateways.ssh_choice import EngineChoice
+    from xcli.gateways.ssh.choice import EngineChoice
 
     why = "engine openssh: your OpenSSH configuration for 127.0.0.1 sets proxyjump bastion"
     live = World(choice=EngineChoice("openssh", why, through="jump host bastion"))

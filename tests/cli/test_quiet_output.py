@@ -9,7 +9,7 @@ import pytest
 
 from xcli.cli.progress import PROGRESS_EVERY, LineReporter
 from xcli.cli.wiring import _first_time
-from xcli.gateways.output import OutputSink
+from xcli.gateways.ssh.output import OutputSink
 from xcli.plan.contract import StepResult
 from xcli.plan.model import Step
 

@@ -14,7 +14,7 @@ import pytest
 
 from tests.app.test_team_use_case import quota
 from tests.cli.test_team import CREATE, OWN_QUEUE, TEAM_QUEUE
-from tests.gateways.test_kube_handlers import Clock, seed
+from tests.gateways.kube.test_kube_handlers import Clock, seed
 from tests.plan.test_incluster import CASES as CLUSTERS
 from tests.plan.test_incluster import spec
 from tests.support.crd import validate
@@ -22,8 +22,8 @@ from tests.support.tf_after_apply import release
 from tests.support.workload_cluster import WHERE, Cluster, cluster
 from xcli.execute.live import LiveExecutor
 from xcli.execute.result import RunResult
-from xcli.gateways.kube import KubeApi
-from xcli.gateways.kube_handlers import KubeHandlers
+from xcli.gateways.kube.api import KubeApi
+from xcli.gateways.kube.handlers import KubeHandlers
 from xcli.plan import incluster
 from xcli.plan.model import Plan, resolve
 from xcli.plan.render import plan_text

@@ -71,7 +71,7 @@ def test_copy_into_a_new_home_folder_is_the_same_on_both_engines(
 def test_delete_leaves_no_reusable_connection_behind(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from xcli.gateways.ssh_openssh import control_dir
+    from xcli.gateways.ssh.openssh_engine import control_dir
 
     needs_openssh()
     home = tmp_path_factory.mktemp("ssh-local-delete")

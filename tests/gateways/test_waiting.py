@@ -28,8 +28,8 @@ from xcli.gateways.backoff import (
     poll,
     retry_call,
 )
-from xcli.gateways.container import ContainerGateway
-from xcli.gateways.tpu import TpuGateway
+from xcli.gateways.google.container import ContainerGateway
+from xcli.gateways.tpu.api import TpuGateway
 from xcli.plan.contract import NullReporter, StepContext
 from xcli.plan.model import Plan, Step
 from xcli.plan.steps import LocalAction
@@ -255,7 +255,7 @@ def test_every_wait_sleeps_through_the_one_sleep() -> None:
     """The defaults of every waiting component are backoff.event_sleep (grep-able rule)."""
     import inspect
 
-    from xcli.gateways.kube_handlers import KubeHandlers
+    from xcli.gateways.kube.handlers import KubeHandlers
     from xcli.providers import terraform_live
     from xcli.workload.jobset import live as workload_live
 
@@ -263,7 +263,7 @@ def test_every_wait_sleeps_through_the_one_sleep() -> None:
     assert inspect.signature(KubeHandlers).parameters["sleep"].default is backoff.event_sleep
     assert terraform_live.Connections().sleep is backoff.event_sleep
     assert terraform_live.Connections().tpu_sleep is backoff.event_sleep
-    assert workload_live.Live().sleep is backoff.event_sleep
+    assert workload_live.Live(connect=lambda ref: None).sleep is backoff.event_sleep  # type: ignore[arg-type,return-value]
     assert Timing().sleep is backoff.event_sleep
 
 
@@ -271,8 +271,8 @@ def test_every_wait_sleeps_through_the_one_sleep() -> None:
 
 
 def _kube(fake: Any) -> Any:
-    from xcli.gateways.kube import KubeApi
-    from xcli.gateways.kube_handlers import KubeHandlers
+    from xcli.gateways.kube.api import KubeApi
+    from xcli.gateways.kube.handlers import KubeHandlers
 
     def ctrl_c(seconds: float, cancelled: threading.Event) -> None:
         cancelled.set()  # what LiveExecutor does when Ctrl-C reaches the main thread
@@ -290,7 +290,7 @@ def _run_kube(kube: Any, step: Any) -> Interrupted:
 
 
 def test_kubernetes_waits_are_interrupted() -> None:
-    from tests.gateways.test_kube_handlers import (
+    from tests.gateways.kube.test_kube_handlers import (
         PROBE_PATH,
         apply_step,
         delete_step,
@@ -358,7 +358,7 @@ def test_token_refresh_through_a_dead_proxy_is_one_cloud_error(
     import google.auth.transport.requests
     from google.oauth2 import credentials as user_credentials
 
-    from xcli.gateways import reach
+    from xcli.gateways.ssh import reach
 
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -409,7 +409,7 @@ def test_an_api_core_retry_error_is_reported_as_its_last_attempt() -> None:
     """Not raised any more (retry=None everywhere), but mapped in case a call retries."""
     from google.api_core import exceptions
 
-    from xcli.gateways import gke_errors
+    from xcli.gateways.google import gke_errors
 
     last = exceptions.ServiceUnavailable("try later")
     wrapped = exceptions.RetryError("Timeout of 20.0s exceeded", last)

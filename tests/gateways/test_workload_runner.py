@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.gateways.test_broadcast import ENGINES, settings, targets
+from tests.gateways.ssh.test_broadcast import ENGINES, settings, targets
 from tests.support.sshd import Sshd
 from xcli.execute.live import LiveExecutor
-from xcli.gateways.output import OutputSink
+from xcli.gateways.ssh.output import OutputSink
 from xcli.gateways.workload_runner import BroadcastRunner
 from xcli.plan.model import Plan
 from xcli.plan.steps import WorkerCommand

@@ -25,8 +25,8 @@ from tests.support.registry import (
 from xcli.errors import XcliError
 from xcli.execute.live import LiveExecutor
 from xcli.execute.result import RunResult
-from xcli.gateways.image_push import ImageHandlers
-from xcli.gateways.registry import Credentials, anonymous
+from xcli.gateways.registry.client import Credentials, anonymous
+from xcli.gateways.registry.push import ImageHandlers
 from xcli.image import build
 from xcli.image.layers import Store
 from xcli.plan.model import Plan
@@ -199,7 +199,7 @@ def test_upload_resumes_after_a_dropped_connection(
         folder = tmp_path / "big"
         folder.mkdir()
         (folder / "weights.bin").write_bytes(os.urandom(3_000_000))
-        from xcli.gateways import registry as gateway
+        from xcli.gateways.registry import client as gateway
 
         chunk, gateway.CHUNK = gateway.CHUNK, 1_000_000  # a 3 MB layer in three chunks
         try:

@@ -12,7 +12,7 @@ from xcli.cli.deps import Dependencies
 from xcli.cli.errors import run_guarded
 from xcli.cli.main import cli
 from xcli.errors import UserError
-from xcli.gateways.kube import KubeApi
+from xcli.gateways.kube.api import KubeApi
 from xcli.plan.cluster import ClusterRef, ClusterSummary
 from xcli.providers import DEFAULT, REGISTRY, Capabilities, Registry
 

@@ -274,7 +274,7 @@ def test_a_queued_resource_runs_the_same_pre_flight_through_its_handlers() -> No
 
     from tests.support.fake_gke import as_json
     from tests.support.gke_live import HOSTS, Recorder
-    from xcli.gateways.compute import ComputeGateway
+    from xcli.gateways.google.compute import ComputeGateway
     from xcli.plan.contract import StepContext
     from xcli.providers.queued_resource.provider import QueuedResourceProvider
 
@@ -323,8 +323,8 @@ def qr_check(listing: dict[str, Any], reservation: str = "tpu-r") -> tuple[Any, 
     from google.auth.transport.requests import AuthorizedSession
 
     from tests.support.gke_live import Recorder
-    from xcli.gateways.compute import ComputeGateway
-    from xcli.gateways.tpu import TpuGateway
+    from xcli.gateways.google.compute import ComputeGateway
+    from xcli.gateways.tpu.api import TpuGateway
     from xcli.plan.contract import StepContext
     from xcli.providers.queued_resource.provider import QueuedResourceProvider
 

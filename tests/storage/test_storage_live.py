@@ -20,8 +20,8 @@ from xcli.cli.deps import Dependencies
 from xcli.cli.errors import run_guarded
 from xcli.cli.main import cli
 from xcli.gateways.backoff import Timing
-from xcli.gateways.container import ContainerGateway
-from xcli.gateways.google_rest import RestGateway
+from xcli.gateways.google.container import ContainerGateway
+from xcli.gateways.google.rest import RestGateway
 from xcli.plan.storage import local_file
 from xcli.storage.service import StorageGateways
 

@@ -16,9 +16,9 @@ from tests.storage.test_storage_live import WHERE, Env
 from tests.support.core import validate_core
 from tests.support.fakekube import FakeKube
 from xcli.gateways.backoff import Timing
-from xcli.gateways.compute import ComputeGateway
-from xcli.gateways.container import ContainerGateway
-from xcli.gateways.google_rest import RestGateway
+from xcli.gateways.google.compute import ComputeGateway
+from xcli.gateways.google.container import ContainerGateway
+from xcli.gateways.google.rest import RestGateway
 from xcli.storage.service import StorageGateways
 
 INSTANCE = "projects/my-proj/locations/us-east5-b/instances/scratch"

@@ -11,14 +11,14 @@ from typing import Any
 
 import pytest
 
-from tests.gateways.test_kube_handlers import FIXTURE, Clock, seed
+from tests.gateways.kube.test_kube_handlers import FIXTURE, Clock, seed
 from tests.providers.gke.test_adapt import cluster_json
 from tests.support.crd import validate
 from tests.support.fake_gke import FakeGke
 from tests.support.fakekube import FakeKube
 from tests.support.gke_live import live
-from xcli.gateways.kube import KubeApi
-from xcli.gateways.kube_handlers import KubeHandlers
+from xcli.gateways.kube.api import KubeApi
+from xcli.gateways.kube.handlers import KubeHandlers
 from xcli.plan import incluster
 from xcli.plan.model import resolve
 from xcli.providers import DEFAULT, Registry

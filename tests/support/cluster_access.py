@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from tests.support.fakekube import FakeKube
-from xcli.gateways.kube import KubeApi
+from xcli.gateways.kube.api import KubeApi
 from xcli.plan.cluster import ClusterRef
 from xcli.providers import DEFAULT, Registry
 

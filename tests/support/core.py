@@ -21,7 +21,7 @@ from typing import Any
 
 import msgspec
 
-from xcli.gateways.kube import builtin_model
+from xcli.gateways.kube.api import builtin_model
 
 STRING_MAPS = {"labels", "annotations", "data", "nodeSelector", "stringData"}
 _DNS_LABEL = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?"

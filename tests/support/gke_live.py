@@ -16,8 +16,8 @@ from tests.support.fake_gke import FakeGke, as_json
 from xcli.execute.live import LiveExecutor
 from xcli.execute.result import RunResult
 from xcli.gateways.backoff import PollPolicy, RetryPolicy, Timing
-from xcli.gateways.compute import ComputeGateway
-from xcli.gateways.container import ContainerGateway
+from xcli.gateways.google.compute import ComputeGateway
+from xcli.gateways.google.container import ContainerGateway
 from xcli.plan.cluster import ClusterRef
 from xcli.plan.contract import Reporter, StepResult
 from xcli.plan.model import Plan, Step

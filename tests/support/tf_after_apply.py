@@ -21,7 +21,7 @@ import responses
 
 from tests.support.fake_gke import FakeGke, as_json
 from tests.support.fakekube import FakeKube
-from xcli.gateways.kube import KubeApi
+from xcli.gateways.kube.api import KubeApi
 from xcli.plan import incluster
 from xcli.providers import terraform_live
 
@@ -135,8 +135,8 @@ def clouds() -> Iterator[Clouds]:
     from google.auth.credentials import AnonymousCredentials
     from google.oauth2.credentials import Credentials
 
-    from xcli.gateways.container import ContainerGateway
-    from xcli.gateways.tpu import TpuGateway
+    from xcli.gateways.google.container import ContainerGateway
+    from xcli.gateways.tpu.api import TpuGateway
 
     made = Clouds(FakeGke(), FakeKube(auto_ready=True), FakeTpu(), [], [], [])
 

@@ -20,8 +20,8 @@ from tests.terraform.cases import CASES, create_argv
 from xcli.cli.deps import Dependencies
 from xcli.cli.errors import run_guarded
 from xcli.cli.main import cli
-from xcli.gateways.kube_handlers import parse_manifest, set_limits
-from xcli.gateways.release_config import patch_config
+from xcli.gateways.kube.handlers import parse_manifest, set_limits
+from xcli.gateways.kube.release_config import patch_config
 from xcli.plan.incluster import setup_steps
 from xcli.plan.render import step_document
 from xcli.providers.queued_resource.access import recall_access

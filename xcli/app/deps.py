@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from xcli.app.record import Live
     from xcli.execute.result import RunResult
-    from xcli.gateways.output import OutputSink
+    from xcli.gateways.ssh.output import OutputSink
     from xcli.plan.fanout import Broadcast, SshSettings, Target
     from xcli.plan.fanout_result import FanoutResult
     from xcli.plan.model import Plan
@@ -55,7 +55,7 @@ class RunQuiet(Protocol):
 
 
 class EngineChoice(Protocol):
-    """The engine `--engine auto` picked (gateways/ssh_choice.py:EngineChoice)."""
+    """The engine `--engine auto` picked (gateways/ssh/choice.py:EngineChoice)."""
 
     @property
     def engine(self) -> str: ...
@@ -68,7 +68,7 @@ class EngineChoice(Protocol):
 
 
 class BroadcastRunner(Protocol):
-    """Runs a Broadcast step on its workers (gateways/broadcast.py:run_broadcast)."""
+    """Runs a Broadcast step on its workers (gateways/ssh/broadcast.py:run_broadcast)."""
 
     def __call__(
         self, step: Broadcast, sink: OutputSink, cancelled: threading.Event | None = None
@@ -105,7 +105,7 @@ class Deps:
     # the folder given (None: the default log folder).
     sink: Callable[[Path | None], OutputSink]
     # `--engine auto`: asyncssh unless the user's OpenSSH setup asks for something only
-    # OpenSSH does (gateways/ssh_choice.py reads that setup).
+    # OpenSSH does (gateways/ssh/choice.py reads that setup).
     choose_engine: Callable[[Sequence[Target], SshSettings], EngineChoice]
     # Where OpenSSH's reusable connections keep their sockets.
     control_dir: Callable[[], Path]

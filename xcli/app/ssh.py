@@ -208,7 +208,7 @@ def copy_action(paths: tuple[str, ...], recurse: bool, workers: int) -> Action:
 
 def _engine(req: Resolved, deps: Deps) -> tuple[Any, SshSettings, str | None, str | None]:
     """--engine auto: asyncssh unless the user's OpenSSH setup asks for something only
-    OpenSSH does (then a note says what); see gateways/ssh_choice.py. The last value is the
+    OpenSSH does (then a note says what); see gateways/ssh/choice.py. The last value is the
     jump host that setup routes through (auto reads it; --ssh-flag ones the plan finds)."""
     if req.engine != "auto":
         return req.engine, req.settings, None, None

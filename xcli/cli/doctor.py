@@ -41,7 +41,7 @@ def doctor(provider: str, tpu_type: str | None, device_type: str | None, common:
     from xcli.cli.wiring import deps
 
     def handlers() -> dict[str, object]:
-        from xcli.gateways.doctor import handlers as live
+        from xcli.gateways.google.doctor import handlers as live
 
         return live()
 

@@ -16,7 +16,7 @@ from xcli.cli.providers import registry
 
 if TYPE_CHECKING:
     from xcli.execute.result import RunResult
-    from xcli.gateways.output import OutputSink
+    from xcli.gateways.ssh.output import OutputSink
     from xcli.plan.fanout import Broadcast, SshSettings, Target
     from xcli.plan.fanout_result import FanoutResult
     from xcli.plan.model import Plan
@@ -48,7 +48,7 @@ def deps(common: Common, facts: Facts | None = None, *, verbose: bool = False) -
         return LiveExecutor(handlers()).run(plan)
 
     def sink(folder: Path | None) -> OutputSink:
-        from xcli.gateways.output import OutputSink, default_log_dir
+        from xcli.gateways.ssh.output import OutputSink, default_log_dir
 
         # With --output json, stdout carries only the JSON summary; worker output goes to stderr.
         out = sys.stderr.buffer if common.output != "text" else sys.stdout.buffer
@@ -83,8 +83,8 @@ def deps(common: Common, facts: Facts | None = None, *, verbose: bool = False) -
 def _image_handlers() -> Mapping[str, Any]:
     """The registry (Google credentials for Google hosts, anonymous elsewhere) and Artifact
     Registry handlers of an image build."""
-    from xcli.gateways.artifact_registry import ArtifactRegistry, google_credentials
-    from xcli.gateways.image_push import ImageHandlers
+    from xcli.gateways.google.artifact_registry import ArtifactRegistry, google_credentials
+    from xcli.gateways.registry.push import ImageHandlers
 
     return {**ImageHandlers(google_credentials).handlers(), **ArtifactRegistry().handlers()}
 
@@ -138,7 +138,7 @@ def _first_time(notes: Sequence[str]) -> list[str]:
 def _broadcast(
     step: Broadcast, sink: OutputSink, cancelled: threading.Event | None = None
 ) -> FanoutResult:
-    from xcli.gateways.broadcast import run_broadcast
+    from xcli.gateways.ssh.broadcast import run_broadcast
 
     if cancelled is not None:
         sink.on_gone = cancelled.set  # `| head` closed our stdout: stop the workers' commands
@@ -151,13 +151,13 @@ def _broadcast(
 
 
 def _choose_engine(targets: Sequence[Target], settings: SshSettings) -> EngineChoice:
-    from xcli.gateways.ssh_choice import choose
+    from xcli.gateways.ssh.choice import choose
 
     return choose(targets, settings)
 
 
 def _control_dir() -> Path:
-    from xcli.gateways.ssh_openssh import control_dir
+    from xcli.gateways.ssh.openssh_engine import control_dir
 
     return control_dir()
 
@@ -166,7 +166,7 @@ def _shell(argv: Sequence[str], sockets: Path | None) -> None:
     from xcli.gateways import process
 
     if sockets is not None:
-        from xcli.gateways.ssh_openssh import ensure_control_dir
+        from xcli.gateways.ssh.openssh_engine import ensure_control_dir
 
         ensure_control_dir(sockets)
     process.replace(argv)

@@ -140,7 +140,7 @@ def growing(initial: float, multiplier: float, maximum: float) -> Iterator[float
 
 def is_transport(exc: BaseException) -> bool:
     """The host was not reached at all (DNS, refused, reset, proxy, timeout)."""
-    from xcli.gateways.reach import is_unreachable
+    from xcli.gateways.ssh.reach import is_unreachable
 
     return is_unreachable(exc)
 

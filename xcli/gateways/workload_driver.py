@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from xcli.gateways import process
-from xcli.gateways.output import OutputSink
+from xcli.gateways.ssh.output import OutputSink
 from xcli.gateways.workload_runner import BroadcastRunner
 from xcli.plan.fanout import SshSettings, Target
 from xcli.plan.steps import WorkerCommand

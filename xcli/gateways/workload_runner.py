@@ -16,9 +16,9 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 
 from xcli.errors import CloudError, Interrupted, UserError
-from xcli.gateways.broadcast import make_engine
-from xcli.gateways.output import OutputSink
-from xcli.gateways.ssh_pool import run_pool
+from xcli.gateways.ssh.broadcast import make_engine
+from xcli.gateways.ssh.output import OutputSink
+from xcli.gateways.ssh.pool import run_pool
 from xcli.plan.fanout import (
     Action,
     Broadcast,
@@ -136,7 +136,7 @@ class BroadcastRunner:
         import os
         import tempfile
 
-        from xcli.gateways.broadcast import run_broadcast
+        from xcli.gateways.ssh.broadcast import run_broadcast
 
         missing = [c.worker for c in commands if c.worker not in self.targets]
         if missing:
@@ -170,7 +170,7 @@ class BroadcastRunner:
 
         self._halt()
         if commands:
-            from xcli.gateways.broadcast import run_broadcast
+            from xcli.gateways.ssh.broadcast import run_broadcast
 
             step = self._step(commands, STOP_TIMEOUT)
             result = run_broadcast(step, self.sink, run_abandon_event())

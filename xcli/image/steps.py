@@ -1,5 +1,6 @@
-"""Step kinds of an image build. Their live handlers are gateways (`gateways/registry.py`,
-`gateways/artifact_registry.py`); the dry-run prints every request they would send, reads first.
+"""Step kinds of an image build. Their live handlers are gateways
+(`gateways/registry/client.py`, `gateways/google/artifact_registry.py`); the dry-run prints
+every request they would send, reads first.
 
 JSON form (every step also has id, kind, summary, after):
 - ar_repository: "api", "repository", "requests" (the get, then the create when it is missing)

@@ -7,7 +7,7 @@ Re-running the setup (`xcli cluster create` again, `xcli cluster adapt`) must no
 chips back to it. So the setup reads the cohort first (`k8s_cohort_read`, after Kueue's CRDs
 exist): the chip quota of the cluster's queue is then `${k8s-cohort-read.chips}`, the cluster's
 chips less those of every team queue for the cluster's flavor. A dry-run shows the read step and
-that reference; the live run applies the number the read found (gateways/cohort_read.py).
+that reference; the live run applies the number the read found (gateways/kube/cohort_read.py).
 
 JSON form of `k8s_cohort_read` (besides id, kind, summary, after): "cluster", "cohort",
 "team_label", "flavor", "resource", "chips".

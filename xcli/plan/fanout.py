@@ -26,7 +26,7 @@ KEEPALIVE_INTERVAL = 10
 KEEPALIVE_COUNT = 3
 # Handshakes in flight at once through one jump host: the first number of sshd's default
 # MaxStartups (10:30:100), from which it starts dropping new unauthenticated connections
-# (openssh-portable servconf.c max_startups_begin; xcli.gateways.ssh_gate says more).
+# (openssh-portable servconf.c max_startups_begin; xcli.gateways.ssh.gate says more).
 JUMP_HANDSHAKES = 10
 
 
@@ -121,7 +121,7 @@ class SshSettings:
     control_persist: int = 300
     ssh_flags: tuple[str, ...] = ()
     # NAME=VALUE sent with each command by the asyncssh engine (what OpenSSH's SendEnv and
-    # SetEnv would send; set when `--engine auto` picks asyncssh, see gateways/ssh_choice.py)
+    # SetEnv would send; set when `--engine auto` picks asyncssh, see gateways/ssh/choice.py)
     send_env: tuple[str, ...] = ()
 
 

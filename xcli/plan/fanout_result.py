@@ -1,7 +1,7 @@
 """What a broadcast returns: each worker's outcome, the exit status, the summary.
 
 Plain values beside the fan-out plan (xcli.plan.fanout): the SSH engines in xcli.gateways build
-them and the CLI renders them. Writing the output itself is I/O, in xcli.gateways.output.
+them and the CLI renders them. Writing the output itself is I/O, in xcli.gateways.ssh.output.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ Fair sharing is on when the Configuration has a `fairSharing` block; only then d
 https://kueue.sigs.k8s.io/docs/concepts/preemption/#fair-sharing).
 
 The patch travels in the K8sInstall step (`config_patch`), so the dry-run shows it. The live
-handler (gateways/release_config.py) merges `merge` into the Configuration document and writes
+handler (gateways/kube/release_config.py) merges `merge` into the Configuration document and writes
 the SHA-256 of the resulting ConfigMap data into the controller's pod template annotation
 `annotation`: when the configuration changes on an existing install, the Deployment rolls its
 pods and the new controller reads it; when nothing changed, the apply changes nothing.

@@ -7,8 +7,8 @@ Why: closing an SSH connection does not stop a remote command that neither reads
 How: sshd starts the login shell in a new session (`setsid`), so that shell's PID `$$` names the
 command's process group. The prefix moves the channel's stdin to fd 3 (the command itself gets
 /dev/null) and starts one background watcher that reads fd 3 (and ignores what it reads: the
-openssh engine writes one newline, see gateways/ssh_openssh.py); the client keeps the channel's
-stdin open. When the client closes it, or the connection goes, the
+openssh engine writes one newline, see gateways/ssh/openssh_engine.py); the client keeps
+the channel's stdin open. When the client closes it, or the connection goes, the
 watcher sees end-of-file; if the command (`$$`) is still running, it stops the whole group
 (SIGTERM, SIGKILL 2 s later; it ignores the TERM itself). A command that ended normally is left
 alone, and so are the background processes it left behind, as with plain ssh. `$$` cannot be

@@ -17,7 +17,7 @@ from xcli.spec import ClusterSpec
 from xcli.terraform.support import TerraformSupport
 
 if TYPE_CHECKING:
-    from xcli.gateways.kube import KubeApi
+    from xcli.gateways.kube.api import KubeApi
 
 
 class Provider(Protocol):

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from xcli.errors import UserError
-from xcli.gateways.compute import ComputeGateway
+from xcli.gateways.google.compute import ComputeGateway
 from xcli.plan.contract import StepContext
 from xcli.plan.gke import COMPUTE
 from xcli.plan.model import Ref, Step

@@ -16,10 +16,10 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from xcli.gateways.container import ContainerGateway
-from xcli.gateways.kube import KubeApi
-from xcli.gateways.kube_handlers import Fetch, fetch_manifest
-from xcli.gateways.tpu import TpuGateway
+from xcli.gateways.google.container import ContainerGateway
+from xcli.gateways.kube.api import KubeApi
+from xcli.gateways.kube.handlers import Fetch, fetch_manifest
+from xcli.gateways.tpu.api import TpuGateway
 from xcli.plan.contract import Handler
 from xcli.providers.queued_resource.handlers import Sleep, event_sleep
 from xcli.spec import ClusterSpec

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from xcli.errors import CloudError
-from xcli.gateways.compute import ComputeGateway
-from xcli.gateways.google_rest import RestError, RestGateway
+from xcli.gateways.google.compute import ComputeGateway
+from xcli.gateways.google.rest import RestError, RestGateway
 from xcli.plan.cluster import ClusterRef
 from xcli.plan.contract import StepContext
 from xcli.plan.gke import COMPUTE

@@ -19,8 +19,8 @@ from typing import Any, Protocol
 
 from xcli.errors import ConfigError, NotFoundError, UserError
 from xcli.gateways.backoff import Sleep, event_sleep
-from xcli.gateways.google_rest import RestGateway
-from xcli.gateways.kube import KubeApi
+from xcli.gateways.google.rest import RestGateway
+from xcli.gateways.kube.api import KubeApi
 from xcli.plan.cluster import ClusterRef
 from xcli.plan.contract import Handler, StepContext
 from xcli.plan.model import Plan
@@ -33,13 +33,13 @@ RunPlan = Callable[[Plan, Callable[[], Mapping[str, Any]]], Any]
 
 
 def _container() -> Any:
-    from xcli.gateways.container import ContainerGateway
+    from xcli.gateways.google.container import ContainerGateway
 
     return ContainerGateway()
 
 
 def _compute() -> Any:
-    from xcli.gateways.compute import ComputeGateway
+    from xcli.gateways.google.compute import ComputeGateway
 
     return ComputeGateway()
 
@@ -80,7 +80,7 @@ class StorageGateways:
 
     def handlers(self, api: KubeApi) -> dict[str, Handler]:
         """The live handlers of a storage plan on the cluster whose API is `api`."""
-        from xcli.gateways.kube_handlers import KubeHandlers
+        from xcli.gateways.kube.handlers import KubeHandlers
 
         kube = KubeHandlers(lambda _c: api, sleep=self.sleep, clock=self.clock).handlers()
 

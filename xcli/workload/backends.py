@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from xcli.gateways.backoff import Sleep
-    from xcli.gateways.cloud_logging import LoggingGateway
+    from xcli.gateways.google.cloud_logging import LoggingGateway
     from xcli.workload.jobset.live import Live
 
 

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from xcli.gateways.kube import KubeApi
+    from xcli.gateways.kube.api import KubeApi
     from xcli.plan.cluster import ClusterRef
     from xcli.plan.storage import Storage
     from xcli.workload.jobset.live import Live

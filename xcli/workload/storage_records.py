@@ -21,7 +21,7 @@ from xcli.plan.storage import LABEL, Storage, from_configmap, local_dir
 from xcli.workload.storage_mounts import Mounts
 
 if TYPE_CHECKING:
-    from xcli.gateways.kube import KubeApi
+    from xcli.gateways.kube.api import KubeApi
     from xcli.workload.facts import Facts
     from xcli.workload.request import WorkloadRequest
 

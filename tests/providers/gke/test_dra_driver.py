@@ -17,7 +17,7 @@ from tests.plan.gke_cases import CASES
 from tests.support import crd
 from tests.support.core import validate_core
 from xcli.errors import UserError
-from xcli.gateways.release_config import merged
+from xcli.gateways.kube.release_config import merged
 from xcli.plan.dra import CHANNEL_DEVICE_CLASS, CHANNEL_RESOURCE
 from xcli.plan.incluster import setup_steps
 from xcli.plan.kube_steps import K8sInstall, K8sWait

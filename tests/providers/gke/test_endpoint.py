@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.gateways.test_kube_tls import Handler, server  # noqa: F401  (the fixture)
+from tests.gateways.kube.test_kube_tls import Handler, server  # noqa: F401  (the fixture)
 from tests.plan.gke_cases import CASES
 from tests.support.fake_compute import FakeNet
 from tests.support.gke_live import live, ref_of
 from xcli.errors import CloudError
-from xcli.gateways.kube import KubeApi
+from xcli.gateways.kube.api import KubeApi
 from xcli.providers.gke.access import KubeConnector
 
 DNS = "gke-0123456789abcdef-my-project.us-east5.gke.goog"

@@ -18,7 +18,7 @@ from tests.support.discovery import check_request, check_value
 from tests.support.gke_live import Recorder
 from xcli.catalog import lookup
 from xcli.errors import UserError
-from xcli.gateways.compute import ComputeGateway
+from xcli.gateways.google.compute import ComputeGateway
 from xcli.plan import pathways_pool as pw
 from xcli.plan.contract import StepContext
 from xcli.plan.incluster import metadata_configmap, setup_steps

@@ -17,7 +17,7 @@ from tests.providers.queued_resource.test_provider import (
     node,
     qr,
 )
-from xcli.gateways.tpu import TpuGateway
+from xcli.gateways.tpu.api import TpuGateway
 from xcli.providers.queued_resource import access as tpu_access
 from xcli.providers.queued_resource.provider import QueuedResourceProvider
 

@@ -17,7 +17,7 @@ from google.oauth2.credentials import Credentials
 from tests.support.qr_specs import SCENARIOS
 from xcli.errors import CloudError, Interrupted
 from xcli.execute.live import LiveExecutor
-from xcli.gateways.tpu import TpuGateway
+from xcli.gateways.tpu.api import TpuGateway
 from xcli.plan.cluster import ClusterRef
 from xcli.plan.contract import NullReporter, StepResult
 from xcli.plan.model import Step

@@ -20,7 +20,7 @@ from tests.support.discovery import check_request, check_value
 from xcli.cli.deps import Dependencies
 from xcli.cli.errors import run_guarded
 from xcli.cli.main import cli
-from xcli.gateways.cloud_logging import LoggingGateway
+from xcli.gateways.google.cloud_logging import LoggingGateway
 from xcli.workload.backends import WorkloadGateways
 from xcli.workload.goodput.mgm import mgm_timeline
 

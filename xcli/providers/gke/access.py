@@ -1,5 +1,5 @@
 """How xcli reaches a GKE cluster's Kubernetes API: clusters.get gives the endpoint and the CA
-certificate, Google credentials the token (gateways/kube.py). The GKE provider's ClusterAccess
+certificate, Google credentials the token (gateways/kube/api.py). The GKE provider's ClusterAccess
 (providers/base.py), the connector its in-cluster handlers and Terraform mode use, and the
 Kubernetes handlers of the plans run on a cluster reached that way."""
 
@@ -10,8 +10,8 @@ from typing import Any
 
 from xcli.errors import NotFoundError
 from xcli.gateways.backoff import Sleep
-from xcli.gateways.container import ContainerGateway
-from xcli.gateways.kube import KubeApi
+from xcli.gateways.google.container import ContainerGateway
+from xcli.gateways.kube.api import KubeApi
 from xcli.providers.gke.endpoint import control_plane
 
 
@@ -47,8 +47,8 @@ def kube_handlers(api: KubeApi, sleep: Sleep, clock: Callable[[], float]) -> dic
     """The Kubernetes step kinds over one cluster's API (reached through the ClusterAccess):
     `k8s_apply` (server-side apply), `k8s_delete` (foreground, then wait until gone) and
     `k8s_rollout` (wait until a DaemonSet runs on every node it selects)."""
-    from xcli.gateways.kube_handlers import KubeHandlers
-    from xcli.gateways.kube_rollout import rollout_handler
+    from xcli.gateways.kube.handlers import KubeHandlers
+    from xcli.gateways.kube.rollout import rollout_handler
 
     kube = KubeHandlers(lambda _cluster: api, sleep=sleep, clock=clock).handlers()
     rollout = rollout_handler(lambda _cluster: api, sleep=sleep, clock=clock)

@@ -25,7 +25,7 @@ from typing import Any, ClassVar
 
 from xcli.catalog import Accelerator, all_names, lookup
 from xcli.errors import UserError
-from xcli.gateways.kube import KubeApi
+from xcli.gateways.kube.api import KubeApi
 from xcli.plan.contract import Handler, StepContext
 from xcli.plan.incluster import CONTROLLERS, JOBSET_VERSION, KUEUE_VERSION, setup_steps
 from xcli.plan.model import Plan, Step

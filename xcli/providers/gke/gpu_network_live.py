@@ -14,7 +14,7 @@ from typing import Any
 
 from xcli.catalog import lookup
 from xcli.errors import UserError
-from xcli.gateways.compute import ComputeGateway
+from xcli.gateways.google.compute import ComputeGateway
 from xcli.providers.gke import gpu_network as gn
 from xcli.providers.gke.gpu_network_steps import OwnedNetworks
 

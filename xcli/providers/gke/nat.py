@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from xcli.gateways.compute import ComputeGateway
+from xcli.gateways.google.compute import ComputeGateway
 from xcli.plan.contract import StepContext
 from xcli.plan.gke import COMPUTE
 from xcli.plan.model import Step

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from xcli.errors import UserError
-from xcli.gateways.compute import ComputeGateway
+from xcli.gateways.google.compute import ComputeGateway
 from xcli.plan import gke
 from xcli.plan import pathways_pool as pw
 from xcli.plan.contract import StepContext

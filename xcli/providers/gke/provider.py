@@ -22,9 +22,9 @@ from dataclasses import replace
 from typing import Any
 
 from xcli.errors import NotFoundError
-from xcli.gateways.compute import ComputeGateway
-from xcli.gateways.container import ContainerGateway
-from xcli.gateways.kube import KubeApi
+from xcli.gateways.google.compute import ComputeGateway
+from xcli.gateways.google.container import ContainerGateway
+from xcli.gateways.kube.api import KubeApi
 from xcli.plan.cluster import ClusterRef, ClusterSummary
 from xcli.plan.contract import Handler, StepContext
 from xcli.plan.model import Plan

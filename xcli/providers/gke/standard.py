@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from xcli.gateways.container import ContainerGateway
-from xcli.gateways.kube import KubeApi
-from xcli.gateways.kube_handlers import KubeHandlers
-from xcli.gateways.kube_status import cluster_status
+from xcli.gateways.google.container import ContainerGateway
+from xcli.gateways.kube.api import KubeApi
+from xcli.gateways.kube.handlers import KubeHandlers
+from xcli.gateways.kube.status import cluster_status
 from xcli.plan.cluster import ClusterRef
 from xcli.plan.incluster import setup_steps
 from xcli.providers.gke.access import KubeConnector

@@ -233,7 +233,7 @@ class GkeTerraform:
     def live_handlers(self, spec: ClusterSpec, connections: Any) -> Mapping[str, Handler]:
         """The Kubernetes handlers (KubeHandlers over a KubeConnector: clusters.get for the
         endpoint and CA, then the cluster's API with Google credentials)."""
-        from xcli.gateways.kube_handlers import KubeHandlers
+        from xcli.gateways.kube.handlers import KubeHandlers
         from xcli.providers.gke.access import KubeConnector
 
         conn = connections

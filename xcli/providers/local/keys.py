@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from xcli.gateways.file_lock import locked, replace_text
-from xcli.gateways.keys import generate_key_pair
+from xcli.gateways.ssh.keys import generate_key_pair
 from xcli.providers.local.layout import HOST, ClusterFiles, Layout
 
 

@@ -1,7 +1,7 @@
 """Local half of SSH access to TPU VMs: xcli's key, the ssh-keys metadata merge, known_hosts.
 
 - The key: ~/.ssh/xcli_ed25519 (OpenSSH format, mode 0600) and .pub, created by
-  xcli/gateways/keys.py when missing; or the user's --ssh-key FILE (FILE.pub, or derived).
+  xcli/gateways/ssh/keys.py when missing; or the user's --ssh-key FILE (FILE.pub, or derived).
 - The merge: `ssh-keys` metadata is one "user:keytype key comment" line per key; ours is appended
   when absent and no other line is ever dropped.
 - known_hosts: xcli's own file in the state folder. Each line pins one worker's host key for its
@@ -31,7 +31,7 @@ def ensure_key(path: Path, create: bool, comment: str = "xcli") -> str:
     """The public key line for the private key at `path`, generating the pair if allowed."""
     from cryptography.hazmat.primitives import serialization
 
-    from xcli.gateways.keys import generate_key_pair
+    from xcli.gateways.ssh.keys import generate_key_pair
 
     public = path.with_name(path.name + ".pub")
     if not path.exists():

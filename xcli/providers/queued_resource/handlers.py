@@ -25,8 +25,8 @@ from xcli.gateways.backoff import (
     poll,
     retry_call,
 )
-from xcli.gateways.tpu import TpuGateway, resource_name
-from xcli.gateways.tpu_account import TpuAccount
+from xcli.gateways.tpu.account import TpuAccount
+from xcli.gateways.tpu.api import TpuGateway, resource_name
 from xcli.plan.contract import StepContext
 from xcli.plan.steps import ApiCall, LocalAction, Wait
 from xcli.plan.tpu_steps import CallerEmail, TpuSshAccess

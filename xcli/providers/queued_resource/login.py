@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from xcli.errors import CloudError, InternalError, UserError
-from xcli.gateways.tpu_account import TpuAccount
+from xcli.gateways.tpu.account import TpuAccount
 from xcli.plan.contract import StepContext
 from xcli.plan.steps import ApiCall
 from xcli.plan.tpu_steps import CallerEmail

@@ -9,8 +9,8 @@ from datetime import datetime, timezone
 from typing import Any
 
 from xcli.errors import NotFoundError
-from xcli.gateways.compute import ComputeGateway
-from xcli.gateways.tpu import TpuGateway
+from xcli.gateways.google.compute import ComputeGateway
+from xcli.gateways.tpu.api import TpuGateway
 from xcli.plan.cluster import ClusterRef, ClusterSummary, SshAccess, Worker
 from xcli.plan.contract import Handler, StepContext
 from xcli.plan.model import Plan

@@ -22,7 +22,7 @@ from xcli.workload.goodput.compute import compute
 from xcli.workload.goodput.mgm import mgm_timeline
 
 if TYPE_CHECKING:
-    from xcli.gateways.cloud_logging import LoggingGateway
+    from xcli.gateways.google.cloud_logging import LoggingGateway
     from xcli.workload.protocol import Report
 
 URL = "https://logging.googleapis.com/v2/entries:list"
@@ -107,7 +107,7 @@ def goodput_from_logging(
     from xcli.workload.protocol import Report
 
     if gateway is None:
-        from xcli.gateways.cloud_logging import LoggingGateway
+        from xcli.gateways.google.cloud_logging import LoggingGateway
 
         gateway = LoggingGateway()
     data = report(gateway, entries_step(project, log_name, job_name), job_name)

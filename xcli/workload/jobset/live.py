@@ -23,7 +23,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from xcli.errors import CloudError, ConfigError, Interrupted, NotFoundError
-from xcli.gateways.kube import KubeApi
+from xcli.gateways.kube.api import KubeApi
 from xcli.plan.cluster import ClusterRef
 from xcli.plan.contract import Handler
 from xcli.plan.versions import version_note
@@ -126,7 +126,7 @@ def read_cluster(
 def handlers(live: Live, ref: ClusterRef) -> Mapping[str, Handler]:
     """Live handlers for the workload plans' step kinds: `k8s_apply` (server-side apply,
     fieldManager xcli, force) and `k8s_delete` (foreground delete, then wait until gone)."""
-    from xcli.gateways.kube_handlers import KubeHandlers
+    from xcli.gateways.kube.handlers import KubeHandlers
 
     api = live.api(ref)
     return KubeHandlers(lambda _cluster: api, sleep=live.sleep, clock=live.clock).handlers()
@@ -190,7 +190,7 @@ def status_objects(
 
 def _queue_usage(api: KubeApi) -> dict[str, Any] | None:
     """The ClusterQueue's usage, if this account may read it (a cluster-scoped object)."""
-    from xcli.gateways.kube_status import cluster_status
+    from xcli.gateways.kube.status import cluster_status
 
     try:
         queue: dict[str, Any] | None = cluster_status(api).get("queue")

@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from xcli.errors import CloudError, UserError
-from xcli.gateways.kube import KubeApi
+from xcli.gateways.kube.api import KubeApi
 from xcli.plan.cluster import ClusterRef
 from xcli.workload.jobset.live import NAMESPACE, Live, get_jobset, pods_of
 from xcli.workload.jobset.manifest import CONTAINER

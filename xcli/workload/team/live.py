@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from xcli.gateways.backoff import Sleep
-from xcli.gateways.kube import KubeApi
+from xcli.gateways.kube.api import KubeApi
 from xcli.plan.contract import Handler
 from xcli.plan.kueue_objects import CLUSTER_QUEUE, KUEUE_API
 from xcli.workload.team.objects import TEAM_LABEL
@@ -84,7 +84,7 @@ def cells(row: dict[str, Any]) -> list[str]:
 def handlers(api: KubeApi, sleep: Sleep, clock: Callable[[], float]) -> Mapping[str, Handler]:
     """Live handlers of the team plans on the cluster whose API is `api`: the Kubernetes step
     kinds (server-side apply, foreground delete then wait until gone) and `team_read`."""
-    from xcli.gateways.kube_handlers import KubeHandlers
+    from xcli.gateways.kube.handlers import KubeHandlers
     from xcli.workload.team.read import handler
 
     kube = KubeHandlers(lambda _cluster: api, sleep=sleep, clock=clock).handlers()

@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from xcli.errors import ConfigError, UserError
-from xcli.gateways.kube import KubeApi
+from xcli.gateways.kube.api import KubeApi
 from xcli.plan.contract import Handler, StepContext
 from xcli.plan.incluster import METADATA_CONFIGMAP
 from xcli.plan.kueue_objects import CLUSTER_QUEUE, COHORT, KUEUE_API, NAMESPACE

@@ -196,7 +196,7 @@ class _Run:
         import shutil
 
         from xcli import paths
-        from xcli.gateways.output import OutputSink
+        from xcli.gateways.ssh.output import OutputSink
         from xcli.gateways.workload_driver import record_run
         from xcli.gateways.workload_runner import BroadcastRunner
         from xcli.plan.fanout import SshSettings, targets_for

@@ -1,0 +1,1 @@
+"""Google Cloud APIs over REST: GKE, Compute Engine, storage APIs, Cloud Logging."""

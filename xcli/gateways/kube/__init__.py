@@ -1,0 +1,1 @@
+"""The Kubernetes API (lightkube): connection, apply/delete handlers, rollouts, status reads."""

@@ -1,0 +1,1 @@
+"""OCI registries (the distribution API): token auth, blob and manifest transfer, pushes."""

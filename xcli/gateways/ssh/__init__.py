@@ -1,0 +1,1 @@
+"""SSH: both engines (asyncssh, OpenSSH multiplexed), the window scheduler, output, keys."""

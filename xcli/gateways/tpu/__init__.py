@@ -1,0 +1,1 @@
+"""The Cloud TPU API (queued resources, TPU VMs) and OS Login."""
