@@ -4,6 +4,8 @@ tests/gateways/test_kube_portforward.py, relaying to a TCP echo server) for the 
 
 from __future__ import annotations
 
+import os
+import signal
 import socket
 import threading
 from dataclasses import dataclass, field, replace
@@ -15,6 +17,7 @@ import pytest
 from tests.app.test_ssh_use_case import Where, World
 from tests.gateways.test_kube_portforward import FakeApiServer, servers
 from tests.support.workload_cluster import JOBSETS, NS, Cluster, add_jobset, cluster
+from tests.support.workload_cluster import WHERE as WHERE_FLAGS
 from xcli.app import workload_connect as use
 from xcli.app.deps import Deps
 from xcli.app.workload import Target
@@ -139,3 +142,61 @@ def test_bad_inputs_are_refused_with_a_hint(cluster: Cluster) -> None:
     assert "has no head pod yet" in _refusal(cluster, "nb-1")
     _pathways(cluster, phase="Pending")
     assert "is not running (it is Pending)" in _refusal(cluster, "nb-1")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def test_the_command_forwards_until_ctrl_c_then_exits_130(
+    cluster: Cluster,
+    servers: tuple[Stream, FakeApiServer, Stream],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    stream, _, _ = servers
+    _pathways(cluster)
+    cluster.access = Access(cluster, stream.server)  # type: ignore[assignment]
+    port, echoed = _free_port(), []
+
+    def user() -> None:  # a notebook using the forward, then Ctrl-C
+        for _ in range(100):
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=5) as client:
+                    client.sendall(b"ping")
+                    echoed.append(client.recv(10))
+                    break
+            except OSError:
+                threading.Event().wait(0.1)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    threading.Thread(target=user, daemon=True).start()
+    args = ["workload", "connect", "nb-1", *WHERE_FLAGS, "--local-port", str(port)]
+    code, out, err = cluster.run(args, capsys)
+    assert code == 130, err
+    assert echoed == [b"ping"]
+    assert f"JAX_PLATFORMS=proxy JAX_BACKEND_TARGET=grpc://127.0.0.1:{port}" in out
+    with pytest.raises(OSError):  # the forward is closed
+        socket.create_connection(("127.0.0.1", port), timeout=1)
+
+
+def test_the_dry_run_prints_what_it_would_open(
+    cluster: Cluster, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = cluster.run(["workload", "connect", "nb-1", *WHERE_FLAGS, "--dry-run"], capsys)
+    assert code == 0, err
+    assert "pods/nb-1-pathways-head-0-0-*/portforward?ports=29000" in out
+    assert "JAX_BACKEND_TARGET=grpc://127.0.0.1:29000" in out
+    assert cluster.fake.requests == []
+
+
+def test_the_command_refuses_a_missing_workload_in_one_line(
+    cluster: Cluster, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = cluster.run(["workload", "connect", "nb-9", *WHERE_FLAGS], capsys)
+    assert code == 1
+    lines = err.strip().splitlines()
+    assert lines[0].startswith("error: no workload nb-9 on cluster demo")
+    assert lines[1].startswith("hint: ")
