@@ -50,7 +50,7 @@ class FakeApiServer:
         while not self.stop.is_set():
             try:
                 conn, _ = server.accept()
-            except TimeoutError:
+            except OSError:  # a timeout, or a TLS client that refused the server
                 continue
             threading.Thread(target=self._one, args=(conn,), daemon=True).start()
 
