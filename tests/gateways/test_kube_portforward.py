@@ -172,3 +172,29 @@ def test_a_port_that_does_not_serve_is_reported(
     _, _, broken = servers
     why = probe(broken, settle=2.0)
     assert why is not None and "connection refused" in why
+
+
+def test_a_connection_that_cannot_be_forwarded_is_closed_and_said(
+    servers: tuple[Target, FakeApiServer, Target],
+) -> None:
+    _, _, broken = servers
+    said: list[str] = []
+
+    def refused(target: Target) -> Tunnel:
+        tunnel = Tunnel(target)
+        while tunnel.receive() is not None:  # the kubelet's error arrives, then the close
+            pass
+        return tunnel
+
+    forwarder = Forwarder(broken, open_tunnel=refused, warn=said.append)
+    stop = threading.Event()
+    serving = threading.Thread(target=forwarder.serve, args=(stop,))
+    serving.start()
+    try:
+        with socket.create_connection(("127.0.0.1", forwarder.port), timeout=5) as client:
+            assert client.recv(10) == b""
+    finally:
+        stop.set()
+        serving.join(timeout=5)
+    (line,) = said
+    assert "connection refused" in line and line.endswith("(connection closed)")

@@ -99,6 +99,7 @@ def connect(
         deps.timing.sleep,
         f"its log says when it is ready: xcli workload logs {req.name} "
         f"--cluster {target.cluster} --slice head",
+        deps.say,
     )
     forward(
         api,

@@ -245,10 +245,15 @@ class Forwarder:
     """Listens on 127.0.0.1:`local_port` (0: any free port); each connection gets a tunnel."""
 
     def __init__(
-        self, target: Target, local_port: int = 0, open_tunnel: Callable[[Target], Any] = Tunnel
+        self,
+        target: Target,
+        local_port: int = 0,
+        open_tunnel: Callable[[Target], Any] = Tunnel,
+        warn: Callable[[str], None] | None = None,
     ) -> None:
         self.target = target
         self._open = open_tunnel
+        self._warn = warn  # hears why a connection could not be forwarded
         self.listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
@@ -274,8 +279,10 @@ class Forwarder:
                     continue
                 try:
                     tunnel = self._open(self.target)
-                except CloudError:
+                except CloudError as exc:
                     local.close()
+                    if self._warn is not None:
+                        self._warn(f"{exc.message} (connection closed)")
                     continue
                 thread = threading.Thread(target=relay, args=(local, tunnel, stop), daemon=True)
                 thread.start()

@@ -24,6 +24,7 @@ class Waiting:
     clock: Callable[[], float]
     sleep: Callable[[float, threading.Event], None]
     late_hint: str
+    warn: Callable[[str], None] | None = None  # hears a connection that could not be forwarded
 
 
 def forward(
@@ -40,7 +41,7 @@ def forward(
     from xcli.gateways.kube_portforward import Forwarder
 
     stream = api.stream_target(namespace, pod, PROXY_PORT)
-    forwarder = Forwarder(stream, local_port)
+    forwarder = Forwarder(stream, local_port, warn=waiting.warn)
     try:
         _wait_serving(stream, waiting, stop)
         if stop.is_set():
