@@ -107,6 +107,8 @@ SKIP = {
     "docs/gpu-workloads.md: xcli cluster test-network --cluster gpus --nodes 4 --min-fraction "
     "0.8 --output json": LIVE_GKE,
     "docs/storage-command.md: xcli storage list --cluster demo -o yaml": LIVE_GKE,
+    "docs/pathways.md: xcli workload connect nb-1 --cluster pw --project my-project "
+    "--zone us-east5-b": "forwards a port from the head pod of a live Pathways workload",
 }
 
 # What a file's text says exists before its examples (not examples themselves).

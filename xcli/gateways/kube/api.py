@@ -34,6 +34,8 @@ if TYPE_CHECKING:
     import httpx2
     from lightkube import Client
 
+    from xcli.gateways.kube_portforward import Target as PortForwardTarget
+
 # Custom kinds xcli writes or reads: (apiVersion, kind) -> (plural, namespaced). Kinds whose CRD
 # is in a manifest being installed are learnt from that CRD (see register_crd).
 CUSTOM_KINDS: dict[tuple[str, str], tuple[str, bool]] = {
@@ -116,6 +118,17 @@ class KubeApi:
                 server, wire = connection(self.endpoint, self._ca_cert, token, self._transport)
                 self._connected = (lightkube_client(server, wire), http_client(server, wire))
             return self._connected
+
+    def stream_target(self, namespace: str, pod: str, port: int) -> PortForwardTarget:
+        """Where a port-forward to `pod` goes, trusted and authenticated as every other
+        request to this cluster (gateways/kube_portforward.py; it does not go through httpx)."""
+        from xcli.gateways.kube_auth import _ssl_context as ssl_context
+        from xcli.gateways.kube_portforward import Target
+
+        server = self.endpoint if "://" in self.endpoint else f"https://{self.endpoint}"
+        context = ssl_context(self._ca_cert) if self._ca_cert else None
+        token = self._token or google_token_provider()
+        return Target(server, context, token, namespace, pod, port)
 
     @property
     def client(self) -> Client:

@@ -114,9 +114,9 @@ def plan_create(
         )
     if spec.headless:
         notes.append(
-            f"connect: forward port {pj.PROXY_PORT} of pod {spec.name}-{pj.HEAD}-0-0-*, then "
-            f"JAX_PLATFORMS=proxy JAX_BACKEND_TARGET=grpc://127.0.0.1:{pj.PROXY_PORT} "
-            "(docs/pathways.md)"
+            f"connect: xcli workload connect {spec.name} --cluster {meta.name} forwards the "
+            f"proxy's port {pj.PROXY_PORT}, then JAX_PLATFORMS=proxy "
+            f"JAX_BACKEND_TARGET=grpc://127.0.0.1:{pj.PROXY_PORT} (docs/pathways.md)"
         )
     return Plan(
         title=f"create Pathways workload {spec.name} on cluster {meta.name}",
