@@ -1,6 +1,6 @@
 """`workload connect` (app/workload_connect.py) against the in-memory Kubernetes API for the
 reads, and a local WebSocket server speaking the kubelet's port-forward framing (the one of
-tests/gateways/test_kube_portforward.py, relaying to a TCP echo server) for the forward."""
+tests/gateways/kube/test_kube_portforward.py, relaying to a TCP echo server) for the forward."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from tests.app.test_ssh_use_case import Where, World
-from tests.gateways.test_kube_portforward import FakeApiServer, servers
+from tests.gateways.kube.test_kube_portforward import FakeApiServer, servers
 from tests.support.workload_cluster import JOBSETS, NS, Cluster, add_jobset, cluster
 from tests.support.workload_cluster import WHERE as WHERE_FLAGS
 from xcli.app import workload_connect as use
@@ -23,8 +23,8 @@ from xcli.app.deps import Deps
 from xcli.app.workload import Target
 from xcli.errors import NotFoundError, UserError
 from xcli.gateways.backoff import Timing
-from xcli.gateways.kube import KubeApi
-from xcli.gateways.kube_portforward import Target as Stream
+from xcli.gateways.kube.api import KubeApi
+from xcli.gateways.kube.portforward import Target as Stream
 from xcli.plan.cluster import ClusterRef
 from xcli.providers import DEFAULT
 

@@ -3,7 +3,7 @@
 The head pod is the JobSet's pod of the replicated job `pathways-head` (its label
 `jobset.sigs.k8s.io/replicatedjob-name`, which the JobSet controller puts on every pod it
 creates); the proxy's port is the Pathways kind's (xcli/workload/pathways/jobset.py). A local
-port is forwarded to it through the Kubernetes API (xcli/gateways/kube_portforward.py), the
+port is forwarded to it through the Kubernetes API (xcli/gateways/kube/portforward.py), the
 use case waits until the proxy accepts a connection, says the JAX_BACKEND_TARGET, and forwards
 until the stop event is set (Ctrl-C).
 """

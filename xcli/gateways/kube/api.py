@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     import httpx2
     from lightkube import Client
 
-    from xcli.gateways.kube_portforward import Target as PortForwardTarget
+    from xcli.gateways.kube.portforward import Target as PortForwardTarget
 
 # Custom kinds xcli writes or reads: (apiVersion, kind) -> (plural, namespaced). Kinds whose CRD
 # is in a manifest being installed are learnt from that CRD (see register_crd).
@@ -121,9 +121,9 @@ class KubeApi:
 
     def stream_target(self, namespace: str, pod: str, port: int) -> PortForwardTarget:
         """Where a port-forward to `pod` goes, trusted and authenticated as every other
-        request to this cluster (gateways/kube_portforward.py; it does not go through httpx)."""
-        from xcli.gateways.kube_auth import _ssl_context as ssl_context
-        from xcli.gateways.kube_portforward import Target
+        request to this cluster (gateways/kube/portforward.py; it does not go through httpx)."""
+        from xcli.gateways.kube.auth import _ssl_context as ssl_context
+        from xcli.gateways.kube.portforward import Target
 
         server = self.endpoint if "://" in self.endpoint else f"https://{self.endpoint}"
         context = ssl_context(self._ca_cert) if self._ca_cert else None

@@ -1,5 +1,5 @@
 """The forward behind `xcli workload connect`: a local port to the head pod's proxy, through
-the Kubernetes API (xcli/gateways/kube_portforward.py), once the proxy serves."""
+the Kubernetes API (xcli/gateways/kube/portforward.py), once the proxy serves."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from xcli.errors import CloudError
 from xcli.workload.pathways.jobset import PROXY_PORT
 
 if TYPE_CHECKING:
-    from xcli.gateways.kube import KubeApi
-    from xcli.gateways.kube_portforward import Target
+    from xcli.gateways.kube.api import KubeApi
+    from xcli.gateways.kube.portforward import Target
 
 
 @dataclass(frozen=True)
@@ -38,7 +38,7 @@ def forward(
 ) -> None:
     """Listen on 127.0.0.1:`local_port`, wait until the proxy accepts a connection, call
     `ready` with the port listened on, and forward until `stop` is set."""
-    from xcli.gateways.kube_portforward import Forwarder
+    from xcli.gateways.kube.portforward import Forwarder
 
     stream = api.stream_target(namespace, pod, PROXY_PORT)
     forwarder = Forwarder(stream, local_port, warn=waiting.warn)
@@ -55,7 +55,7 @@ def forward(
 
 
 def _wait_serving(stream: Target, waiting: Waiting, stop: threading.Event) -> None:
-    from xcli.gateways.kube_portforward import probe
+    from xcli.gateways.kube.portforward import probe
 
     deadline = waiting.clock() + waiting.timeout
     while not stop.is_set():

@@ -16,7 +16,7 @@ import pytest
 from wsproto import ConnectionType, WSConnection
 from wsproto.events import AcceptConnection, BytesMessage, CloseConnection, Request
 
-from xcli.gateways.kube_portforward import Forwarder, Target, Tunnel, probe
+from xcli.gateways.kube.portforward import Forwarder, Target, Tunnel, probe
 
 
 def _listen() -> socket.socket:

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.gateways.test_kube_portforward import FakeApiServer, _echo, _listen
-from tests.gateways.test_kube_tls import make_cert, pytestmark
+from tests.gateways.kube.test_kube_portforward import FakeApiServer, _echo, _listen
+from tests.gateways.kube.test_kube_tls import make_cert, pytestmark
 from xcli.errors import CloudError
-from xcli.gateways.kube import KubeApi
-from xcli.gateways.kube_portforward import Forwarder, Tunnel
+from xcli.gateways.kube.api import KubeApi
+from xcli.gateways.kube.portforward import Forwarder, Tunnel
 
 __all__ = ["pytestmark"]  # needs the openssl command, as test_kube_tls
 
