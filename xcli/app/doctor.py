@@ -80,7 +80,8 @@ def plan(req: DoctorRequest, deps: Deps) -> tuple[Plan, Accelerator | None, str,
             url=f"{SERVICE_USAGE}/projects/{project}/services:batchGet?{names}",
         )
     )
-    if accel is not None and req.provider == "gke" and quota_metrics(accel):
+    caps = deps.registry.capabilities(req.provider)
+    if accel is not None and caps.kubernetes and quota_metrics(accel):  # node pools: VMs
         steps.append(
             CheckRead(
                 id="quota",
@@ -92,13 +93,13 @@ def plan(req: DoctorRequest, deps: Deps) -> tuple[Plan, Accelerator | None, str,
             )
         )
     if accel is not None:
-        zone_read = _zone_read(accel, req.provider, project, zone)
+        zone_read = _zone_read(accel, caps.tpu_api, project, zone)
         steps += [zone_read] if zone_read is not None else []
     title = f"check credentials, APIs{', quota and zone' if accel else ''} for {req.provider}"
     return Plan(title, tuple(steps)), accel, project, zone
 
 
-def _zone_read(accel: Accelerator, provider: str, project: str, zone: str) -> Any:
+def _zone_read(accel: Accelerator, tpu_api: bool, project: str, zone: str) -> Any:
     """The read that says whether `zone` offers `accel`: Compute Engine's accelerator types for
     a GPU, the Cloud TPU API's for a queued resource; None for a TPU on GKE (the catalogue's
     zone list answers, xcli/catalog/zones.json)."""
@@ -107,7 +108,7 @@ def _zone_read(accel: Accelerator, provider: str, project: str, zone: str) -> An
     if accel.kind == "gpu":
         api, name = "compute.acceleratorTypes.get", accel.gke_accelerator
         url = f"{COMPUTE}/projects/{project}/zones/{zone}/acceleratorTypes/{name}"
-    elif provider == "queued-resource" and accel.tpu_accelerator_type:
+    elif tpu_api and accel.tpu_accelerator_type:
         api, name = "tpu.projects.locations.acceleratorTypes.get", accel.tpu_accelerator_type
         url = f"{TPU}/projects/{project}/locations/{zone}/acceleratorTypes/{name}"
     else:
@@ -128,19 +129,27 @@ def run(req: DoctorRequest, deps: Deps, handlers: Handlers) -> list[Check] | Non
     result = deps.run_quiet(reads, handlers)
     if result is None:
         return None
-    return judge(result, req.provider, accel, project, zone)
+    compute_quota = deps.registry.capabilities(req.provider).kubernetes
+    return judge(result, req.provider, accel, project, zone, compute_quota)
 
 
 def judge(
-    result: RunResult, provider: str, accel: Accelerator | None, project: str, zone: str
+    result: RunResult,
+    provider: str,
+    accel: Accelerator | None,
+    project: str,
+    zone: str,
+    compute_quota: bool,
 ) -> list[Check]:
+    """`compute_quota`: the provider's capacity is Compute Engine VMs (GKE node pools), whose
+    regional quota the `quota` read answers."""
     from xcli.app.doctor_checks import apis, credentials, quota, zone_check
 
     found = result.results
     checks = [credentials(found["credentials"])]
     checks += apis(found["apis"], APIS[provider], project)
     if accel is not None:
-        checks.append(quota(found.get("quota"), accel, provider, project, zone))
+        checks.append(quota(found.get("quota"), accel, compute_quota, project, zone))
         checks.append(zone_check(found.get("zone"), accel, zone))
     return checks
 

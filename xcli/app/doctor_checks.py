@@ -67,12 +67,12 @@ def apis(result: StepResult, wanted: Sequence[str], project: str) -> list[Check]
 
 
 def quota(
-    result: StepResult | None, accel: Accelerator, provider: str, project: str, zone: str
+    result: StepResult | None, accel: Accelerator, compute_quota: bool, project: str, zone: str
 ) -> Check:
     region = zone.rsplit("-", 1)[0]
     need = accel.chips
     metrics = quota_metrics(accel)
-    if provider != "gke":
+    if not compute_quota:
         return Check(
             "quota",
             None,

@@ -18,7 +18,6 @@ from xcli.plan.kueue_objects import QUEUED_LABEL, queued_provisioning
 from xcli.spec import ClusterSpec
 
 CONTAINER = "https://container.googleapis.com/v1"
-COMPUTE = "https://compute.googleapis.com/compute/v1"
 SCOPES = ["https://www.googleapis.com/auth/cloud-platform"]
 RESERVATION_KEY = "compute.googleapis.com/reservation-name"
 RELEASE_CHANNELS = ("RAPID", "REGULAR", "STABLE", "EXTENDED")
@@ -42,20 +41,6 @@ def cluster_url(project: str, region: str, name: str | None = None) -> str:
 
 def operations_url(project: str, region: str) -> str:
     return f"{CONTAINER}/projects/{project}/locations/{region}/operations"
-
-
-def operation_scope(url: str) -> str:
-    """The operations collection a Compute Engine request's operation lives in: the project's
-    global one, or its region's."""
-    parts = url.split("/")
-    if "regions" in parts:
-        return "/".join(parts[: parts.index("regions") + 2])
-    return "/".join(parts[: parts.index("global") + 1])
-
-
-def policy_url(project: str, region: str, name: str | None = None) -> str:
-    base = f"{COMPUTE}/projects/{project}/regions/{region}/resourcePolicies"
-    return f"{base}/{name}" if name else base
 
 
 def pool_name(cluster: str, index: int) -> str:

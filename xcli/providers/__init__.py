@@ -53,6 +53,9 @@ class Capabilities:
     live_checks: bool = False  # checks only a live run can make, before it starts: LiveChecker
     kubernetes: bool = False  # its clusters run Kubernetes, reached through ClusterAccess
     user_keys: bool = False  # authorizes a key the user names (--ssh-key) on its VMs: UserKeys
+    # Its TPU capacity is the Cloud TPU API's (queued resources): that API says which zones
+    # offer a type, and its quota is not a Compute Engine regional one (`xcli doctor`).
+    tpu_api: bool = False
 
     @property
     def vm_workloads(self) -> bool:
@@ -83,6 +86,7 @@ REGISTRY: dict[str, ProviderEntry] = {
         "xcli.providers.queued_resource.provider:QueuedResourceProvider",
         "Cloud TPU queued resources, TPU VMs without Kubernetes",
         Capabilities(
+            tpu_api=True,
             workloads=("vm",),
             vm_storage="mount",
             ssh=True,

@@ -19,8 +19,8 @@ from typing import Any, ClassVar
 
 from xcli.errors import UserError
 from xcli.gateways.google.compute import ComputeGateway
+from xcli.plan.compute import COMPUTE
 from xcli.plan.contract import StepContext
-from xcli.plan.gke import COMPUTE
 from xcli.plan.model import Ref, Step
 from xcli.providers.reservation_check import (
     Room,
@@ -145,7 +145,7 @@ def want_for(spec: ClusterSpec) -> Want:
     )
 
 
-def check_step(spec: ClusterSpec, slices: tuple[int, ...]) -> list[Step]:
+def check_step(spec: ClusterSpec, slices: tuple[int, ...], tpu_api: bool = False) -> list[Step]:
     """The pre-flight step for these slices; none without a named reservation or a slice."""
     names = spec.capacity.reservations
     if spec.capacity.kind != "reservation" or names in ((), ("-",)) or not slices:
@@ -160,7 +160,7 @@ def check_step(spec: ClusterSpec, slices: tuple[int, ...]) -> list[Step]:
             targets=targets,
             want=want_for(spec),
             slices=slices,
-            tpu_api=spec.provider == "queued-resource",
+            tpu_api=tpu_api,  # the caller says: queued resources also know Cloud TPU reservations
         )
     ]
 

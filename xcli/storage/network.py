@@ -26,8 +26,8 @@ from xcli.errors import CloudError
 from xcli.gateways.google.compute import ComputeGateway
 from xcli.gateways.google.rest import RestError, RestGateway
 from xcli.plan.cluster import ClusterRef
+from xcli.plan.compute import COMPUTE
 from xcli.plan.contract import StepContext
-from xcli.plan.gke import COMPUTE
 from xcli.plan.model import Fmt, Ref, Step, symbolic
 from xcli.plan.operations import OperationCall
 from xcli.plan.steps import Text

@@ -16,8 +16,8 @@ from xcli.errors import CloudError
 from xcli.gateways.backoff import RetryPolicy, Timing, growing, poll, retry_busy, timed_out
 from xcli.gateways.google import gke_errors as errs
 from xcli.gateways.google.session import authorized_session
+from xcli.plan.compute import COMPUTE, operation_scope
 from xcli.plan.contract import StepContext
-from xcli.plan.gke import COMPUTE, operation_scope
 from xcli.plan.steps import ApiCall
 
 
@@ -123,7 +123,7 @@ class ComputeGateway:
 
     def policies(self, project: str, region: str, prefix: str) -> tuple[str, ...]:
         """Names of the region's resource policies that start with `prefix`."""
-        from xcli.plan.gke import policy_url
+        from xcli.plan.compute import policy_url
 
         params = {"filter": f'name eq "{prefix}.*"'}
         items = self.list_items(

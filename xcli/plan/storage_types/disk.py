@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from xcli.errors import UserError
-from xcli.plan.gke import COMPUTE
+from xcli.plan.compute import COMPUTE
 from xcli.plan.model import Fmt, Step
 from xcli.plan.storage_types.base import StorageType, Volume
 

@@ -34,7 +34,7 @@ from typing import Any
 
 from xcli.catalog.topology import check_domain
 from xcli.errors import UserError
-from xcli.plan.gke import COMPUTE
+from xcli.plan.compute import COMPUTE
 from xcli.providers.gke import dra_driver
 from xcli.spec import ClusterSpec
 

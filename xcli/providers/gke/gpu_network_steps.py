@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xcli.plan import gke
+from xcli.plan import compute, gke
 from xcli.plan.model import Step
 from xcli.plan.operations import OperationCall
 from xcli.providers.gke import gpu_network as gn
@@ -31,7 +31,7 @@ def compute_call(
     step_id: str, summary: str, api: str, method: str, url: str, **kw: object
 ) -> OperationCall:
     """An OperationCall polled under its own scope: global or the region's operations."""
-    scope = gke.operation_scope(url)
+    scope = compute.operation_scope(url)
     return OperationCall(
         id=step_id,
         summary=summary,
@@ -98,7 +98,7 @@ def create_steps(spec: ClusterSpec) -> list[Step]:
                 f"{spec.accelerator.topology})",
                 INSERT_POLICY,
                 "POST",
-                gke.policy_url(spec.project, spec.region),
+                compute.policy_url(spec.project, spec.region),
                 body=gke.policy_body(spec),
                 accept=ok,
             )

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from xcli.gateways.google.compute import ComputeGateway
+from xcli.plan.compute import COMPUTE
 from xcli.plan.contract import StepContext
-from xcli.plan.gke import COMPUTE
 from xcli.plan.model import Step
 from xcli.plan.operations import OperationCall
 from xcli.providers.gke.private import Private

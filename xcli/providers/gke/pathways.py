@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 
 from xcli.errors import UserError
 from xcli.gateways.google.compute import ComputeGateway
-from xcli.plan import gke
+from xcli.plan import compute, gke
 from xcli.plan import pathways_pool as pw
 from xcli.plan.contract import StepContext
 from xcli.plan.model import Step
@@ -39,7 +39,7 @@ class MachineCheck(Step):
 
     @property
     def url(self) -> str:
-        zone = f"{gke.COMPUTE}/projects/{self.project}/zones/{self.zone}"
+        zone = f"{compute.COMPUTE}/projects/{self.project}/zones/{self.zone}"
         return f"{zone}/machineTypes/{self.machine_type}"
 
     def details(self) -> dict[str, Any]:

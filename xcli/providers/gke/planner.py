@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from xcli.errors import UserError
-from xcli.plan import gke
+from xcli.plan import compute, gke
 from xcli.plan.model import Plan, Step
 from xcli.plan.operations import OperationCall
 from xcli.plan.steps import Wait
@@ -84,7 +84,7 @@ def cluster_resource(project: str, region: str, name: str) -> str:
 def op_call(step_id: str, summary: str, api: str, method: str, url: str, **kw: Any) -> Step:
     """An OperationCall whose poll line names the operations URL of the same API."""
     container = url.startswith(gke.CONTAINER)
-    base = url.split("/clusters")[0] if container else gke.operation_scope(url)
+    base = url.split("/clusters")[0] if container else compute.operation_scope(url)
     # the operation's name is this step's own output, printed as a reference like any other
     poll = f"GET {base}/operations/${{{step_id}.operation}}"
     return OperationCall(
@@ -273,7 +273,7 @@ def _policy_steps(spec: ClusterSpec, seen: GkeObserved) -> list[Step]:
             f"create workload policy {gke.policy_name(spec)} ({accel.topology})",
             INSERT_POLICY,
             "POST",
-            gke.policy_url(spec.project, spec.region),
+            compute.policy_url(spec.project, spec.region),
             body=gke.policy_body(spec),
             accept=("ALREADY_EXISTS",),
         )

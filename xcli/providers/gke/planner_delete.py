@@ -3,7 +3,7 @@ networks (subnets and firewall rules, then networks) xcli made for it."""
 
 from __future__ import annotations
 
-from xcli.plan import gke
+from xcli.plan import compute, gke
 from xcli.plan.model import Plan, Step
 from xcli.providers.gke import nat
 from xcli.providers.gke.gpu_network_steps import delete_steps
@@ -45,7 +45,7 @@ def plan_delete(project: str, zone: str, name: str, observed: GkeObserved | None
                 f"delete workload policy {policy}",
                 DELETE_POLICY,
                 "DELETE",
-                gke.policy_url(project, region, policy),
+                compute.policy_url(project, region, policy),
                 accept=("NOT_FOUND",),
                 after=("cluster",),
             )

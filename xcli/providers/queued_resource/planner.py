@@ -226,7 +226,7 @@ def plan_create(spec: ClusterSpec) -> Plan:
     shape = f"{spec.num_slices} x {spec.accelerator.name}" if spec.num_slices > 1 else ""
     login = login_steps(spec.project, opts)
     # the reservation pre-flight reads come first: nothing is requested before they pass
-    pre = reservation.check_step(spec, tuple(range(spec.num_slices)))
+    pre = reservation.check_step(spec, tuple(range(spec.num_slices)), tpu_api=True)
     steps: list[Step] = [
         *pre,
         _key_step(opts),
