@@ -9,7 +9,6 @@ import click
 
 from xcli.cli import complete
 from xcli.cli.common import Common, emit, options
-from xcli.errors import UserError
 
 
 @click.command("inspect")
@@ -48,50 +47,15 @@ def inspect(
       xcli cluster inspect --cluster demo
       xcli cluster inspect --cluster demo --workload train-1 --dry-run
     """
-    from xcli.app.workload import check_namespace
-    from xcli.app.workload_facts import cluster_live
-    from xcli.cli.providers import registry
+    from xcli.app.cluster_inspect import InspectRequest
+    from xcli.app.cluster_inspect import inspect as run_inspect
     from xcli.cli.wiring import deps
-    from xcli.cluster_index import provider_for
-    from xcli.plan.cluster import ClusterRef
-    from xcli.spec import check_name
-    from xcli.workload.jobset.inspect import plan_inspect
-    from xcli.workload.jobset.inspect_live import handlers
-    from xcli.workload.jobset.plan import gke_cluster_path
 
-    check_name(name, "cluster", 40)
-    if workload:
-        check_name(workload, "workload", 63)
-    check_namespace(namespace)
-    provider = provider_for(name, None, "gke")
-    if registry().capabilities(provider).vm_workloads:
-        raise UserError(
-            f"cluster {name} ({provider}) has no Kubernetes API to inspect",
-            hint=f"`xcli cluster describe --cluster {name}` and `xcli workload status W` "
-            "say how its VMs and runs are",
-        )
-    target = archive or Path(f"xcli-inspect-{name}.tar.gz")
-    plan = plan_inspect(
-        gke_cluster_path(common.project, common.zone, name),
-        name,
-        str(target),
-        workload=workload,
-        namespace=namespace,
-        tail_lines=log_lines,
-    )
-    ref = ClusterRef(name, common.project, common.zone, "gke")
-    wired = deps(common)
-    # the cluster through its provider's ClusterAccess, with the run's clocks
-    reach = cluster_live(wired)
-    run = wired.run_quiet(plan, lambda: handlers(reach, ref, workload))
-    if run is None:  # the dry-run printed the reads
+    request = InspectRequest(name, workload, namespace, archive, log_lines, common)
+    outputs = run_inspect(request, deps(common))
+    if outputs is None:  # the dry-run printed the reads
         return
-    bundle = run.results["bundle"]
-    if bundle.status != "ok":
-        failed = [r for r in run.results.values() if r.status == "failed"]
-        cause = failed[0].error if failed else None
-        raise cause if isinstance(cause, Exception) else UserError("the bundle was not written")
-    _render(dict(bundle.outputs), common)
+    _render(outputs, common)
 
 
 def _render(outputs: dict[str, Any], common: Common) -> None:
