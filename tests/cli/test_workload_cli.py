@@ -129,7 +129,6 @@ def test_output_manifest_file_holds_the_applied_jobset(
     ("extra", "message"),
     [
         ([], "needs the accelerator"),
-        (["--tpu-type", "v6e-256"], "needs --num-slices"),
         (["--device-type", "h100-80gb-8"], "needs --num-nodes"),
         (["--tpu-type", "v6e-256", "--device-type", "h100-80gb-8"], "at most one of"),
         (["--tpu-type", "v6e-257", "--num-slices", "1"], "did you mean v6e-256"),

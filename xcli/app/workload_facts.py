@@ -118,9 +118,11 @@ def _meta_from_flags(ref: ClusterRef, request: WorkloadRequest) -> ClusterMeta:
         )
     accel = lookup(accelerator)
     tpu = accel.kind == "tpu"
-    if (request.num_slices if tpu else request.num_nodes) is None:
-        dashed = "--num-slices" if tpu else "--num-nodes"
-        raise UserError(f"a dry-run without a cluster needs {dashed}", hint=f"e.g. {dashed} 2")
+    # --num-slices defaults to 1, as XPK's does (so the talk's `workload create --tpu-type
+    # v6e-256 ... --dry-run` plans without a cluster); a GPU cluster's node count has no such
+    # default worth assuming.
+    if not tpu and request.num_nodes is None:
+        raise UserError("a dry-run without a cluster needs --num-nodes", hint="e.g. --num-nodes 2")
     return ClusterMeta(
         name=ref.name,
         provider=ref.provider,
