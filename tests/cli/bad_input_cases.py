@@ -16,6 +16,7 @@ from pathlib import Path
 
 P = ("--project", "bad-input-1", "--zone", "us-east5-b")
 TPU = ("--tpu-type", "v5p-8")
+GPU_SHAPE = ("--device-type", "h100-80gb-8")
 QR = ("--provider", "queued-resource")
 LOCAL = ("--provider", "local")
 WL = ("--workload", "train-1", "--docker-image", "img:1", "--command", "true")
@@ -750,9 +751,10 @@ def _combinations() -> list[Case]:
             ("workload", "create", "--cluster", "c", *WL, *P, "--dry-run"),
         ),
         Case(
-            "combo/dry-run-needs-slices",
+            # a TPU dry-run takes --num-slices 1 by default (XPK's); a GPU one needs its nodes
+            "combo/dry-run-needs-nodes",
             "combinations",
-            ("workload", "create", "--cluster", "c", *WL, *TPU, *P, "--dry-run"),
+            ("workload", "create", "--cluster", "c", *WL, *GPU_SHAPE, *P, "--dry-run"),
         ),
         Case(
             "combo/wait-on-gke",
