@@ -12,38 +12,17 @@ import pytest
 
 from tests.app.cluster_deps import ClusterWorld
 from tests.app.test_ssh_use_case import Where
-from tests.plan.test_incluster import CASES as CLUSTERS
 from tests.support.core import validate_core
 from tests.support.crd import validate
-from tests.support.workload_cluster import CONFIGMAP
+from tests.support.team_cluster import KUEUE, OWN_QUEUE, TEAM_QUEUE, set_up_cluster
 from xcli.app import team
 from xcli.errors import ConfigError, UserError
-from xcli.plan import incluster
-from xcli.plan.kueue_objects import kueue_objects
 
-KUEUE = "/apis/kueue.x-k8s.io/v1beta2"
-OWN_QUEUE = f"{KUEUE}/clusterqueues/xcli-cluster-queue"
-TEAM_QUEUE = f"{KUEUE}/clusterqueues/xcli-team-t"
 WHERE = Where(project="my-proj", zone="us-east5-b")
 
 
 def create(quota: str = "v6e=64", borrowing: str | None = None) -> team.CreateRequest:
     return team.CreateRequest("demo", "t", quota, borrowing, None, "1", WHERE)
-
-
-def set_up_cluster(world: ClusterWorld, case: str = "v6e-256 x2 spot") -> None:
-    """What `cluster create` applied, as the API server stores it (queue: before cohorts)."""
-    spec = CLUSTERS[case]
-    world.fake.put(CONFIGMAP, incluster.metadata_configmap(spec))
-    for _key, obj in kueue_objects(spec):
-        if obj["kind"] == "ResourceFlavor":
-            world.fake.put(f"{KUEUE}/resourceflavors/{obj['metadata']['name']}", obj)
-        if obj["kind"] == "ClusterQueue":
-            old = json.loads(json.dumps(obj))
-            del old["spec"]["cohortName"]  # a cluster set up before teams existed
-            old["metadata"].update(uid="uid-cq", resourceVersion="41")
-            old["status"] = {"admittedWorkloads": 0}
-            world.fake.put(OWN_QUEUE, old)
 
 
 def quota(queue: dict[str, Any], flavor: str, resource: str = "google.com/tpu") -> Any:
@@ -83,7 +62,7 @@ def test_a_dry_run_reads_nothing_the_read_is_a_step() -> None:
 
 def test_create_applies_the_dry_run_plan_with_the_read_outputs() -> None:
     world = ClusterWorld()
-    set_up_cluster(world)
+    set_up_cluster(world.fake)
     team.create(create(), world.deps(dry=True))
     printed = world.printed_steps()
     team.create(create(), world.deps())
@@ -130,7 +109,7 @@ def test_create_refuses_what_the_cluster_cannot_give_before_writing(
     quota_flag: str, message: str
 ) -> None:
     world = ClusterWorld()
-    set_up_cluster(world)
+    set_up_cluster(world.fake)
     with pytest.raises(UserError) as err:
         team.create(create(quota_flag), world.deps())
     assert message in err.value.message
@@ -146,7 +125,7 @@ def test_create_on_a_cluster_xcli_did_not_set_up() -> None:
 
 def test_list_shows_quota_usage_borrowed_and_pending() -> None:
     world = ClusterWorld()
-    set_up_cluster(world)
+    set_up_cluster(world.fake)
     team.create(create(), world.deps())
     team_status(world, 1)
     rows = {r["team"]: r for r in team.list_teams(team.ListRequest("demo", WHERE), world.deps())}
@@ -157,7 +136,7 @@ def test_list_shows_quota_usage_borrowed_and_pending() -> None:
 
 def test_delete_refuses_while_workloads_run_unless_forced() -> None:
     world = ClusterWorld()
-    set_up_cluster(world)
+    set_up_cluster(world.fake)
     team.create(create(), world.deps())
     team_status(world, 1)
     with pytest.raises(UserError) as err:

@@ -13,9 +13,10 @@ import pytest
 import yaml
 
 from tests.cli.test_team import CREATE as TEAM_CREATE
-from tests.cli.test_team import GOLDENS, set_up_cluster
+from tests.cli.test_team import GOLDENS
 from tests.plan.test_incluster import CASES as CLUSTERS
 from tests.support.crd import validate
+from tests.support.team_cluster import set_up_cluster
 from tests.support.workload_cluster import (
     CONFIGMAP,
     WHERE,
@@ -89,7 +90,7 @@ def test_golden_workload_in_a_team_namespace(
 def test_live_workload_goes_to_the_team_namespace_as_the_dry_run_said(
     metadata: str, cluster: Cluster, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    set_up_cluster(cluster)
+    set_up_cluster(cluster.fake)
     code, out, err = cluster.run(
         [*RUN, "--cluster-metadata", metadata, "--dry-run", "-o", "json"], capsys
     )

@@ -10,34 +10,14 @@ import json
 import pytest
 
 from tests.conftest import REPO
-from tests.plan.test_incluster import CASES as CLUSTERS
 from tests.support.crd import validate
-from tests.support.workload_cluster import CONFIGMAP, WHERE, Cluster, cluster
-from xcli.plan import incluster
-from xcli.plan.kueue_objects import kueue_objects
+from tests.support.team_cluster import TEAM_QUEUE, set_up_cluster
+from tests.support.workload_cluster import WHERE, Cluster, cluster
 
 __all__ = ["cluster"]  # the fixture
 
 GOLDENS = REPO / "tests" / "goldens" / "team"
-KUEUE = "/apis/kueue.x-k8s.io/v1beta2"
-OWN_QUEUE = f"{KUEUE}/clusterqueues/xcli-cluster-queue"
-TEAM_QUEUE = f"{KUEUE}/clusterqueues/xcli-team-t"
 CREATE = ["team", "create", *WHERE, "--team", "t", "--quota", "v6e=64"]
-
-
-def set_up_cluster(cluster: Cluster, case: str = "v6e-256 x2 spot") -> None:
-    """What `cluster create` applied, as the API server stores it (queue: before cohorts)."""
-    spec = CLUSTERS[case]
-    cluster.fake.put(CONFIGMAP, incluster.metadata_configmap(spec))
-    for _key, obj in kueue_objects(spec):
-        if obj["kind"] == "ResourceFlavor":
-            cluster.fake.put(f"{KUEUE}/resourceflavors/{obj['metadata']['name']}", obj)
-        if obj["kind"] == "ClusterQueue":
-            old = json.loads(json.dumps(obj))
-            del old["spec"]["cohortName"]  # a cluster set up before teams existed
-            old["metadata"].update(uid="uid-cq", resourceVersion="41")
-            old["status"] = {"admittedWorkloads": 0}
-            cluster.fake.put(OWN_QUEUE, old)
 
 
 @pytest.mark.parametrize("fmt", ["text", "json"])
@@ -80,7 +60,7 @@ def _team_status(cluster: Cluster, admitted: int) -> None:
 def test_list_shows_quota_usage_borrowed_and_pending(
     cluster: Cluster, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    set_up_cluster(cluster)
+    set_up_cluster(cluster.fake)
     assert cluster.run(CREATE, capsys)[0] == 0
     _team_status(cluster, 1)
     code, out, err = cluster.run(["team", "list", *WHERE, "-o", "json"], capsys)
