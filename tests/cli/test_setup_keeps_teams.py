@@ -13,11 +13,12 @@ from typing import Any
 import pytest
 
 from tests.app.test_team_use_case import quota
-from tests.cli.test_team import CREATE, OWN_QUEUE, TEAM_QUEUE
+from tests.cli.test_team import CREATE
 from tests.gateways.kube.test_kube_handlers import Clock, seed
 from tests.plan.test_incluster import CASES as CLUSTERS
 from tests.plan.test_incluster import spec
 from tests.support.crd import validate
+from tests.support.team_cluster import OWN_QUEUE, TEAM_QUEUE
 from tests.support.tf_after_apply import release
 from tests.support.workload_cluster import WHERE, Cluster, cluster
 from xcli.execute.live import LiveExecutor
