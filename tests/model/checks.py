@@ -10,6 +10,8 @@
 (d) kinds_installed: every kind an applied object uses is built in or installed by the plans.
 (e) ports_served: every port a container's script connects to over ssh is the one its image
     serves (cluster_facts.json ssh_ports).
+(f) flavors_admit (tests/model/admission.py): Kueue gives every queued pod set a flavor (TAS,
+    flavor order, quota per resource).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from tests.model.addresses import pod_addresses
+from tests.model.admission import flavors_admit
 from tests.model.cluster import FACTS, Cluster, kind_of
 from tests.model.scheduling import misfit, requests
 
@@ -271,6 +274,7 @@ def check_all(cluster: Cluster, objects: list[dict[str, Any]]) -> list[str]:
         + flavors_fit(cluster)
         + references_resolve(cluster)
         + queues_cover(cluster, objects)
+        + flavors_admit(cluster, objects)
         + kinds_installed(cluster, objects)
         + ports_served(objects)
         + pod_addresses(cluster.pod_range, cluster.addresses)

@@ -218,3 +218,48 @@ def test_nodes_without_pod_addresses() -> None:
         "the plan's 2353 nodes need 602368 (largest: demo-np-0, 65 nodes x 256 for 110 "
         "pods per node)"
     ]
+
+
+def _template(plan: Plan, job: str) -> dict[str, Any]:
+    jobset = _step(plan, "jobset")["manifest"]
+    (rjob,) = [r for r in jobset["spec"]["replicatedJobs"] if r["name"] == job]
+    template: dict[str, Any] = rjob["template"]["spec"]["template"]
+    return template
+
+
+def test_f_pathways_workers_without_a_topology_request() -> None:
+    """Issue 32 item 1: on a ClusterQueue mixing the TAS TPU flavor and the head's pathways-cpu,
+    Kueue v0.19.2 gives workers that ask for no topology no flavor; the head asks for none and
+    takes pathways-cpu (a TAS request there would be refused the same way)."""
+    cluster = golden_plan("gke/v5p-128-x2-pathways.json")
+    workload = copy.deepcopy(golden_plan("workload/pathways-batch.json"))
+    assert _run(cluster, workload) == []
+    del _template(workload, "worker")["metadata"]["annotations"]
+    assert _run(cluster, workload) == [
+        "JobSet train-1 replicatedJobs[worker]: no flavor of ClusterQueue xcli-cluster-queue "
+        'admits its 32 pods (v5p-128: Flavor "v5p-128" supports only TopologyAwareScheduling; '
+        "pathways-cpu: nodeLabels do not give the pod's nodeSelector "
+        "cloud.google.com/gke-tpu-accelerator=tpu-v5p-slice)"
+    ]
+    workload = copy.deepcopy(golden_plan("workload/pathways-batch.json"))
+    head = _template(workload, "pathways-head")
+    head["metadata"]["annotations"] = dict(_template(workload, "worker")["metadata"]["annotations"])
+    (line,) = _run(cluster, workload)
+    assert line.startswith("JobSet train-1 replicatedJobs[pathways-head]: no flavor")
+    assert 'Flavor "pathways-cpu" does not support TopologyAwareScheduling' in line
+
+
+def test_f_a_flavor_tried_in_order_and_quota_per_resource() -> None:
+    """Kueue takes the first flavor of the group that fits; a pod set over every flavor's quota
+    of one resource fits none."""
+    cluster = copy.deepcopy(golden_plan("gke/h100-80gb-8-x2-on-demand.json"))
+    workload = golden_plan("workload/h100-80gb-8-x2.json")
+    assert _run(cluster, workload) == []
+    group = _step(cluster, "k8s-cluster-queue")["manifest"]["spec"]["resourceGroups"][0]
+    for flavor in group["flavors"]:
+        for resource in flavor["resources"]:
+            if resource["name"] == "nvidia.com/gpu":
+                resource["nominalQuota"] = 8
+    (line,) = _run(cluster, workload)
+    assert line.startswith("JobSet train-1 replicatedJobs[workers]: no flavor of ClusterQueue")
+    assert "nvidia.com/gpu 16 over quota 8" in line

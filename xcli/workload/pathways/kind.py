@@ -58,6 +58,7 @@ def spec_from(request: WorkloadRequest, meta: ClusterMeta) -> PathwaysSpec:
         priority=request.priority,
         capacity_kind=meta.capacity.kind,
         env=env,
+        kueue_topology=meta.kueue_topology,
     )
     check(spec)
     return spec
