@@ -116,3 +116,32 @@ def test_checks_are_not_vacuous() -> None:
     assert [o["kind"] for o in workload] == ["JobSet"]
     assert flavors_fit(cluster) == []
     assert pods_fit(cluster, workload) == [] and queues_cover(cluster, workload) == []
+
+
+# Shapes the upstream audit (issue 32) planned and found would fail live, made here from their
+# spec as `cluster create --dry-run` makes them: each must now be refused before any call (the
+# message names why), or pass the model.
+FLEX_6H = Capacity("flex-start", max_run_duration=6 * 3600)
+AUDIT_SHAPES: dict[str, tuple[tuple[str, Capacity, int], str | None]] = {
+    "gb200-4 x18 flex-start (item 2)": (("gb200-4", FLEX_6H, 18), "--flex-start on A4X"),
+    "v6e-256 x80 spot (item 5)": (("v6e-256", Capacity("spot"), 80), "node addresses"),
+    "v6e-256 x240 spot (item 5)": (("v6e-256", Capacity("spot"), 240), "15,000 nodes"),
+    "h100-mega-80gb-8 x4 flex-start": (("h100-mega-80gb-8", FLEX_6H, 4), None),
+    "v6e-256 x32 spot": (("v6e-256", Capacity("spot"), 32), None),
+}
+
+
+@pytest.mark.parametrize("name", sorted(AUDIT_SHAPES))
+def test_audit_shape_is_refused_or_passes(name: str) -> None:
+    from xcli.errors import UserError
+
+    source, refusal = AUDIT_SHAPES[name]
+    try:
+        plan = cluster_plan(source)
+    except UserError as exc:
+        assert refusal is not None, f"refused: {exc}"
+        assert refusal in str(exc), str(exc)
+        return
+    lines = check_all(cluster_of(plan), applied_objects(plan))
+    assert not lines, _report(lines)
+    assert refusal is None, f"planned, but should be refused ({refusal})"

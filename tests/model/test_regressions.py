@@ -263,3 +263,39 @@ def test_f_a_flavor_tried_in_order_and_quota_per_resource() -> None:
     (line,) = _run(cluster, workload)
     assert line.startswith("JobSet train-1 replicatedJobs[workers]: no flavor of ClusterQueue")
     assert "nvidia.com/gpu 16 over quota 8" in line
+
+
+def test_g_compact_placement_on_a_queued_gpu_pool() -> None:
+    """Issue 32 item 2: the A4X pool's COMPACT workload policy on a queued-provisioning pool,
+    which GKE (as Cluster Toolkit encodes it) refuses for GPUs."""
+    cluster = copy.deepcopy(golden_plan("gke/gb200-4-x18-reservation.json"))
+    assert [line for line in _run(cluster) if "placementPolicy" in line] == []
+    pool = _step(cluster, "pool-0")["request"]["body"]["nodePool"]
+    pool["queuedProvisioning"] = {"enabled": True}
+    assert [line for line in _run(cluster) if "placementPolicy" in line] == [
+        "nodePool demo-np-0 placementPolicy.type COMPACT: not allowed with queuedProvisioning "
+        "on a4x-highgpu-4g (not a TPU)"
+    ]
+    del pool["queuedProvisioning"]
+    pool["config"]["flexStart"] = True
+    assert [line for line in _run(cluster) if "placementPolicy" in line] == [
+        "nodePool demo-np-0 placementPolicy.type COMPACT: flex-start takes compact placement "
+        "only on A3 Ultra, A4 and H4D, not a4x-highgpu-4g"
+    ]
+
+
+def test_h_more_nodes_than_gke_or_the_subnet_takes() -> None:
+    """Issue 32 item 5: the 2,307-node tpu7x golden fits the default /20; grown past 4,092
+    nodes it does not, and past 15,000 GKE never creates it."""
+    cluster = copy.deepcopy(golden_plan("gke/tpu7x-512-x36-spot.json"))
+    assert _run(cluster) == []
+    pool = _step(cluster, "pool-0")["request"]["body"]["nodePool"]
+    pool["initialNodeCount"] = 2000
+    assert _run(cluster) == [
+        "cluster subnetwork (the network's auto-mode /20) holds 4092 node addresses; the plan's "
+        "nodes need 4289 (surge included)"
+    ]
+    _step(cluster, "cluster")["request"]["body"]["cluster"]["subnetwork"] = "big"
+    assert _run(cluster) == []
+    pool["initialNodeCount"] = 13000
+    assert "cluster: 15252 nodes, over GKE's limit of 15,000 per cluster" in _run(cluster)
