@@ -22,6 +22,7 @@ from tests.model.checks import (
 from tests.model.cluster import cluster_of
 from tests.model.goldens import (
     CLUSTERS,
+    GOLDENS,
     MADE,
     OBJECT_ONLY,
     WORKLOADS,
@@ -31,6 +32,7 @@ from tests.model.goldens import (
     made_plan,
 )
 from tests.model.upstream_storage import storage_drift
+from tests.model.zones import zones_offer
 from xcli.spec import Capacity
 
 # golden -> upstream audit id (the reference's upstream-audit.md; issue 22 items 1-4)
@@ -53,7 +55,19 @@ def test_cluster_golden(name: str) -> None:
     plan = golden_plan(name)
     cluster = cluster_of(plan)
     objects = applied_objects(plan)
-    lines = check_all(cluster, objects)
+    lines = check_all(cluster, objects) + zones_offer(plan)
+    assert not lines, _report(lines)
+
+
+QUEUED = sorted(
+    p.relative_to(GOLDENS).as_posix() for p in (GOLDENS / "queued_resource").glob("*.json")
+)
+
+
+@pytest.mark.parametrize("name", QUEUED)
+def test_queued_resource_golden_zones(name: str) -> None:
+    """(i) a queued resource's zone offers its family, and flex-start where Cloud TPU has it."""
+    lines = zones_offer(golden_plan(name))
     assert not lines, _report(lines)
 
 
@@ -91,8 +105,6 @@ def test_objects_golden(name: str) -> None:
 
 
 def test_every_golden_is_checked_or_said_why_not() -> None:
-    from tests.model.goldens import GOLDENS
-
     seen = set(CLUSTERS) | set(WORKLOADS) | set(OBJECT_ONLY) | set(MADE)
     not_gke = {"queued_resource", "terraform"}  # no Kubernetes objects
     vm = {

@@ -299,3 +299,22 @@ def test_h_more_nodes_than_gke_or_the_subnet_takes() -> None:
     assert _run(cluster) == []
     pool["initialNodeCount"] = 13000
     assert "cluster: 15252 nodes, over GKE's limit of 15,000 per cluster" in _run(cluster)
+
+
+def test_i_a_zone_without_the_family_or_its_flex_start() -> None:
+    """Issue 32 items 3 and 6: a TPU pool in a zone the table does not list for its family, and
+    a flex-start queued resource where Cloud TPU's flex-start page does not offer it."""
+    from tests.model.zones import zones_offer
+
+    cluster = copy.deepcopy(golden_plan("gke/tpu7x-128-x2-spot.json"))
+    assert zones_offer(cluster) == []
+    _step(cluster, "pool-0")["request"]["body"]["nodePool"]["locations"] = ["europe-north9-z"]
+    assert zones_offer(cluster) == ["nodePool demo-np-0 locations europe-north9-z: no tpu7x there"]
+    queued = copy.deepcopy(golden_plan("queued_resource/v6e-256-x4-flex-start-6h.json"))
+    assert zones_offer(queued) == []
+    node = _step(queued, "create")["request"]["body"]["tpu"]["nodeSpec"][0]
+    node["parent"] = "projects/my-proj/locations/us-east5-b"
+    assert zones_offer(queued) == [
+        "queuedResource provisioningModel FLEX_START: Cloud TPU offers flex-start for v6e in "
+        "asia-northeast1-b, us-east5-a, not us-east5-b"
+    ]
