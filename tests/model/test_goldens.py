@@ -31,6 +31,7 @@ from tests.model.goldens import (
     golden_plan,
     made_plan,
 )
+from tests.model.images import images_pulled
 from tests.model.upstream_storage import storage_drift
 from tests.model.zones import zones_offer
 from xcli.spec import Capacity
@@ -88,7 +89,7 @@ def test_made_workload_on_its_cluster(name: str) -> None:
     cluster = cluster_of(cluster_plan(MADE[name]))
     plan = made_plan(name)
     cluster.add(plan)
-    lines = check_all(cluster, applied_objects(plan))
+    lines = check_all(cluster, applied_objects(plan)) + images_pulled(cluster.pool_bodies, plan)
     assert not lines, _report(lines)
 
 

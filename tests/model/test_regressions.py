@@ -318,3 +318,21 @@ def test_i_a_zone_without_the_family_or_its_flex_start() -> None:
         "queuedResource provisioningModel FLEX_START: Cloud TPU offers flex-start for v6e in "
         "asia-northeast1-b, us-east5-a, not us-east5-b"
     ]
+
+
+def test_j_a_pushed_image_the_nodes_may_not_pull() -> None:
+    """Issue 32 item 4: without the ar_reader step the nodes' default service account gets no
+    pull permission on the repository the plan pushes to."""
+    from tests.model.goldens import made_plan
+    from tests.model.images import images_pulled
+
+    name = "made/workload-with-built-image-on-v6e-256-x2-spot"
+    cluster = cluster_of(golden_plan("gke/v6e-256-x2-spot.json"))
+    plan = made_plan(name)
+    assert images_pulled(cluster.pool_bodies, plan) == []
+    without = [s for s in plan if s["kind"] != "ar_reader"]
+    assert images_pulled(cluster.pool_bodies, without) == [
+        "image_push build to projects/my-project/locations/us-east5/repositories/xcli: the "
+        "nodes' default Compute Engine service account gets no roles/artifactregistry.reader "
+        "on it (pods end in ImagePullBackOff where that account has no Editor role)"
+    ]

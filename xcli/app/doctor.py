@@ -95,6 +95,9 @@ def plan(req: DoctorRequest, deps: Deps) -> tuple[Plan, Accelerator | None, str,
     if accel is not None:
         zone_read = _zone_read(accel, caps.tpu_api, project, zone)
         steps += [zone_read] if zone_read is not None else []
+    from xcli.app import doctor_pull
+
+    steps += doctor_pull.reads(project, region)  # may the nodes pull built images (issue 32)
     title = f"check credentials, APIs{', quota and zone' if accel else ''} for {req.provider}"
     return Plan(title, tuple(steps)), accel, project, zone
 
@@ -151,6 +154,9 @@ def judge(
     if accel is not None:
         checks.append(quota(found.get("quota"), accel, compute_quota, project, zone))
         checks.append(zone_check(found.get("zone"), accel, zone))
+    from xcli.app import doctor_pull
+
+    checks.append(doctor_pull.check(found, project, zone.rsplit("-", 1)[0]))
     return checks
 
 

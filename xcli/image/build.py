@@ -19,7 +19,7 @@ from xcli.image import context as folder
 from xcli.image import reference
 from xcli.image.layers import Layer, Store
 from xcli.image.reference import ImageRef
-from xcli.image.steps import ArRepository, ImageBase, ImagePush
+from xcli.image.steps import ArReaderGrant, ArRepository, ImageBase, ImagePush
 from xcli.plan.model import Fmt, Ref, Step
 
 # XPK's default base (AI-Hypercomputer/xpk at 367c838253be, src/xpk/core/docker_image.py,
@@ -37,6 +37,7 @@ class BuildRequest:
     platform: str  # "linux/amd64" or "linux/arm64"
     repository: str  # where images go: HOST/PATH (an Artifact Registry repository or any)
     name: str  # the image's name under `repository`
+    node_project: str | None = None  # whose nodes pull it (granted the reader role on AR)
 
 
 @dataclass(frozen=True)
@@ -93,6 +94,8 @@ def prepare(
     ar = _ar_repository(dest)
     if ar is not None:
         steps.append(ar)
+        if request.node_project:
+            steps.append(_reader_grant(ar, request.node_project))
     read = ImageBase(
         id="image-base",
         summary=f"read base image {base} ({request.platform})",
@@ -120,6 +123,11 @@ def prepare(
     )
 
 
+def in_artifact_registry(repository: str) -> bool:
+    """Whether HOST/PATH names an Artifact Registry Docker repository (LOCATION-docker.pkg.dev)."""
+    return _AR_HOST.match(repository.split("/", 1)[0]) is not None
+
+
 def _ar_repository(dest: ImageRef) -> ArRepository | None:
     match = _AR_HOST.match(dest.host)
     parts = dest.name.split("/")
@@ -131,6 +139,19 @@ def _ar_repository(dest: ImageRef) -> ArRepository | None:
         project=parts[0],
         location=match.group(1),
         repository=parts[1],
+    )
+
+
+def _reader_grant(ar: ArRepository, node_project: str) -> ArReaderGrant:
+    return ArReaderGrant(
+        id="image-reader",
+        summary=f"let the nodes of project {node_project} pull from {ar.repository} "
+        "(roles/artifactregistry.reader for the default Compute Engine service account)",
+        after=(ar.id,),
+        project=ar.project,
+        location=ar.location,
+        repository=ar.repository,
+        node_project=node_project,
     )
 
 
