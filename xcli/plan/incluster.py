@@ -88,10 +88,18 @@ def controller_limits(component: str, ctl: Controllers) -> dict[str, Any]:
     }
 
 
-def setup_steps(spec: ClusterSpec, cluster: Text, after: tuple[str, ...]) -> list[Step]:
-    """The in-cluster setup steps for `spec`, run against `cluster` once `after` have run."""
-    chosen = spec.options.get("cpu_machine_type")
-    ctl = system_pool.size(vm_count(spec), str(chosen) if chosen else None).controllers
+def setup_steps(
+    spec: ClusterSpec,
+    cluster: Text,
+    after: tuple[str, ...],
+    *,
+    cpu_machine_type: str | None = None,
+    pathways: str | None = None,
+) -> list[Step]:
+    """The in-cluster setup steps for `spec`, run against `cluster` once `after` have run.
+    `cpu_machine_type`: the system pool's machine as given (None: sized by the cluster);
+    `pathways`: the machine type of the Pathways heads' pool (None: no such pool)."""
+    ctl = system_pool.size(vm_count(spec), cpu_machine_type).controllers
     installs = [
         K8sInstall(
             id=f"k8s-install-{name}",
@@ -129,7 +137,7 @@ def setup_steps(spec: ClusterSpec, cluster: Text, after: tuple[str, ...]) -> lis
         cluster, (wait.id,), flavor_name(spec), acc.resource_name, spec.total_chips, COHORT
     )
     queue = []
-    for key, obj in kueue_objects(spec):
+    for key, obj in kueue_objects(spec, pathways):
         summary = f"Kueue {obj['kind']} {obj['metadata']['name']}"
         if key == "cluster-queue":  # less the chips teams hold (plan/cohort_read.py)
             carve = carved(obj, acc.resource_name, flavor_name(spec))
@@ -143,7 +151,7 @@ def setup_steps(spec: ClusterSpec, cluster: Text, after: tuple[str, ...]) -> lis
         f"ConfigMap {NAMESPACE}/{METADATA_CONFIGMAP} describing the cluster for workloads",
         done,
         cluster,
-        metadata_configmap(spec),
+        metadata_configmap(spec, pathways=pathways is not None),
     )
     return [*installs, *priorities, wait, read, *queue, metadata]
 
@@ -154,7 +162,7 @@ def _apply(
     return K8sApply(id=sid, summary=f"apply {summary}", after=after, cluster=cluster, manifest=obj)
 
 
-def metadata_configmap(spec: ClusterSpec) -> dict[str, Any]:
+def metadata_configmap(spec: ClusterSpec, pathways: bool = False) -> dict[str, Any]:
     """What workloads need to know about the cluster, as strings (ConfigMap data is strings)."""
     acc = spec.accelerator
     data = {
@@ -189,8 +197,8 @@ def metadata_configmap(spec: ClusterSpec) -> dict[str, Any]:
         "reservation": spec.capacity.reservation,
         "max_run_duration_seconds": spec.capacity.max_run_duration,
         # the heads' pool exists: `workload create --pathways` refuses a cluster without it
-        "pathways_pool": pathways_pool.POOL if pathways_pool.enabled(spec.options) else "",
-        "pathways_flavor": pathways_pool.FLAVOR if pathways_pool.enabled(spec.options) else "",
+        "pathways_pool": pathways_pool.POOL if pathways else "",
+        "pathways_flavor": pathways_pool.FLAVOR if pathways else "",
     }
     data.update({k: str(v) for k, v in optional.items() if v})  # absent, rather than empty
     return {

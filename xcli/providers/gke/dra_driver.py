@@ -32,6 +32,7 @@ from xcli.plan.dra import MIN_KUBERNETES, needs_compute_domain
 from xcli.plan.kube_steps import K8sWait
 from xcli.plan.model import Step
 from xcli.plan.steps import K8sApply, Text
+from xcli.providers.gke import options as gke_opts
 from xcli.spec import ClusterSpec
 
 VERSION = "v25.3.0"
@@ -58,7 +59,7 @@ def cluster_minor(spec: ClusterSpec) -> tuple[int, int] | None:
     """(major, minor) of `--gke-version` ("1.35", "1.34.1-gke.1829001"); None when the version
     is the release channel's default ("", "-") or an alias xcli cannot place ("latest" is
     always new enough)."""
-    found = _MINOR.match(str(spec.options.get("gke_version") or "").strip())
+    found = _MINOR.match(str(gke_opts.of(spec).gke_version or "").strip())
     return (int(found.group(1)), int(found.group(2))) if found else None
 
 
@@ -71,7 +72,7 @@ def check(spec: ClusterSpec) -> None:
     raise UserError(
         f"{spec.accelerator.name} workloads need Kubernetes {need} or later: Kueue accounts "
         f"their ComputeDomain channels only through the resource.k8s.io/v1 API, and "
-        f"--gke-version {spec.options.get('gke_version')} is older",
+        f"--gke-version {gke_opts.of(spec).gke_version} is older",
         hint=f"pass --gke-version {need} or later, or leave it out for the channel's default",
     )
 
@@ -83,7 +84,7 @@ def notes(spec: ClusterSpec) -> list[str]:
         f"NVIDIA DRA driver {VERSION} (ComputeDomain) installed, with the "
         "resource.k8s.io/v1beta1 APIs its DeviceClasses use turned on"
     )
-    if cluster_minor(spec) is None and str(spec.options.get("gke_version") or "") != "latest":
+    if cluster_minor(spec) is None and str(gke_opts.of(spec).gke_version or "") != "latest":
         need = ".".join(map(str, MIN_KUBERNETES))
         say += (
             f"; the cluster gets its release channel's default version, which must be {need} "
