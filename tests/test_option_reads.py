@@ -91,5 +91,5 @@ def test_a_read_outside_the_provider_fails(tmp_path: Path) -> None:
         + '    return dict(spec.given).get("gke_version")\n'
     )
     found = option_reads(tmp_path)
-    assert len(found) == 1 and found[0].startswith("xcli/plan/kueue_objects.py:")
+    assert len(found) == 1 and found[0].startswith("xcli/plan/gke/kueue_objects.py:")
     assert found[0].endswith(" gke_version")

@@ -12,7 +12,7 @@ import yaml
 
 from tests.plan.gke_cases import CASES as GKE_CASES
 from tests.support.workload_cluster import CONFIGMAP, JOBSETS, NS, WHERE, Cluster, cluster
-from xcli.plan import incluster
+from xcli.plan.gke import incluster
 
 __all__ = ["cluster"]  # the fixture
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xcli.plan.kube_steps import K8sDelete
+from xcli.plan.gke.kube_steps import K8sDelete
 from xcli.plan.model import Fmt, Plan, Ref, Step
 from xcli.plan.operations import OperationCall
 from xcli.plan.steps import K8sApply

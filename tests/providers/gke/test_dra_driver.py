@@ -18,9 +18,9 @@ from tests.support import crd
 from tests.support.core import validate_core
 from xcli.errors import UserError
 from xcli.gateways.kube.release_config import merged
-from xcli.plan.dra import CHANNEL_DEVICE_CLASS, CHANNEL_RESOURCE
-from xcli.plan.kube_steps import K8sInstall, K8sWait
-from xcli.plan.kueue_objects import cluster_queue
+from xcli.plan.gke.dra import CHANNEL_DEVICE_CLASS, CHANNEL_RESOURCE
+from xcli.plan.gke.kube_steps import K8sInstall, K8sWait
+from xcli.plan.gke.kueue_objects import cluster_queue
 from xcli.plan.model import resolve
 from xcli.plan.steps import K8sApply
 from xcli.providers.gke import dra_driver

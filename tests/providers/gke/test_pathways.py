@@ -19,10 +19,10 @@ from tests.support.gke_live import Recorder
 from xcli.catalog import lookup
 from xcli.errors import UserError
 from xcli.gateways.google.compute import ComputeGateway
-from xcli.plan import pathways_pool as pw
 from xcli.plan.contract import StepContext
-from xcli.plan.incluster import metadata_configmap
-from xcli.plan.kueue_objects import cluster_queue, kueue_objects
+from xcli.plan.gke import pathways_pool as pw
+from xcli.plan.gke.incluster import metadata_configmap
+from xcli.plan.gke.kueue_objects import cluster_queue, kueue_objects
 from xcli.plan.steps import ApiCall, K8sApply
 from xcli.providers.gke import pathways
 from xcli.providers.gke.bodies import setup_steps

@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from xcli.errors import UserError
-from xcli.plan import system_pool as cpu_pool
-from xcli.plan.kueue_objects import QUEUED_LABEL, queued_provisioning
+from xcli.plan.gke import system_pool as cpu_pool
+from xcli.plan.gke.kueue_objects import QUEUED_LABEL, queued_provisioning
 from xcli.plan.model import Step
 from xcli.plan.steps import Text
 from xcli.providers.gke import options as gke_opts
@@ -83,7 +83,7 @@ def pod_range(spec: ClusterSpec) -> int | None:
 
 def system_pool(spec: ClusterSpec) -> cpu_pool.SystemPool:
     """The CPU pool for the controllers (Kueue, JobSet) and DNS, sized by the cluster
-    (plan/system_pool.py); --cpu-machine-type is kept as given."""
+    (plan/gke/system_pool.py); --cpu-machine-type is kept as given."""
     vms = (
         spec.num_nodes
         if spec.accelerator.kind == "gpu"
@@ -261,9 +261,9 @@ def pool_count(spec: ClusterSpec) -> int:
 
 
 def setup_steps(spec: ClusterSpec, cluster: Text, after: tuple[str, ...]) -> list[Step]:
-    """The in-cluster setup (plan/incluster.py) with what this cluster's options ask for: the
+    """The in-cluster setup (plan/gke/incluster.py) with what this cluster's options ask for: the
     system pool's machine type and the Pathways heads' pool."""
-    from xcli.plan import incluster
+    from xcli.plan.gke import incluster
 
     opts = gke_opts.of(spec)
     return incluster.setup_steps(

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from xcli.plan.pathways_pool import DEFAULT_MACHINE as PATHWAYS_MACHINE
+from xcli.plan.gke.pathways_pool import DEFAULT_MACHINE as PATHWAYS_MACHINE
 from xcli.spec import ClusterSpec, ProviderOptions
 
 # Node pools created at once. GKE runs one operation per node pool at a time and none while a

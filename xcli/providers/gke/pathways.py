@@ -1,7 +1,7 @@
 """`cluster create --pathways` on GKE: the heads' CPU pool and the check of its machine type.
 
 The facts (pool, machine, the head's needs, the Kueue flavor) and their sources are in
-xcli/plan/pathways_pool.py. This module adds the steps: a read of the machine type in the zone
+xcli/plan/gke/pathways_pool.py. This module adds the steps: a read of the machine type in the zone
 (Compute `machineTypes.get`: XPK lists the zone's types instead, xpk@367c838
 src/xpk/core/pathways.py; one GET answers the same question for the one type asked), then the
 node pool, after the cluster. A machine type xcli knows to be too small is refused before any
@@ -17,8 +17,8 @@ from typing import Any, ClassVar
 from xcli.errors import UserError
 from xcli.gateways.google.compute import ComputeGateway
 from xcli.plan import compute
-from xcli.plan import pathways_pool as pw
 from xcli.plan.contract import StepContext
+from xcli.plan.gke import pathways_pool as pw
 from xcli.plan.model import Step
 from xcli.plan.operations import OperationCall
 from xcli.providers.gke import bodies as gke

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from xcli.errors import UserError
-from xcli.plan.kueue_objects import queued_provisioning
+from xcli.plan.gke.kueue_objects import queued_provisioning
 from xcli.plan.model import Step
 from xcli.providers.gke import bodies as gke
 from xcli.providers.gke import gpu_network_tf
@@ -219,7 +219,7 @@ class GkeTerraform:
         return [setup], []
 
     def post_apply(self, spec: ClusterSpec, after: str) -> Sequence[Step]:
-        """The in-cluster setup of the API path (xcli.plan.incluster.setup_steps: JobSet,
+        """The in-cluster setup of the API path (xcli.plan.gke.incluster.setup_steps: JobSet,
         Kueue, the queues, priority classes and the metadata ConfigMap), against the regional
         cluster the gke-cluster module makes (location = the zone's region, as the API path)."""
         from xcli.providers.gke.bodies import setup_steps

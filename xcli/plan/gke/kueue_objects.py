@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from xcli.plan import pathways_pool
-from xcli.plan.dra import channel_quota
+from xcli.plan.gke import pathways_pool
+from xcli.plan.gke.dra import channel_quota
 from xcli.spec import ClusterSpec
 
 KUEUE_API = "kueue.x-k8s.io/v1beta2"
