@@ -48,8 +48,7 @@ class CreateRequest:
     terraform: str | None = None  # --terraform DIR
     apply: bool = False  # --apply (with --terraform)
     state_bucket: str | None = None  # --state-bucket (with --terraform)
-    # The chosen provider's own flags (click's names, defaults included), for its options
-    # builder (Registry.options) to type: nothing else reads them by name.
+    # the provider's own flags, as given: only its options builder (Registry.options) reads them
     flags: Mapping[str, Any] = field(default_factory=dict)
 
 
