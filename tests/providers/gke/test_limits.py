@@ -10,14 +10,16 @@ import pytest
 from xcli.catalog import lookup
 from xcli.errors import UserError
 from xcli.providers.gke import limits
+from xcli.providers.gke.options import GkeOptions
 from xcli.providers.gke.planner import plan_create
 from xcli.spec import Capacity, ClusterSpec
 
 SPOT = Capacity("spot")
 
 
-def tpu(slices: int, **options: object) -> ClusterSpec:
+def tpu(slices: int, subnetwork: str | None = None) -> ClusterSpec:
     accel = lookup("v6e-256")
+    options = GkeOptions(subnetwork=subnetwork)
     return ClusterSpec("demo", "my-proj", "us-east5-b", "gke", accel, SPOT, slices, options=options)
 
 

@@ -11,14 +11,15 @@
   (same page, "Reserved IP addresses in IPv4 subnets"): 4,092 nodes, surge nodes included. A
   plan that needs more is refused with the subnet size that would hold it; a named subnet is
   only known live, so the plan names the size it needs.
-The nodes counted are those plan/gke_pods.py gives Pod addresses: each pool's autoscaling
+The nodes counted are those providers/gke/pods.py gives Pod addresses: each pool's autoscaling
 maximum, plus one surge node per pool for the subnet.
 """
 
 from __future__ import annotations
 
 from xcli.errors import UserError
-from xcli.plan import gke, gke_pods
+from xcli.providers.gke import bodies as gke
+from xcli.providers.gke import pods as gke_pods
 from xcli.providers.gke import private
 from xcli.spec import ClusterSpec
 
