@@ -26,6 +26,15 @@ class UserError(XcliError):
     """Bad input: a flag, a name, a file. Raised before anything is sent anywhere."""
 
 
+class InputErrors(UserError):
+    """Every problem one command line has, each a (message, hint), reported together (issue 36:
+    one run shows them all instead of one per run)."""
+
+    def __init__(self, problems: list[tuple[str, str]]) -> None:
+        super().__init__(problems[0][0], problems[0][1])
+        self.problems = tuple(problems)
+
+
 class ConfigError(UserError):
     """A setting (project, zone, ...) is missing or malformed."""
 

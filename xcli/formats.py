@@ -97,6 +97,7 @@ def flag_callback(check: Any) -> Any:
         check(str(value))
         return value
 
+    callback.pure_check = True  # type: ignore[attr-defined]  # cli/line_checks.py runs it early
     return callback
 
 

@@ -58,8 +58,11 @@ class LazyGroup(click.Group):
             from xcli.cli.xpk_names import translate
             from xcli.formats import ascii_numbers
 
+            from xcli.cli.line_checks import check_line
+
             ascii_numbers(args)
             args = translate(self, ctx, args)
+            check_line(self, ctx, args)
         return super().parse_args(ctx, args)
 
     def invoke(self, ctx: click.Context) -> Any:

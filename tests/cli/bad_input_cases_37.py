@@ -1,0 +1,149 @@
+"""Issue 37's classes of bad input (Data and time, Values, Crashes, Checks after the network).
+
+The same table shape as bad_input_cases.py, kept in its own module so that each class reads as
+one block; `all_cases` there joins them.
+"""
+
+from __future__ import annotations
+
+from tests.cli.bad_input_cases import LOCAL, P, TPU, WL, Case
+
+_WL = ("workload", "create", "--cluster", "c", *WL, *TPU, "--num-slices", "1", *P, "--dry-run")
+_BUILD = (
+    "workload",
+    "create",
+    "--cluster",
+    "c",
+    "--workload",
+    "t",
+    "--command",
+    "true",
+    *TPU,
+    "--num-slices",
+    "1",
+    *P,
+    "--dry-run",
+)
+_PW = (*_WL, "--pathways")
+_CREATE = ("cluster", "create", "--cluster", "c", *TPU, "--spot", *P, "--dry-run")
+
+
+def _empty() -> list[Case]:
+    """An empty value given on the command line is an error, never "not given" (one mechanism:
+    xcli/cli/line_checks.py)."""
+    s = "empty"
+    delete = ("workload", "delete", "--cluster", "c", "--state", "failed", "--yes", *P)
+    return [
+        Case("empty/older-than", s, (*delete, "--older-than", "")),
+        Case("empty/older-than-equals", s, (*delete, "--older-than=")),
+        Case("empty/older-than-spaces", s, (*delete, "--older-than", "  ")),
+        Case("empty/script-dir", s, (*_BUILD, "--script-dir", "")),
+        Case("empty/base-docker-image", s, (*_BUILD, "--base-docker-image", "")),
+        Case("empty/image-repository", s, (*_BUILD, "--image-repository", "")),
+        Case("empty/docker-name", s, (*_BUILD, "--docker-name", "")),
+        Case("empty/pathways-version", s, (*_PW, "--pathways-version", "")),
+        Case("empty/pathways-cpu-machine-type", s, (*_PW, "--pathways-cpu-machine-type", "")),
+        Case(
+            "empty/archive",
+            s,
+            ("cluster", "inspect", "--cluster", "c", "--archive", "", *P, "--dry-run"),
+        ),
+        Case("empty/doctor-tpu-type", s, ("doctor", "--tpu-type", "", *P)),
+        Case(
+            "empty/cluster-wait-timeout",
+            s,
+            ("cluster", "wait", "--cluster", "q", "--timeout", "", *P),
+        ),
+        Case(
+            "empty/workload-wait-timeout",
+            s,
+            ("workload", "wait", "t", "--cluster", "c", "--timeout", "", *P),
+        ),
+        Case("empty/logs-since", s, ("workload", "logs", "t", "--cluster", "c", "--since", "", *P)),
+        Case(
+            "empty/command",
+            s,
+            (
+                "workload",
+                "create",
+                "--cluster",
+                "c",
+                "--workload",
+                "t",
+                "--docker-image",
+                "img:1",
+                "--command",
+                "",
+                *TPU,
+                *P,
+                "--dry-run",
+            ),
+        ),
+        Case(
+            "empty/zone", s, (*_CREATE[:-5], "--project", "bad-input-1", "--zone", "", "--dry-run")
+        ),
+        Case("empty/short-output", s, ("catalog", "list", "-o", "")),
+        Case("empty/argument", s, ("config", "set", "project", "")),
+        Case("empty/workload-name-argument", s, ("workload", "status", "", "--cluster", "c", *P)),
+        Case("empty/ssh-command", s, ("ssh", "--cluster", "c", *LOCAL, "--command", "")),
+    ]
+
+
+def _numbers() -> list[Case]:
+    """Numbers are digits 0-9: no '_' (PEP 515 lets int() read 1_0 as 10), no other digits."""
+    s = "numbers"
+    return [
+        Case("num/num-slices-underscore", s, (*_CREATE, "--num-slices", "1_0")),
+        Case(
+            "num/base-port-underscore",
+            s,
+            (
+                "cluster",
+                "create",
+                *LOCAL,
+                "--cluster",
+                "l",
+                "--tpu-type",
+                "v5litepod-8",
+                "--base-port",
+                "2_0000",
+            ),
+        ),
+        Case(
+            "num/num-nodes-underscore",
+            s,
+            (
+                "cluster",
+                "create",
+                "--cluster",
+                "c",
+                "--device-type",
+                "h100-80gb-8",
+                "--spot",
+                "--num-nodes",
+                "1_6",
+                *P,
+                "--dry-run",
+            ),
+        ),
+        Case(
+            "num/local-port-underscore",
+            s,
+            ("workload", "connect", "t", "--cluster", "c", "--local-port", "2_9000", *P),
+        ),
+        Case(
+            "num/log-lines-underscore",
+            s,
+            ("cluster", "inspect", "--cluster", "c", "--log-lines", "1_00", *P, "--dry-run"),
+        ),
+        Case("num/max-restarts-underscore", s, (*_WL, "--max-restarts", "1_0")),
+        Case(
+            "num/float-nan",
+            s,
+            ("cluster", "test-network", "--cluster", "c", "--min-fraction", "nan", *P, "--dry-run"),
+        ),
+    ]
+
+
+def cases() -> list[Case]:
+    return [*_empty(), *_numbers()]
