@@ -6,7 +6,9 @@ one block; `all_cases` there joins them.
 
 from __future__ import annotations
 
-from tests.cli.bad_input_cases import LOCAL, P, TPU, WL, Case
+from pathlib import Path
+
+from tests.cli.bad_input_cases import LOCAL, SETUPS, TPU, WL, Case, P
 
 _WL = ("workload", "create", "--cluster", "c", *WL, *TPU, "--num-slices", "1", *P, "--dry-run")
 _BUILD = (
@@ -145,5 +147,37 @@ def _numbers() -> list[Case]:
     ]
 
 
+def _folder(root: Path, ignore: str = "", odd_name: bool = False) -> None:
+    app = root / "cwd" / "app"
+    app.mkdir()
+    (app / "train.py").write_text("print(1)\n", encoding="utf-8")
+    if ignore:
+        (app / ".dockerignore").write_text(ignore, encoding="utf-8")
+    if odd_name:
+        (app / b"caf\xe9.py".decode("utf-8", "surrogateescape")).write_text("x", encoding="utf-8")
+
+
+_PATTERNS = {"z-a": "[z-a]", "empty": "[]", "bang": "[!]\n[]", "unclosed": "data/[", "lone": "!"}
+SETUPS.update(
+    {f"ignore-{k}": lambda r, p=p: _folder(r, ignore=f"*.pyc\n{p}\n") for k, p in _PATTERNS.items()}
+)
+SETUPS["odd-name"] = lambda r: _folder(r, odd_name=True)
+
+
+def _crashes() -> list[Case]:
+    """What gave exit 3: .dockerignore patterns, a name that is not UTF-8, ~unknownuser. The
+    image build's refusal comes first and alone (no `packing DIR` line before it)."""
+    s = "crashes"
+    build = (*_BUILD, "--base-docker-image", "python:3.10", "--script-dir")
+    return [
+        *(
+            Case(f"crash/dockerignore-{k}", s, (*build, "{cwd}/app"), setup=f"ignore-{k}")
+            for k in _PATTERNS
+        ),
+        Case("crash/name-not-utf8", s, (*build, "{cwd}/app"), setup="odd-name"),
+        Case("crash/unknown-user-home", s, (*build, "~no-such-user-xcli/app")),
+    ]
+
+
 def cases() -> list[Case]:
-    return [*_empty(), *_numbers()]
+    return [*_empty(), *_numbers(), *_crashes()]

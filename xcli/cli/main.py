@@ -55,10 +55,9 @@ class LazyGroup(click.Group):
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         # XPK's names, before click parses (and guesses at) them: see cli/xpk_names.py.
         if ctx.parent is None and not ctx.resilient_parsing and args:
+            from xcli.cli.line_checks import check_line
             from xcli.cli.xpk_names import translate
             from xcli.formats import ascii_numbers
-
-            from xcli.cli.line_checks import check_line
 
             ascii_numbers(args)
             args = translate(self, ctx, args)
