@@ -179,5 +179,34 @@ def _crashes() -> list[Case]:
     ]
 
 
+def _dropped() -> list[Case]:
+    """Options that were ignored without a word are refused (or get a note: every_option)."""
+    s = "dropped"
+    qr = ("workload", "create", "--provider", "queued-resource", "--cluster", "q", *WL, *P)
+    local = ("workload", "create", *LOCAL, "--cluster", "l", "--workload", "t", "--command", "true")
+    pw2 = (*_WL[:-1], "--num-slices", "2", "--pathways", "--pathways-gcs-location", "gs://b1/pw")
+    return [
+        Case(
+            "drop/image-repository-no-build",
+            s,
+            (*_WL, "--image-repository", "us-docker.pkg.dev/p/r"),
+        ),
+        Case("drop/docker-name-local", s, (*local, "--docker-name", "trainer", "--dry-run")),
+        Case("drop/pull-secret-qr", s, (*qr, "--docker-image-pull-secret", "regcred", "--dry-run")),
+        Case(
+            "drop/max-slice-restarts-no-elastic",
+            s,
+            (*pw2, "--max-slice-restarts", "2", "--dry-run"),
+        ),
+        Case("drop/verbose-no-folder", s, (*_WL, "--verbose")),
+        Case("values/doctor-gpu-as-tpu-type", s, ("doctor", "--tpu-type", "h100-80gb-8", *P)),
+        Case(
+            "values/doctor-gpu-on-queued-resources",
+            s,
+            ("doctor", "--provider", "queued-resource", "--device-type", "h100-80gb-8", *P),
+        ),
+    ]
+
+
 def cases() -> list[Case]:
-    return [*_empty(), *_numbers(), *_crashes()]
+    return [*_empty(), *_numbers(), *_crashes(), *_dropped()]
