@@ -44,7 +44,16 @@ def _empty() -> list[Case]:
         Case("empty/image-repository", s, (*_BUILD, "--image-repository", "")),
         Case("empty/docker-name", s, (*_BUILD, "--docker-name", "")),
         Case("empty/pathways-version", s, (*_PW, "--pathways-version", "")),
-        Case("empty/pathways-cpu-machine-type", s, (*_PW, "--pathways-cpu-machine-type", "")),
+        Case(
+            "empty/pathways-cpu-machine-type",
+            s,
+            (*_CREATE, "--pathways", "--pathways-cpu-machine-type", ""),
+        ),
+        Case(
+            "values/pathways-cpu-machine-type",
+            s,
+            (*_CREATE, "--pathways", "--pathways-cpu-machine-type", "Bad Type"),
+        ),
         Case(
             "empty/archive",
             s,
@@ -184,7 +193,7 @@ def _dropped() -> list[Case]:
     s = "dropped"
     qr = ("workload", "create", "--provider", "queued-resource", "--cluster", "q", *WL, *P)
     local = ("workload", "create", *LOCAL, "--cluster", "l", "--workload", "t", "--command", "true")
-    pw2 = (*_WL[:-1], "--num-slices", "2", "--pathways", "--pathways-gcs-location", "gs://b1/pw")
+    pw2 = (*_WL[:-1], "--num-slices", "2", "--pathways", "--pathways-gcs-location", "gs://bkt-1/pw")
     return [
         Case(
             "drop/image-repository-no-build",

@@ -272,31 +272,89 @@ def _common(command: str, base: str, *, out: bool = True, yes: bool = True) -> d
 # Not yet shown by this test: commands whose lines need a live cluster, its workers or records
 # this test does not make. Each option is listed by name, so a new one still needs its row.
 _NOT_YET = {
-    "cluster adapt": "--cluster --tpu-type --device-type --num-slices --num-nodes --spot --reservation --flex-start --pathways --pathways-cpu-machine-type --project --zone --output --dry-run --out --yes --help",
-    "cluster describe": "--cluster --provider --project --zone --output --help",
-    "cluster list": "--provider --project --zone --output --help",
-    "cluster preload-image": "--cluster --timeout --keep --project --zone --output --dry-run --out --help",
-    "cluster test-network": "--cluster --nodes --test --min-fraction --expect-busbw --timeout --keep --device-type --cluster-metadata --project --zone --output --dry-run --help",
-    "cluster wait": "--cluster --provider --timeout --ssh-key --ssh-user --os-login --project --zone --output --dry-run --out --help",
-    "config get": "--output --help",
-    "config set": "--output --dry-run --help",
-    "scp": "--cluster --provider --worker --slice --batch-size --connect-timeout --timeout --retry-for --internal-ip --ssh-flag --engine --strict-host-key-checking --ssh-key-file --reuse --output-dir --verbose --recursive --project --zone --output --dry-run --out --help",
-    "ssh": "--cluster --provider --worker --slice --batch-size --connect-timeout --timeout --retry-for --internal-ip --ssh-flag --engine --strict-host-key-checking --ssh-key-file --reuse --output-dir --verbose --command --project --zone --output --dry-run --out --help",
-    "storage attach": "--namespace --provider --cluster --path --location --disk --instance --bucket --type --kubernetes-service-account --mount-options --auto-mount --readonly --mount-point --project --zone --output --dry-run --out --yes --help",
-    "storage create": "--namespace --provider --cluster --path --location --disk --instance --bucket --type --kubernetes-service-account --mount-options --auto-mount --readonly --mount-point --size --tier --throughput --network --project --zone --output --dry-run --out --yes --help",
-    "storage delete": "--namespace --provider --cluster --path --location --disk --instance --bucket --type --project --zone --output --dry-run --out --yes --help",
-    "storage detach": "--namespace --provider --cluster --path --location --disk --instance --bucket --type --project --zone --output --dry-run --out --help",
-    "storage list": "--namespace --provider --cluster --project --zone --output --help",
-    "team create": "--cluster --team --quota --borrowing-limit --lending-limit --weight --project --zone --output --dry-run --out --help",
-    "team delete": "--cluster --team --force --project --zone --output --dry-run --out --yes --help",
-    "team list": "--cluster --project --zone --output --help",
-    "workload connect": "--workload --cluster --provider --local-port --timeout --namespace --project --zone --output --dry-run --out --help",
-    "workload delete": "--workload --cluster --provider --state --older-than --namespace --project --zone --output --dry-run --out --yes --help",
-    "workload goodput": "--workload --cluster --provider --namespace --source --log-name --job-name --dry-run --project --zone --output --help",
-    "workload list": "--cluster --provider --state --namespace --project --zone --output --help",
-    "workload logs": "--workload --cluster --provider --worker --slice --follow --since --namespace --project --zone --output --help",
-    "workload status": "--workload --cluster --provider --namespace --project --zone --output --help",
-    "workload wait": "--workload --cluster --provider --timeout --namespace --project --zone --output --help",
+    "cluster adapt": (
+        "--cluster --tpu-type --device-type --num-slices --num-nodes --spot --reservation "
+        "--flex-start --pathways --pathways-cpu-machine-type --project --zone --output "
+        "--dry-run --out --yes --help"
+    ),
+    "cluster describe": ("--cluster --provider --project --zone --output --help"),
+    "cluster list": ("--provider --project --zone --output --help"),
+    "cluster preload-image": (
+        "--cluster --timeout --keep --project --zone --output --dry-run --out --help"
+    ),
+    "cluster test-network": (
+        "--cluster --nodes --test --min-fraction --expect-busbw --timeout --keep "
+        "--device-type --cluster-metadata --project --zone --output --dry-run --help"
+    ),
+    "cluster wait": (
+        "--cluster --provider --timeout --ssh-key --ssh-user --os-login --project --zone "
+        "--output --dry-run --out --help"
+    ),
+    "config get": ("--output --help"),
+    "config set": ("--output --dry-run --help"),
+    "scp": (
+        "--cluster --provider --worker --slice --batch-size --connect-timeout --timeout "
+        "--retry-for --internal-ip --ssh-flag --engine --strict-host-key-checking "
+        "--ssh-key-file --reuse --output-dir --verbose --recursive --project --zone "
+        "--output --dry-run --out --help"
+    ),
+    "ssh": (
+        "--cluster --provider --worker --slice --batch-size --connect-timeout --timeout "
+        "--retry-for --internal-ip --ssh-flag --engine --strict-host-key-checking "
+        "--ssh-key-file --reuse --output-dir --verbose --command --project --zone "
+        "--output --dry-run --out --help"
+    ),
+    "storage attach": (
+        "--namespace --provider --cluster --path --location --disk --instance --bucket "
+        "--type --kubernetes-service-account --mount-options --auto-mount --readonly "
+        "--mount-point --project --zone --output --dry-run --out --yes --help"
+    ),
+    "storage create": (
+        "--namespace --provider --cluster --path --location --disk --instance --bucket "
+        "--type --kubernetes-service-account --mount-options --auto-mount --readonly "
+        "--mount-point --size --tier --throughput --network --project --zone --output "
+        "--dry-run --out --yes --help"
+    ),
+    "storage delete": (
+        "--namespace --provider --cluster --path --location --disk --instance --bucket "
+        "--type --project --zone --output --dry-run --out --yes --help"
+    ),
+    "storage detach": (
+        "--namespace --provider --cluster --path --location --disk --instance --bucket "
+        "--type --project --zone --output --dry-run --out --help"
+    ),
+    "storage list": ("--namespace --provider --cluster --project --zone --output --help"),
+    "team create": (
+        "--cluster --team --quota --borrowing-limit --lending-limit --weight --project "
+        "--zone --output --dry-run --out --help"
+    ),
+    "team delete": (
+        "--cluster --team --force --project --zone --output --dry-run --out --yes --help"
+    ),
+    "team list": ("--cluster --project --zone --output --help"),
+    "workload connect": (
+        "--workload --cluster --provider --local-port --timeout --namespace --project "
+        "--zone --output --dry-run --out --help"
+    ),
+    "workload delete": (
+        "--workload --cluster --provider --state --older-than --namespace --project "
+        "--zone --output --dry-run --out --yes --help"
+    ),
+    "workload goodput": (
+        "--workload --cluster --provider --namespace --source --log-name --job-name "
+        "--dry-run --project --zone --output --help"
+    ),
+    "workload list": ("--cluster --provider --state --namespace --project --zone --output --help"),
+    "workload logs": (
+        "--workload --cluster --provider --worker --slice --follow --since --namespace "
+        "--project --zone --output --help"
+    ),
+    "workload status": (
+        "--workload --cluster --provider --namespace --project --zone --output --help"
+    ),
+    "workload wait": (
+        "--workload --cluster --provider --timeout --namespace --project --zone --output --help"
+    ),
 }
 _WHY = (
     "not shown here yet: the command reads a live cluster, its workers or its records, which "

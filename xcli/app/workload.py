@@ -97,6 +97,10 @@ def create(req: CreateRequest, deps: Deps) -> Created:
     if req.image is not None and req.image.base is not None:  # HOST/NAME@${build.digest}
         image = workload_image.planned(req.image, lambda: ctx.project, lambda: ctx.zone)
         w = dataclasses.replace(w, image=image)
+    elif w.image:  # the one reference parser, before the cluster is read
+        from xcli.image import reference
+
+        reference.parse(w.image, what="--docker-image")
     creation = kind.plan_create(ctx, w)
     plan, handlers = creation.plan, creation.handlers
     if req.image is not None:
@@ -239,7 +243,9 @@ def check_namespace(value: str) -> str:
     starting and ending with a letter or digit, at most 63 characters;
     https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#dns-label-names).
     """
-    if re.fullmatch(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?", value):
+    from xcli.spec import is_k8s_name  # the one rule for Kubernetes names
+
+    if is_k8s_name(value, "label"):
         return value
     suggestion = re.sub(r"[^a-z0-9-]+", "-", value.lower()).strip("-")[:63].rstrip("-")
     raise UserError(

@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import click
 
@@ -166,8 +167,9 @@ def _value_problem(given: Given, ctx: click.Context, path: str) -> tuple[str, st
     """What click would refuse, found now so that the line's other problems come with it."""
     value, param = given.value, given.param
     if isinstance(param.type, (click.Choice, click.types.IntParamType, click.types.FloatParamType)):
+        convert: Any = param.type.convert  # typed for numbers; takes the text as click does
         try:
-            converted = param.type.convert(value, param, ctx)
+            converted = convert(value, param, ctx)
         except click.BadParameter as exc:
             message = " ".join(exc.format_message().split())
             return (message, f"`{path} --help` lists the options, with examples")
@@ -181,7 +183,7 @@ def _value_problem(given: Given, ctx: click.Context, path: str) -> tuple[str, st
     return None
 
 
-def _number_pattern(kind: click.ParamType) -> re.Pattern[str] | None:
+def _number_pattern(kind: Any) -> re.Pattern[str] | None:
     if isinstance(kind, click.types.IntParamType):
         return _INT
     if isinstance(kind, click.types.FloatParamType):

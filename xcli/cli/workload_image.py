@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from xcli.errors import InputErrors, UserError
+from xcli.spec import k8s_name
 
 if TYPE_CHECKING:
     from xcli.app.workload_image import ImageFlags
@@ -87,6 +88,12 @@ def _refuse_dropped(
                     f"drop {flag}",
                 )
             )
+    names = (("--docker-name", name, "label"), ("--docker-image-pull-secret", secret, "subdomain"))
+    for flag, value, form in names if builds_in_a_pod else ():
+        try:
+            k8s_name(value, flag, form) if value is not None else None
+        except UserError as exc:
+            problems.append((exc.message, exc.hint))
     if problems:
         raise InputErrors(problems)
 

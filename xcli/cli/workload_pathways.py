@@ -58,7 +58,9 @@ def options_from(flags: dict[str, Any]) -> PathwaysOptions | None:
     """The Pathways options, or None without --pathways (its flags then refused)."""
     if not flags.pop("pathways", False):
         given = [f for f in _ONLY_WITH if flags.get(f)]
-        given += [f for f, d in (("elastic_slices", 0), ("max_slice_restarts", None)) if flags[f] != d]
+        given += [
+            f for f, d in (("elastic_slices", 0), ("max_slice_restarts", None)) if flags[f] != d
+        ]
         if given:
             name = "--" + given[0].replace("_", "-")
             raise UserError(
