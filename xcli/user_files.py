@@ -116,13 +116,19 @@ def decode(data: bytes, where: str) -> str:
     return text
 
 
-def check_writable_file(path: Path | str, what: str) -> Path:
-    """A file xcli will write: not an existing folder, and in a folder it can write into."""
+def check_writable_file(path: Path | str, what: str, *, folder_exists: bool = False) -> Path:
+    """A file xcli will write: not an existing folder, and in a folder it can write into
+    (`folder_exists`: a folder that exists already, for writers that do not create it)."""
     target = expand_home(path, what)
     if target.is_dir():
         raise UserError(
             f"{what} {path} is a folder, not a file",
             hint=f"name a file, e.g. {what} {target / 'out.yaml'}",
+        )
+    if folder_exists and not target.parent.exists():
+        raise UserError(
+            f"{what} {path}: the folder {target.parent} does not exist",
+            hint="create it first, or name a file in a folder that exists",
         )
     check_writable_folder(target.parent, what)
     return target

@@ -217,5 +217,61 @@ def _dropped() -> list[Case]:
     ]
 
 
+SETUPS["config-duplicate-key"] = lambda r: (
+    (r / "home" / ".config" / "xcli").mkdir(parents=True),
+    (r / "home" / ".config" / "xcli" / "config.yaml").write_text(
+        "project: a-proj-1\nproject: b-proj-2\n", encoding="utf-8"
+    ),
+)
+
+
+def _values() -> list[Case]:
+    """Values that reached an API unchecked: one parser per kind, used by every flag."""
+    s = "values-37"
+    img = (*_WL[:5], "--workload", "t", "--command", "true", *TPU, "--num-slices", "1", *P)
+    bad_images = {
+        "upper": "UPPER/Case:1",
+        "short-digest": "img@sha256:abc",
+        "empty-tag": "img:",
+        "port": "reg.example.com:70000/a",
+        "double-dot-host": "a..b/x",
+        "dash-host": "-x.com/a",
+        "newline": "img:1\n",
+    }
+    buckets = {
+        "double-dot": "gs://my..bucket/pw",
+        "ip": "gs://192.168.1.1/pw",
+        "long": "gs://" + "a" * 100 + "/pw",
+        "dot-dot-path": "gs://my-bucket/../pw",
+    }
+    return [
+        *(
+            Case(f"v37/docker-image-{k}", s, (*img, "--docker-image", v, "--dry-run"))
+            for k, v in bad_images.items()
+        ),
+        *(
+            Case(
+                f"v37/pathways-gcs-{k}",
+                s,
+                (*_WL[:-1], "--pathways", "--pathways-gcs-location", v, "--dry-run"),
+            )
+            for k, v in buckets.items()
+        ),
+        Case("v37/docker-name-space", s, (*_WL, "--docker-name", "my trainer")),
+        Case("v37/pull-secret-slash", s, (*_WL, "--docker-image-pull-secret", "ns/secret")),
+        Case("v37/full-width-digit", s, ("catalog", "show", "v6e-\uff18")),
+        Case(
+            "v37/full-width-tpu-type", s, (*_CREATE[:4], "--tpu-type", "v6e-\uff18", *_CREATE[6:])
+        ),
+        Case("v37/config-duplicate-key", s, ("config", "list"), setup="config-duplicate-key"),
+        Case(
+            "v37/image-cache-relative",
+            s,
+            (*_BUILD, "--base-docker-image", "python:3.10", "--script-dir", "{in}/a-dir"),
+            env={"XCLI_IMAGE_CACHE": "cache"},
+        ),
+    ]
+
+
 def cases() -> list[Case]:
-    return [*_empty(), *_numbers(), *_crashes(), *_dropped()]
+    return [*_empty(), *_numbers(), *_crashes(), *_dropped(), *_values()]

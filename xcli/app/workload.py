@@ -165,8 +165,15 @@ def logs(
     since: str | None,
     deps: Deps,
 ) -> Iterator[LogLine]:
+    if since is not None:  # before the cluster is reached (issue 37: checks before the network)
+        from xcli.spec import check_duration
+
+        check_duration(since, "--since", 1, LONGEST_SINCE)
     kind, ctx = _open(deps, target)
     return kind.logs(ctx, target.cluster, name, selection, follow, since)
+
+
+LONGEST_SINCE = 365 * 86400  # Kubernetes' sinceSeconds is an int64; no node keeps a year of logs
 
 
 def wait(
