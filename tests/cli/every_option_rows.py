@@ -7,6 +7,7 @@ A row says which base command line to start from and what to add (`extra`) or ta
 - `Note`: the line succeeds and its output says `says` (a note that the option does nothing
   here);
 - `Writes`: the line succeeds and writes the file `path`;
+- `Gap`: an option this test found ignored without a word, not fixed yet (expected to fail);
 - `Unchecked`: not shown by this test yet, with the reason; the test reports it as an expected
   failure, so the count of unchecked options is visible in every run.
 
@@ -51,11 +52,23 @@ class Writes:
 
 
 @dataclass(frozen=True)
+class Gap:
+    """Known to be dropped without a word today (found by this test, not fixed yet): the row
+    runs as a Plan and is expected to fail; once the option shows, the test says so (strict
+    xfail) and the row becomes a Plan, Refused or Note."""
+
+    base: str
+    extra: tuple[str, ...]
+    why: str
+    drop: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Unchecked:
     why: str
 
 
-Row = Plan | Refused | Note | Writes | Unchecked
+Row = Plan | Refused | Note | Writes | Gap | Unchecked
 
 P = ("--project", "my-proj-1", "--zone", "us-east5-b")
 TPU = ("--tpu-type", "v5p-8")
@@ -94,6 +107,30 @@ BASES: dict[str, tuple[str, ...]] = {
     "wc-local": ("workload", "create", "--provider", "local", "--cluster", "l", "--workload",
                  "t", "--command", "true", "--dry-run"),
     "cd": ("cluster", "delete", "--cluster", "c", *P, "--dry-run"),
+    "adapt": ("cluster", "adapt", "--cluster", "c", *TPU, *P, "--dry-run"),
+    "preload": ("cluster", "preload-image", "img:1", "--cluster", "c", *P, "--dry-run"),
+    "net": ("cluster", "test-network", "--cluster", "c", "--device-type", "h100-80gb-8", *P,
+            "--dry-run"),
+    "cwait": ("cluster", "wait", "--cluster", "q", *P, "--dry-run"),
+    "sc": ("storage", "create", "d1", "--cluster", "c", "--type", "gcsfuse", "--bucket",
+           "my-bkt-1", *P, "--dry-run"),
+    "sc-fs": ("storage", "create", "fs", "--cluster", "c", "--type", "filestore", "--size", "1TB",
+              *P, "--dry-run"),
+    "sc-lustre": ("storage", "create", "lu", "--cluster", "c", "--type", "lustre", "--size",
+                  "18000GB", *P, "--dry-run"),
+    "sa": ("storage", "attach", "d1", "--cluster", "c", "--type", "gcsfuse", "--bucket",
+           "my-bkt-1", *P, "--dry-run"),
+    "sdt": ("storage", "detach", "d1", "--cluster", "c", "--type", "gcsfuse", "--bucket",
+            "my-bkt-1", *P, "--dry-run"),
+    "sdl": ("storage", "delete", "d1", "--cluster", "c", "--type", "gcsfuse", "--bucket",
+            "my-bkt-1", *P, "--dry-run"),
+    "tc": ("team", "create", "--cluster", "c", "--team", "t1", "--quota", "v5p=8", *P,
+           "--dry-run"),
+    "td": ("team", "delete", "--cluster", "c", "--team", "t1", *P, "--dry-run"),
+    "wd": ("workload", "delete", "t", "--cluster", "c", *P, "--dry-run"),
+    "gp": ("workload", "goodput", "t", "--cluster", "c", "--source", "cloud-logging", *P,
+           "--dry-run"),
+    "config-set": ("config", "set", "zone", "us-east5-b", "--dry-run"),
     "catalog": ("catalog", "list"),
     "show": ("catalog", "show", "v5p-8"),
     "config-list": ("config", "list"),
@@ -244,6 +281,135 @@ _ROWS: dict[str, Row] = {
     "doctor --tpu-type": Plan("doctor", ("--tpu-type", "v6e-8"), drop=TPU),
     "doctor --device-type": Plan("doctor", ("--device-type", "h100-80gb-8"), drop=TPU),
     "catalog list --family": Plan("catalog", ("--family", "v5p")),
+    # --- cluster adapt, preload-image, test-network, wait -----------------------------------
+    "cluster adapt --cluster": Plan("adapt", ("--cluster", "d"), drop=("--cluster", "c")),
+    "cluster adapt --tpu-type": Plan("adapt", ("--tpu-type", "v5p-16"), drop=TPU),
+    "cluster adapt --device-type": Plan("adapt", ("--device-type", "v5p-16"), drop=TPU),
+    "cluster adapt --num-slices": Plan("adapt", ("--num-slices", "2")),
+    "cluster adapt --num-nodes": Refused("adapt", ("--num-nodes", "2"), "--num-nodes"),
+    "cluster adapt --spot": Plan("adapt", ("--spot",)),
+    "cluster adapt --reservation": Plan("adapt", ("--reservation", "r1")),
+    "cluster adapt --flex-start": Plan("adapt", ("--flex-start",)),
+    "cluster adapt --pathways": Plan("adapt", ("--pathways",)),
+    "cluster adapt --pathways-cpu-machine-type": Plan(
+        "adapt", ("--pathways", "--pathways-cpu-machine-type", "n2-standard-80")
+    ),
+    "cluster preload-image --cluster": Plan("preload", ("--cluster", "d"), drop=("--cluster", "c")),
+    "cluster preload-image --timeout": Plan("preload", ("--timeout", "2h")),
+    "cluster preload-image --keep": Plan("preload", ("--keep",)),
+    "cluster test-network --cluster": Plan("net", ("--cluster", "d"), drop=("--cluster", "c")),
+    "cluster test-network --nodes": Plan("net", ("--nodes", "4")),
+    "cluster test-network --test": Plan("net", ("--test", "all_reduce_perf")),
+    "cluster test-network --min-fraction": Gap(
+        "net", ("--min-fraction", "0.7"), "the judgement after the run is not in the plan"
+    ),
+    "cluster test-network --expect-busbw": Gap(
+        "net", ("--expect-busbw", "100"), "the judgement after the run is not in the plan"
+    ),
+    "cluster test-network --timeout": Gap(
+        "net", ("--timeout", "2h"), "the wait's bound is not in the plan"
+    ),
+    "cluster test-network --keep": Gap(
+        "net", ("--keep",), "the plan does not show the JobSet's deletion afterwards"
+    ),
+    "cluster test-network --device-type": Plan(
+        "net", ("--device-type", "h200-141gb-8"), drop=("--device-type", "h100-80gb-8")
+    ),
+    "cluster test-network --cluster-metadata": Plan(
+        "net", ("--cluster-metadata", "{gmeta}"), drop=("--device-type", "h100-80gb-8")
+    ),
+    "cluster wait --cluster": Plan("cwait", ("--cluster", "d"), drop=("--cluster", "q")),
+    "cluster wait --provider": Refused("cwait", ("--provider", "gke"), "nothing to wait for"),
+    "cluster wait --timeout": Plan("cwait", ("--timeout", "2h")),
+    "cluster wait --ssh-key": Plan("cwait", ("--ssh-key", "{key}")),
+    "cluster wait --ssh-user": Plan("cwait", ("--ssh-user", "alice")),
+    "cluster wait --os-login": Plan("cwait", ("--os-login",)),
+    # --- storage ---------------------------------------------------------------------------
+    "storage create --namespace": Plan("sc", ("--namespace", "team-a")),
+    "storage create --provider": Plan("sc", ("--provider", "queued-resource")),
+    "storage create --cluster": Plan("sc", ("--cluster", "d"), drop=("--cluster", "c")),
+    "storage create --path": Refused("sc", ("--path", "/data"), "--path"),
+    "storage create --location": Gap(
+        "sc", ("--location", "us-central1"), "gcsfuse: the bucket is made in the cluster's region"
+    ),
+    "storage create --disk": Gap("sc", ("--disk", "d-1"), "gcsfuse takes no disk: ignored"),
+    "storage create --instance": Gap(
+        "sc", ("--instance", "i-1"), "gcsfuse takes no instance: ignored"
+    ),
+    "storage create --bucket": Plan("sc", ("--bucket", "my-bkt-2"), drop=("--bucket", "my-bkt-1")),
+    "storage create --type": Refused("sc", ("--type", "filestore"), "", drop=("--type", "gcsfuse")),
+    "storage create --kubernetes-service-account": Plan(
+        "sc", ("--kubernetes-service-account", "trainer")
+    ),
+    "storage create --mount-options": Plan("sc", ("--mount-options", "implicit-dirs")),
+    "storage create --auto-mount": Plan("sc", ("--auto-mount",)),
+    "storage create --readonly": Plan("sc", ("--readonly",)),
+    "storage create --mount-point": Plan("sc", ("--mount-point", "/data")),
+    "storage create --size": Plan("sc-fs", ("--size", "2TB"), drop=("--size", "1TB")),
+    "storage create --tier": Plan("sc-fs", ("--tier", "BASIC_HDD")),
+    "storage create --throughput": Plan("sc-lustre", ("--throughput", "500")),
+    "storage create --network": Plan("sc-fs", ("--network", "my-net")),
+    "storage attach --namespace": Plan("sa", ("--namespace", "team-a")),
+    "storage attach --provider": Plan("sa", ("--provider", "queued-resource")),
+    "storage attach --cluster": Plan("sa", ("--cluster", "d"), drop=("--cluster", "c")),
+    "storage attach --path": Refused("sa", ("--path", "/data"), "--path"),
+    "storage attach --location": Gap(
+        "sa", ("--location", "us-central1"), "gcsfuse: a bucket has no zone to say"
+    ),
+    "storage attach --disk": Gap("sa", ("--disk", "d-1"), "gcsfuse takes no disk: ignored"),
+    "storage attach --instance": Gap(
+        "sa", ("--instance", "i-1"), "gcsfuse takes no instance: ignored"
+    ),
+    "storage attach --bucket": Plan("sa", ("--bucket", "my-bkt-2"), drop=("--bucket", "my-bkt-1")),
+    "storage attach --type": Refused("sa", ("--type", "filestore"), "", drop=("--type", "gcsfuse")),
+    "storage attach --kubernetes-service-account": Plan(
+        "sa", ("--kubernetes-service-account", "trainer")
+    ),
+    "storage attach --mount-options": Plan("sa", ("--mount-options", "implicit-dirs")),
+    "storage attach --auto-mount": Plan("sa", ("--auto-mount",)),
+    "storage attach --readonly": Plan("sa", ("--readonly",)),
+    "storage attach --mount-point": Plan("sa", ("--mount-point", "/data")),
+    # --- team, workload delete, goodput, config ---------------------------------------------
+    "team create --cluster": Plan("tc", ("--cluster", "d"), drop=("--cluster", "c")),
+    "team create --team": Plan("tc", ("--team", "t2"), drop=("--team", "t1")),
+    "team create --quota": Plan("tc", ("--quota", "v5p=16"), drop=("--quota", "v5p=8")),
+    "team create --borrowing-limit": Plan("tc", ("--borrowing-limit", "v5p=8")),
+    "team create --lending-limit": Plan("tc", ("--lending-limit", "v5p=4")),
+    "team create --weight": Plan("tc", ("--weight", "2")),
+    "team delete --cluster": Plan("td", ("--cluster", "d"), drop=("--cluster", "c")),
+    "team delete --team": Plan("td", ("--team", "t2"), drop=("--team", "t1")),
+    "team delete --force": Plan("td", ("--force",)),
+    "workload delete --workload": Plan("wd", ("--workload", "u"), drop=("t",)),
+    "workload delete --cluster": Plan("wd", ("--cluster", "d"), drop=("--cluster", "c")),
+    "workload delete --provider": Refused("wd", ("--provider", "local"), "--dry-run"),
+    "workload delete --state": Refused("wd", ("--state", "failed"), "--state", drop=("t",)),
+    "workload delete --older-than": Refused("wd", ("--older-than", "1d"), "--older-than"),
+    "workload delete --namespace": Plan("wd", ("--namespace", "team-a")),
+    "workload goodput --workload": Plan("gp", ("--workload", "u"), drop=("t",)),
+    "workload goodput --cluster": Gap(
+        "gp",
+        ("--cluster", "d"),
+        "--source cloud-logging reads no cluster: ignored",
+        drop=("--cluster", "c"),
+    ),
+    "workload goodput --provider": Gap(
+        "gp", ("--provider", "local"), "--source cloud-logging reads no cluster: ignored"
+    ),
+    "workload goodput --namespace": Refused(
+        "gp", ("--namespace", "team-a"), "--source cloud-logging reads no cluster"
+    ),
+    "workload goodput --source": Refused(
+        "gp", ("--source", "marks"), "--dry-run", drop=("--source", "cloud-logging")
+    ),
+    "workload goodput --log-name": Plan("gp", ("--log-name", "my-log")),
+    "workload goodput --job-name": Plan("gp", ("--job-name", "j1")),
+    "config set --output": Gap(
+        "config-set", ("--output", "json"), "prints the same line in every format"
+    ),
+    "config set --dry-run": Writes(
+        "config-set", (), "{home}/.config/xcli/config.yaml", drop=("--dry-run",)
+    ),
+    "config set --help": Plan("config-set", ("--help",)),
 }
 
 
@@ -377,4 +543,29 @@ def rows() -> dict[str, Row]:
     found.update(_common("catalog list", "catalog"))
     found.update(_common("catalog show", "show"))
     found.update(_common("config list", "config-list"))
+    for command, base in (
+        ("cluster adapt", "adapt"),
+        ("storage create", "sc"),
+        ("storage attach", "sa"),
+        ("storage delete", "sdl"),
+        ("team delete", "td"),
+        ("workload delete", "wd"),
+    ):
+        found.update(_common(command, base))
+    for command, base in (
+        ("cluster preload-image", "preload"),
+        ("cluster wait", "cwait"),
+        ("storage detach", "sdt"),
+        ("team create", "tc"),
+    ):
+        found.update(_common(command, base, yes=False))
+    found.update(_common("cluster test-network", "net", out=False, yes=False))
+    found.update(_common("workload goodput", "gp", out=False, yes=False))
+    for key in ("storage delete --zone", "storage detach --zone", "workload goodput --zone"):
+        found[key] = Gap(
+            found[key].base,
+            found[key].extra,
+            "the plan does not name the zone",
+            drop=found[key].drop,
+        )
     return found
