@@ -228,7 +228,8 @@ SETUPS["config-duplicate-key"] = lambda r: (
 def _values() -> list[Case]:
     """Values that reached an API unchecked: one parser per kind, used by every flag."""
     s = "values-37"
-    img = (*_WL[:5], "--workload", "t", "--command", "true", *TPU, "--num-slices", "1", *P)
+    img = ("workload", "create", "--cluster", "c", "--workload", "t", "--command", "true", *TPU)
+    img = (*img, "--num-slices", "1", *P)
     bad_images = {
         "upper": "UPPER/Case:1",
         "short-digest": "img@sha256:abc",
