@@ -122,3 +122,15 @@ def test_help_is_answered_whatever_else_the_line_holds(capsys: pytest.CaptureFix
 def test_values_after_a_double_dash_are_arguments(capsys: pytest.CaptureFixture[str]) -> None:
     assert run_guarded(cli, ["config", "set", "--", "project", ""], debug=False) == 1
     assert capsys.readouterr().err.startswith("error: VALUE was given an empty value")
+
+
+def test_cluster_creates_own_refusals_come_together(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 36: the flag checks of `cluster create` that do not depend on each other are all
+    reported in one run (errors.collect), not one per run."""
+    argv = ["cluster", "create", "--cluster", "c", "--tpu-type", "v5p-8", "--num-nodes", "2"]
+    code = run_guarded(cli, [*argv, *P, "--dry-run"], debug=False)
+    err = capsys.readouterr().err.splitlines()
+    assert code == 1
+    assert err[0] == "error: --num-nodes counts GPU VMs; v5p-8 is a TPU slice"
+    assert err[2] == "error: choose how to get capacity"
+    assert len(err) == 4
