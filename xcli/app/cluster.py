@@ -39,12 +39,17 @@ class CreateRequest:
     max_run_duration: str | None
     guaranteed: bool
     min_duration: str | None
-    options: Mapping[str, Any]  # the provider-only flags, already split
     where: Location
     dry_run: bool  # Terraform mode only: write the folder into --out, run no terraform
     yes: bool
     # which provider and why (cluster_index.Choice.note), for the plan's header
     provider_note: str = ""
+    force: bool = False  # --force: replace what differs (reconciling providers, Terraform mode)
+    terraform: str | None = None  # --terraform DIR
+    apply: bool = False  # --apply (with --terraform)
+    state_bucket: str | None = None  # --state-bucket (with --terraform)
+    # the provider's own flags, as given: only its options builder (Registry.options) reads them
+    flags: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -109,7 +114,7 @@ def create(req: CreateRequest, deps: Deps) -> CreateResult:
     provider = req.provider
     backend = deps.registry.get(provider)
     ref = ref_for(deps.registry, req.name, provider, req.where)
-    if req.options.get("force"):  # it will ask before replacing pools: refuse now if nobody can
+    if spec.force:  # it will ask before replacing pools: refuse now if nobody can
         deps.require_answerable("--force (it may replace node pools)")
     observer = deps.registry.observer(provider, backend)
     if observer is not None:  # planning is pure: every check that needs nothing remote (flag
@@ -139,17 +144,17 @@ def create(req: CreateRequest, deps: Deps) -> CreateResult:
 
 
 def _spec(req: CreateRequest, deps: Deps) -> ClusterSpec:
-    """The frozen ClusterSpec, after every check that needs nothing remote."""
+    """The frozen ClusterSpec, after every check that needs nothing remote. Checks that do not
+    depend on each other are all run and reported together (issue 36: one answer per mistake)."""
     from xcli.catalog import lookup
     from xcli.errors import collect
-    from xcli.spec import Capacity, ClusterSpec, capacity_from_flags
+    from xcli.spec import Capacity, ClusterSpec, capacity_from_flags, terraform_from_flags
 
     caps = deps.registry.capabilities(req.provider)
-    extra = req.options
 
     def force() -> None:
         # --force replaces what differs: what a reconciling provider does, or Terraform does
-        if extra.get("force") and not extra.get("terraform") and not caps.observer:
+        if req.force and not req.terraform and not caps.observer:
             raise UserError(
                 f"--force applies to --provider {req.provider} only with --terraform DIR",
                 hint="drop --force",
@@ -162,7 +167,7 @@ def _spec(req: CreateRequest, deps: Deps) -> ClusterSpec:
                 hint="e.g. --tpu-type v6e-256 or --device-type h100-80gb-8",
             )
 
-    collect(force, one_shape)  # every refusal of the line in one run (issue 36)
+    collect(force, one_shape)
     accel = lookup(req.tpu_type or req.device_type or "")
 
     def offered() -> None:
@@ -171,17 +176,13 @@ def _spec(req: CreateRequest, deps: Deps) -> ClusterSpec:
 
             check_zone(accel, req.where.zone)
 
-    def user_key() -> None:
-        if extra.get("ssh_key"):  # only a provider that takes --ssh-key (VMs) has the value
-            backend = deps.registry.get(req.provider)
-            _check_user_key(deps, req.provider, backend, str(extra["ssh_key"]))
-
     no_choice = not (req.spot or req.reservation or req.flex_start)
-    found: list[Capacity] = []
+    found: list[Any] = []
     collect(
         lambda: check_counts(accel, req.tpu_type, req.num_slices, req.num_nodes),
         offered,
-        user_key,
+        # built once, here: the provider's own builder types its flags (a --ssh-key is checked)
+        lambda: found.append(deps.registry.options(req.provider, req.flags)),
         lambda: found.append(
             capacity_from_flags(
                 on_demand=req.on_demand or (not caps.cloud and no_choice),
@@ -195,7 +196,9 @@ def _spec(req: CreateRequest, deps: Deps) -> ClusterSpec:
             )
         ),
     )
-    capacity = found[0]
+    options, capacity = found
+    assert isinstance(capacity, Capacity)
+    terraform = terraform_from_flags(req.terraform, req.apply, req.state_bucket)
     project, zone = location(deps.registry, req.provider, req.where)
     return ClusterSpec(
         name=req.name,
@@ -206,7 +209,10 @@ def _spec(req: CreateRequest, deps: Deps) -> ClusterSpec:
         capacity=capacity,
         num_slices=req.num_slices or 1,
         num_nodes=req.num_nodes or 1,
-        options=dict(extra),
+        options=options,
+        force=req.force,
+        terraform=terraform,
+        given=tuple(req.flags.items()),
     )
 
 
@@ -291,12 +297,9 @@ def wait(req: WaitRequest, deps: Deps) -> None:
     if req.ssh_key:
         _check_user_key(deps, provider, found, req.ssh_key)
     ref = ref_for(deps.registry, req.name, provider, req.where)
-    raw: dict[str, object] = {
-        "ssh_key": req.ssh_key,
-        "ssh_user": req.ssh_user,
-        "os_login": req.os_login,
-    }
-    plan = backend.plan_wait(ref, seconds, raw)
+    from xcli.plan.cluster import WaitLogin
+
+    plan = backend.plan_wait(ref, seconds, WaitLogin(req.ssh_key, req.ssh_user, req.os_login))
     deps.run_plan(plan, lambda: backend.handlers(ref))
 
 
