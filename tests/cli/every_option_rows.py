@@ -332,9 +332,9 @@ _ROWS: dict[str, Row] = {
     "storage create --location": Gap(
         "sc", ("--location", "us-central1"), "gcsfuse: the bucket is made in the cluster's region"
     ),
-    "storage create --disk": Gap("sc", ("--disk", "d-1"), "gcsfuse takes no disk: ignored"),
-    "storage create --instance": Gap(
-        "sc", ("--instance", "i-1"), "gcsfuse takes no instance: ignored"
+    "storage create --disk": Refused("sc", ("--disk", "d-1"), "--disk names another type's source"),
+    "storage create --instance": Refused(
+        "sc", ("--instance", "i-1"), "--instance names another type's source"
     ),
     "storage create --bucket": Plan("sc", ("--bucket", "my-bkt-2"), drop=("--bucket", "my-bkt-1")),
     "storage create --type": Refused("sc", ("--type", "filestore"), "", drop=("--type", "gcsfuse")),
@@ -356,9 +356,9 @@ _ROWS: dict[str, Row] = {
     "storage attach --location": Gap(
         "sa", ("--location", "us-central1"), "gcsfuse: a bucket has no zone to say"
     ),
-    "storage attach --disk": Gap("sa", ("--disk", "d-1"), "gcsfuse takes no disk: ignored"),
-    "storage attach --instance": Gap(
-        "sa", ("--instance", "i-1"), "gcsfuse takes no instance: ignored"
+    "storage attach --disk": Refused("sa", ("--disk", "d-1"), "--disk names another type's source"),
+    "storage attach --instance": Refused(
+        "sa", ("--instance", "i-1"), "--instance names another type's source"
     ),
     "storage attach --bucket": Plan("sa", ("--bucket", "my-bkt-2"), drop=("--bucket", "my-bkt-1")),
     "storage attach --type": Refused("sa", ("--type", "filestore"), "", drop=("--type", "gcsfuse")),
