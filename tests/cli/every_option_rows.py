@@ -403,9 +403,7 @@ _ROWS: dict[str, Row] = {
     ),
     "workload goodput --log-name": Plan("gp", ("--log-name", "my-log")),
     "workload goodput --job-name": Plan("gp", ("--job-name", "j1")),
-    "config set --output": Gap(
-        "config-set", ("--output", "json"), "prints the same line in every format"
-    ),
+    "config set --output": Plan("config-set", ("--output", "json")),
     "config set --dry-run": Writes(
         "config-set", (), "{home}/.config/xcli/config.yaml", drop=("--dry-run",)
     ),
