@@ -235,21 +235,26 @@ def test_create_records_and_delete_forgets(capsys: pytest.CaptureFixture[str]) -
     assert why in out and out.replace(why, "") == local and "local/idx" in out
 
 
-def test_docker_image_is_required_where_a_container_runs(
-    capsys: pytest.CaptureFixture[str],
+def test_no_image_flag_builds_this_folder_on_python_3_10_as_xpk_does(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    argv = ["workload", "create", "--cluster", "c", "--workload", "w", "--command", "true",
-            "--tpu-type", "v6e-8", "--num-slices", "1", "--dry-run", "--project", "my-project",
+    # issue 36: XPK layers the current folder onto python:3.10 when no image is named
+    # (AI-Hypercomputer/xpk 367c838253be src/xpk/core/docker_image.py:31-32)
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "train.py").write_text("print('train')\n")
+    monkeypatch.chdir(tmp_path / "src")
+    argv = ["workload", "create", "--cluster", "c", "--workload", "w", "--command",
+            "python3 train.py", "--tpu-type", "v6e-256", "--dry-run", "--project", "my-project",
             "--zone", "us-east5-b"]  # fmt: skip
     code, out, err = run(argv, capsys)
-    assert code == 1 and out == ""
-    assert err.splitlines() == [
-        "error: --provider gke runs the command in a container: pass --docker-image",
-        "hint: e.g. --docker-image python:3.11, or --base-docker-image IMG to add this folder "
-        "to IMG (only the local provider can do without)",
-    ]
+    assert code == 0, err
+    first = out.splitlines()[0]
+    assert first.startswith("Plan: create workload w on cluster c, its image built from ")
+    assert "src/ layered onto python:3.10 (XPK's default: no --docker-image" in first
+    assert "[image-base] read base image index.docker.io/library/python:3.10" in out
+    assert "packed 1 paths" in err
     code, out, err = run([*argv, "--docker-image", "python:3.11"], capsys)
-    assert code == 0 and "python:3.11" in out, err
+    assert code == 0 and "python:3.11" in out and "image-base" not in out, err
 
 
 def test_copy_from_several_workers_names_the_slice() -> None:

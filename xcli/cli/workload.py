@@ -174,7 +174,12 @@ def create(common: Common, **flags: Any) -> int:
     flags["provider"] = provider_for(flags["cluster"], flags["provider"], registry().default())
     kind = use.kind_entry(deps(common), flags["provider"], "pathways" if pathways else None)
     caps = registry().capabilities(flags["provider"])
-    image = image_flags(flags, builds_in_a_pod=kind.manifests, plain_process=caps.plain_process)
+    image = image_flags(
+        flags,
+        builds_in_a_pod=kind.manifests,
+        plain_process=caps.plain_process,
+        needs_image=kind.needs_image,
+    )
     if flags["image"] is None:
         if kind.needs_image and (image is None or image.base is None):
             from xcli.errors import UserError
@@ -182,8 +187,7 @@ def create(common: Common, **flags: Any) -> int:
             raise UserError(
                 f"--provider {flags['provider']} runs the command in a container: "
                 "pass --docker-image",
-                hint="e.g. --docker-image python:3.11, or --base-docker-image IMG to add this "
-                "folder to IMG (only the local provider can do without)",
+                hint="e.g. --docker-image python:3.11 (only the local provider can do without)",
             )
         flags["image"] = ""
     precheck(flags, kind.extra_restart_codes)  # all that needs no cluster, before it is read
