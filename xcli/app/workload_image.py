@@ -104,8 +104,13 @@ def finish(
         return plan, handlers
     repository = image.split("@", 1)[0].rsplit("/", 1)[0]
     request = request_for(flags, repository, platform_of(plan))
+    local = None
+    if deps.local_images is not None and image_build.asks_engine(request.base):
+        local = deps.local_images(request.base)
     deps.say(f"packing {request.script_dir} for {request.platform}")
-    built = image_build.prepare(request, Store(paths.image_cache_dir()), _every(2.0, deps.say))
+    built = image_build.prepare(
+        request, Store(paths.image_cache_dir()), _every(2.0, deps.say), local=local
+    )
     packed = sum(x.size for x in built.layers)
     deps.say(
         f"packed {len(built.context.entries)} paths ({built.context.total_bytes / 1e6:.1f} MB) "
