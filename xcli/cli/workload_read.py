@@ -221,7 +221,11 @@ def logs(
 @workload_argument
 @cluster_option
 @provider_option
-@click.option("--timeout", metavar="D", help="Give up after D (e.g. 30m, 6h); default: never.")
+@click.option(
+    "--timeout",
+    metavar="D",
+    help="Give up after D (e.g. 30m, 6h; a bare number is seconds, as XPK's); default: never.",
+)
 @namespace_option
 @read_options
 def wait(
@@ -249,6 +253,8 @@ def wait(
     from xcli.spec import parse_duration
 
     name = str(workload_name(name, workload_flag))
+    if timeout and timeout.strip().isdigit():  # XPK's --timeout counts seconds
+        timeout = f"{timeout.strip()}s"
     seconds = parse_duration(timeout, "--timeout") if timeout else None
     check_names(cluster, name)
     where = target(common, cluster, provider, namespace)

@@ -44,8 +44,15 @@ def _fate_cells(fate: Fate) -> tuple[str, str, str]:
     """(fate, xcli, note) cells of one row."""
     if fate.kind == "alias":
         return "alias", "same", fate.note
+    if fate.kind == "mapped" and fate.passthrough:
+        taken = ", ".join(f"{g} → {x}" for g, x in fate.gcloud) or "none"
+        return "mapped", f"its gcloud flags: {taken}; any other refused by name", fate.note
+    if fate.kind == "mapped" and fate.positional:
+        return "mapped", "the command's argument", fate.note
     if fate.kind == "mapped":
         target = " ".join(fate.to)
+        if fate.many:
+            target += " (A B C → A,B,C)" + "".join(f", adds {f}" for f in fate.implies)
         if fate.values:
             renamed = ", ".join(f"{k} → {v or '(dropped)'}" for k, v in fate.values)
             target += f" ({renamed})"

@@ -26,6 +26,9 @@ IMAGE_REPO = "us-docker.pkg.dev/cloud-tpu-v2-images/pathways"  # XPK and PJ defa
 # pathways-utils' service deploy script pins (PU, `server:jax-0.9.0`). Printed by the plan.
 DEFAULT_VERSION = "jax-0.9.0"
 _TAG = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$")  # OCI distribution spec tag grammar
+# XPK's --pathways-gcs-location default (AI-Hypercomputer/xpk 367c838253be
+# src/xpk/parser/workload.py:301-309), taken when none is given
+XPK_SCRATCH = "gs://cloud-pathways-staging/tmp"
 _GCS = re.compile(r"^gs://[a-z0-9][a-z0-9._-]{1,220}[a-z0-9](/[^\s]*)?$")
 
 # `--instance_type=<version>:<topology>` of the resource manager: XPK's pathways_tpu_version
@@ -115,8 +118,12 @@ def check(spec: PathwaysSpec) -> None:
             hint=f"pass a tag of {IMAGE_REPO}/server, e.g. {DEFAULT_VERSION}",
         )
     if not _GCS.match(spec.gcs_location):
+        bucket = spec.gcs_location.removeprefix("gs://").split("/", 1)[0]
+        why = "is not a gs:// location"
+        if spec.gcs_location.startswith("gs://") and len(bucket) < 3:
+            why = f"names bucket {bucket!r}: bucket names have 3 to 63 characters"
         raise UserError(
-            f"--pathways-gcs-location {spec.gcs_location!r} is not a gs:// location",
+            f"--pathways-gcs-location {spec.gcs_location!r} {why}",
             hint="pass gs://BUCKET/PATH in a bucket of your project",
         )
     if not 0 <= spec.elastic_slices < spec.num_slices:
