@@ -98,8 +98,9 @@ def test_refused_names_get_the_hint_not_a_spelling_guess(
         and "takes no --script-dir (XPK's `workload create` has it)" in err
     )
     # XPK's global --dry-run on a command that only reads: taken, with a note (issue 36)
-    code, out, err = run(["cluster", "describe", "--cluster", "c", "--dry-run"], capsys)
-    assert err.startswith("note: --dry-run ignored: this command only reads, so it runs as it is")
+    code, _out, err = run(["cluster", "describe", "--cluster", "c", "--dry-run"], capsys)
+    assert err.startswith("note: --dry-run ignored: this command only reads, so it runs")
+    assert "error: no project set" in err  # then it went on, as without --dry-run
     # `xpk info` is `xcli team list` (the queues' quota and use); create-ray has no xcli way
     code, _, err = run(["cluster", "create-ray", "--cluster", "c"], capsys)
     assert code == 1 and err.startswith("error: `xpk cluster create-ray` has no xcli command\n")

@@ -51,7 +51,8 @@ GITHUB = {
 PLACEHOLDERS = {
     "<true/false>": "false", "<maxtext docker image>": "gcr.io/my-project/maxtext:1",
     "<output directory>": "gs://my-bucket/out", "<dataset path>": "gs://my-bucket/data",
-    "--cluster CLUSTER_NAME": "--cluster xpk-test", "--device-type DEVICE_TYPE": "--device-type h100-80gb-8",
+    "--cluster CLUSTER_NAME": "--cluster xpk-test",
+    "--device-type DEVICE_TYPE": "--device-type h100-80gb-8",
 }  # fmt: skip
 READ_ONLY = {
     ("cluster", "list"), ("cluster", "describe"), ("workload", "list"), ("storage", "list"),
