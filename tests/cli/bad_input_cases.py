@@ -751,10 +751,22 @@ def _combinations() -> list[Case]:
             ("workload", "create", "--cluster", "c", *WL, *P, "--dry-run"),
         ),
         Case(
-            # a TPU dry-run takes --num-slices 1 by default (XPK's); a GPU one needs its nodes
-            "combo/dry-run-needs-nodes",
+            # a TPU dry-run takes --num-slices 1 and a GPU one --num-nodes 1 by default (XPK's
+            # defaults, issue 36); a shape with a node count that is not a number stays bad
+            "combo/dry-run-bad-nodes",
             "combinations",
-            ("workload", "create", "--cluster", "c", *WL, *GPU_SHAPE, *P, "--dry-run"),
+            (
+                "workload",
+                "create",
+                "--cluster",
+                "c",
+                *WL,
+                *GPU_SHAPE,
+                "--num-nodes",
+                "two",
+                *P,
+                "--dry-run",
+            ),
         ),
         Case(
             "combo/wait-on-gke",
