@@ -45,7 +45,7 @@ GITHUB = {
     "inputs.zone": "us-central2-b", "inputs.storage-type": "gcpfilestore",
     "inputs.storage-command": "ls", "secrets.GCP_TPU_V4_RESERVATION": "my-res",
     "secrets.NETWORK_NAME": "n", "secrets.SUBNETWORK_NAME": "s",
-    "secrets.BUCKET_NAME": "my-bucket",
+    "secrets.BUCKET_NAME": "my-bucket", "inputs.device-type": "n2-standard-64-1",
 }  # fmt: skip
 # The documents' placeholders, which bash would read as redirects or leave as words
 PLACEHOLDERS = {
@@ -54,6 +54,9 @@ PLACEHOLDERS = {
     "--cluster CLUSTER_NAME": "--cluster xpk-test",
     "--device-type DEVICE_TYPE": "--device-type h100-80gb-8",
 }  # fmt: skip
+# where a document's own text gives a variable another value (usage/clusters.md:378-380: adapt
+# takes h200-141gb-8 only)
+OVERRIDES = {"docs/usage/clusters.md:384": {"DEVICE_TYPE": "h200-141gb-8"}}
 READ_ONLY = {
     ("cluster", "list"), ("cluster", "describe"), ("workload", "list"), ("storage", "list"),
     ("info",), ("inspector",), ("version",), ("config",),
@@ -74,8 +77,13 @@ class Command:
         text = re.sub(r"\$\{\{\s*([\w.-]+)\s*\}\}", lambda m: GITHUB.get(m.group(1), "x"), text)
         text = text.replace("$(date +%H%M)", "1200").replace("$(date +%H-%M-%S)", "12-00-00")
         text = text.replace("$(USER)", "alice")
+        values = {**VALUES, **OVERRIDES.get(self.source, {})}
+        for key in ("ACCELERATOR_TYPE", "DEVICE_TYPE"):  # the shape first: the zone follows it
+            text = text.replace(f"${{{key}}}", values[key]).replace(f"${key}", values[key])
+        zone = configured_zone(text.split())  # the user's $ZONE offers the TPU they name
+        values.update(dict.fromkeys(("ZONE", "COMPUTE_ZONE", "LOCATION"), zone))
         for _ in range(2):  # a value may name another ($CLUSTER_ARGUMENTS inside quotes)
-            text = re.sub(r"\$\{(\w+)\}|\$(\w+)", lambda m: VALUES.get(m[1] or m[2], ""), text)
+            text = re.sub(r"\$\{(\w+)\}|\$(\w+)", lambda m: values.get(m[1] or m[2], ""), text)
         text = text.replace("--script-dir=/tmp", f"--script-dir={folder}")  # the goldens' dir
         words = shlex.split(text.split(" | ")[0])[1:]
         if not self.read_only(words):
@@ -86,6 +94,25 @@ class Command:
     def read_only(words: list[str]) -> bool:
         plain = [w for w in words if not w.startswith("-")]
         return tuple(plain[:1]) in READ_ONLY or tuple(plain[:2]) in READ_ONLY
+
+
+def configured_zone(argv: list[str]) -> str:
+    """The zone an XPK user of this command has configured (`gcloud config set compute/zone`):
+    one that offers the family the command names, else us-east5-b."""
+    from xcli.catalog import lookup
+    from xcli.catalog.zones import offered_zones
+    from xcli.errors import UserError
+
+    for i, word in enumerate(argv):
+        flag, eq, value = word.strip("'\"").partition("=")
+        if flag in ("--tpu-type", "--device-type"):
+            value = value if eq else (argv[i + 1] if i + 1 < len(argv) else "")
+            try:
+                offered = offered_zones(lookup(value).family)
+            except UserError:
+                return "us-east5-b"
+            return "us-east5-b" if not offered or "us-east5-b" in offered else offered[0]
+    return "us-east5-b"
 
 
 def corpus() -> tuple[str, list[Command]]:

@@ -3,6 +3,7 @@ how it is mounted; from them the storage layer's frozen AttachRequest and the Ta
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -86,6 +87,10 @@ def attach_request(
     namespace = checks.namespace(where.namespace)
     options = checks.mount_options(mount.mount_options, kind)
     target = target_of(where, deps)
+    field = unit(kind).name_is_source
+    if field and not getattr(source, field) and not created:
+        deps.say(f"note: no --{field} given: {field} {name}, the storage's name, as XPK infers it")
+        source = dataclasses.replace(source, **{field: name})
     instance = source.instance
     if target.cloud:
         instance = unit(kind).check_source(
