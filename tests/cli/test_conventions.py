@@ -283,3 +283,20 @@ def test_a_local_cluster_is_known_by_its_folder_too(isolated_home: Path) -> None
         "v5e",
         "v5p",
     ]
+
+
+def test_every_command_has_its_summary_line_in_xcli_help(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # issue 36: `doctor` had none (the lazy group prints HELP, not the command's docstring)
+    from xcli.cli.main import COMMANDS, HELP
+
+    assert set(HELP) == set(COMMANDS)
+    code, out, _ = run(["--help"], capsys)
+    assert code == 0
+    listed = out.split("Commands:", 1)[1].split("\n\n", 1)[0].splitlines()
+    names = [line.split()[0] for line in listed if line.startswith("  ") and line[2] != " "]
+    for line in listed:
+        if line.startswith("  ") and line[2] != " ":
+            assert len(line.split()) > 1, f"no summary: {line!r}"
+    assert sorted(names) == sorted(COMMANDS)
