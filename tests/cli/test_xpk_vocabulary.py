@@ -203,3 +203,55 @@ def test_commands_from_xpk_docs(
     assert says in err
     if code == 0:
         assert out.strip(), "a dry-run prints its plan"
+
+
+SAMPLES = {"--gke-version": "1.34.1-gke.1829001"}  # values a callback checks
+
+
+def _sample(param: click.Option) -> str:
+    """A value click takes for `param` (its first choice, its lowest number, else a word)."""
+    for name in param.opts:
+        if name in SAMPLES:
+            return SAMPLES[name]
+    kind = param.type
+    if isinstance(kind, click.Choice):
+        return str(kind.choices[0])
+    if isinstance(kind, (click.IntRange, click.FloatRange)) and kind.min is not None:
+        return str(int(kind.min) + 1)
+    if isinstance(kind, (click.types.IntParamType, click.types.FloatParamType)):
+        return "1"
+    return "x1"
+
+
+def test_every_alias_same_row_takes_xpks_form_as_typed() -> None:
+    # docs/from-xpk.md's "alias | same" rows (issue 36): XPK's own spelling, `--flag value`
+    # and `--flag=value`, goes through the translation untouched and click parses it into
+    # the same option
+    from xcli.cli.xpk_names import translate
+
+    checked, bad = 0, []
+    for key in vocab.XPK_FLAGS:
+        words = vocab.COMMANDS[key].to
+        if not words or words[0].startswith("-"):
+            continue
+        command = xcli_command(cli, words)
+        assert command is not None, key
+        options = {o: p for p in command.params if isinstance(p, click.Option) for o in p.opts}
+        for flag, takes in vocab.flags_of(key).items():
+            if resolved(command, key, flag).kind != "alias" or flag == "<name>":
+                continue
+            param = options[flag]
+            forms = [[flag, _sample(param)], [f"{flag}={_sample(param)}"]] if takes else [[flag]]
+            for form in forms:
+                args = [*key.split(), *form]
+                ctx = click.Context(cli)
+                out = translate(cli, ctx, args)
+                assert out[-len(form) :] == form, (key, form, out)
+                sub = command.make_context(
+                    key, list(out[len(out) - len(form) :]), resilient_parsing=True
+                )
+                if sub.params[str(param.name)] in (None, False, ()):
+                    bad.append((key, form))
+                checked += 1
+    assert bad == []
+    assert checked > 100  # every alias row of the page, in both spellings
