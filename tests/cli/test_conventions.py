@@ -300,3 +300,38 @@ def test_every_command_has_its_summary_line_in_xcli_help(
         if line.startswith("  ") and line[2] != " ":
             assert len(line.split()) > 1, f"no summary: {line!r}"
     assert sorted(names) == sorted(COMMANDS)
+
+
+def test_cluster_list_without_credentials_shows_this_machines_clusters_and_says_what_not(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # issue 36: with no --provider, the local clusters need no credentials; GKE's are noted
+    from tests.providers.test_registry import ListsOne  # a local provider listing one cluster
+    from xcli.cli.deps import Dependencies
+    from xcli.providers import DEFAULT
+
+    registry = DEFAULT.with_target("local", f"{ListsOne.__module__}:ListsOne")
+    argv = ["cluster", "list", "--project", "my-project", "--zone", "us-east5-b", "-o", "json"]
+    code = run_guarded(cli, argv, debug=False, obj=Dependencies(providers=registry))
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert [r["name"] for r in json.loads(out)] == ["fake"]
+    assert err.startswith("note: gke clusters not read: no Google credentials found (")
+
+
+def test_an_unknown_cluster_name_is_said_before_the_credentials_error(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from xcli import cluster_index
+
+    cluster_index.record("demo", "local")
+    argv = ["ssh", "--cluster", "deom", "--worker=all", "--command", "hostname", "--project",
+            "my-project", "--zone", "us-east5-b"]  # fmt: skip
+    code, _out, err = run(argv, capsys)
+    lines = err.splitlines()
+    assert code == 1
+    assert lines[0] == "note: no cluster deom on this machine; known: demo (local)"
+    assert lines[1].startswith("error: xcli ssh needs Google credentials")
+    # a cluster this machine knows, or an explicit --provider: no such note
+    code, _out, err = run([*argv, "--provider", "queued-resource"], capsys)
+    assert "no cluster deom on this machine" not in err
