@@ -9,6 +9,7 @@ import click
 
 from xcli.cli import complete
 from xcli.cli.common import Common, change_options
+from xcli.cli.help_groups import GroupedCommand
 from xcli.cli.providers import choice
 from xcli.cli.workload_ns import namespace_option
 from xcli.cli.workload_scheduler import scheduler_option
@@ -128,7 +129,69 @@ def _workload_options(func: Any) -> Any:
     return func
 
 
-@workload.command("create")
+def _create_groups() -> list[tuple[str, list[str]]]:
+    """`workload create --help` headings, as `cluster create --help` has them (issue 36)."""
+    return [
+        ("Workload", ["cluster", "provider", "name", "command", "namespace", "replace"]),
+        ("Shape (default: the cluster's)", ["tpu_type", "device_type", "num_slices", "num_nodes"]),
+        (
+            "Image (none given: this folder on python:3.10, as XPK does)",
+            [
+                "image",
+                "base_image",
+                "script_dir",
+                "image_repository",
+                "image_verbose",
+                "docker_name",
+                "pull_secret",
+            ],
+        ),
+        ("Environment", ["env_pairs", "env_file"]),
+        (
+            "Restarts, priority and lifetime",
+            [
+                "max_restarts",
+                "restart_on_exit_codes",
+                "priority",
+                "scheduler",
+                "ttl_after_finished",
+                "termination_grace_period",
+                "detach",
+            ],
+        ),
+        (
+            "Storage and caches",
+            ["storage", "storage_record", "compilation_cache", "checkpoint_dir"],
+        ),
+        (
+            "Pathways (--pathways)",
+            [
+                "pathways",
+                "headless",
+                "pathways_version",
+                "pathways_gcs_location",
+                "elastic_slices",
+                "max_slice_restarts",
+            ],
+        ),
+        (
+            "Where, output, dry-run",
+            [
+                "project_flag",
+                "zone_flag",
+                "output",
+                "dry_run",
+                "out",
+                "output_manifest_file",
+                "cluster_metadata",
+                "yes",
+                "help",
+            ],
+        ),
+    ]
+
+
+@workload.command("create", cls=GroupedCommand, groups=_create_groups)
 @_workload_options
 @change_options
 def create(common: Common, **flags: Any) -> int:
