@@ -201,6 +201,8 @@ def create(common: Common, **flags: Any) -> int:
     Examples:
       xcli workload create --cluster demo --workload train-1 \\
           --docker-image us-docker.pkg.dev/p/r/img:1 --command 'python3 train.py'
+      xcli workload create --cluster demo --workload t --command 'python3 train.py' \\
+          --tpu-type v6e-256 --dry-run     # no image: this folder on python:3.10 (XPK's way)
       xcli workload create --cluster demo --workload t --docker-image img \\
           --command 'python3 train.py' --tpu-type v6e-256 --num-slices 2 --dry-run
       xcli workload create --cluster demo --workload t --docker-image img --namespace team-a \\
