@@ -335,3 +335,17 @@ def test_an_unknown_cluster_name_is_said_before_the_credentials_error(
     # a cluster this machine knows, or an explicit --provider: no such note
     code, _out, err = run([*argv, "--provider", "queued-resource"], capsys)
     assert "no cluster deom on this machine" not in err
+
+
+def test_xpks_storage_type_names_work_on_every_storage_command(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # issue 36 (the trial's F14): `gcpfilestore` was taken by create and attach, not delete
+    where = ["--cluster", "xpk-test", "--project", "my-project", "--zone", "us-east5-b"]
+    titles = {"delete": "Plan: delete filestore storage fs of cluster xpk-test",
+              "detach": "Plan: detach storage fs from cluster xpk-test"}  # fmt: skip
+    for verb, title in titles.items():
+        argv = ["storage", verb, "fs", "--type", "gcpfilestore", "--instance", "fs", *where]
+        code, out, err = run([*argv, "--dry-run"], capsys)
+        assert code == 0, err
+        assert out.startswith(title)
