@@ -208,7 +208,7 @@ ROWS: tuple[Row, ...] = (
         ("--state",),
         "queued, running, succeeded, failed",
     ),
-    Row("list --name-contains", "substring", "", (), "none: filter `xcli workload list -o json`"),
+    Row("list --name-contains", "substring", "workload list", ("--name-contains",)),
     Row("logs JOB [-f]", "", "workload logs", ("--follow",), "also --since, --worker, --slice"),
     Row("cancel JOB", "deletes it", "workload delete", (), "`xcli workload delete W --cluster C`"),
 )

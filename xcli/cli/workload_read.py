@@ -112,10 +112,21 @@ def check_workload_name(name: str) -> str:
     help="Only workloads in this state. gke: queued, running, succeeded, failed; "
     "queued-resource and local: starting, running, succeeded, failed, stopped, lost.",
 )
+@click.option(
+    "--name-contains",
+    default="",
+    metavar="S",
+    help="Only workloads whose name contains S (XPK's --filter-by-job).",
+)
 @namespace_option
 @read_options
 def list_workloads(
-    common: Common, cluster: str, provider: str, state: str | None, namespace: str
+    common: Common,
+    cluster: str,
+    provider: str,
+    state: str | None,
+    name_contains: str,
+    namespace: str,
 ) -> int:
     """List workloads, newest first: state, priority, slices, chips, restarts, age, duration.
 
@@ -135,7 +146,8 @@ def list_workloads(
 
     check_names(cluster, None)
     where = target(common, cluster, provider, namespace)
-    return view.listing(common.output, use.list_workloads(where, state, deps(common)))
+    found = use.list_workloads(where, state, deps(common), name_contains)
+    return view.listing(common.output, found)
 
 
 @click.command("status")

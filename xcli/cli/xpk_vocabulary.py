@@ -352,6 +352,7 @@ FATES_BY_COMMAND: dict[tuple[str, str], Fate] = {
     ("workload create", "--device-type"): alias(),
     ("storage attach", "--vol"): ignored("xcli reads the share name from the instance"),
     ("storage create", "--vol"): mapped("--share"),
+    ("workload list", "--filter-by-job"): mapped("--name-contains"),
     ("info", "--dry-run"): ignored("this command only reads, so it runs as it is"),
     ("info", "--namespace"): ignored("xcli team list shows the queues of every namespace"),
     ("cluster cacheimage", "--namespace"): ignored("the DaemonSet runs in xcli's own namespace"),
