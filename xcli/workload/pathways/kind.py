@@ -91,8 +91,10 @@ def plan_create(
         manifest=manifest,
     )
     notes = [f"pulls {image}" for image in spec.images()]
-    where = " (XPK's default; pass --pathways-gcs-location gs://BUCKET/PATH for one in your "
-    where += "project)" if spec.gcs_location == XPK_SCRATCH else ""
+    where = ""
+    if spec.gcs_location == XPK_SCRATCH:
+        where = " (XPK's default; pass --pathways-gcs-location gs://BUCKET/PATH for one in your "
+        where += "project)"
     notes.append(f"Pathways scratch location: {spec.gcs_location}{where}")
     if spec.version == "latest":
         notes.append(
