@@ -88,9 +88,19 @@ def attach_request(
     options = checks.mount_options(mount.mount_options, kind)
     target = target_of(where, deps)
     field = unit(kind).name_is_source
-    if field and not getattr(source, field) and not created:
-        deps.say(f"note: no --{field} given: {field} {name}, the storage's name, as XPK infers it")
-        source = dataclasses.replace(source, **{field: name})
+    if field and not getattr(source, field) and not created and target.cloud:
+        inferred = dataclasses.replace(source, **{field: name})
+        try:  # a name that cannot be one is the "needs --bucket|--instance" refusal below
+            unit(kind).check_source(
+                name, inferred.bucket, inferred.instance, inferred.disk, new_bucket=False,
+                created=False,
+            )  # fmt: skip
+        except UserError:
+            pass
+        else:
+            deps.say(f"note: no --{field} given: {field} {name}, the storage's name, as XPK "
+                     "infers it")  # fmt: skip
+            source = inferred
     instance = source.instance
     if target.cloud:
         instance = unit(kind).check_source(
