@@ -201,4 +201,4 @@ def test_no_scratch_location_takes_xpks_default_and_says_so(
     # a bucket name that is too short is said as such (it was "not a gs:// location")
     code, _out, err = _run([*base, *SCENARIOS["pathways-headless"], "--pathways-gcs-location",
                             "gs://b/pw"], capsys)  # fmt: skip
-    assert code == 1 and "names bucket 'b': bucket names have 3 to 63 characters" in err
+    assert code == 1 and "bucket name 'b' must be 3-63 characters long" in err
