@@ -751,10 +751,22 @@ def _combinations() -> list[Case]:
             ("workload", "create", "--cluster", "c", *WL, *P, "--dry-run"),
         ),
         Case(
-            # a TPU dry-run takes --num-slices 1 by default (XPK's); a GPU one needs its nodes
-            "combo/dry-run-needs-nodes",
+            # a TPU dry-run takes --num-slices 1 and a GPU one --num-nodes 1 by default (XPK's
+            # defaults, issue 36); a shape with a node count that is not a number stays bad
+            "combo/dry-run-bad-nodes",
             "combinations",
-            ("workload", "create", "--cluster", "c", *WL, *GPU_SHAPE, *P, "--dry-run"),
+            (
+                "workload",
+                "create",
+                "--cluster",
+                "c",
+                *WL,
+                *GPU_SHAPE,
+                "--num-nodes",
+                "two",
+                *P,
+                "--dry-run",
+            ),
         ),
         Case(
             "combo/wait-on-gke",
@@ -1442,7 +1454,9 @@ def _storage() -> list[Case]:
             "storage",
             (*new, "--type", "gcsfuse", "--bucket", "192.168.5.4"),
         ),
-        Case("storage/no-bucket", "storage", (*att, "--type", "gcsfuse")),
+        # gcsfuse without --bucket takes the storage's name, as XPK does (issue 36); a type
+        # whose source is never inferred still needs it named
+        Case("storage/no-instance", "storage", (*att, "--type", "lustre")),
         Case("storage/mount-point-relative", "storage", (*att, *gcs, "--mount-point", "data")),
         Case("storage/mount-point-root", "storage", (*att, *gcs, "--mount-point", "/")),
         # issue 26: such mount points once let the local symlink fallback delete outside them
@@ -1745,8 +1759,7 @@ def _private_and_reservations() -> list[Case]:
         Case("private/ipv6", section, (*live, "--private", an, "fd00::/8")),
         Case("private/empty-entry", section,
              (*live, "--private", an, "10.1.0.0/16,")),
-        Case("private/authorized-without-private", section,
-             (*dry, an, "10.1.0.0/16")),
+        # --authorized-networks without --private: XPK's rule turns --private on (issue 36)
         Case("private/endpoint-without-private", section, (*dry, "--private-endpoint")),
         # refused before the live run's first read (app/cluster.py plans once against nothing)
         Case("private/endpoint-without-private-live", section, (*live, "--private-endpoint")),

@@ -161,14 +161,14 @@ def resolve(flags: Transport, deps: Deps) -> Resolved:
 
 def _workers(backend: VmAccess, ref: ClusterRef) -> list[Worker]:
     """The provider's workers; without credentials, say why even --dry-run needs them."""
-    from xcli.errors import CloudError
+    from xcli.errors import CloudError, NoCredentials
 
     try:
         return backend.workers(ref)
     except CloudError as exc:
-        if exc.status != "UNAUTHENTICATED":
+        if exc.status != "UNAUTHENTICATED" and not isinstance(exc, NoCredentials):
             raise
-        raise CloudError(
+        raise NoCredentials(
             f"xcli ssh needs Google credentials, even with --dry-run: the workers' addresses "
             f"of {ref.name} come from the Cloud TPU API ({exc.message})",
             hint="log in with application default credentials (or set "

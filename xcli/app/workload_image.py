@@ -39,6 +39,8 @@ class ImageFlags:
     verbose: bool = False  # -v: say each path .dockerignore leaves out
     # VM-style clusters: no image; the folder is copied to every worker (app/workload_sync.py)
     copy_to_vms: bool = False
+    # no --base-docker-image given: XPK's default base, python:3.10 (the plan's title says so)
+    default_base: bool = False
 
 
 def region_of(zone: str) -> str:
@@ -103,10 +105,14 @@ def finish(
         return plan, handlers
     repository = image.split("@", 1)[0].rsplit("/", 1)[0]
     request = request_for(flags, repository, platform_of(plan))
+    local = None
+    if deps.local_images is not None and image_build.asks_engine(request.base):
+        local = deps.local_images(request.base)
     built = image_build.prepare(
         request,
         Store(paths.image_cache_dir()),
         _every(2.0, deps.say),
+        local=local,
         packing=lambda: deps.say(f"packing {request.script_dir} for {request.platform}"),
     )
     packed = sum(x.size for x in built.layers)
@@ -123,7 +129,19 @@ def finish(
         from xcli.errors import InternalError
 
         raise InternalError("no image handlers in the dependencies")
-    return splice(built, plan), lambda: {**handlers(), **image_handlers()}
+    return _titled(splice(built, plan), flags, request), lambda: {
+        **handlers(),
+        **image_handlers(),
+    }
+
+
+def _titled(plan: Plan, flags: ImageFlags, request: image_build.BuildRequest) -> Plan:
+    """The plan's first line says where the image comes from: which folder on which base."""
+    folder = request.script_dir.name or str(request.script_dir)
+    said = f"{folder}/ layered onto {request.base}"
+    if flags.default_base:
+        said += " (XPK's default: no --docker-image or --base-docker-image given)"
+    return dataclasses.replace(plan, title=f"{plan.title}, its image built from {said}")
 
 
 def dress_manifests(flags: ImageFlags, image: str, manifests: tuple[Any, ...]) -> tuple[Any, ...]:

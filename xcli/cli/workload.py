@@ -9,6 +9,7 @@ import click
 
 from xcli.cli import complete
 from xcli.cli.common import Common, change_options
+from xcli.cli.help_groups import GroupedCommand
 from xcli.cli.providers import choice
 from xcli.cli.workload_ns import namespace_option
 from xcli.cli.workload_scheduler import scheduler_option
@@ -128,7 +129,69 @@ def _workload_options(func: Any) -> Any:
     return func
 
 
-@workload.command("create")
+def _create_groups() -> list[tuple[str, list[str]]]:
+    """`workload create --help` headings, as `cluster create --help` has them (issue 36)."""
+    return [
+        ("Workload", ["cluster", "provider", "name", "command", "namespace", "replace"]),
+        ("Shape (default: the cluster's)", ["tpu_type", "device_type", "num_slices", "num_nodes"]),
+        (
+            "Image (none given: this folder on python:3.10, as XPK does)",
+            [
+                "image",
+                "base_image",
+                "script_dir",
+                "image_repository",
+                "image_verbose",
+                "docker_name",
+                "pull_secret",
+            ],
+        ),
+        ("Environment", ["env_pairs", "env_file"]),
+        (
+            "Restarts, priority and lifetime",
+            [
+                "max_restarts",
+                "restart_on_exit_codes",
+                "priority",
+                "scheduler",
+                "ttl_after_finished",
+                "termination_grace_period",
+                "detach",
+            ],
+        ),
+        (
+            "Storage and caches",
+            ["storage", "storage_record", "compilation_cache", "checkpoint_dir"],
+        ),
+        (
+            "Pathways (--pathways)",
+            [
+                "pathways",
+                "headless",
+                "pathways_version",
+                "pathways_gcs_location",
+                "elastic_slices",
+                "max_slice_restarts",
+            ],
+        ),
+        (
+            "Where, output, dry-run",
+            [
+                "project_flag",
+                "zone_flag",
+                "output",
+                "dry_run",
+                "out",
+                "output_manifest_file",
+                "cluster_metadata",
+                "yes",
+                "help",
+            ],
+        ),
+    ]
+
+
+@workload.command("create", cls=GroupedCommand, groups=_create_groups)
 @_workload_options
 @change_options
 def create(common: Common, **flags: Any) -> int:
@@ -138,6 +201,8 @@ def create(common: Common, **flags: Any) -> int:
     Examples:
       xcli workload create --cluster demo --workload train-1 \\
           --docker-image us-docker.pkg.dev/p/r/img:1 --command 'python3 train.py'
+      xcli workload create --cluster demo --workload t --command 'python3 train.py' \\
+          --tpu-type v6e-256 --dry-run     # no image: this folder on python:3.10 (XPK's way)
       xcli workload create --cluster demo --workload t --docker-image img \\
           --command 'python3 train.py' --tpu-type v6e-256 --num-slices 2 --dry-run
       xcli workload create --cluster demo --workload t --docker-image img --namespace team-a \\
@@ -174,7 +239,12 @@ def create(common: Common, **flags: Any) -> int:
     flags["provider"] = provider_for(flags["cluster"], flags["provider"], registry().default())
     kind = use.kind_entry(deps(common), flags["provider"], "pathways" if pathways else None)
     caps = registry().capabilities(flags["provider"])
-    image = image_flags(flags, builds_in_a_pod=kind.manifests, plain_process=caps.plain_process)
+    image = image_flags(
+        flags,
+        builds_in_a_pod=kind.manifests,
+        plain_process=caps.plain_process,
+        needs_image=kind.needs_image,
+    )
     if flags["image"] is None:
         if kind.needs_image and (image is None or image.base is None):
             from xcli.errors import UserError
@@ -182,8 +252,7 @@ def create(common: Common, **flags: Any) -> int:
             raise UserError(
                 f"--provider {flags['provider']} runs the command in a container: "
                 "pass --docker-image",
-                hint="e.g. --docker-image python:3.11, or --base-docker-image IMG to add this "
-                "folder to IMG (only the local provider can do without)",
+                hint="e.g. --docker-image python:3.11 (only the local provider can do without)",
             )
         flags["image"] = ""
     precheck(flags, kind.extra_restart_codes)  # all that needs no cluster, before it is read

@@ -99,9 +99,16 @@ def _refuse_dropped(
 
 
 def image_flags(
-    flags: dict[str, Any], builds_in_a_pod: bool, plain_process: bool = True
+    flags: dict[str, Any],
+    builds_in_a_pod: bool,
+    plain_process: bool = True,
+    needs_image: bool = False,
 ) -> ImageFlags | None:
-    """Take the image flags out of `flags`; None when no image is built."""
+    """Take the image flags out of `flags`; None when no image is built.
+
+    A kind that runs a container (`needs_image`) given no image flag at all builds one as XPK
+    does: the current folder layered onto python:3.10 (XPK's `--base-docker-image` and
+    `--script-dir` defaults, src/xpk/parser/workload.py at 367c838253be)."""
     from xcli.app.workload_image import ImageFlags
 
     base, script_dir = flags.pop("base_image"), flags.pop("script_dir")
@@ -109,6 +116,7 @@ def image_flags(
     name, secret = flags.pop("docker_name"), flags.pop("pull_secret")
     verbose = bool(flags.pop("image_verbose"))
     building = base is not None or script_dir is not None
+    by_default = not building and flags.get("image") is None and needs_image and builds_in_a_pod
     if building and flags.get("image"):
         raise UserError(
             "--docker-image excludes --base-docker-image and --script-dir",
@@ -138,10 +146,13 @@ def image_flags(
                 "it from the container's mounts",
             )
         return ImageFlags(base=None, script_dir=script_dir, verbose=verbose, copy_to_vms=True)
-    if not building and repository is None and name is None and secret is None:
+    if by_default:
+        building = True
+    elif not building and repository is None and name is None and secret is None:
         return None
     return ImageFlags(
         base=base or DEFAULT_BASE if building else None,
+        default_base=base is None and building,
         script_dir=script_dir or Path.cwd(),
         repository=repository,
         container_name=name,

@@ -77,12 +77,16 @@ class ImageBase(Step):
     image: ImageRef
     platform: str
     store: str = field(default="", metadata={"print": False})  # manifests kept by digest
+    # said when the registry has no such image (a short name that only a local engine held)
+    missing_hint: str = ""
 
     def details(self) -> dict[str, Any]:
         v2 = _v2(self.image)
+        missing = {"when_missing": self.missing_hint} if self.missing_hint else {}
         return {
             "image": str(self.image),
             "platform": self.platform,
+            **missing,
             "cache": "a document already read (by digest) is not read again; a tag is "
             "resolved with HEAD first, which Docker Hub does not count as a pull",
             "requests": [

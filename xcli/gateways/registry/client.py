@@ -49,6 +49,12 @@ class RegistryError(CloudError):
     pass
 
 
+class NotFound(UserError):
+    """The registry has no such manifest. Docker Hub answers 401 for a repository it does not
+    have, as for a private one, "by design" (distribution/distribution issue #1291;
+    jupyterhub/binderhub PR #1664 "Docker Hub now returns 401 for missing repos")."""
+
+
 class Registry:
     """One registry session: tokens cached per (realm, service, scope), bytes counted."""
 
@@ -145,7 +151,12 @@ class Registry:
                     f"named with it (e.g. REGION-docker.pkg.dev/PROJECT/REPO/"
                     f"{image.name.removeprefix('library/')})"
                 )
-            raise UserError(f"base image {image} not found ({_code(resp)})", hint=hint)
+            raise NotFound(f"base image {image} not found ({_code(resp)})", hint=hint)
+        if resp.status_code == 401 and image.host == DOCKER_HUB:
+            raise NotFound(
+                f"base image {image} is not on Docker Hub, or is private ({_code(resp)})",
+                hint="check the name and tag; xcli reads Docker Hub anonymously",
+            )
         _check(image, resp)
         digest = _digest(resp.content)
         if reference.startswith("sha256:") and digest != reference:
@@ -185,8 +196,8 @@ class Registry:
             scope=_push(image) if push else f"repository:{image.name}:pull",
             headers={"Accept": _ACCEPT_ALL},
         )
-        if resp.status_code == 404:
-            return ""
+        if resp.status_code == 404 or (resp.status_code == 401 and image.host == DOCKER_HUB):
+            return ""  # Docker Hub's 401 is its "no such repository" too (see NotFound)
         _check(image, resp)
         return str(resp.headers.get("Docker-Content-Digest", ""))
 

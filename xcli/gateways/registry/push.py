@@ -12,8 +12,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from xcli.errors import CloudError
-from xcli.gateways.registry.client import Credentials, Registry, anonymous
+from xcli.errors import CloudError, UserError
+from xcli.gateways.registry.client import Credentials, NotFound, Registry, anonymous
 from xcli.image import oci
 from xcli.image.layers import Store
 from xcli.image.reference import ImageRef
@@ -39,7 +39,12 @@ class ImageHandlers:
     def read_base(self, step: ImageBase, ctx: StepContext) -> Mapping[str, Any]:
         reg, image = self._registry(), step.image
         store = Store(Path(step.store)) if step.store else None
-        raw, ctype, digest = _manifest(reg, store, image, image.reference)
+        try:
+            raw, ctype, digest = _manifest(reg, store, image, image.reference)
+        except NotFound as err:
+            if not step.missing_hint:
+                raise
+            raise UserError(err.message, hint=step.missing_hint) from err
         doc = json.loads(raw)
         kind, was_index = oci.media_type(doc, ctype), False
         if kind in oci.INDEXES:

@@ -18,7 +18,7 @@ from xcli.plan.model import Plan, Step, symbolic
 from xcli.plan.steps import K8sApply, Text
 from xcli.workload.jobset.kind import JobSetKind
 from xcli.workload.pathways import jobset as pj
-from xcli.workload.pathways.spec import DEFAULT_VERSION, PathwaysSpec, check
+from xcli.workload.pathways.spec import DEFAULT_VERSION, XPK_SCRATCH, PathwaysSpec, check
 from xcli.workload.protocol import Context, Creation
 
 if TYPE_CHECKING:
@@ -34,19 +34,12 @@ def spec_from(request: WorkloadRequest, meta: ClusterMeta) -> PathwaysSpec:
 
     options = request.pathways
     assert options is not None  # the use case picks this kind only for --pathways
-    if not options.gcs_location:
-        raise UserError(
-            "--pathways needs --pathways-gcs-location: the scratch location of the Pathways "
-            "servers, in a bucket of your project",
-            hint="pass --pathways-gcs-location gs://BUCKET/pathways (create the bucket with "
-            "gcloud storage buckets create gs://BUCKET)",
-        )
     env = parse_env(request.env_pairs, request.env_file)
     spec = PathwaysSpec(
         name=request.name,
         accelerator=meta.accelerator,
         num_slices=request.num_slices or meta.num_slices,
-        gcs_location=options.gcs_location,
+        gcs_location=options.gcs_location or XPK_SCRATCH,
         version=options.version or DEFAULT_VERSION,
         image=request.image or None,
         command=request.command or None,
@@ -98,7 +91,11 @@ def plan_create(
         manifest=manifest,
     )
     notes = [f"pulls {image}" for image in spec.images()]
-    notes.append(f"Pathways scratch location: {spec.gcs_location}")
+    where = ""
+    if spec.gcs_location == XPK_SCRATCH:
+        where = " (XPK's default; pass --pathways-gcs-location gs://BUCKET/PATH for one in your "
+        where += "project)"
+    notes.append(f"Pathways scratch location: {spec.gcs_location}{where}")
     if spec.version == "latest":
         notes.append(
             "--pathways-version latest, as asked: the servers may change under a later restart; "

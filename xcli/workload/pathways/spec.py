@@ -27,6 +27,9 @@ IMAGE_REPO = "us-docker.pkg.dev/cloud-tpu-v2-images/pathways"  # XPK and PJ defa
 # pathways-utils' service deploy script pins (PU, `server:jax-0.9.0`). Printed by the plan.
 DEFAULT_VERSION = "jax-0.9.0"
 _TAG = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$")  # OCI distribution spec tag grammar
+# XPK's --pathways-gcs-location default (AI-Hypercomputer/xpk 367c838253be
+# src/xpk/parser/workload.py:301-309), taken when none is given
+XPK_SCRATCH = "gs://cloud-pathways-staging/tmp"
 
 # `--instance_type=<version>:<topology>` of the resource manager: XPK's pathways_tpu_version
 # (src/xpk/core/system_characteristics.py), by GKE machine type (PJ MachineTypeToTPUVersionMap
