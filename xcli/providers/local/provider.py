@@ -61,10 +61,10 @@ def _check(spec: ClusterSpec) -> tuple[int, int | None]:
     base = spec.options.get("base_port")
     if base is not None:
         base = int(str(base))
-        if base < 1024 or base + 2 * total > 65535:
+        if base < 1024 or base + 3 * total > 65535:  # ssh, multislice, jax, profiler
             raise UserError(
-                f"--base-port {base} leaves no room for {2 * total + 1} ports",
-                hint=f"choose a port from 1024 to {65535 - 2 * total}",
+                f"--base-port {base} leaves no room for {3 * total + 1} ports",
+                hint=f"choose a port from 1024 to {65535 - 3 * total}",
             )
     return total, base
 
@@ -84,7 +84,7 @@ class LocalProvider:
             "slices": spec.num_slices,
             "workers_per_slice": accel.vms_per_slice,
         }
-        ports = f"ports {base}-{base + 2 * total}" if base else "free ports"
+        ports = f"ports {base}-{base + 3 * total}" if base else "free ports"
         steps = (
             LocalAction(
                 id="keys",
@@ -224,6 +224,7 @@ class LocalProvider:
                 f"{ref.name}-s{s}-w{w}",
                 HOST,
                 accelerator=spec.accelerator,
+                profiler_port=state.ports.profiler[n] if state.ports.profiler else None,
             )
             for n, (s, w) in enumerate(spec.layout.workers())
         ]
