@@ -5,7 +5,7 @@ run the plan through the executor like every other command (the dry-run is the o
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -267,7 +267,7 @@ def _interactive(req: Resolved, deps: Deps) -> FanoutOutcome:
     return FanoutOutcome(0)
 
 
-def _broadcast(req: Resolved, action: Action, deps: Deps) -> FanoutOutcome:
+def _broadcast(req: Resolved, action: Action | Sequence[Action], deps: Deps) -> FanoutOutcome:
     from xcli.plan.fanout import Broadcast, plan_broadcast
 
     engine, settings, note, through = _engine(req, deps)
