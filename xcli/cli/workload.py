@@ -205,10 +205,10 @@ def _add_commands() -> None:
     modules (each only imports click)."""
     from xcli.cli.workload_connect import connect
     from xcli.cli.workload_delete import delete
-    from xcli.cli.workload_profile import profile
+    from xcli.cli.workload_profile import profile, stacks
     from xcli.cli.workload_read import goodput, list_workloads, logs, status, wait
 
-    for command in (list_workloads, status, logs, wait, delete, goodput, connect, profile):
+    for command in (list_workloads, status, logs, wait, delete, goodput, connect, profile, stacks):
         workload.add_command(command)
 
 

@@ -144,3 +144,50 @@ def _session(text: str | None) -> str | None:
             hint="letters, digits, '_', '.', '-' (it names a folder)",
         )
     return text
+
+
+@click.command("stacks")
+@workload_argument
+@cluster_option
+@provider_option
+@namespace_option
+@look_options
+def stacks(
+    common: Common,
+    name: str | None,
+    workload_flag: str | None,
+    cluster: str,
+    provider: str,
+    namespace: str,
+) -> int:
+    """Dump the Python stack of the workload on every host at once (py-spy), and group the
+    hosts whose stacks are identical: where is every host stuck?
+
+    py-spy is taken from the workers' PATH, else installed with pip --user; -o json has every
+    host's stack as printed.
+
+    \b
+    Examples:
+      xcli workload stacks train-1 --cluster demo
+      xcli workload stacks train-1 --cluster demo -o json
+      xcli workload stacks train-1 --cluster demo --dry-run
+    """
+    from xcli.app import workload_stacks as use
+    from xcli.cli.wiring import deps
+
+    chosen = str(workload_name(name, workload_flag))
+    check_names(cluster, chosen)
+    request = use.StacksRequest(target(common, cluster, provider, namespace), chosen)
+    report = use.stacks(request, deps(common))
+    if report is None:
+        return 0
+    if common.output != "text":
+        emit(common.output, report.to_json())
+    else:
+        for line in report.lines():
+            click.echo(line)
+        for group in report.groups:  # each group's stack once, with its first host
+            others = f" and {len(group.hosts) - 1} more" if len(group.hosts) > 1 else ""
+            click.echo(f"\n{group.hosts[0]}{others}:")
+            click.echo(group.stack)
+    return 1 if report.failed else 0
