@@ -1,16 +1,16 @@
 """Running a command in a pod through the Kubernetes API's exec subresource (no kubectl).
 
-The protocol, from the kubelet's side (kubernetes/kubernetes commit 0d1821e3,
-staging/src/k8s.io/apiserver/pkg/util/wsstream/conn.go and
-pkg/kubelet/cri/streaming/remotecommand/websocket.go), the same WebSocket channel framing as
-port-forward (gateways/kube/portforward.py, whose connection and handshake this reuses):
+The protocol (kubernetes/kubernetes commit 773559c0,
+staging/src/k8s.io/apimachinery/pkg/util/remotecommand/constants.go lines 45-63: the
+subprotocol names, `NonZeroExitCode`, the `ExitCode` cause and the stream ids), with the same
+WebSocket channel framing as port-forward (gateways/kube/portforward.py, whose connection and
+handshake this reuses):
 - `GET /api/v1/namespaces/NS/pods/POD/exec?container=C&command=ARG...&stdout=true&stderr=true`
-  upgraded with the subprotocol `v4.channel.k8s.io`;
+  upgraded with the subprotocol `v4.channel.k8s.io` ("adds support for exit codes");
 - each binary message starts with a channel byte: 0 stdin, 1 stdout, 2 stderr, 3 the error
-  channel, 4 resize (`remotecommand` streams, in that order); no port prefix, unlike
-  port-forward;
-- in v4 the error channel carries one JSON `metav1.Status` at the end: `{"status":"Success"}`,
-  or `Failure` with `reason: NonZeroExitCode` and the exit code in `details.causes[]`
+  stream, 4 resize; no port prefix, unlike port-forward;
+- the error stream carries one JSON `metav1.Status` at the end: `{"status":"Success"}`, or
+  `Failure` with `reason: NonZeroExitCode` and the exit code in `details.causes[]`
   (`reason: ExitCode`, `message: "<n>"`).
 
 `run_all` runs one command per pod with at most `window` WebSockets open at once (a thread
