@@ -6,7 +6,8 @@
 
 For each N it creates a local cluster of N workers (v5litepod-16 slices of 4), starts a CPU JAX
 workload whose every worker runs a small jitted loop with its profiler server on its own
-XCLI_PROFILER_PORT (xcli.goodput.start_profiler_server), waits until all serve, then times:
+XCLI_PROFILER_PORT (`jax.profiler.start_server(xcli.goodput.profiler_port())`), waits until all
+serve, then times:
   at-once      `xcli workload profile NAME --duration D` (every host, one trace)
   one-host     the same for one host (`--hosts s0/w0`): the floor of a capture
   host-by-host one `xcli workload profile --hosts sS/wW` per host, one after the other, as
@@ -34,7 +35,7 @@ from pathlib import Path
 PROGRAM = """\
 import time, jax, jax.numpy as jnp
 import xcli.goodput as goodput
-goodput.start_profiler_server()
+jax.profiler.start_server(goodput.profiler_port())
 step = jax.jit(lambda x: jnp.tanh(x @ x))
 x = jnp.ones((64, 64))
 for i in range(10_000_000):

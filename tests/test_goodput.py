@@ -61,14 +61,15 @@ def test_the_profiler_port_comes_from_xcli_and_jax_is_not_imported() -> None:
 
 
 def test_the_profiler_server_serves_on_that_port() -> None:
-    """A real CPU JAX process: start_profiler_server() listens on XCLI_PROFILER_PORT."""
+    """A real CPU JAX process: the documented line serves on XCLI_PROFILER_PORT."""
     import socket
 
     with socket.socket() as free:
         free.bind(("127.0.0.1", 0))
         port = free.getsockname()[1]
     probe = (
-        "import socket, xcli.goodput as g; p = g.start_profiler_server(); "
+        "import socket, jax, xcli.goodput as g; p = g.profiler_port(); "
+        "jax.profiler.start_server(p); "
         "socket.create_connection(('127.0.0.1', p), timeout=5).close(); print(p)"
     )
     env = {"PATH": "/usr/bin:/bin", "XCLI_PROFILER_PORT": str(port), "JAX_PLATFORMS": "cpu"}

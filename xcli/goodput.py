@@ -11,7 +11,7 @@
 
 For `xcli workload profile`, the program serves the profiler on the port xcli gives it:
 
-    goodput.start_profiler_server()   # jax.profiler.start_server(goodput.profiler_port())
+    jax.profiler.start_server(goodput.profiler_port())   # XCLI_PROFILER_PORT, else 9999
 
 Each mark prints one line, `XCLI_GOODPUT step=<n>` (or `checkpoint=<n>`,
 `flops_per_step=<x>`), on stdout, and flushes it. xcli timestamps the line where it reads it
@@ -74,14 +74,3 @@ def profiler_port(environ: Mapping[str, str] | None = None) -> int:
     if not text.isdigit() or not 0 < int(text) < 65536:
         raise ValueError(f"{PROFILER_PORT_VAR}={text!r} is not a TCP port")
     return int(text)
-
-
-def start_profiler_server(environ: Mapping[str, str] | None = None) -> int:
-    """Start JAX's profiler server on `profiler_port()` and return the port. jax is imported
-    here, when called, never when this module is imported. The server has no authentication
-    and listens on every interface: keep the port inside the VPC (docs/profile.md)."""
-    import jax  # the caller's own dependency; this module needs none
-
-    port = profiler_port(environ)
-    jax.profiler.start_server(port)
-    return port

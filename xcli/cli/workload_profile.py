@@ -61,7 +61,7 @@ def profile(
     """Capture an XProf trace of every host of a running workload at once, into one session.
 
     The program serves the profiler: jax.profiler.start_server(port), or
-    xcli.goodput.start_profiler_server(), which reads XCLI_PROFILER_PORT.
+    jax.profiler.start_server(xcli.goodput.profiler_port()), the port xcli gives each worker.
 
     \b
     Examples:

@@ -25,7 +25,8 @@ import os, time
 import jax, jax.numpy as jnp
 import xcli.goodput as goodput
 
-port = goodput.start_profiler_server()
+port = goodput.profiler_port()
+jax.profiler.start_server(port)
 step = jax.jit(lambda x: jnp.tanh(x @ x) / 8.0)
 x = jnp.ones((128, 128))
 stopped = False
