@@ -124,3 +124,38 @@ def test_gke_needs_a_bucket_and_hosts_it_has(
         use.profile(_request(parse_hosts("s3/w0")), _with(cluster, server))
     with pytest.raises(UserError, match="needs the straggler verdict"):
         use.profile(_request(parse_hosts("stragglers")), _with(cluster, server))
+
+
+def test_stacks_one_exec_per_pod_grouped_and_bounded(
+    cluster: Cluster, exec_server: tuple[str, ExecServer]
+) -> None:
+    """workload stacks on GKE: each pod's py-spy dump through its own exec stream, the paths
+    the dry-run printed, two groups with the stuck pod named."""
+    from xcli.app import workload_stacks as stacks
+
+    server, fake = exec_server
+    _pods(cluster, 4, 4)
+    request = stacks.StacksRequest(Target("demo", "gke", WHERE), "train")
+    dry = World(dry=True)
+    assert stacks.stacks(request, _with(cluster, server, dry)) is None
+    (step,) = json.loads(dry.printed.getvalue())["plan"]
+    assert fake.requests == [] and step["streams_at_once"] == 64
+
+    def pod(name: str, argv: list[str]) -> tuple[int, bytes, bytes]:
+        assert argv == step["command"]
+        frame = (
+            "next_batch (data.py:41)"
+            if name.startswith("train-slice-job-2-1-")
+            else ("psum_wait (jax.py:9)")
+        )
+        dump = f'Process 1: python3 train.py\nThread 1 (idle): "MainThread"\n    {frame}\n'
+        return 0, dump.encode(), b""
+
+    fake.answer = pod
+    report = stacks.stacks(request, _with(cluster, server))
+    assert report is not None
+    assert sorted(fake.requests) == sorted(p["path"] for p in step["pods"])
+    assert report.lines() == [
+        "15 hosts in psum_wait (jax.py:9)",
+        "1 host in next_batch (data.py:41): s2/w1",
+    ]

@@ -21,7 +21,9 @@ import re
 import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
+
+from xcli.plan.model import Step
 
 NO_PROCESS = 3  # exit code: the workload has no process on this host
 NO_PY_SPY = 4  # exit code: py-spy is not there and could not be installed
@@ -163,3 +165,77 @@ def plan_stacks(
         cluster, targets, Exec(dump_command(workload)), settings, engine=engine,
         batch_size=batch_size, timeout=120.0,
     )  # fmt: skip
+
+
+def pod_dump_command() -> tuple[str, ...]:
+    """What one pod runs for `workload stacks` on GKE (an exec argv, no shell on this side):
+    every process of the container's pid namespace offered to py-spy (the training program is
+    one of them), py-spy found or installed as on a VM, one retry a second later. py-spy needs
+    the SYS_PTRACE capability in the container; without it every process refuses."""
+    script = (
+        'spy=$(command -v py-spy || echo "$HOME/.local/bin/py-spy"); '
+        'if [ ! -x "$spy" ]; then python3 -m pip install -q --user py-spy >/dev/null 2>&1; '
+        'spy="$HOME/.local/bin/py-spy"; fi; '
+        'if [ ! -x "$spy" ]; then echo "xcli: py-spy is not in the image (pip install py-spy)" '
+        f">&2; exit {NO_PY_SPY}; fi; "
+        "dump() { ok=1; for q in $(ls /proc | grep -E '^[0-9]+$'); do "
+        '[ "$q" = "$$" ] && continue; "$spy" dump --pid "$q" 2>/dev/null && ok=0; done; '
+        "return $ok; }; "
+        'dump || { sleep 1; dump; } || { echo "xcli: py-spy read no Python process (the '
+        'container needs the SYS_PTRACE capability)" >&2; exit 1; }'
+    )
+    return ("sh", "-c", script)
+
+
+@dataclass(frozen=True)
+class PodTarget:
+    label: str
+    pod: str
+    container: str | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class PodStacks(Step):
+    """One pods/exec of `pod_dump_command` per pod, at most `window` at once (GKE)."""
+
+    kind: ClassVar[str] = "pod_exec"
+
+    cluster: str
+    namespace: str
+    pods: tuple[PodTarget, ...]
+    command: tuple[str, ...]
+    window: int
+
+    def paths(self) -> list[str]:
+        from xcli.plan.profile import pod_exec_path
+
+        return [pod_exec_path(self.namespace, p.pod, p.container, self.command) for p in self.pods]
+
+    def details(self) -> dict[str, Any]:
+        return {
+            "cluster": self.cluster,
+            "streams_at_once": self.window,
+            "command": list(self.command),
+            "pods": [
+                {"host": p.label, "pod": p.pod, "path": path}
+                for p, path in zip(self.pods, self.paths(), strict=True)
+            ],
+        }
+
+
+def plan_pod_stacks(
+    cluster: str, workload: str, namespace: str, pods: Sequence[PodTarget], window: int = 64
+) -> Any:
+    from xcli.plan.model import Plan
+
+    step = PodStacks(
+        id="stacks",
+        summary=f"dump the Python stacks of {len(pods)} pod(s) of {workload} (py-spy, "
+        f"through pods/exec, {window} at once)",
+        cluster=cluster,
+        namespace=namespace,
+        pods=tuple(pods),
+        command=pod_dump_command(),
+        window=window,
+    )
+    return Plan(title=f"stacks {workload}", steps=(step,), max_parallel=1)

@@ -91,3 +91,28 @@ def stacks_handler() -> Any:
         return {"report": capture_stacks(step, ctx.cancelled)}
 
     return handle
+
+
+def pod_stacks_handler(api: KubeApi) -> Any:
+    """Run a PodStacks step: one exec per pod, at most its window at once; group the dumps."""
+
+    def handle(step: Any, ctx: StepContext) -> Mapping[str, Any]:
+        from xcli.gateways.kube.exec import run_all
+        from xcli.plan.stacks import PodStacks, group_stacks
+
+        assert isinstance(step, PodStacks)
+        targets = [
+            api.exec_target(step.namespace, p.pod, path)
+            for p, path in zip(step.pods, step.paths(), strict=True)
+        ]
+        dumps, failed = {}, {}
+        for pod, done in zip(step.pods, run_all(targets, window=step.window), strict=True):
+            if done.exit_code == 0 and done.stdout.strip():
+                dumps[pod.label] = done.stdout
+            else:
+                said = [x for x in done.stderr.splitlines() if x.strip()]
+                why = said[-1].removeprefix("xcli: ") if said else done.error
+                failed[pod.label] = why or f"exit code {done.exit_code}"
+        return {"report": group_stacks(dumps, failed)}
+
+    return handle
