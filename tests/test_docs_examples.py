@@ -291,9 +291,15 @@ def test_dry_run_doc_lists_every_step_kind() -> None:
     from xcli.plan.model import Step
 
     for module in (
-        "steps", "kube_steps", "tpu_steps", "fanout", "inspect_steps", "doctor_steps", "profile",
+        "steps",
+        "gke.kube_steps",
+        "tpu_steps",
+        "fanout",
+        "gke.inspect_steps",
+        "doctor_steps",
+        "profile",
         "stacks",
-    ):  # fmt: skip
+    ):
         importlib.import_module(f"xcli.plan.{module}")
     for module in (
         "xcli.workload.vm.plan",

@@ -24,7 +24,7 @@ RUNNING = ("starting", "running")
 
 def vm_labels(cluster: str, provider: str, name: str) -> set[str]:
     """The `sS/wW` labels of the workers a running VM workload runs on."""
-    from xcli.workload.vm.runs import effective_state, find
+    from xcli.vm_runs import effective_state, find
 
     folder, state = find(cluster, name)
     now = effective_state(state)
