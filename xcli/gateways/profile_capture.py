@@ -22,12 +22,12 @@ import re
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from xcli.plan.fanout import SshSettings
 from xcli.plan.profile import (
+    CHUNK,
     TRACE_SCRIPT,
     ProfileCapture,
     ProfileHost,
@@ -133,7 +133,7 @@ async def capture(
     try:
         if live:
             budget = step.duration_ms / 1000 + step.options.get("delay_ms", 0) / 1000 + 60
-            chunks = [live[i : i + 256] for i in range(0, len(live), 256)]
+            chunks = [live[i : i + CHUNK] for i in range(0, len(live), CHUNK)]
             logs = await asyncio.gather(
                 *(_trace(step, [f for _, f in chunk], budget) for chunk in chunks)
             )
@@ -175,4 +175,4 @@ def run(step: ProfileCapture, routes: Sequence[Route], settings: SshSettings) ->
     """The live handler's entry point: a fresh event loop for the whole capture."""
     if not step.log_dir.startswith("gs://"):
         Path(step.session_dir).mkdir(parents=True, exist_ok=True)
-    return asyncio.run(capture(replace(step), routes, settings))
+    return asyncio.run(capture(step, routes, settings))
