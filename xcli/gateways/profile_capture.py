@@ -105,6 +105,10 @@ async def _trace(step: ProfileCapture, hosts: Sequence[ProfileHost], timeout: fl
         proc.kill()
         await proc.wait()
         return "the capture did not finish in time"
+    except asyncio.CancelledError:  # Ctrl-C: the child is in its own session, stop it too
+        if proc.returncode is None:
+            proc.kill()
+        raise
     text = err.decode(errors="replace")
     if proc.returncode != 0 and "No module named 'xprof'" in text:
         return "xprof is not installed"
