@@ -1583,6 +1583,7 @@ def all_cases() -> list[Case]:
         *_state_and_files(),
         *_huge_and_more(),
         *_issue_37(),
+        *_profile(),
     ]
     ids = [c.id for c in cases]
     assert len(ids) == len(set(ids)), "duplicate case ids"
@@ -2013,3 +2014,28 @@ def _huge_and_more() -> list[Case]:
         ("private-and-reservations", "reservation-unicode", (*res, "r\u00e9s")),
     ]  # fmt: skip
     return [Case(f"{section}/{name}", section, argv) for section, name, argv in rows]
+
+
+def _profile() -> list[Case]:
+    """`workload profile` and `workload stacks`: every bad value refused before any read."""
+    prof = ("workload", "profile", "train", "--cluster", "c", *LOCAL)
+    rows = [
+        ("duration-empty", (*prof, "--duration", "")),
+        ("duration-no-unit", (*prof, "--duration", "2")),
+        ("duration-tiny", (*prof, "--duration", "5ms")),
+        ("duration-huge", (*prof, "--duration", "2h")),
+        ("hosts-empty", (*prof, "--hosts", "")),
+        ("hosts-index", (*prof, "--hosts", "3")),
+        ("hosts-garbage", (*prof, "--hosts", "s0/w1,,s1/w0")),
+        ("hosts-stragglers-without-verdict", (*prof, "--hosts", "stragglers")),
+        ("port-zero", (*prof, "--port", "0")),
+        ("port-huge", (*prof, "--port", "70000")),
+        ("log-dir-empty", (*prof, "--log-dir", "")),
+        ("log-dir-bucketless", (*prof, "--log-dir", "gs://")),
+        ("session-slash", (*prof, "--session", "a/b")),
+        ("session-empty", (*prof, "--session", "")),
+        ("name-upper", ("workload", "profile", "Train", "--cluster", "c", *LOCAL)),
+        ("stacks-name-space", ("workload", "stacks", "a b", "--cluster", "c", *LOCAL)),
+        ("stacks-cluster-upper", ("workload", "stacks", "t", "--cluster", "C", *LOCAL)),
+    ]
+    return [Case(f"profile/{name}", "profile", argv) for name, argv in rows]

@@ -257,14 +257,16 @@ def test_no_image_flag_builds_this_folder_on_python_3_10_as_xpk_does(
     assert code == 0 and "python:3.11" in out and "image-base" not in out, err
 
 
-def test_copy_from_several_workers_names_the_slice() -> None:
+def test_copy_from_several_workers_into_a_file_is_refused(tmp_path: Path) -> None:
     from xcli.app.ssh import copy_action
     from xcli.errors import UserError
 
+    existing = tmp_path / "out.log"
+    existing.write_text("")
     with pytest.raises(UserError) as err:
-        copy_action((":~/job/out.log", "./out.log"), False, 2)  # --worker=3 on two slices
-    assert err.value.message == "copying from workers needs one worker, not 2"
-    assert "--slice" in err.value.hint
+        copy_action((":~/job/out.log", str(existing)), False, 2)  # --worker=3 on two slices
+    assert err.value.message == f"copying from 2 workers needs a folder, and {existing} is a file"
+    assert "s0-w3" in err.value.hint
 
 
 def test_a_local_cluster_is_known_by_its_folder_too(isolated_home: Path) -> None:

@@ -270,13 +270,14 @@ def create(common: Common, **flags: Any) -> int:
 
 
 def _add_commands() -> None:
-    """list/status/logs/wait/delete/goodput/connect live in their own modules (each only
-    imports click)."""
+    """list, status, logs, wait, delete, goodput, connect, profile and stacks live in their own
+    modules (each only imports click)."""
     from xcli.cli.workload_connect import connect
     from xcli.cli.workload_delete import delete
+    from xcli.cli.workload_profile import profile, stacks
     from xcli.cli.workload_read import goodput, list_workloads, logs, status, wait
 
-    for command in (list_workloads, status, logs, wait, delete, goodput, connect):
+    for command in (list_workloads, status, logs, wait, delete, goodput, connect, profile, stacks):
         workload.add_command(command)
 
 

@@ -130,10 +130,15 @@ def _free_base(span: int) -> int:
 
 
 def test_base_port_and_a_port_in_use(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    base = _free_base(5)
+    base = _free_base(7)
     create(tmp_path, "fixed", "v5litepod-8", "--base-port", str(base))
     ports, supervisor = state(tmp_path, "fixed")["ports"], state(tmp_path, "fixed")["pid"]
-    assert ports == {"ssh": [base, base + 1], "megascale": [base + 2, base + 3], "jax": base + 4}
+    assert ports == {
+        "ssh": [base, base + 1],
+        "megascale": [base + 2, base + 3],
+        "jax": base + 4,
+        "profiler": [base + 5, base + 6],
+    }
     provider = _provider(tmp_path, monkeypatch)
     ref = ClusterRef("fixed", "", "", "local")
     (hello,) = run_all([ssh_argv(provider.ssh_access(ref), provider.workers(ref)[1], "hostname")])
@@ -145,7 +150,7 @@ def test_base_port_and_a_port_in_use(tmp_path: Path, monkeypatch: pytest.MonkeyP
     )  # fmt: skip
     assert (clash.returncode, clash.stdout) == (1, "")
     assert clash.stderr.splitlines() == [
-        f"error: --base-port {base}: port {base} (and 1 more) of {base}-{base + 4} is already "
+        f"error: --base-port {base}: port {base} (and 1 more) of {base}-{base + 6} is already "
         "in use",
         "hint: choose another --base-port, or drop it to use free ports",
     ]

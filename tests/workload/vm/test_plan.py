@@ -59,6 +59,7 @@ def test_worker_env_contract() -> None:
         "JAX_COORDINATOR_ADDRESS": "10.0.0.0:8476",
         "JAX_NUM_PROCESSES": "8",
         "JAX_PROCESS_ID": "6",
+        "XCLI_PROFILER_PORT": "9999",
     }
     ids = {worker_env(WORKERS, w)["JAX_PROCESS_ID"] for w in WORKERS}
     assert ids == {str(n) for n in range(8)}

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     import httpx2
     from lightkube import Client
 
+    from xcli.gateways.kube.exec import ExecTarget
     from xcli.gateways.kube.portforward import Target as PortForwardTarget
 
 # Custom kinds xcli writes or reads: (apiVersion, kind) -> (plural, namespaced). Kinds whose CRD
@@ -129,6 +130,17 @@ class KubeApi:
         context = ssl_context(self._ca_cert) if self._ca_cert else None
         token = self._token or google_token_provider()
         return Target(server, context, token, namespace, pod, port)
+
+    def exec_target(self, namespace: str, pod: str, path: str) -> ExecTarget:
+        """Where a pods/exec stream at `path` goes (gateways/kube/exec.py), trusted and
+        authenticated as `stream_target`'s."""
+        from dataclasses import fields
+
+        from xcli.gateways.kube.exec import ExecTarget
+
+        base = self.stream_target(namespace, pod, 0)
+        values = {f.name: getattr(base, f.name) for f in fields(base)}
+        return ExecTarget(**values, exec_path=path)
 
     @property
     def client(self) -> Client:

@@ -26,11 +26,12 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Protocol
 
 from xcli.gateways.ssh.gate import HandshakeGate
 from xcli.gateways.ssh.output import OutputSink, WorkerStream
-from xcli.plan.fanout import Broadcast
+from xcli.plan.fanout import Action, Broadcast, Download
 from xcli.plan.fanout_result import FanoutResult, Status, WorkerOutcome
 
 FDS_PER_WORKER = 4  # three pipes per ssh (or a socket), a log file
@@ -137,6 +138,7 @@ async def run_pool(
         async with window:
             stream = sink.stream(step.targets[index].label)
             started[index] = stream
+            _local_folder(step.action_for(index))
             try:
                 outcomes[index] = await _with_retries(step, engine, index, stream, gate, began)
             finally:
@@ -172,6 +174,13 @@ async def run_pool(
         result.outcomes.append(outcome)
     result.seconds = time.monotonic() - start
     return result
+
+
+def _local_folder(action: Action) -> None:
+    """A download into a folder (`DEST/s0-w3/`, scp --worker=all) creates it first, for both
+    engines: each worker's files land in their own folder."""
+    if isinstance(action, Download) and action.dest.endswith("/"):
+        Path(action.dest).mkdir(parents=True, exist_ok=True)
 
 
 def _gate(step: Broadcast, window: int) -> HandshakeGate | None:

@@ -60,10 +60,11 @@ def _check(spec: ClusterSpec) -> tuple[int, int | None]:
             hint="use a smaller --tpu-type or fewer --num-slices",
         )
     base = local_opts.of(spec).base_port
-    if base is not None and (base < 1024 or base + 2 * total > 65535):
+    # ssh, multislice, jax and profiler ports
+    if base is not None and (base < 1024 or base + 3 * total > 65535):
         raise UserError(
-            f"--base-port {base} leaves no room for {2 * total + 1} ports",
-            hint=f"choose a port from 1024 to {65535 - 2 * total}",
+            f"--base-port {base} leaves no room for {3 * total + 1} ports",
+            hint=f"choose a port from 1024 to {65535 - 3 * total}",
         )
     return total, base
 
@@ -83,7 +84,7 @@ class LocalProvider:
             "slices": spec.num_slices,
             "workers_per_slice": accel.vms_per_slice,
         }
-        ports = f"ports {base}-{base + 2 * total}" if base else "free ports"
+        ports = f"ports {base}-{base + 3 * total}" if base else "free ports"
         steps = (
             LocalAction(
                 id="keys",
@@ -223,6 +224,7 @@ class LocalProvider:
                 f"{ref.name}-s{s}-w{w}",
                 HOST,
                 accelerator=spec.accelerator,
+                profiler_port=state.ports.profiler[n] if state.ports.profiler else None,
             )
             for n, (s, w) in enumerate(spec.layout.workers())
         ]

@@ -34,6 +34,7 @@ WORKLOAD_LABEL = "xcli/workload"
 # 8471 TPU runtime slice builder, 8080 megascale (multislice DCN coordinator),
 # 8431 TPU runtime metrics; 6002 JAX coordinator and 29500 torch rendezvous on GPUs.
 MEGASCALE_PORT = 8080
+PROFILER_PORT = 9999  # the JAX docs' and ML Diagnostics' port (xcli.goodput)
 TPU_PORTS = (("tpu-slice", 8471), ("megascale", MEGASCALE_PORT), ("tpu-metrics", 8431))
 JAX_PORT = 6002
 TORCH_PORT = 29500
@@ -281,5 +282,9 @@ def environment(spec: WorkloadSpec) -> list[dict[str, Any]]:
             {"name": "JAX_NUM_PROCESSES", "value": nodes},
             _field("JAX_PROCESS_ID", COMPLETION_INDEX),
         ]
+    # the program's profiler server (xcli.goodput.profiler_port, `xcli workload profile`);
+    # a --env of the same name is the user's choice
+    if "XCLI_PROFILER_PORT" not in dict(spec.env):
+        env.append({"name": "XCLI_PROFILER_PORT", "value": str(PROFILER_PORT)})
     env += [{"name": k, "value": v} for k, v in spec.env]
     return env

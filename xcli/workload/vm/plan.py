@@ -26,6 +26,9 @@ from xcli.workload.spec import CONTRACT_ENV, WorkloadSpec
 Runtime = Literal["docker", "process", "auto"]
 
 MEGASCALE_PORT = 8080
+# The program's profiler server (xcli.goodput.profiler_port, `xcli workload profile`): the
+# port of the JAX docs and ML Diagnostics, the same on every host.
+PROFILER_PORT = 9999
 JAX_COORDINATOR_PORT = 8476  # JAX's default coordinator port on Cloud TPU
 
 # Registries whose images a TPU VM pulls with its own service account's token. Any other
@@ -57,6 +60,7 @@ def worker_env(workers: Sequence[Worker], worker: Worker) -> dict[str, str]:
         "JAX_COORDINATOR_ADDRESS": f"{leader}:{JAX_COORDINATOR_PORT}",
         "JAX_NUM_PROCESSES": str(len(ordered)),
         "JAX_PROCESS_ID": str(ordered.index(worker)),
+        "XCLI_PROFILER_PORT": str(PROFILER_PORT),
     }
 
 
@@ -68,7 +72,8 @@ def worker_env(workers: Sequence[Worker], worker: Worker) -> dict[str, str]:
 SUBSET_ENV = ("MEGASCALE_NUM_SLICES", "JAX_NUM_PROCESSES", "SLURM_NTASKS")
 # What an emulated worker's own environment holds and a container gets too (docs/local-provider.md)
 LOCAL_PASSTHROUGH = (*CONTRACT_ENV["tpu"], "JAX_COORDINATOR_BIND_ADDRESS", "SLURM_JOB_ID",
-                     "SLURM_STEP_NODELIST", "SLURM_PROCID", "SLURM_LOCALID")  # fmt: skip
+                     "SLURM_STEP_NODELIST", "SLURM_PROCID", "SLURM_LOCALID",
+                     "XCLI_PROFILER_PORT")  # fmt: skip
 
 
 def subset_env(workers: Sequence[Worker]) -> dict[str, str]:
