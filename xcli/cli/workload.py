@@ -68,10 +68,19 @@ def _workload_options(func: Any) -> Any:
             type=click.IntRange(0, 10_000),
             default=0,
             show_default=True,
-            help="Restart every worker up to this many times. gke: after a disruption "
-            "(preemption, maintenance, node loss) or an exit code of 42, 128-255 or one in "
-            "--restart-on-exit-codes; any other non-zero exit code fails at once. "
-            "queued-resource and local: after any worker fails, whatever its exit code.",
+            help="Restart every worker up to this many times. gke: after an exit code of 42, "
+            "128-255 or one in --restart-on-exit-codes; any other non-zero exit code fails at "
+            "once, and disruptions (preemption, maintenance, node loss) restart outside this "
+            "budget (see --max-disruptions). queued-resource and local: after any worker "
+            "fails, whatever its exit code.",
+        ),
+        click.option(
+            "--max-disruptions",
+            type=click.IntRange(0, 10_000),
+            default=20,
+            show_default=True,
+            help="gke: restarts after disruptions that do not count against --max-restarts, "
+            "at most this many (a node-pressure eviction is a disruption too).",
         ),
         click.option(
             "--restart-on-exit-codes",

@@ -102,6 +102,7 @@ def request_from(flags: dict[str, Any]) -> WorkloadRequest:
         num_nodes=flags["num_nodes"],
         priority=flags["priority"],
         max_restarts=flags["max_restarts"],
+        max_disruptions=flags["max_disruptions"],
         restart_on_exit_codes=flags["restart_on_exit_codes"],
         env_pairs=tuple(flags["env_pairs"]),
         env_file=flags["env_file"],

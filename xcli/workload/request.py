@@ -14,7 +14,7 @@ from pathlib import Path
 from xcli.errors import UserError
 from xcli.spec import check_duration
 from xcli.workload.scheduling import DEFAULT_SCHEDULER
-from xcli.workload.spec import ClusterMeta, WorkloadSpec, parse_env
+from xcli.workload.spec import DEFAULT_MAX_DISRUPTIONS, ClusterMeta, WorkloadSpec, parse_env
 
 
 @dataclass(frozen=True)
@@ -44,6 +44,7 @@ class WorkloadRequest:
     num_nodes: int | None = None
     priority: str = "medium"
     max_restarts: int = 0
+    max_disruptions: int = DEFAULT_MAX_DISRUPTIONS
     restart_on_exit_codes: str = ""  # N,M as typed
     env_pairs: tuple[str, ...] = ()
     env_file: Path | None = None
@@ -106,6 +107,7 @@ def spec_from_request(req: WorkloadRequest, meta: ClusterMeta) -> WorkloadSpec:
         num_nodes=req.num_nodes,
         priority=req.priority,
         max_restarts=req.max_restarts,
+        max_disruptions=req.max_disruptions,
         restart_on_exit_codes=codes,
         env=env,
         ttl_after_finished=ttl,

@@ -227,6 +227,11 @@ def check_workload_name(name: str, accel: Accelerator, slices: int, nodes: int) 
     return name
 
 
+# Disruptions a GKE run may take for free: larger than any --max-restarts default, small
+# enough that a program evicted for memory again and again fails within hours, not never.
+DEFAULT_MAX_DISRUPTIONS = 20
+
+
 @dataclass(frozen=True)
 class WorkloadSpec:
     """What `xcli workload create` was asked to run. Built by `workload_spec()`, never by hand."""
@@ -242,6 +247,8 @@ class WorkloadSpec:
     max_restarts: int = 0
     restart_on_exit_codes: tuple[int, ...] = ()
     env: tuple[tuple[str, str], ...] = ()
+    # free restarts (disruptions) allowed beyond max_restarts (manifest.py container_command)
+    max_disruptions: int = DEFAULT_MAX_DISRUPTIONS
     ttl_after_finished: int = 12 * 3600
     termination_grace_period: int = 30
     replace: bool = False
@@ -274,6 +281,7 @@ def workload_spec(
     num_nodes: int | None = None,
     priority: str = "medium",
     max_restarts: int = 0,
+    max_disruptions: int = DEFAULT_MAX_DISRUPTIONS,
     restart_on_exit_codes: Iterable[int] = (),
     env: tuple[tuple[str, str], ...] = (),
     ttl_after_finished: int = 12 * 3600,
@@ -299,6 +307,10 @@ def workload_spec(
         raise UserError("the command is empty", hint="pass --command 'python3 train.py'")
     if not 0 <= max_restarts <= 10_000:
         raise UserError(f"--max-restarts {max_restarts} is out of range", hint="use 0..10000")
+    if not 0 <= max_disruptions <= 10_000:
+        raise UserError(
+            f"--max-disruptions {max_disruptions} is out of range", hint="use 0..10000"
+        )
     _check_contract(env, accel)
     codes = tuple(sorted(set(restart_on_exit_codes)))
     bad = [c for c in codes if not 1 <= c <= 255]
@@ -314,6 +326,7 @@ def workload_spec(
         num_nodes=nodes if accel.kind == "gpu" else 1,
         priority=priority,
         max_restarts=max_restarts,
+        max_disruptions=max_disruptions,
         restart_on_exit_codes=codes,
         env=env,
         ttl_after_finished=ttl_after_finished,

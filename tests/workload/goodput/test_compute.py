@@ -40,6 +40,7 @@ def test_one_interruption_splits_into_lost_reschedule_and_resume() -> None:
         "lost_since_checkpoint": 40.0,  # checkpoint at 60 -> interruption at 100
         "resume": 20.0,  # 130 -> step 4 at 150
         "reschedule": 30.0,  # 100 -> 130
+        "restarted_from_scratch": 0.0,  # step 4 after checkpoint 3: resumed
         "other": 0.0,
     }
     assert report["productive_seconds"] == 90.0  # 20..60, then 150..200 (still running)
@@ -60,7 +61,9 @@ def test_one_interruption_splits_into_lost_reschedule_and_resume() -> None:
         "lost_since_checkpoint": 40.0,
         "reschedule": 30.0,
         "resume": 20.0,
+        "restarted_from_scratch": False,
     }
+    assert report["restarts"] == {"disruptions": 0, "failures": 1}
     total = report["productive_seconds"] + sum(report["badput"].values())
     assert total == report["wall_seconds"] == 200.0
 
