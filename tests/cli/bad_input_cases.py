@@ -442,6 +442,10 @@ def _durations() -> list[Case]:
         Case("dur/ttl-word", "durations", (*wl, "--ttl-after-finished", "later")),
         Case("dur/grace-zero", "durations", (*wl, "--termination-grace-period", "0s")),
         Case("dur/grace-too-long", "durations", (*wl, "--termination-grace-period", "2d")),
+        Case("dur/hang-after-word", "durations", (*wl, "--hang-after", "soon")),
+        Case("dur/hang-after-empty", "durations", (*wl, "--hang-after", "")),
+        Case("dur/hang-after-tiny-multiple", "durations", (*wl, "--hang-after", "1x")),
+        Case("dur/hang-after-zero", "durations", (*wl, "--hang-after", "0s")),
         Case(
             "dur/ssh-timeout-word",
             "durations",
@@ -693,6 +697,12 @@ def _combinations() -> list[Case]:
     vm = ("workload", "create", *LOCAL, "--cluster", "c", *WL)
     return [
         Case("combo/restart-codes-on-local", "combinations", (*vm, "--restart-on-exit-codes", "3")),
+        Case(
+            "combo/hang-after-on-gke",
+            "combinations",
+            ("workload", "create", "--cluster", "c", *WL, *TPU, "--num-slices", "1", *P,
+             "--dry-run", "--hang-after", "3s"),
+        ),  # fmt: skip
         Case("combo/force-on-qr-without-terraform", "combinations", (*qr, "--spot", "--force")),
         Case(
             "combo/local-num-nodes",

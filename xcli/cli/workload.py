@@ -83,6 +83,13 @@ def _workload_options(func: Any) -> Any:
             "at most this many (a node-pressure eviction is a disruption too).",
         ),
         click.option(
+            "--hang-after",
+            metavar="D|Nx",
+            help="queued-resource and local: when no worker has printed a new goodput mark "
+            "for D (30s, 10m) or for N median step times (10x), save every worker's stacks "
+            "(py-spy) beside the logs and restart (a failure: --max-restarts).",
+        ),
+        click.option(
             "--restart-on-exit-codes",
             metavar="N,M",
             default="",
@@ -169,6 +176,7 @@ def create(common: Common, **flags: Any) -> int:
     from xcli.cli.workload_flags import (
         facts_for,
         precheck,
+        refuse_hang_after,
         refuse_kubernetes_files,
         request_from,
     )
@@ -196,6 +204,7 @@ def create(common: Common, **flags: Any) -> int:
             )
         flags["image"] = ""
     precheck(flags, kind.extra_restart_codes)  # all that needs no cluster, before it is read
+    refuse_hang_after(flags, kind.hang_watch)
     if flags["output_manifest_file"] is not None:
         from xcli.user_files import check_writable_file
 

@@ -51,6 +51,21 @@ def precheck(flags: dict[str, Any], extra_restart_codes: bool) -> None:
         )
 
 
+def refuse_hang_after(flags: dict[str, Any], watched: bool) -> None:
+    """--hang-after: checked here (before the cluster is read), applied where xcli watches."""
+    from xcli.plan.hang import parse_hang_after
+
+    if flags.get("hang_after") is None:
+        return
+    parse_hang_after(flags["hang_after"])
+    if not watched:
+        raise UserError(
+            f"--hang-after applies to VM-style clusters; on {flags['provider']} xcli runs no "
+            "watcher beside the workload (docs/workload.md, Hangs)",
+            hint="drop --hang-after, or run on --provider queued-resource or local",
+        )
+
+
 def refuse_kubernetes_files(flags: dict[str, Any], manifests: bool) -> None:
     """--output-manifest-file, --cluster-metadata and --storage-record are files of a kind
     whose objects are Kubernetes manifests (`manifests`: the kind's registry entry)."""
@@ -103,6 +118,7 @@ def request_from(flags: dict[str, Any]) -> WorkloadRequest:
         priority=flags["priority"],
         max_restarts=flags["max_restarts"],
         max_disruptions=flags["max_disruptions"],
+        hang_after=flags.get("hang_after"),
         restart_on_exit_codes=flags["restart_on_exit_codes"],
         env_pairs=tuple(flags["env_pairs"]),
         env_file=flags["env_file"],

@@ -42,6 +42,9 @@ class KindEntry:
     # whether --output-manifest-file, --cluster-metadata and --storage-record apply (the
     # kind's objects are Kubernetes manifests, and a live run reads the cluster's ConfigMaps)
     manifests: bool
+    # whether --hang-after applies: xcli watches the workers' marks itself (VM-style runs);
+    # a JobSet has no watcher on this machine (docs/workload.md, Hangs)
+    hang_watch: bool = False
 
 
 KINDS: dict[str, KindEntry] = {
@@ -77,6 +80,7 @@ KINDS: dict[str, KindEntry] = {
         # namespace, so --namespace other than "default" is refused for them.
         namespaces=False,
         manifests=False,
+        hang_watch=True,
     ),
 }
 

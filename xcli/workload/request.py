@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from xcli.errors import UserError
+from xcli.plan.hang import parse_hang_after
 from xcli.spec import check_duration
 from xcli.workload.scheduling import DEFAULT_SCHEDULER
 from xcli.workload.spec import DEFAULT_MAX_DISRUPTIONS, ClusterMeta, WorkloadSpec, parse_env
@@ -45,6 +46,7 @@ class WorkloadRequest:
     priority: str = "medium"
     max_restarts: int = 0
     max_disruptions: int = DEFAULT_MAX_DISRUPTIONS
+    hang_after: str | None = None  # D or Nx, as typed (xcli/plan/hang.py)
     restart_on_exit_codes: str = ""  # N,M as typed
     env_pairs: tuple[str, ...] = ()
     env_file: Path | None = None
@@ -115,7 +117,10 @@ def spec_from_request(req: WorkloadRequest, meta: ClusterMeta) -> WorkloadSpec:
         replace=req.replace,
     )
     scheduler = str(req.scheduler or DEFAULT_SCHEDULER)
-    return dataclasses.replace(spec, namespace=req.namespace, scheduler=scheduler)
+    hang = parse_hang_after(req.hang_after)
+    return dataclasses.replace(
+        spec, namespace=req.namespace, scheduler=scheduler, hang_after=hang
+    )
 
 
 def exit_codes(text: str) -> tuple[int, ...]:

@@ -11,11 +11,14 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from xcli.catalog import Accelerator, lookup
 from xcli.errors import ConfigError, UserError
 from xcli.spec import Capacity, check_name, check_reservation
+
+if TYPE_CHECKING:
+    from xcli.plan.hang import HangRule
 
 # Pod priority classes `cluster create` installs (value = scheduling priority).
 PRIORITIES = {"very-low": 100, "low": 250, "medium": 500, "high": 750, "very-high": 1000}
@@ -249,6 +252,7 @@ class WorkloadSpec:
     env: tuple[tuple[str, str], ...] = ()
     # free restarts (disruptions) allowed beyond max_restarts (manifest.py container_command)
     max_disruptions: int = DEFAULT_MAX_DISRUPTIONS
+    hang_after: HangRule | None = None  # VM-style runs: xcli/plan/hang.py
     ttl_after_finished: int = 12 * 3600
     termination_grace_period: int = 30
     replace: bool = False

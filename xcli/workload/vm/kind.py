@@ -218,7 +218,10 @@ class _Run:
         sink = OutputSink(
             sys.stdout.buffer, sys.stderr.buffer, folder / "logs", append=True, marks=folder / MARKS
         )
-        runner = BroadcastRunner(targets, settings, sink, engine)
+        from xcli.plan.hang import HangWatch
+
+        watch = HangWatch(spec.hang_after) if spec.hang_after is not None else None
+        runner = BroadcastRunner(targets, settings, sink, engine, watch, self.step.dump)
         meta = {"name": spec.name, "cluster": self.ref.name, "provider": self.provider,
                 "accelerator": spec.accelerator.name, "workers": len(chosen),
                 "max_restarts": spec.max_restarts}  # fmt: skip
