@@ -698,10 +698,28 @@ def _combinations() -> list[Case]:
     return [
         Case("combo/restart-codes-on-local", "combinations", (*vm, "--restart-on-exit-codes", "3")),
         Case(
+            "combo/slice-scope-on-plain-jobset",
+            "combinations",
+            ("workload", "create", "--cluster", "c", *WL, *TPU, "--num-slices", "2", *P,
+             "--dry-run", "--restart-scope", "slice"),
+        ),  # fmt: skip
+        Case(
             "combo/hang-after-on-gke",
             "combinations",
-            ("workload", "create", "--cluster", "c", *WL, *TPU, "--num-slices", "1", *P,
-             "--dry-run", "--hang-after", "3s"),
+            (
+                "workload",
+                "create",
+                "--cluster",
+                "c",
+                *WL,
+                *TPU,
+                "--num-slices",
+                "1",
+                *P,
+                "--dry-run",
+                "--hang-after",
+                "3s",
+            ),
         ),  # fmt: skip
         Case("combo/force-on-qr-without-terraform", "combinations", (*qr, "--spot", "--force")),
         Case(

@@ -83,6 +83,14 @@ def _workload_options(func: Any) -> Any:
             "at most this many (a node-pressure eviction is a disruption too).",
         ),
         click.option(
+            "--restart-scope",
+            type=click.Choice(["all", "slice"]),
+            default="all",
+            show_default=True,
+            help="gke --pathways --elastic-slices N: `slice` restarts only the failed slice's "
+            "Job (JobSet's RestartJob; the cluster needs `cluster create --slice-restarts`).",
+        ),
+        click.option(
             "--hang-after",
             metavar="D|Nx",
             help="queued-resource and local: when no worker has printed a new goodput mark "
@@ -177,6 +185,7 @@ def create(common: Common, **flags: Any) -> int:
         facts_for,
         precheck,
         refuse_hang_after,
+        refuse_slice_scope,
         refuse_kubernetes_files,
         request_from,
     )
@@ -205,6 +214,7 @@ def create(common: Common, **flags: Any) -> int:
         flags["image"] = ""
     precheck(flags, kind.extra_restart_codes)  # all that needs no cluster, before it is read
     refuse_hang_after(flags, kind.hang_watch)
+    refuse_slice_scope(flags, kind.slice_restarts)
     if flags["output_manifest_file"] is not None:
         from xcli.user_files import check_writable_file
 

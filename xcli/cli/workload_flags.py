@@ -66,6 +66,17 @@ def refuse_hang_after(flags: dict[str, Any], watched: bool) -> None:
         )
 
 
+def refuse_slice_scope(flags: dict[str, Any], allowed: bool) -> None:
+    """--restart-scope slice, where the kind's program cannot survive one slice restarting."""
+    if flags.get("restart_scope", "all") == "slice" and not allowed:
+        raise UserError(
+            "--restart-scope slice: the slices of this workload run one program that must "
+            "restart together (a plain multislice JobSet is not elastic)",
+            hint="drop --restart-scope, or run an elastic Pathways workload: --pathways "
+            "--elastic-slices N",
+        )
+
+
 def refuse_kubernetes_files(flags: dict[str, Any], manifests: bool) -> None:
     """--output-manifest-file, --cluster-metadata and --storage-record are files of a kind
     whose objects are Kubernetes manifests (`manifests`: the kind's registry entry)."""
@@ -119,6 +130,7 @@ def request_from(flags: dict[str, Any]) -> WorkloadRequest:
         max_restarts=flags["max_restarts"],
         max_disruptions=flags["max_disruptions"],
         hang_after=flags.get("hang_after"),
+        restart_scope=flags.get("restart_scope") or "all",
         restart_on_exit_codes=flags["restart_on_exit_codes"],
         env_pairs=tuple(flags["env_pairs"]),
         env_file=flags["env_file"],

@@ -83,7 +83,9 @@ class HangWatch:
     def step_seconds(self) -> float | None:
         """The median gap between consecutive step numbers (any worker's marks, in order)."""
         gaps = [
-            b[0] - a[0] for a, b in zip(self._steps, self._steps[1:], strict=False) if b[1] == a[1] + 1
+            b[0] - a[0]
+            for a, b in zip(self._steps, self._steps[1:], strict=False)
+            if b[1] == a[1] + 1
         ]
         return median(gaps) if gaps else None
 

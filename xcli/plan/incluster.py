@@ -25,6 +25,7 @@ from xcli import __version__
 from xcli.plan import pathways_pool, system_pool
 from xcli.plan.cohort_read import carved, cohort_read
 from xcli.plan.kube_steps import K8sInstall, K8sWait
+from xcli.plan.jobset_config import gates, jobset_config_patch
 from xcli.plan.kueue_config import kueue_config_patch
 from xcli.plan.kueue_objects import (
     CLUSTER_QUEUE,
@@ -102,7 +103,11 @@ def setup_steps(spec: ClusterSpec, cluster: Text, after: tuple[str, ...]) -> lis
             version=version,
             url=release_url(name, version),
             limits=controller_limits(name, ctl),
-            config_patch=kueue_config_patch(spec.accelerator) if name == "kueue" else {},
+            config_patch=(
+                kueue_config_patch(spec.accelerator)
+                if name == "kueue"
+                else jobset_config_patch(spec.options)
+            ),
         )
         for name, title, version in (
             ("jobset", "JobSet", JOBSET_VERSION),
@@ -191,6 +196,8 @@ def metadata_configmap(spec: ClusterSpec) -> dict[str, Any]:
         # the heads' pool exists: `workload create --pathways` refuses a cluster without it
         "pathways_pool": pathways_pool.POOL if pathways_pool.enabled(spec.options) else "",
         "pathways_flavor": pathways_pool.FLAVOR if pathways_pool.enabled(spec.options) else "",
+        # JobSet feature gates turned on (cluster create --slice-restarts: RestartJob)
+        "jobset_feature_gates": ",".join(gates(spec.options)),
     }
     data.update({k: str(v) for k, v in optional.items() if v})  # absent, rather than empty
     return {

@@ -45,6 +45,9 @@ class KindEntry:
     # whether --hang-after applies: xcli watches the workers' marks itself (VM-style runs);
     # a JobSet has no watcher on this machine (docs/workload.md, Hangs)
     hang_watch: bool = False
+    # whether --restart-scope slice applies: the kind's program can go on while one slice's
+    # Job restarts (Pathways with --elastic-slices), unlike a plain multislice JobSet
+    slice_restarts: bool = False
 
 
 KINDS: dict[str, KindEntry] = {
@@ -67,6 +70,7 @@ KINDS: dict[str, KindEntry] = {
         previews_delete=True,
         namespaces=True,
         manifests=True,
+        slice_restarts=True,
     ),
     # docs/workload.md: starting, running, succeeded, failed, stopped (deleted while
     # running), lost (its driver on this machine is gone)

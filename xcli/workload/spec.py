@@ -80,6 +80,8 @@ class ClusterMeta:
     source: str = "configmap"  # where these facts came from: configmap, file or flags
     kueue_topology: str = ""  # the Kueue Topology its flavor names (workload/scheduling.py)
     pathways_pool: str = ""  # the Pathways head pool (cluster create --pathways), if any
+    # JobSet feature gates `cluster create` turned on (--slice-restarts: RestartJob)
+    jobset_gates: tuple[str, ...] = ()
     # without an image a workload runs as a plain process on each worker (the provider's
     # Capabilities.plain_process: the local provider)
     plain_process: bool = False
@@ -122,6 +124,7 @@ def cluster_meta_from_dict(
         source=source,
         kueue_topology=str(data.get("kueue_topology", "")),
         pathways_pool=str(data.get("pathways_pool", "")),
+        jobset_gates=tuple(g for g in str(data.get("jobset_feature_gates", "")).split(",") if g),
     )
 
 
@@ -312,9 +315,7 @@ def workload_spec(
     if not 0 <= max_restarts <= 10_000:
         raise UserError(f"--max-restarts {max_restarts} is out of range", hint="use 0..10000")
     if not 0 <= max_disruptions <= 10_000:
-        raise UserError(
-            f"--max-disruptions {max_disruptions} is out of range", hint="use 0..10000"
-        )
+        raise UserError(f"--max-disruptions {max_disruptions} is out of range", hint="use 0..10000")
     _check_contract(env, accel)
     codes = tuple(sorted(set(restart_on_exit_codes)))
     bad = [c for c in codes if not 1 <= c <= 255]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -18,7 +19,11 @@ from tests.support import jobset_controller as ctl
 from tests.support.crd import validate
 from tests.support.workload_cluster import JOBSETS, WHERE, Cluster, add_kueue, cluster, cond, set_up
 from tests.workload.cases import meta_for, spec_for
+from xcli.catalog import lookup
 from xcli.workload.jobset.manifest import build_jobset
+from xcli.workload.jobset.view import restart_counts
+from xcli.workload.pathways.jobset import build_jobset as build_pathways
+from xcli.workload.pathways.spec import PathwaysSpec
 
 __all__ = ["cluster"]  # the fixture
 
@@ -156,7 +161,9 @@ def test_status_shows_disruptions_and_failures(
     set_up(cluster.fake)
     cluster.fake.put(f"{JOBSETS}/train-1", js)
     add_kueue(
-        cluster.fake, "train-1", [cond("Admitted", "True", "Admitted", "ok", "2026-11-22T10:00:02Z")]
+        cluster.fake,
+        "train-1",
+        [cond("Admitted", "True", "Admitted", "ok", "2026-11-22T10:00:02Z")],
     )
     code, out, err = cluster.run(["workload", "status", "train-1", *WHERE], capsys)
     assert code == 0, err
@@ -165,3 +172,54 @@ def test_status_shows_disruptions_and_failures(
     code, out, err = cluster.run(["workload", "status", "train-1", *WHERE, "-o", "json"], capsys)
     report = json.loads(out)
     assert (report["restarts"], report["disruptions"], report["failures"]) == (3, 2, 1)
+
+
+# --- --restart-scope slice: an elastic Pathways JobSet, one worker slice restarted alone ---
+
+ELASTIC = PathwaysSpec(
+    name="elastic-1",
+    accelerator=lookup("v5p-128"),
+    num_slices=2,
+    gcs_location="gs://my-bucket/pathways",
+    image="us-docker.pkg.dev/my-project/repo/train:1",
+    command="python3 train.py",
+    elastic_slices=1,
+    restart_scope="slice",
+    max_restarts=3,
+)
+
+
+def test_slice_scope_restarts_one_job_and_needs_the_gate() -> None:
+    js = build_pathways(ELASTIC)
+    js["status"] = {"restarts": 0}
+    validate(js)  # the pinned CRD admits it, gate or not (tests/support/jobset_controller.py)
+    with pytest.raises(ctl.WebhookRefused, match="RestartJob feature gate is disabled"):
+        ctl.admit(js, restart_job_gate=False)
+    ctl.admit(js, restart_job_gate=True)
+    # worker slice 1's Job exceeds its backoffLimit (its containers restart in place first)
+    worker = ctl.FailedJob("worker", 1, "BackoffLimitExceeded", "Job has reached the "
+                           "specified backoff limit", at=1.0)  # fmt: skip
+    assert ctl.execute_failure_policy(js, [worker], restart_job_gate=True) == "RestartJob"
+    validate(js)
+    (status,) = js["status"]["replicatedJobsStatus"]
+    assert (status["name"], status["jobRestarts"], status["jobRestartsCountTowardsMax"]) == (
+        "worker", [0, 1], [0, 1],
+    )  # fmt: skip
+    assert js["status"]["restarts"] == 0  # slice 0 and the head went on
+    counts = restart_counts(js)
+    assert (counts.slice_restarts, counts.failures, counts.disruptions) == (1, 1, 0)
+    # the head failing restarts everything (no rule targets it), counted too
+    head = ctl.FailedJob("pathways-head", 0, "BackoffLimitExceeded", "", at=2.0)
+    assert ctl.execute_failure_policy(js, [head], restart_job_gate=True) == "RestartJobSet"
+    assert restart_counts(js).failures == 2
+    # the budget is the total of both kinds: two more slice restarts, then the JobSet fails
+    assert ctl.execute_failure_policy(js, [worker], restart_job_gate=True) == "RestartJob"
+    assert ctl.execute_failure_policy(js, [worker], restart_job_gate=True) == ("ReachedMaxRestarts")
+
+
+def test_slice_scope_without_elastic_slices_is_refused() -> None:
+    from xcli.errors import UserError
+    from xcli.workload.pathways.spec import check
+
+    with pytest.raises(UserError, match="--restart-scope slice restarts one slice"):
+        check(replace(ELASTIC, elastic_slices=0))

@@ -198,8 +198,7 @@ def test_restart_policy_disruptions_free_crashes_counted_user_errors_fail() -> N
             "action": "RestartJobSetAndIgnoreMaxRestarts",
             "onJobFailureReasons": ["PodFailurePolicy"],
             "onJobFailureMessagePatterns": [
-                "^Pod [^ /]+/[^ ]+ has condition DisruptionTarget matching FailJob rule at "
-                "index 0$"
+                "^Pod [^ /]+/[^ ]+ has condition DisruptionTarget matching FailJob rule at index 0$"
             ],
         },
         {
