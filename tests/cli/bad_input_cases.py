@@ -700,8 +700,20 @@ def _combinations() -> list[Case]:
         Case(
             "combo/slice-scope-on-plain-jobset",
             "combinations",
-            ("workload", "create", "--cluster", "c", *WL, *TPU, "--num-slices", "2", *P,
-             "--dry-run", "--restart-scope", "slice"),
+            (
+                "workload",
+                "create",
+                "--cluster",
+                "c",
+                *WL,
+                *TPU,
+                "--num-slices",
+                "2",
+                *P,
+                "--dry-run",
+                "--restart-scope",
+                "slice",
+            ),
         ),  # fmt: skip
         Case(
             "combo/hang-after-on-gke",

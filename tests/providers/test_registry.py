@@ -24,6 +24,7 @@ OPTIONAL = {
     "live_checks": ("check_create",),
     "kubernetes": ("kube_api",),
     "user_keys": ("check_user_key",),
+    "recover": ("capacity_lost", "plan_recover"),
 }
 CORE = ("plan_create", "plan_delete", "handlers", "list_clusters", "describe")
 

@@ -67,6 +67,20 @@ class ClusterAccess(Protocol):
         ...
 
 
+class Recoverer(Provider, Protocol):
+    """Providers that can re-create a cluster whose capacity the cloud took back
+    (`workload create --recover`; Capabilities.recover)."""
+
+    def capacity_lost(self, ref: ClusterRef) -> Mapping[str, Any] | None:
+        """The cluster as the cloud shows it when its capacity was taken back (preempted,
+        suspended by the service), else None. A live read."""
+        ...
+
+    def plan_recover(self, ref: ClusterRef, lost: Mapping[str, Any]) -> Plan:
+        """Delete it and create it again with the same request, wait, set up SSH access."""
+        ...
+
+
 class UserKeys(Provider, Protocol):
     """Providers that authorize a key the user names on their VMs (`--ssh-key` of `cluster
     create` and `cluster wait`; Capabilities.user_keys)."""

@@ -89,6 +89,21 @@ class QueuedResourceProvider:
 
         return {**handlers.mapping(), reservation.ReservationCheck.kind: check}
 
+    # -- recovery (workload create --recover) ---------------------------------------------
+
+    def capacity_lost(self, ref: ClusterRef) -> Mapping[str, Any] | None:
+        from xcli.providers.queued_resource.recover import lost_capacity
+
+        queued = self._gateway(ref.zone).get_queued_resource(
+            f"{qr_plan.parent(ref.project, ref.zone)}/queuedResources/{ref.name}"
+        )
+        return queued if queued is not None and lost_capacity(queued) else None
+
+    def plan_recover(self, ref: ClusterRef, lost: Mapping[str, Any]) -> Plan:
+        from xcli.providers.queued_resource.recover import plan_recreate
+
+        return plan_recreate(ref.project, ref.zone, ref.name, lost)
+
     # -- reads --------------------------------------------------------------------------------
 
     def list_clusters(self, project: str, zone: str | None) -> list[ClusterSummary]:
