@@ -714,7 +714,7 @@ def _combinations() -> list[Case]:
                 "--restart-scope",
                 "slice",
             ),
-        ),  # fmt: skip
+        ),
         Case(
             "combo/hang-after-on-gke",
             "combinations",
@@ -732,7 +732,7 @@ def _combinations() -> list[Case]:
                 "--hang-after",
                 "3s",
             ),
-        ),  # fmt: skip
+        ),
         Case("combo/force-on-qr-without-terraform", "combinations", (*qr, "--spot", "--force")),
         Case(
             "combo/local-num-nodes",

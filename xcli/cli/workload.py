@@ -185,8 +185,8 @@ def create(common: Common, **flags: Any) -> int:
         facts_for,
         precheck,
         refuse_hang_after,
-        refuse_slice_scope,
         refuse_kubernetes_files,
+        refuse_slice_scope,
         request_from,
     )
     from xcli.cli.workload_image import image_flags

@@ -24,8 +24,8 @@ from typing import Any
 from xcli import __version__
 from xcli.plan import pathways_pool, system_pool
 from xcli.plan.cohort_read import carved, cohort_read
-from xcli.plan.kube_steps import K8sInstall, K8sWait
 from xcli.plan.jobset_config import gates, jobset_config_patch
+from xcli.plan.kube_steps import K8sInstall, K8sWait
 from xcli.plan.kueue_config import kueue_config_patch
 from xcli.plan.kueue_objects import (
     CLUSTER_QUEUE,
