@@ -83,6 +83,13 @@ def _workload_options(func: Any) -> Any:
             "at most this many (a node-pressure eviction is a disruption too).",
         ),
         click.option(
+            "--recover",
+            is_flag=True,
+            help="queued-resource: when a slice is preempted (its queued resource SUSPENDED "
+            "by the service), re-create it with the same request, wait, re-pin its host keys "
+            "and restart the command on every worker (counts against --max-restarts).",
+        ),
+        click.option(
             "--restart-scope",
             type=click.Choice(["all", "slice"]),
             default="all",
@@ -215,6 +222,15 @@ def create(common: Common, **flags: Any) -> int:
     precheck(flags, kind.extra_restart_codes)  # all that needs no cluster, before it is read
     refuse_hang_after(flags, kind.hang_watch)
     refuse_slice_scope(flags, kind.slice_restarts)
+    if flags.get("recover") and (not caps.recover or flags["detach"]):
+        from xcli.errors import UserError
+
+        raise UserError(
+            "--recover re-creates a preempted queued resource from this xcli, in the "
+            f"foreground: not on {flags['provider']}{' with --detach' if flags['detach'] else ''}",
+            hint="drop --recover (GKE restarts preempted slices itself; a detached run "
+            "restarts, without re-creating, up to --max-restarts)",
+        )
     if flags["output_manifest_file"] is not None:
         from xcli.user_files import check_writable_file
 

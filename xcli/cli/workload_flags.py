@@ -131,6 +131,7 @@ def request_from(flags: dict[str, Any]) -> WorkloadRequest:
         max_disruptions=flags["max_disruptions"],
         hang_after=flags.get("hang_after"),
         restart_scope=flags.get("restart_scope") or "all",
+        recover=bool(flags.get("recover")),
         restart_on_exit_codes=flags["restart_on_exit_codes"],
         env_pairs=tuple(flags["env_pairs"]),
         env_file=flags["env_file"],

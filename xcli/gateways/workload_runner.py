@@ -142,6 +142,10 @@ class BroadcastRunner:
         finally:
             self._halt()
 
+    def retarget(self, targets: Sequence[Target]) -> None:
+        """The cluster's VMs were re-created (--recover): new addresses, same labels."""
+        self.targets = {t.label: t for t in targets}
+
     def dump_stacks_with_py_spy(self) -> Path:
         """Every worker's Python stacks (py-spy dump), one file per worker in `stacks/attempt-N`
         beside the logs; the folder comes back. A worker whose dump fails says so in its file.

@@ -47,6 +47,7 @@ class WorkloadRequest:
     max_restarts: int = 0
     max_disruptions: int = DEFAULT_MAX_DISRUPTIONS
     hang_after: str | None = None  # D or Nx, as typed (xcli/plan/hang.py)
+    recover: bool = False  # --recover (VM-style clusters whose provider can re-create them)
     restart_scope: str = "all"  # all | slice (xcli/workload/pathways/jobset.py failure_policy)
     restart_on_exit_codes: str = ""  # N,M as typed
     env_pairs: tuple[str, ...] = ()
@@ -119,7 +120,9 @@ def spec_from_request(req: WorkloadRequest, meta: ClusterMeta) -> WorkloadSpec:
     )
     scheduler = str(req.scheduler or DEFAULT_SCHEDULER)
     hang = parse_hang_after(req.hang_after)
-    return dataclasses.replace(spec, namespace=req.namespace, scheduler=scheduler, hang_after=hang)
+    return dataclasses.replace(
+        spec, namespace=req.namespace, scheduler=scheduler, hang_after=hang, recover=req.recover
+    )
 
 
 def exit_codes(text: str) -> tuple[int, ...]:

@@ -256,6 +256,7 @@ class WorkloadSpec:
     # free restarts (disruptions) allowed beyond max_restarts (manifest.py container_command)
     max_disruptions: int = DEFAULT_MAX_DISRUPTIONS
     hang_after: HangRule | None = None  # VM-style runs: xcli/plan/hang.py
+    recover: bool = False  # VM-style runs on a Recoverer provider: re-create preempted slices
     ttl_after_finished: int = 12 * 3600
     termination_grace_period: int = 30
     replace: bool = False

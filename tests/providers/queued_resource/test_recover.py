@@ -69,30 +69,16 @@ def test_only_a_suspension_by_the_service_counts_as_lost() -> None:
         assert (provider(fake).capacity_lost(REF) is not None) is lost, (state, initiator)
 
 
-@responses.activate
-def test_a_suspended_slice_is_recreated_with_the_dry_runs_request(isolated_home: Path) -> None:
-    fake, reporter = FakeTime(), Recorder()
-    known = isolated_home / "state" / "known_hosts"
-    known.parent.mkdir(parents=True, exist_ok=True)
-    old = "10.0.0.9,34.0.0.9 ssh-ed25519 AAAAC3OLD xcli:my-proj/us-east5-b/boot/boot/w0\n"
-    known.write_text(old)
-    responses.get(QR, json=_as_read("SUSPENDED"))
-    lost = provider(fake).capacity_lost(REF)
-    assert lost is not None
-    plan = provider(fake).plan_recover(REF, lost)
-    # the dry-run of the recovery shows the very request `cluster create` showed
-    (create,) = [s for s in plan.steps if s.id == "create"]
-    assert isinstance(create, ApiCall) and create.body == _dry_run_body()
-    assert create.url == f"{BASE}/queuedResources?queuedResourceId=boot"
-    check_request(create.api, create.method, str(create.url), create.body)
-    printed = {s["id"]: s for s in json.loads(plan_json(plan))["plan"]}
-    created = {s["id"]: s for s in json.loads(plan_json(qr_plan.plan_create(BOOT)))["plan"]}
-    assert printed["create"]["request"] == created["create"]["request"]  # both dry-runs
-    assert printed["delete"]["request"]["url"] == QR  # no ?force=true
-
-    responses.delete(QR, json={"name": f"{PARENT}/operations/del-1"})
-    responses.replace(responses.GET, QR, status=404, json={"error": {"code": 404}})
+def register_recovery() -> list[dict[str, Any]]:
+    """The recorded API from the suspension on: delete, 404, create (its bodies are kept in
+    the list returned), WAITING_FOR_RESOURCES -> PROVISIONING -> ACTIVE, then SSH access."""
     sent: list[dict[str, Any]] = []
+
+    def delete_answer(_request: Any) -> tuple[int, dict[str, str], str]:
+        responses.replace(responses.GET, QR, status=404, json={"error": {"code": 404}})
+        return 200, {}, json.dumps({"name": f"{PARENT}/operations/del-1"})
+
+    responses.add_callback(responses.DELETE, QR, callback=delete_answer)
 
     def create_answer(request: Any) -> tuple[int, dict[str, str], str]:
         sent.append(json.loads(request.body))
@@ -107,6 +93,33 @@ def test_a_suspended_slice_is_recreated_with_the_dry_runs_request(isolated_home:
     _operation("p")
     responses.post(f"{BASE}/nodes/boot:getGuestAttributes", json=GUEST)
     _project()
+
+    return sent
+
+
+@responses.activate
+def test_a_suspended_slice_is_recreated_with_the_dry_runs_request(isolated_home: Path) -> None:
+    fake, reporter = FakeTime(), Recorder()
+    known = isolated_home / "state" / "known_hosts"
+    known.parent.mkdir(parents=True, exist_ok=True)
+    old = "10.0.0.9,34.0.0.9 ssh-ed25519 AAAAC3OLD xcli:my-proj/us-east5-b/boot/boot/w0\n"
+    known.write_text(old)
+    responses.get(QR, json=_as_read("SUSPENDED"))
+    lost = provider(fake).capacity_lost(REF)
+    assert lost is not None
+    plan = provider(fake).plan_recover(REF, lost)
+    # the dry-run of the recovery shows the very request `cluster create` showed
+    (create,) = [s for s in plan.steps if s.id == "create"]
+    assert isinstance(create, ApiCall) and create.body == _dry_run_body()
+    assert lost.reason == "queued resource boot SUSPENDED by the Cloud TPU service (preempted)"
+    assert create.url == f"{BASE}/queuedResources?queuedResourceId=boot"
+    check_request(create.api, create.method, str(create.url), create.body)
+    printed = {s["id"]: s for s in json.loads(plan_json(plan))["plan"]}
+    created = {s["id"]: s for s in json.loads(plan_json(qr_plan.plan_create(BOOT)))["plan"]}
+    assert printed["create"]["request"] == created["create"]["request"]  # both dry-runs
+    assert printed["delete"]["request"]["url"] == QR  # no ?force=true
+
+    sent = register_recovery()
 
     results = run(plan, fake, reporter)
     assert {k: r.status for k, r in results.items()} == dict.fromkeys(results, "ok"), [

@@ -68,6 +68,9 @@ def segments(state: dict[str, Any], end: float) -> tuple[Segment, ...]:
             )
             if str(f.get("reason") or "").startswith(HANG_REASON):  # --hang-after fired
                 cause = Cause("hang", None, None, str(f["reason"]))
+            moved = [e for e in events if e.get("event") == "reschedule" and e.get("attempt") == n]
+            if moved:  # --recover re-created the cluster: the capacity went, not the program
+                cause = Cause("reschedule", f["worker"], f.get("code"), str(moved[0]["reason"]))
             out.append(Segment(float(begin["at"]), float(f["at"]), cause))
             continue
         last = i == len(starts) - 1

@@ -45,11 +45,15 @@ Launcher = Callable[[VmWorkloadRun], Mapping[str, Any]]
 
 
 def make_handler(
-    runner: WorkerRunner, launcher: Launcher | None = None, delete_command: str = ""
+    runner: WorkerRunner,
+    launcher: Launcher | None = None,
+    delete_command: str = "",
+    recover: Callable[[Callable[[str], None]], bool] | None = None,
 ) -> Handler:
     """`launcher` starts a detached step (--detach) in the background and returns at once.
     `delete_command` is what stops the workload from another terminal (said after a Ctrl-C
-    whose stop commands did not finish)."""
+    whose stop commands did not finish). `recover` (--recover, workload/vm/recovery.py) runs
+    before each restart and says whether it re-created the cluster."""
 
     def handle(step: VmWorkloadRun, ctx: StepContext) -> Mapping[str, Any]:
         if step.env:  # before the first start, detached or not; restarts find it there
@@ -78,6 +82,7 @@ def make_handler(
                 len(step.workers),
                 step.max_restarts,
                 on_decision=decided,
+                recover=(lambda: recover(ctx.report)) if recover and step.recover else None,
             )
         except Interrupted:
             ctx.report("stopping the workers; Ctrl-C again leaves them running")

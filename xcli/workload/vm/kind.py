@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from xcli.workload.protocol import (
     Context,
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from xcli.gateways.backoff import Sleep
     from xcli.plan.cluster import ClusterRef, SshAccess, Worker
     from xcli.providers import Capabilities
-    from xcli.providers.base import VmAccess
+    from xcli.providers.base import Recoverer, VmAccess
     from xcli.workload.backends import KindGateways
     from xcli.workload.request import WorkloadRequest
     from xcli.workload.spec import ClusterMeta, WorkloadSpec
@@ -148,7 +148,8 @@ def _create(ctx: Context, provider: str, caps: Capabilities, request: WorkloadRe
     plan = vm_mounts.plan(spec, chosen, cloud_vms, request.detach, mounts)
     (step,) = plan.steps
     assert isinstance(step, VmWorkloadRun)
-    run = _Run(provider, ref, spec, chosen, access, step)
+    recoverer = cast("Recoverer", access_of) if caps.recover and spec.recover else None
+    run = _Run(provider, ref, spec, chosen, access, step, recoverer)
     follow = None
     if request.detach:
         where = f"{spec.name} --cluster {ref.name} --provider {provider}"
@@ -191,6 +192,7 @@ class _Run:
     chosen: list[Worker]
     access: SshAccess
     step: VmWorkloadRun
+    recoverer: Recoverer | None = None  # --recover on a provider that can re-create
 
     def handlers(self) -> dict[str, Any]:
         import shutil
@@ -236,4 +238,13 @@ class _Run:
         delete = (
             f"xcli workload delete {spec.name} --cluster {self.ref.name} --provider {self.provider}"
         )
-        return {"vm_workload": make_handler(recording, launcher, delete)}
+        recover = None
+        if self.recoverer is not None:
+            from xcli.workload.vm.recovery import Recovery
+
+            def retargets(workers: Any) -> Any:
+                return targets_for(workers, several_slices=several, user=access.user)
+
+            recover = Recovery(self.recoverer, self.ref, spec.num_slices, retargets,
+                               runner.retarget, recording.rescheduled)  # fmt: skip
+        return {"vm_workload": make_handler(recording, launcher, delete, recover)}

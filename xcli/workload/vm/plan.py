@@ -232,6 +232,8 @@ class VmWorkloadRun(SshFanout):
     env_upload: str = ""
     hang_after: HangRule | None = None
     dump: tuple[WorkerCommand, ...] = field(default=())  # print each worker's stacks (py-spy)
+    # --recover: before a restart, re-create the cluster if its capacity was taken back
+    recover: bool = False
 
     def details(self) -> dict[str, Any]:
         out = super().details()
@@ -240,6 +242,8 @@ class VmWorkloadRun(SshFanout):
             out["hang_after"] = str(self.hang_after)
             out["dump"] = [{"worker": w.worker, "argv": list(w.argv)} for w in self.dump]
         out["detach"] = self.detach
+        if self.recover:
+            out["recover"] = "re-create the cluster when its capacity is taken back (preempted)"
         out["stop"] = [{"worker": w.worker, "argv": list(w.argv)} for w in self.stop]
         if self.env:
             out["env_file"] = {"to": self.env_upload, "names": [name for name, _ in self.env]}
@@ -298,6 +302,7 @@ def plan_vm_workload(
         env=spec.env,
         env_upload=env_upload_path(spec.name) if spec.env else "",
         hang_after=spec.hang_after,
+        recover=spec.recover,
         dump=tuple(dumps) if spec.hang_after is not None else (),
     )
     return Plan(title=f"run workload {spec.name}", steps=(step,), max_parallel=1)
@@ -366,6 +371,7 @@ def run_with_restarts(
     total: int,
     max_restarts: int,
     on_decision: Callable[[Decision], None] | None = None,
+    recover: Callable[[], bool] | None = None,
 ) -> Outcome:
     """Drive attempts until success, or a failure with no restarts left.
 
@@ -373,6 +379,8 @@ def run_with_restarts(
     `stop_all()` stops whatever still runs. The broadcast engine provides both.
     `on_decision` hears each decision as soon as it is made, so a restart's reason is printed
     before the workers are stopped and started again, not after the run.
+    `recover()` (--recover) runs before a restart: True when it found the cluster's capacity
+    taken back and re-created it, so the workers it would stop are gone (no stop commands).
     """
     decisions: list[Decision] = []
     restarts = 0
@@ -394,7 +402,9 @@ def run_with_restarts(
             on_decision(decision)
         if decision.action == "succeed":
             return Outcome(True, restarts, tuple(decisions))
-        stop_all()
+        recovered = decision.action == "restart" and recover is not None and recover()
+        if not recovered:
+            stop_all()
         if decision.action == "fail":
             return Outcome(False, restarts, tuple(decisions))
         restarts += 1
