@@ -182,4 +182,5 @@ def test_a_registry_is_data() -> None:
         plain_process=True,
         ssh=True,
         live_checks=True,
+        recover=True,
     )

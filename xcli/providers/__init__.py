@@ -109,6 +109,7 @@ REGISTRY: dict[str, ProviderEntry] = {
             plain_process=True,
             ssh=True,
             live_checks=True,
+            recover=True,
         ),
     ),
 }

@@ -5,17 +5,21 @@ restarted from scratch. Each run is one short `workload create` in the foregroun
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.gateways.local_support import create, delete, needs_openssh, xcli
+from tests.gateways.local_support import REPO, cli_env, create, delete, needs_openssh, xcli
 from tests.workload.vm import recovery_loop
 
 CLUSTER = ("--provider", "local", "--cluster", "recov")
@@ -77,3 +81,81 @@ def test_a_program_that_ignores_its_checkpoint_restarted_from_scratch(
     assert report["badput"]["restarted_from_scratch"] > 0
     text = xcli(home, "workload", "goodput", "scratch", *CLUSTER).stdout
     assert "restarted from scratch (checkpoint 5 was not resumed from)" in text
+
+
+def _pids(home: Path, name: str) -> list[int]:
+    """The run's process group on each worker (the pid files its run wrapper writes)."""
+    found = []
+    for pid_file in (home / "state" / "local" / "recov" / "workers").glob(
+        f"*/.xcli/workloads/{name}/pid"
+    ):
+        try:
+            found.append(int(pid_file.read_text().split()[0]))
+        except (OSError, ValueError):
+            continue
+    return found
+
+
+def _marked(home: Path, name: str, mark: str) -> bool:
+    found = list((home / "state").rglob(f"{name}/goodput.jsonl"))
+    return bool(found) and any(
+        mark in json.loads(line)["line"] and json.loads(line)["worker"] in ("w0", "s0/w0")
+        for line in found[0].read_text().splitlines()
+        if line.endswith("}")
+    )
+
+
+def _preempt(home: Path, name: str) -> None:
+    """The emulated hosts go, as a preempted slice's do: every worker's SSH server (the
+    supervisor holds them all) and what runs on them, killed without warning."""
+    state = json.loads((home / "state" / "local" / "recov" / "state.json").read_text())
+    for group in _pids(home, name):
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(group, signal.SIGKILL)
+    os.kill(int(state["pid"]), signal.SIGKILL)
+
+
+def test_preempted_hosts_are_recreated_and_the_run_resumes_from_its_checkpoint(
+    home: Path, tmp_path: Path
+) -> None:
+    command = f"exec {sys.executable} {LOOP} resume {tmp_path}"
+    argv = [sys.executable, "-m", "xcli", "workload", "create", *CLUSTER, "--workload",
+            "preempt", "--command", command, "--max-restarts", "1", "--recover"]  # fmt: skip
+    run = subprocess.Popen(argv, env=cli_env(home), cwd=REPO, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)  # fmt: skip
+    try:
+        deadline = time.monotonic() + 90
+        while not _marked(home, "preempt", "checkpoint=5"):  # as xcli read it from worker 0
+            assert time.monotonic() < deadline and run.poll() is None, "no checkpoint 5"
+            time.sleep(0.02)
+        _preempt(home, "preempt")
+        out, err = run.communicate(timeout=120)
+    finally:
+        if run.poll() is None:
+            run.kill()
+    assert run.returncode == 0, err
+    assert "its SSH servers are gone (its hosts were preempted): re-creating it" in err
+    report = _goodput(home, "preempt")
+    (cut,) = report["interruptions"]
+    assert cut["cause"] == "reschedule", cut
+    saved = cut["checkpoint_resumed_from"]
+    assert saved is not None and saved >= 5 and cut["restarted_from_scratch"] is False
+    marks = [
+        json.loads(line)
+        for line in next((home / "state").rglob("preempt/goodput.jsonl")).read_text().splitlines()
+    ]
+    steps = [m for m in marks if m["worker"] in ("w0", "s0/w0") and "step=" in m["line"]]
+    after = [
+        m
+        for m in steps
+        if m["at"]
+        > max(
+            x["at"]
+            for x in steps
+            if "step=" in x["line"] and int(x["line"].split("step=")[1]) == saved
+        )
+    ]
+    first = int(after[0]["line"].split("step=")[1])
+    assert first == saved + 1  # resumed right after the checkpoint, on the re-created worker
+    assert report["steps"] == recovery_loop.TOTAL - 1
+    assert report["restarts"] == {"disruptions": 1, "failures": 0}
