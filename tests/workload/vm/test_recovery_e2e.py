@@ -129,7 +129,7 @@ def test_preempted_hosts_are_recreated_and_the_run_resumes_from_its_checkpoint(
             assert time.monotonic() < deadline and run.poll() is None, "no checkpoint 5"
             time.sleep(0.02)
         _preempt(home, "preempt")
-        out, err = run.communicate(timeout=120)
+        _, err = run.communicate(timeout=120)
     finally:
         if run.poll() is None:
             run.kill()
