@@ -105,3 +105,34 @@ def test_a_run_whose_slice_turns_suspended_is_recreated_and_resumed(
     assert cut["cause"] == "reschedule" and "SUSPENDED" in cut["detail"]
     assert report["restarts"] == {"disruptions": 1, "failures": 0}
     assert json.loads(json.dumps(report))["badput"]["reschedule"] >= 0.0
+
+
+@responses.activate
+def test_ctrl_c_while_recreating_leaves_a_state_the_next_command_picks_up(
+    isolated_home: Path,
+) -> None:
+    import threading
+
+    import pytest
+
+    from xcli.workload.vm.recovery import RecoveryInterrupted
+
+    (isolated_home / "state").mkdir(parents=True, exist_ok=True)
+    responses.get(QR, json=_as_read("SUSPENDED"))
+    sent = register_recovery()
+    engine = PreemptedOnce()
+    cancelled = threading.Event()
+    said: list[str] = []
+
+    def say(message: str) -> None:
+        said.append(message)
+        if "WAITING_FOR_RESOURCES" in message:  # Ctrl-C while it waits for capacity
+            cancelled.set()
+
+    recover = Recovery(provider(FakeTime()), REF, 1, lambda ws: [], engine.retarget,
+                       lambda _why: None)  # fmt: skip
+    with pytest.raises(RecoveryInterrupted) as err:
+        recover(say, cancelled)
+    assert sent == [_dry_run_body()]  # it was requested again: it is queued now
+    assert "xcli cluster wait --cluster boot --provider queued-resource" in err.value.hint
+    assert engine.targets == []  # the run was not pointed anywhere
