@@ -12,13 +12,13 @@ from tests.support import crd
 from tests.support.core import validate_core
 from xcli import __version__
 from xcli.catalog import lookup
-from xcli.plan import incluster
-from xcli.plan.cohort_read import CohortRead, chips_left
-from xcli.plan.kube_steps import K8sInstall, K8sWait
+from xcli.plan.gke import incluster
+from xcli.plan.gke.cohort_read import CohortRead, chips_left
+from xcli.plan.gke.kube_steps import K8sInstall, K8sWait
+from xcli.plan.gke.system_pool import controllers
 from xcli.plan.model import Plan, Ref, resolve
 from xcli.plan.render import plan_json, plan_text
 from xcli.plan.steps import K8sApply, LocalAction
-from xcli.plan.system_pool import controllers
 from xcli.spec import Capacity, ClusterSpec
 from xcli.workload.spec import cluster_meta_from_dict
 
@@ -345,8 +345,15 @@ def test_workloads_read_back_what_the_configmap_says(case: str) -> None:
 def test_slice_restarts_turn_jobsets_restart_job_gate_on() -> None:
     from xcli.gateways.kube.release_config import patch_config
 
-    asked = replace(CASES["v6e-256 x2 spot"], options={"slice_restarts": True})
-    doc = json.loads(plan_json(plan_for(asked)))
+    from xcli.providers.gke.bodies import setup_steps as gke_setup_steps
+    from xcli.providers.gke.options import GkeOptions, gke_options
+
+    assert gke_options({"slice_restarts": True}).slice_restarts  # the flag, typed
+    asked = replace(CASES["v6e-256 x2 spot"], options=GkeOptions(slice_restarts=True))
+    noop = LocalAction(id="cluster", summary="the cluster", action="noop")
+    doc = json.loads(
+        plan_json(Plan("setup", (noop, *gke_setup_steps(asked, CLUSTER, ("cluster",)))))
+    )
     jobset = next(s for s in doc["plan"] if s["id"] == "k8s-install-jobset")
     patch = jobset["config_patch"]
     assert (patch["configmap"], patch["api_version"], patch["merge"]) == (

@@ -30,12 +30,13 @@ from xcli.execute.live import LiveExecutor
 from xcli.plan.cluster import Worker
 from xcli.plan.fanout import targets_for
 from xcli.plan.steps import WorkerCommand
+from xcli.plan.vm_run import WorkerExit
+from xcli.vm_runs import RecordingRunner, read_state
 from xcli.workload.goodput.compute import compute
 from xcli.workload.goodput.vm import vm_timeline
 from xcli.workload.vm.handler import make_handler
-from xcli.workload.vm.plan import WorkerExit, plan_vm_workload
+from xcli.workload.vm.plan import plan_vm_workload
 from xcli.workload.vm.recovery import Recovery
-from xcli.workload.vm.runs import RecordingRunner, read_state
 
 
 class PreemptedOnce:

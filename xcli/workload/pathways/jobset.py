@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from xcli.plan import pathways_pool as pool
+from xcli.plan.gke import pathways_pool as pool
 from xcli.workload.pathways.spec import PathwaysSpec
 
 API_VERSION = "jobset.x-k8s.io/v1alpha2"
@@ -70,7 +70,7 @@ def failure_policy(spec: PathwaysSpec) -> dict[str, Any]:
     fails); with --restart-scope slice, a failed worker slice's Job restarts alone (JobSet's
     per-Job action RestartJob, counted against --max-restarts; jobset v0.12.0
     pkg/controllers/failure_policy.go l.300-369), while the head's failure still restarts
-    the whole JobSet. Needs the RestartJob feature gate (plan/jobset_config.py)."""
+    the whole JobSet. Needs the RestartJob feature gate (plan/gke/jobset_config.py)."""
     if spec.restart_scope != "slice":
         return {"restartStrategy": "Recreate"}
     return {

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from xcli.errors import UserError
-from xcli.plan import pathways_pool
+from xcli.plan.gke import pathways_pool
 from xcli.plan.model import Plan, Step, symbolic
 from xcli.plan.steps import K8sApply, Text
 from xcli.workload.jobset.kind import JobSetKind
@@ -75,7 +75,7 @@ def check_cluster(spec: PathwaysSpec, meta: ClusterMeta, existing: Collection[st
             "cluster with cluster create --pathways)",
         )
     if spec.restart_scope == "slice" and meta.source != "flags":
-        from xcli.plan.jobset_config import RESTART_JOB
+        from xcli.plan.gke.jobset_config import RESTART_JOB
 
         if RESTART_JOB not in meta.jobset_gates:
             raise UserError(

@@ -9,7 +9,7 @@ pkg/features/features.go l.68-76). The controller reads `featureGates` from its 
 key `controller_manager_config.yaml` of the ConfigMap `jobset-system/jobset-manager-config` in
 the release manifest (the name XPK's copy of that manifest shows, AI-Hypercomputer/xpk
 src/xpk/core/jobset.py). The patch travels in the K8sInstall step as Kueue's does
-(plan/kueue_config.py), so the dry-run shows it and a change rolls the controller.
+(plan/gke/kueue_config.py), so the dry-run shows it and a change rolls the controller.
 """
 
 from __future__ import annotations
@@ -22,17 +22,15 @@ CONFIGMAP = "jobset-system/jobset-manager-config"
 CONFIG_KEY = "controller_manager_config.yaml"
 CONTROLLER = "jobset-system/jobset-controller-manager"
 CONFIG_ANNOTATION = "xcli.dev/config-sha256"
-OPTION = "slice_restarts"  # cluster create --slice-restarts (ClusterSpec.options)
 
 
-def gates(options: dict[str, object]) -> tuple[str, ...]:
-    """The JobSet feature gates a cluster's options turn on."""
-    return (RESTART_JOB,) if options.get(OPTION) else ()
+def gates(slice_restarts: bool) -> tuple[str, ...]:
+    """The JobSet feature gates a cluster turns on (cluster create --slice-restarts)."""
+    return (RESTART_JOB,) if slice_restarts else ()
 
 
-def jobset_config_patch(options: dict[str, object]) -> dict[str, Any]:
+def jobset_config_patch(wanted: tuple[str, ...]) -> dict[str, Any]:
     """The `config_patch` of JobSet's K8sInstall; empty (the release as it is) without gates."""
-    wanted = gates(options)
     if not wanted:
         return {}
     return {
