@@ -344,7 +344,6 @@ def test_workloads_read_back_what_the_configmap_says(case: str) -> None:
 
 def test_slice_restarts_turn_jobsets_restart_job_gate_on() -> None:
     from xcli.gateways.kube.release_config import patch_config
-
     from xcli.providers.gke.bodies import setup_steps as gke_setup_steps
     from xcli.providers.gke.options import GkeOptions, gke_options
 
