@@ -697,6 +697,7 @@ def _combinations() -> list[Case]:
     vm = ("workload", "create", *LOCAL, "--cluster", "c", *WL)
     return [
         Case("combo/restart-codes-on-local", "combinations", (*vm, "--restart-on-exit-codes", "3")),
+        Case("combo/max-disruptions-on-local", "combinations", (*vm, "--max-disruptions", "3")),
         Case(
             "combo/slice-scope-on-plain-jobset",
             "combinations",

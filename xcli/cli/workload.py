@@ -77,10 +77,8 @@ def _workload_options(func: Any) -> Any:
         click.option(
             "--max-disruptions",
             type=click.IntRange(0, 10_000),
-            default=20,
-            show_default=True,
             help="gke: restarts after disruptions that do not count against --max-restarts, "
-            "at most this many (a node-pressure eviction is a disruption too).",
+            "at most this many (default 20; a node-pressure eviction is a disruption too).",
         ),
         click.option(
             "--recover",
@@ -222,6 +220,14 @@ def create(common: Common, **flags: Any) -> int:
     precheck(flags, kind.extra_restart_codes)  # all that needs no cluster, before it is read
     refuse_hang_after(flags, kind.hang_watch)
     refuse_slice_scope(flags, kind.slice_restarts)
+    if flags.get("max_disruptions") is not None and not kind.extra_restart_codes:
+        from xcli.errors import UserError
+
+        raise UserError(
+            "--max-disruptions bounds a GKE JobSet's free restarts; here every failure "
+            "restarts within --max-restarts",
+            hint="drop --max-disruptions",
+        )
     if flags.get("recover") and (not caps.recover or flags["detach"]):
         from xcli.errors import UserError
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from xcli.errors import UserError
 from xcli.spec import check_duration
 from xcli.workload.request import WorkloadRequest, exit_codes, requested_accelerator
-from xcli.workload.spec import parse_env
+from xcli.workload.spec import DEFAULT_MAX_DISRUPTIONS, parse_env
 
 if TYPE_CHECKING:
     from xcli.cli.common import Common
@@ -128,7 +128,11 @@ def request_from(flags: dict[str, Any]) -> WorkloadRequest:
         num_nodes=flags["num_nodes"],
         priority=flags["priority"],
         max_restarts=flags["max_restarts"],
-        max_disruptions=flags["max_disruptions"],
+        max_disruptions=(
+            DEFAULT_MAX_DISRUPTIONS
+            if flags.get("max_disruptions") is None
+            else flags["max_disruptions"]
+        ),
         hang_after=flags.get("hang_after"),
         restart_scope=flags.get("restart_scope") or "all",
         recover=bool(flags.get("recover")),
