@@ -160,6 +160,7 @@ _ROWS: dict[str, Row] = {
         "cc", ("--pool-parallelism", "1"), "node pools are created at most 1 at a time"
     ),
     "cluster create --image-streaming": Plan("cc", ("--image-streaming",)),
+    "cluster create --slice-restarts": Plan("cc", ("--slice-restarts",)),
     "cluster create --secondary-boot-disk": Plan(
         "cc", ("--secondary-boot-disk", "projects/my-proj-1/global/images/disk-1")
     ),
@@ -222,6 +223,12 @@ _ROWS: dict[str, Row] = {
     "workload create --priority": Plan("wc", ("--priority", "high")),
     "workload create --max-restarts": Plan("wc", ("--max-restarts", "3")),
     "workload create --restart-on-exit-codes": Plan("wc", ("--restart-on-exit-codes", "7")),
+    "workload create --max-disruptions": Plan("wc", ("--max-disruptions", "5")),
+    "workload create --restart-scope": Plan("wc-pw2-el", ("--restart-scope", "slice")),
+    # on VM-style clusters both show in the run (tests/workload/vm/test_recovery_e2e.py); a
+    # dry-run there needs a running local cluster, which this test has none of
+    "workload create --hang-after": Refused("wc", ("--hang-after", "3s"), "VM-style clusters"),
+    "workload create --recover": Refused("wc", ("--recover",), "--recover re-creates"),
     "workload create --env": Plan("wc", ("--env", "A=1")),
     "workload create --env-file": Plan("wc", ("--env-file", "{env}")),
     "workload create --ttl-after-finished": Plan("wc", ("--ttl-after-finished", "2h")),

@@ -69,10 +69,39 @@ def _workload_options(func: Any) -> Any:
             type=click.IntRange(0, 10_000),
             default=0,
             show_default=True,
-            help="Restart every worker up to this many times. gke: after a disruption "
-            "(preemption, maintenance, node loss) or an exit code of 42, 128-255 or one in "
-            "--restart-on-exit-codes; any other non-zero exit code fails at once. "
-            "queued-resource and local: after any worker fails, whatever its exit code.",
+            help="Restart every worker up to this many times. gke: after an exit code of 42, "
+            "128-255 or one in --restart-on-exit-codes; any other non-zero exit code fails at "
+            "once, and disruptions (preemption, maintenance, node loss) restart outside this "
+            "budget (see --max-disruptions). queued-resource and local: after any worker "
+            "fails, whatever its exit code.",
+        ),
+        click.option(
+            "--max-disruptions",
+            type=click.IntRange(0, 10_000),
+            help="gke: restarts after disruptions that do not count against --max-restarts, "
+            "at most this many (default 20; a node-pressure eviction is a disruption too).",
+        ),
+        click.option(
+            "--recover",
+            is_flag=True,
+            help="queued-resource: when a slice is preempted (its queued resource SUSPENDED "
+            "by the service), re-create it with the same request, wait, re-pin its host keys "
+            "and restart the command on every worker (counts against --max-restarts).",
+        ),
+        click.option(
+            "--restart-scope",
+            type=click.Choice(["all", "slice"]),
+            default="all",
+            show_default=True,
+            help="gke --pathways --elastic-slices N: `slice` restarts only the failed slice's "
+            "Job (JobSet's RestartJob; the cluster needs `cluster create --slice-restarts`).",
+        ),
+        click.option(
+            "--hang-after",
+            metavar="D|Nx",
+            help="queued-resource and local: when no worker has printed a new goodput mark "
+            "for D (30s, 10m) or for N median step times (10x), save every worker's stacks "
+            "(py-spy) beside the logs and restart (a failure: --max-restarts).",
         ),
         click.option(
             "--restart-on-exit-codes",
@@ -225,7 +254,9 @@ def create(common: Common, **flags: Any) -> int:
     from xcli.cli.workload_flags import (
         facts_for,
         precheck,
+        refuse_hang_after,
         refuse_kubernetes_files,
+        refuse_slice_scope,
         request_from,
     )
     from xcli.cli.workload_image import image_flags
@@ -256,6 +287,25 @@ def create(common: Common, **flags: Any) -> int:
             )
         flags["image"] = ""
     precheck(flags, kind.extra_restart_codes)  # all that needs no cluster, before it is read
+    refuse_hang_after(flags, kind.hang_watch)
+    refuse_slice_scope(flags, kind.slice_restarts)
+    if flags.get("max_disruptions") is not None and not kind.extra_restart_codes:
+        from xcli.errors import UserError
+
+        raise UserError(
+            "--max-disruptions bounds a GKE JobSet's free restarts; here every failure "
+            "restarts within --max-restarts",
+            hint="drop --max-disruptions",
+        )
+    if flags.get("recover") and (not caps.recover or flags["detach"]):
+        from xcli.errors import UserError
+
+        raise UserError(
+            "--recover re-creates a preempted queued resource from this xcli, in the "
+            f"foreground: not on {flags['provider']}{' with --detach' if flags['detach'] else ''}",
+            hint="drop --recover (GKE restarts preempted slices itself; a detached run "
+            "restarts, without re-creating, up to --max-restarts)",
+        )
     if flags["output_manifest_file"] is not None:
         from xcli.user_files import check_writable_file
 

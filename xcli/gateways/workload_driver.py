@@ -27,6 +27,7 @@ from xcli.gateways import process
 from xcli.gateways.ssh.output import OutputSink
 from xcli.gateways.workload_runner import BroadcastRunner
 from xcli.plan.fanout import SshSettings, Target
+from xcli.plan.hang import HangWatch, parse_hang_after
 from xcli.plan.steps import WorkerCommand
 from xcli.plan.vm_run import VmWorkloadRun, run_with_restarts
 from xcli.state_files import private_dir
@@ -73,6 +74,8 @@ def record_run(
         "workers": [asdict(w) for w in step.workers],
         "stop": [asdict(w) for w in step.stop],
         "max_restarts": step.max_restarts,
+        "hang_after": str(step.hang_after) if step.hang_after is not None else None,
+        "dump": [asdict(w) for w in step.dump],
         "targets": [asdict(t) for t in targets],
         "settings": {
             k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(settings).items()
@@ -109,7 +112,11 @@ def launch(
 def _runner(folder: Path, run: dict[str, Any]) -> BroadcastRunner:
     targets = [Target(**t) for t in run["targets"]]
     sink = OutputSink(None, None, folder / "logs", append=True, marks=folder / MARKS)
-    return BroadcastRunner(targets, _settings(dict(run["settings"])), sink, run["engine"])
+    rule = parse_hang_after(run.get("hang_after"))
+    watch = HangWatch(rule) if rule is not None else None
+    dump = _commands(run.get("dump") or [])
+    settings = _settings(dict(run["settings"]))
+    return BroadcastRunner(targets, settings, sink, run["engine"], watch, dump)
 
 
 def drive(folder: Path) -> int:

@@ -12,9 +12,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from xcli.errors import UserError
+from xcli.plan.hang import parse_hang_after
 from xcli.spec import check_duration
 from xcli.workload.scheduling import DEFAULT_SCHEDULER
-from xcli.workload.spec import ClusterMeta, WorkloadSpec, parse_env
+from xcli.workload.spec import DEFAULT_MAX_DISRUPTIONS, ClusterMeta, WorkloadSpec, parse_env
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,10 @@ class WorkloadRequest:
     num_nodes: int | None = None
     priority: str = "medium"
     max_restarts: int = 0
+    max_disruptions: int = DEFAULT_MAX_DISRUPTIONS
+    hang_after: str | None = None  # D or Nx, as typed (xcli/plan/hang.py)
+    recover: bool = False  # --recover (VM-style clusters whose provider can re-create them)
+    restart_scope: str = "all"  # all | slice (xcli/workload/pathways/jobset.py failure_policy)
     restart_on_exit_codes: str = ""  # N,M as typed
     env_pairs: tuple[str, ...] = ()
     env_file: Path | None = None
@@ -106,6 +111,7 @@ def spec_from_request(req: WorkloadRequest, meta: ClusterMeta) -> WorkloadSpec:
         num_nodes=req.num_nodes,
         priority=req.priority,
         max_restarts=req.max_restarts,
+        max_disruptions=req.max_disruptions,
         restart_on_exit_codes=codes,
         env=env,
         ttl_after_finished=ttl,
@@ -113,7 +119,10 @@ def spec_from_request(req: WorkloadRequest, meta: ClusterMeta) -> WorkloadSpec:
         replace=req.replace,
     )
     scheduler = str(req.scheduler or DEFAULT_SCHEDULER)
-    return dataclasses.replace(spec, namespace=req.namespace, scheduler=scheduler)
+    hang = parse_hang_after(req.hang_after)
+    return dataclasses.replace(
+        spec, namespace=req.namespace, scheduler=scheduler, hang_after=hang, recover=req.recover
+    )
 
 
 def exit_codes(text: str) -> tuple[int, ...]:

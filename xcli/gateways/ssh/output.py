@@ -50,6 +50,8 @@ class OutputSink:
         # the logs still get everything, and `on_gone` (the run's cancel) is called once.
         self.reader_gone = threading.Event()
         self.on_gone: Callable[[], None] | None = None
+        # hears every goodput mark line as it is read, with the time (--hang-after's watch)
+        self.on_mark: Callable[[float, bytes], None] | None = None
         if log_dir is not None:
             private_dir(log_dir)  # worker output may hold secrets: owner-only
 
@@ -77,10 +79,15 @@ class OutputSink:
 
     def mark(self, label: str, lines: bytes) -> None:
         """Append each goodput line of `lines` to the marks file, timestamped now."""
-        if self.marks is None or MARK not in lines:
+        if MARK not in lines or (self.marks is None and self.on_mark is None):
             return
         now = time.time()
         found = [line for line in lines.split(b"\n") if MARK in line]
+        if self.on_mark is not None:
+            for line in found:
+                self.on_mark(now, line)
+        if self.marks is None:
+            return
         records = "".join(
             json.dumps({"at": now, "worker": label, "line": line.decode(errors="replace")}) + "\n"
             for line in found

@@ -46,6 +46,8 @@ def spec_from(request: WorkloadRequest, meta: ClusterMeta) -> PathwaysSpec:
         headless=options.headless,
         elastic_slices=options.elastic_slices,
         max_slice_restarts=options.max_slice_restarts,
+        restart_scope=request.restart_scope,
+        max_restarts=request.max_restarts,
         namespace=request.namespace,
         local_queue=meta.local_queue,
         priority=request.priority,
@@ -65,6 +67,16 @@ def check_cluster(spec: PathwaysSpec, meta: ClusterMeta, existing: Collection[st
             hint=f"add it: xcli cluster adapt --cluster {meta.name} --pathways (or create the "
             "cluster with cluster create --pathways)",
         )
+    if spec.restart_scope == "slice" and meta.source != "flags":
+        from xcli.plan.gke.jobset_config import RESTART_JOB
+
+        if RESTART_JOB not in meta.jobset_gates:
+            raise UserError(
+                f"--restart-scope slice: cluster {meta.name}'s JobSet controller has its "
+                "RestartJob feature gate off, and its webhook refuses per-slice restarts",
+                hint="turn it on: run the same `xcli cluster create` again with "
+                "--slice-restarts (it reconfigures the controller; nothing else changes)",
+            )
     if spec.num_slices > meta.num_slices:
         raise UserError(
             f"--num-slices {spec.num_slices}: cluster {meta.name} has {meta.num_slices}",

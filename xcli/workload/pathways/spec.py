@@ -62,6 +62,8 @@ class PathwaysSpec:
     headless: bool = False
     elastic_slices: int = 0
     max_slice_restarts: int = 1
+    restart_scope: str = "all"  # slice: a failed worker slice's Job restarts alone
+    max_restarts: int = 0  # --max-restarts: the JobSet's budget (restart scope slice)
     namespace: str = "default"
     local_queue: str = "xcli-queue"
     priority: str = "medium"
@@ -123,6 +125,12 @@ def check(spec: PathwaysSpec) -> None:
             f"--elastic-slices {spec.elastic_slices} must be below the {spec.num_slices} "
             "slices of the cluster (the slices that may be missing while training goes on)",
             hint=f"pass a number from 0 to {spec.num_slices - 1}",
+        )
+    if spec.restart_scope == "slice" and spec.elastic_slices < 1:
+        raise UserError(
+            "--restart-scope slice restarts one slice while the others go on: the program "
+            "must be elastic, and without --elastic-slices Pathways needs every slice",
+            hint="pass --elastic-slices N (slices that may be missing), or drop --restart-scope",
         )
     if spec.max_slice_restarts < 1:
         raise UserError(
