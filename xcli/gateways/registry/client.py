@@ -25,6 +25,7 @@ from typing import IO, Any
 from urllib.parse import urljoin, urlsplit
 
 from xcli.errors import CloudError, UserError
+from xcli.image.google_hosts import is_google_registry
 from xcli.image.reference import DOCKER_HUB, ImageRef
 
 Credentials = Callable[[str], "tuple[str, str] | None"]
@@ -300,7 +301,7 @@ def _check(image: ImageRef, resp: Any, expect: tuple[int, ...] = (200,)) -> None
 
 
 def _denied(image: ImageRef, status: int, why: str) -> RegistryError:
-    google = image.host.endswith(("-docker.pkg.dev", "gcr.io"))
+    google = is_google_registry(image.host)
     hint = (
         "sign in with `gcloud auth application-default login` (or set "
         "GOOGLE_APPLICATION_CREDENTIALS); pushing needs roles/artifactregistry.writer"

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
+from xcli.image.google_hosts import is_google_registry
 from xcli.plan.cluster import Worker
 from xcli.plan.fanout import label
 from xcli.plan.model import Plan
@@ -27,10 +28,6 @@ Runtime = Literal["docker", "process", "auto"]
 
 MEGASCALE_PORT = 8080
 JAX_COORDINATOR_PORT = 8476  # JAX's default coordinator port on Cloud TPU
-
-# Registries whose images a TPU VM pulls with its own service account's token. Any other
-# registry never sees that token (it would be a credential leak).
-GOOGLE_REGISTRY_SUFFIXES = ("-docker.pkg.dev", "gcr.io")
 
 
 def _address(worker: Worker) -> str:
@@ -135,7 +132,7 @@ def worker_script(
     credentials; on the local provider neither applies.
     """
     host = registry_host(spec.image)
-    google = on_tpu_vm and host is not None and host.endswith(GOOGLE_REGISTRY_SUFFIXES)
+    google = on_tpu_vm and is_google_registry(host)
     values = dict(env_values)  # the contract only: the workload's own values come in a file
     folder = worker_folder(spec.name)
     return render(
