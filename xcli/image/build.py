@@ -37,6 +37,7 @@ class BuildRequest:
     platform: str  # "linux/amd64" or "linux/arm64"
     repository: str  # where images go: HOST/PATH (an Artifact Registry repository or any)
     name: str  # the image's name under `repository`
+    include: tuple[str, ...] = ()  # --script-include: secret or VCS paths packed on purpose
 
 
 @dataclass(frozen=True)
@@ -87,7 +88,7 @@ def prepare(
     """Check every input, pack the folder, and plan the push. No network."""
     base = reference.parse(request.base, what="--base-docker-image")
     dest = target(request)
-    context = folder.scan(request.script_dir, max_bytes=max_bytes)
+    context = folder.scan(request.script_dir, max_bytes=max_bytes, include=request.include)
     layers = tuple(store.build(context, progress))
     steps: list[Step] = []
     ar = _ar_repository(dest)
@@ -113,6 +114,7 @@ def prepare(
         layers=layers,
         source="--script-dir",  # not the folder's name: the same digest from any checkout
         store=str(store.root),
+        withheld=context.withheld,
     )
     steps.append(push)
     return Build(

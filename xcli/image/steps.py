@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from xcli.image import oci
+from xcli.image import oci, secrets
 from xcli.image.layers import Layer
 from xcli.image.reference import ImageRef
 from xcli.plan.model import Ref, Step, symbolic
@@ -117,6 +117,8 @@ class ImagePush(Step):
     layers: tuple[Layer, ...]
     source: str  # what the layers hold, for the config's history ("script folder train/")
     store: str = field(default="", metadata={"print": False})
+    # secret and VCS paths of the folder left out by default: (path, why)
+    withheld: tuple[tuple[str, str], ...] = ()
 
     def base_output(self, output: str) -> Ref:
         return Ref(self.base_step, output)
@@ -147,6 +149,7 @@ class ImagePush(Step):
         return {
             "image": f"{self.image}:{self.tag}",
             "from": symbolic(self.base_output("image")),
+            **secrets.plan_note(self.withheld),
             "layers": [
                 {
                     "name": x.name,
