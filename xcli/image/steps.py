@@ -177,6 +177,11 @@ class ImagePush(Step):
                     "content_type": symbolic(self.base_output("media_type")),
                     "body": "the base manifest with the new config and layers",
                 },
+                {
+                    "method": "GET",
+                    "url": f"{v2}/manifests/<digest>",
+                    "then": "the bytes sent, or stop before the workload is created",
+                },
             ],
             "outputs": {"digest": symbolic(Ref(self.id, "digest"))},
         }

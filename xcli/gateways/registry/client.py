@@ -243,8 +243,38 @@ class Registry:
         digest = _digest(data)
         echoed = resp.headers.get("Docker-Content-Digest", digest)
         if echoed != digest:
-            raise RegistryError(f"{image}: registry stored manifest {echoed}, sent {digest}")
+            raise RegistryError(
+                f"{image}: registry stored manifest {echoed}, sent {digest}",
+                hint="try again; if it persists, check the registry's status",
+            )
+        self.verify_manifest(image, digest, data)
         return digest
+
+    def verify_manifest(self, image: ImageRef, digest: str, sent: bytes) -> None:
+        """Read the manifest back by digest, as the nodes will pull it: a registry that answered
+        the PUT without storing it (or stored other bytes) is caught here, before a workload
+        is created that points at an image no one can pull."""
+        resp = self.request(
+            "GET",
+            image,
+            f"/v2/{image.name}/manifests/{digest}",
+            scope=_push(image),
+            headers={"Accept": _ACCEPT_ALL},
+        )
+        if resp.status_code == 404:
+            raise RegistryError(
+                f"registry {image.host} accepted the manifest of {image.name} but does not "
+                f"serve {digest}: it was not stored",
+                hint="try again; if it persists, check the registry (its storage, a proxy in "
+                "front of it) before running workloads from it",
+                retryable=True,
+            )
+        _check(image, resp)
+        if _digest(resp.content) != digest:
+            raise RegistryError(
+                f"registry {image.host} serves other bytes as {image.name}@{digest}",
+                hint="check the registry (a proxy in front of it may rewrite manifests)",
+            )
 
 
 def _guarded(image: ImageRef, url: str) -> str:
