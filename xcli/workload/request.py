@@ -47,6 +47,7 @@ class WorkloadRequest:
     restart_on_exit_codes: str = ""  # N,M as typed
     env_pairs: tuple[str, ...] = ()
     env_file: Path | None = None
+    env_secret: bool = False  # --env-secret: the values in a Secret, not in the JobSet
     ttl_after_finished: str = "12h"
     termination_grace_period: str = "30s"
     replace: bool = False
@@ -113,7 +114,9 @@ def spec_from_request(req: WorkloadRequest, meta: ClusterMeta) -> WorkloadSpec:
         replace=req.replace,
     )
     scheduler = str(req.scheduler or DEFAULT_SCHEDULER)
-    return dataclasses.replace(spec, namespace=req.namespace, scheduler=scheduler)
+    return dataclasses.replace(
+        spec, namespace=req.namespace, scheduler=scheduler, env_secret=req.env_secret
+    )
 
 
 def exit_codes(text: str) -> tuple[int, ...]:

@@ -247,6 +247,7 @@ class WorkloadSpec:
     replace: bool = False
     namespace: str = "default"
     scheduler: str = "default-scheduler"  # workload/scheduling.py: XPK's --scheduler values
+    env_secret: bool = False  # the user's env values in a Secret (workload/jobset/env_secret.py)
 
     @property
     def workers_per_slice(self) -> int:
