@@ -32,7 +32,7 @@ class ImageHandlers:
         self.session = session
 
     def handlers(self) -> dict[str, Handler]:
-        return {"image_base": self.read_base, "image_push": self.push}
+        return {"image_base": _worded(self.read_base), "image_push": _worded(self.push)}
 
     def _registry(self) -> Registry:
         return Registry(self.credentials, self.session)
@@ -158,6 +158,42 @@ class ImageHandlers:
             os.replace(tmp, path)
         reg.upload(dest, digest, path, location, progress)
         return "uploaded"
+
+
+def _worded(handler: Any) -> Handler:
+    """The handler, with a registry that cannot be reached (after the upload's own retries) or
+    that answers something other than JSON said in one line with a hint, not as the raw
+    exception's text (issue 37)."""
+    from xcli.gateways.ssh import reach
+
+    def run(step: Any, ctx: StepContext) -> Mapping[str, Any]:
+        image: ImageRef = getattr(step, "image", None) or step.base
+        try:
+            result: Mapping[str, Any] = handler(step, ctx)
+            return result
+        except ValueError as exc:  # JSON that is not (requests' JSONDecodeError is an OSError too)
+            raise CloudError(
+                f"registry {image.host} answered something that is not the registry API's "
+                f"JSON ({type(exc).__name__})",
+                hint="check that the host is an OCI registry and that no proxy rewrites its "
+                "answers",
+            ) from None
+
+        except OSError as exc:  # requests' errors are OSErrors; so is a full disk
+            if not reach.is_unreachable(exc):
+                raise CloudError(
+                    f"registry {image.host}: {exc.strerror or exc} while reading or writing "
+                    f"{getattr(exc, 'filename', '') or 'a local file'}",
+                    hint="check the disk of the image-layer cache (XCLI_IMAGE_CACHE) and try "
+                    "again",
+                ) from None
+            raise CloudError(
+                f"cannot reach registry {image.host}: {reach.reason(exc)}",
+                hint="check the registry's address, this machine's network and HTTPS_PROXY, "
+                "then run the same command again (uploads go on where they stopped)",
+                retryable=True,
+            ) from None
+    return run
 
 
 def _outputs(
