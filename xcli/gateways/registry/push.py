@@ -184,8 +184,7 @@ def _worded(handler: Any) -> Handler:
                 raise CloudError(
                     f"registry {image.host}: {exc.strerror or exc} while reading or writing "
                     f"{getattr(exc, 'filename', '') or 'a local file'}",
-                    hint="check the disk of the image-layer cache (XCLI_IMAGE_CACHE) and try "
-                    "again",
+                    hint="check the disk of the image-layer cache (XCLI_IMAGE_CACHE) and try again",
                 ) from None
             raise CloudError(
                 f"cannot reach registry {image.host}: {reach.reason(exc)}",
@@ -193,6 +192,7 @@ def _worded(handler: Any) -> Handler:
                 "then run the same command again (uploads go on where they stopped)",
                 retryable=True,
             ) from None
+
     return run
 
 
