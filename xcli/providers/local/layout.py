@@ -265,8 +265,13 @@ def read_state(files: ClusterFiles) -> StateRecord | None:
         return None
     try:
         ports = Ports.from_json(data["ports"]) if data.get("ports") else None
+        from xcli.gateways.process import valid_pid
+
+        pid = int(data["pid"])
+        if not valid_pid(pid):  # a record no process of ours can match: damaged
+            return None
         return StateRecord(
-            int(data["pid"]),
+            pid,
             str(data["instance"]),
             str(data["status"]),
             ports,
