@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import signal
 from collections.abc import Callable
 from pathlib import Path
@@ -177,11 +178,13 @@ class AsyncSshEngine:
             if isinstance(action, Upload):
                 if action.dest.endswith("/"):
                     await _make_folder(conn, action.dest)
-                await asyncssh.scp(
-                    list(action.sources), (conn, action.dest), recurse=action.recursive
-                )
+                # local names as bytes: a name that is not UTF-8 (a surrogate-escaped str) is
+                # sent as it is, as OpenSSH's scp does, instead of failing to encode
+                sources = [os.fsencode(source) for source in action.sources]
+                await asyncssh.scp(sources, (conn, action.dest), recurse=action.recursive)
             elif isinstance(action, Download):
-                await asyncssh.scp((conn, action.source), action.dest, recurse=action.recursive)
+                local = os.fsencode(action.dest)
+                await asyncssh.scp((conn, action.source), local, recurse=action.recursive)
         except asyncssh.SFTPError as exc:
             stream.note(f"copy failed: {exc.reason}")
             return Attempt("exit", 1, detail=exc.reason, reached=True)

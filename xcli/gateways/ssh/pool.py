@@ -26,6 +26,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Protocol
 
 from xcli.gateways.ssh.gate import HandshakeGate
@@ -135,12 +136,25 @@ async def run_pool(
 
     async def one(index: int) -> None:
         async with window:
-            stream = sink.stream(step.targets[index].label)
+            try:
+                stream = sink.stream(step.targets[index].label)
+            except OSError as exc:  # its log cannot be created (a full disk)
+                label = step.targets[index].label
+                outcomes[index] = WorkerOutcome(label, "local error", detail=local_reason(exc))
+                if on_outcome is not None:
+                    on_outcome(outcomes[index])
+                return
             started[index] = stream
             try:
                 outcomes[index] = await _with_retries(step, engine, index, stream, gate, began)
+            except Exception as exc:  # this machine's part failed: say what, not "timed out"
+                outcomes[index] = _local_error(stream, exc, start)
             finally:
-                stream.close()
+                try:
+                    stream.close()
+                except OSError as exc:  # the last bytes of the log did not fit on the disk
+                    if index in outcomes and outcomes[index].ok:
+                        outcomes[index] = _local_error(stream, exc, start)
             if on_outcome is not None:
                 on_outcome(outcomes[index])
 
@@ -286,6 +300,34 @@ async def _with_retries(
             seconds=time.monotonic() - began,
             reached=result.reached,
         )
+
+
+def _local_error(stream: WorkerStream, exc: Exception, start: float) -> WorkerOutcome:
+    """A worker whose run failed here (issue 37: a full disk read as "timed out")."""
+    return WorkerOutcome(
+        label=stream.label,
+        status="local error",
+        detail=local_reason(exc, stream.log_path),
+        log=stream.log_path,
+        seconds=time.monotonic() - start,
+        reached=stream.saw_stdout,
+    )
+
+
+def local_reason(exc: BaseException, writing: Path | None = None) -> str:
+    """What went wrong on this machine, in a few words, with the file it concerns (`writing`:
+    the worker's log, when the error names no file: a write, not an open, failed)."""
+    import errno
+
+    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        where = exc.filename or writing or "a file"
+        return f"the disk is full: no space left writing {where}"
+    if isinstance(exc, UnicodeError):
+        return f"a name or text that is not UTF-8 ({type(exc).__name__}: {str(exc)[:120]})"
+    if isinstance(exc, OSError):
+        where = f" ({exc.filename})" if exc.filename else ""
+        return f"{exc.strerror or exc}{where}"
+    return f"{type(exc).__name__}: {str(exc)[:200]}"
 
 
 def _unfinished(
