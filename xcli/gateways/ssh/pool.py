@@ -163,9 +163,7 @@ async def run_pool(
     interrupted = await stop.wait(tasks, start, step.timeout, cancelled)
     # asked before the attempts are stopped (stopping closes what the engine looks at)
     open_at_stop = {i for i in started if i not in outcomes and engine.connected(step, i)}
-    for task in tasks:
-        task.cancel()
-    await asyncio.gather(*tasks, return_exceptions=True)
+    await _cancel_all(tasks)
     result = FanoutResult([], interrupted=interrupted, log_dir=sink.log_dir)
     result.notes = [n for n in (narrowed, gate.note() if gate else None) if n]
     for i, target in enumerate(step.targets):
@@ -186,6 +184,29 @@ async def run_pool(
         result.outcomes.append(outcome)
     result.seconds = time.monotonic() - start
     return result
+
+
+CLEANUP_GRACE = 4.5  # seconds cancelled workers get to clean up before they are cancelled again
+
+
+async def _cancel_all(tasks: list[asyncio.Task[None]], rounds: int = 10) -> None:
+    """Cancel the workers' tasks and wait for them, cancelling again any that went on: on
+    Python 3.10 and 3.11 a cancellation can be lost inside a library's asyncio.wait_for
+    (python/cpython#86296; asyncssh's connect uses it), and a single cancel then left the run
+    waiting for ever (issue 37: `xcli ssh ... | head -1`). The first round gives the tasks
+    CLEANUP_GRACE to finish their cleanup (an ssh stopped, its pipes drained: up to twice the
+    engines' 2 s grace), which a second cancel would cut short and leave transports open; later
+    rounds a second each; after `rounds` whatever still runs is left to the loop's end."""
+    pending = {t for t in tasks if not t.done()}
+    for n in range(rounds):
+        if not pending:
+            break
+        for task in pending:
+            task.cancel()
+        _, pending = await asyncio.wait(pending, timeout=CLEANUP_GRACE if n == 0 else 1.0)
+    for task in tasks:
+        if task.done() and not task.cancelled():
+            task.exception()  # retrieved: a worker's error is its outcome, not a loop warning
 
 
 def _gate(step: Broadcast, window: int) -> HandshakeGate | None:
@@ -214,7 +235,9 @@ class _StopWatch:
         pending: set[asyncio.Task[None]] = set(tasks)
         try:
             while pending:
-                slice_ = 0.25 if cancelled is not None else None
+                # short: a reader that went away (`| head`) sets `cancelled` from inside the
+                # loop, and the run should end at once, not a quarter second later
+                slice_ = 0.05 if cancelled is not None else None
                 if timeout is not None:
                     left = start + timeout - time.monotonic()
                     if left <= 0:
