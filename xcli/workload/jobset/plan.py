@@ -71,8 +71,8 @@ def plan_workload_create(
     check_fits(spec, meta, existing)
     cluster = spec.cluster if cluster is None else cluster
     manifest = build_jobset(spec, meta)
-    names = tuple(name for name, _ in spec.env)
-    if spec.env_secret and spec.env:
+    names = spec.user_env_names
+    if spec.env_secret and names:
         manifest = env_secret.referenced(manifest, names, env_secret.secret_name(spec.name))
     steps: list[Step] = []
     if spec.replace:
@@ -97,8 +97,9 @@ def plan_workload_create(
             redact=names,
         )
     )
-    if spec.env_secret and spec.env:
-        steps.append(env_secret.secret_step(spec.name, spec.namespace, spec.env, cluster))
+    if spec.env_secret and names:
+        secret_env = tuple((k, v) for k, v in spec.env if k in names)
+        steps.append(env_secret.secret_step(spec.name, spec.namespace, secret_env, cluster))
     if needs_compute_domain(spec.accelerator):  # A4X: the NVLink domain its pods claim
         uid = Ref("jobset", "uid")
         domain = compute_domain(spec.name, spec.namespace, spec.num_nodes, uid)
