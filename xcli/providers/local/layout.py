@@ -265,11 +265,11 @@ def read_state(files: ClusterFiles) -> StateRecord | None:
         return None
     try:
         ports = Ports.from_json(data["ports"]) if data.get("ports") else None
-        from xcli.gateways.process import valid_pid
+        from xcli.gateways.process import PID_MAX_LIMIT
 
         pid = int(data["pid"])
-        if not valid_pid(pid):  # a record no process of ours can match: damaged
-            return None
+        if not 1 <= pid <= PID_MAX_LIMIT:  # no process can have it: a damaged record
+            return None  # (the signals refuse 1 as well: process.valid_pid)
         return StateRecord(
             pid,
             str(data["instance"]),
