@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from xcli.app import workload_image
 from xcli.errors import CloudError
 from xcli.image import sync
+from xcli.user_files import expand_home
 
 if TYPE_CHECKING:
     from xcli.app.deps import Deps, Location
@@ -35,7 +36,7 @@ def prepare(
     from xcli.image.layers import Store
 
     store = Store(paths.image_cache_dir())
-    ctx = context.scan(script_dir.expanduser(), include=include)
+    ctx = context.scan(expand_home(script_dir, "--script-dir"), include=include)
     layers = tuple(store.build(ctx))
     workload_image.say_withheld(ctx.withheld, deps.say)
     deps.say(

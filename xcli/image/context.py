@@ -60,7 +60,7 @@ def scan(root: Path, *, max_bytes: int = MAX_BYTES, include: tuple[str, ...] = (
         raise UserError(f"script folder {root} {what}", hint="pass --script-dir DIR")
     if not os.access(root, os.R_OK | os.X_OK):
         raise UserError(f"script folder {root} is not readable", hint="check its permissions")
-    patterns = ignore.parse(_read_ignore(root))
+    patterns = ignore.parse(_read_ignore(root), where=str(root / ".dockerignore"))
     keep_walking = any(p.exception for p in patterns)
     walk = _Walk(root, patterns, secrets.includes(patterns, include), keep_walking)
     walk.folder("")
@@ -108,7 +108,13 @@ class _Walk:
         is_dir = stat.S_ISDIR(st.st_mode)
         out = ignore.excluded(path, self.patterns)
         if out:
-            self.left_out.append(path)
+            self.left_out.append(printable(path))
+        elif printable(full.name) != full.name:
+            raise UserError(
+                f"{full.parent / printable(full.name)}: the name is not UTF-8, which an "
+                "image's file names must be",
+                hint="rename it with a UTF-8 name, or leave out its folder in .dockerignore",
+            )
         wanted = secrets.included(path, self.includes)
         why = None if out or wanted else secrets.reason(path)
         if why is not None and not (is_dir and secrets.includes_below(path, self.includes)):
@@ -143,6 +149,12 @@ def _refuse_secret(root: Path, path: str, full: Path, st: os.stat_result) -> Non
             hint=f"remove it from the folder or list it in .dockerignore; to pack it on "
             f"purpose, pass --script-include {path}",
         )
+
+
+def printable(text: str) -> str:
+    """A name as UTF-8 text: bytes that are not UTF-8 (os.listdir keeps them as surrogates,
+    PEP 383) become U+FFFD, so the name can be printed or written into a tar header."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def _entry(root: Path, path: str, full: Path, st: os.stat_result) -> Entry:
