@@ -95,6 +95,9 @@ BASES: dict[str, tuple[str, ...]] = {
     "wc-build": ("workload", "create", "--cluster", "c", "--workload", "t", "--command", "true",
                  *TPU, "--num-slices", "1", "--base-docker-image", "python:3.10",
                  "--script-dir", "{app}", *P, "--dry-run"),
+    "wc-env": ("workload", "create", "--cluster", "c", "--workload", "t", "--docker-image",
+               "img:1", "--command", "true", *TPU, "--num-slices", "1", "--env", "A=1", *P,
+               "--dry-run"),
     "wc-pw": ("workload", "create", "--cluster", "c", "--workload", "t", "--docker-image",
               "img:1", "--command", "true", *TPU, "--num-slices", "1", "--pathways", *PW_GCS, *P,
               "--dry-run"),
@@ -231,6 +234,8 @@ _ROWS: dict[str, Row] = {
     "workload create --recover": Refused("wc", ("--recover",), "--recover re-creates"),
     "workload create --env": Plan("wc", ("--env", "A=1")),
     "workload create --env-file": Plan("wc", ("--env-file", "{env}")),
+    "workload create --env-secret": Plan("wc-env", ("--env-secret",)),
+    "workload create --script-include": Plan("wc-build", ("--script-include", ".env")),
     "workload create --ttl-after-finished": Plan("wc", ("--ttl-after-finished", "2h")),
     "workload create --termination-grace-period": Plan("wc", ("--termination-grace-period", "60s")),
     "workload create --output-manifest-file": Writes(

@@ -60,6 +60,26 @@ def test_the_talks_command_dry_run_prints_the_build_and_the_jobset(
     assert "left out by .dockerignore: 1 paths" in err
 
 
+def test_secrets_in_the_folder_are_left_out_and_named_in_the_dry_run(
+    cluster: Cluster, folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (folder / ".git").mkdir()
+    (folder / ".git" / "config").write_text("url = https://me:ghp_token@github.com/o/r\n")
+    (folder / ".env").write_text("WANDB_API_KEY=abc\n")
+    args = [*TALK, "--base-docker-image", "python:3.10", "--num-slices", "1", "--dry-run"]
+    code, out, err = cluster.run([*args, "--output", "json"], capsys)
+    assert code == 0, err
+    push = next(s for s in json.loads(out)["plan"] if s["id"] == "build")
+    assert [x["path"] for x in push["left_out"]] == [".env", ".git"]
+    assert push["layers"][0]["files"] == 3  # the same three as without them
+    assert "left out by default, as secret or version-control paths (2):" in err
+    assert "  .git: version control (.git/config can hold a token)" in err
+    code, out, err = cluster.run([*args, "--output", "json", "--script-include", ".env"], capsys)
+    push = next(s for s in json.loads(out)["plan"] if s["id"] == "build")
+    assert code == 0 and [x["path"] for x in push["left_out"]] == [".git"]
+    assert push["layers"][0]["files"] == 4
+
+
 def test_live_it_pushes_then_creates_the_jobset_by_digest(
     cluster: Cluster,
     folder: Path,
@@ -102,6 +122,10 @@ def test_live_it_pushes_then_creates_the_jobset_by_digest(
          "error: invalid --base-docker-image reference 'Bad Image': "),
         (["--script-dir", "/nonexistent/folder", "--num-slices", "1"],
          "error: --script-dir /nonexistent/folder is not a folder"),
+        (["--script-include", "!x", "--base-docker-image", "python:3.10"],
+         "error: --script-include '!x' is not a path pattern"),
+        (["--docker-image", "img:1", "--script-include", ".env"],
+         "error: --script-include needs a folder to pack"),
     ],
 )  # fmt: skip
 def test_bad_flags_are_one_line_before_anything_is_sent(

@@ -123,7 +123,7 @@ def _create_with_folder(
 
     assert req.image is not None
     w = req.workload
-    copy = workload_sync.prepare(req.image.script_dir, w.cluster, deps)
+    copy = workload_sync.prepare(req.image.script_dir, w.cluster, deps, req.image.include)
     w = dataclasses.replace(w, command=sync.run_in(copy.tag, w.command))
     creation = kind.plan_create(ctx, w)
     steps = [copy] + [

@@ -37,10 +37,19 @@ class ImageFlags:
     container_name: str | None = None  # --docker-name
     pull_secret: str | None = None  # --docker-image-pull-secret
     verbose: bool = False  # -v: say each path .dockerignore leaves out
+    include: tuple[str, ...] = ()  # --script-include: secret or VCS paths packed on purpose
     # VM-style clusters: no image; the folder is copied to every worker (app/workload_sync.py)
     copy_to_vms: bool = False
     # no --base-docker-image given: XPK's default base, python:3.10 (the plan's title says so)
     default_base: bool = False
+
+
+def say_withheld(withheld: tuple[tuple[str, str], ...], say: Callable[[str], None]) -> None:
+    """Name, always, each secret or VCS path left out by default (the plan lists them too)."""
+    if withheld:
+        say(f"left out by default, as secret or version-control paths ({len(withheld)}):")
+    for path, why in withheld:
+        say(f"  {path}: {why} (pack it with --script-include {path})")
 
 
 def region_of(zone: str) -> str:
@@ -64,6 +73,7 @@ def request_for(flags: ImageFlags, repository: str, platform: str) -> image_buil
         platform,
         repository,
         image_build.image_name(_user()),
+        include=flags.include,
     )
 
 
@@ -120,6 +130,7 @@ def finish(
         f"packed {len(built.context.entries)} paths ({built.context.total_bytes / 1e6:.1f} MB) "
         f"into {len(built.layers)} layer(s) ({packed / 1e6:.1f} MB compressed)"
     )
+    say_withheld(built.context.withheld, deps.say)
     if built.context.excluded:
         deps.say(f"left out by .dockerignore: {len(built.context.excluded)} paths (-v lists them)")
     for path in built.context.excluded if flags.verbose else ():

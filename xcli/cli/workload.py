@@ -113,6 +113,13 @@ def _workload_options(func: Any) -> Any:
         click.option("--env", "env_pairs", multiple=True, metavar="K=V", help="Repeatable."),
         click.option("--env-file", type=click.Path(path_type=Path), help="NAME=VALUE lines."),
         click.option(
+            "--env-secret",
+            is_flag=True,
+            help="gke: keep the --env/--env-file values in a Secret xcli creates "
+            "(WORKLOAD-env, deleted with the workload); the JobSet holds only the names. "
+            "The dry-run never prints the values.",
+        ),
+        click.option(
             "--ttl-after-finished",
             default="12h",
             show_default=True,

@@ -82,6 +82,12 @@ def refuse_kubernetes_files(flags: dict[str, Any], manifests: bool) -> None:
     whose objects are Kubernetes manifests (`manifests`: the kind's registry entry)."""
     if manifests:
         return
+    if flags.get("env_secret"):
+        raise UserError(
+            f"--env-secret is for Kubernetes workloads; --provider {flags['provider']} keeps "
+            "the values out of the plan already (a file on each worker, never printed)",
+            hint="drop --env-secret",
+        )
     if flags["output_manifest_file"] is not None or flags["cluster_metadata"] is not None:
         raise UserError(
             "--output-manifest-file and --cluster-metadata are for GKE workloads (JobSets)",
@@ -139,6 +145,7 @@ def request_from(flags: dict[str, Any]) -> WorkloadRequest:
         restart_on_exit_codes=flags["restart_on_exit_codes"],
         env_pairs=tuple(flags["env_pairs"]),
         env_file=flags["env_file"],
+        env_secret=bool(flags.get("env_secret")),
         ttl_after_finished=flags["ttl_after_finished"],
         termination_grace_period=flags["termination_grace_period"],
         replace=flags["replace"],

@@ -23,6 +23,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from xcli.errors import UserError
 from xcli.gateways import process
 from xcli.gateways.ssh.output import OutputSink
 from xcli.gateways.workload_runner import BroadcastRunner
@@ -120,7 +121,7 @@ def _runner(folder: Path, run: dict[str, Any]) -> BroadcastRunner:
 
 
 def drive(folder: Path) -> int:
-    run = json.loads((folder / "run.json").read_text())
+    run = read_run(folder)
     workers, stop = _commands(run["workers"]), _commands(run["stop"])
     total, max_restarts = len(workers), run["max_restarts"]
     runner = RecordingRunner(_runner(folder, run), folder, read_state(folder), total, max_restarts)
@@ -158,9 +159,31 @@ def stop(folder: Path, timeout: float = 60.0) -> None:
             os.killpg(pid, signal.SIGKILL)
     run_file = folder / "run.json"
     if run_file.is_file():
-        run = json.loads(run_file.read_text())
+        run = read_run(folder)
         runner = _runner(folder, run)
         runner.stop(_commands(run["stop"]))
+
+
+def read_run(folder: Path) -> dict[str, Any]:
+    """run.json, checked: a damaged one is one UserError naming it (issue 37: exit 3)."""
+    path = folder / "run.json"
+    try:
+        run = json.loads(path.read_bytes().decode("utf-8"))
+        if not isinstance(run, dict):
+            raise ValueError("not a JSON object")
+        _commands(run["stop"])
+        [Target(**t) for t in run["targets"]]
+        dict(run["settings"])
+        str(run["engine"])
+    except (ValueError, KeyError, TypeError) as exc:
+        cluster = folder.parent.name
+        raise UserError(
+            f"the record {path} is damaged ({type(exc).__name__}): xcli cannot tell what to "
+            f"stop on the workers of workload {folder.name}",
+            hint=f"see what still runs with `xcli ssh --cluster {cluster} --worker=all "
+            f"--command 'ps -ef'`, then remove {folder} to forget the workload",
+        ) from None
+    return run
 
 
 if __name__ == "__main__":

@@ -38,6 +38,7 @@ class BuildRequest:
     platform: str  # "linux/amd64" or "linux/arm64"
     repository: str  # where images go: HOST/PATH (an Artifact Registry repository or any)
     name: str  # the image's name under `repository`
+    include: tuple[str, ...] = ()  # --script-include: secret or VCS paths packed on purpose
 
 
 @dataclass(frozen=True)
@@ -103,7 +104,7 @@ def prepare(
     alone."""
     base = reference.parse(request.base, what="--base-docker-image")
     dest = target(request)
-    context = folder.scan(request.script_dir, max_bytes=max_bytes)
+    context = folder.scan(request.script_dir, max_bytes=max_bytes, include=request.include)
     if packing is not None:
         packing()
     layers = tuple(store.build(context, progress))
@@ -125,6 +126,7 @@ def prepare(
         layers=layers,
         source="--script-dir",  # not the folder's name: the same digest from any checkout
         store=str(store.root),
+        withheld=context.withheld,
     )
     steps.append(push)
     return Build(

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from xcli.image import oci
+from xcli.image import oci, secrets
 from xcli.image.layers import Layer
 from xcli.image.reference import ImageRef
 from xcli.plan.model import Ref, Step, symbolic
@@ -121,6 +121,8 @@ class ImagePush(Step):
     layers: tuple[Layer, ...]
     source: str  # what the layers hold, for the config's history ("script folder train/")
     store: str = field(default="", metadata={"print": False})
+    # secret and VCS paths of the folder left out by default: (path, why)
+    withheld: tuple[tuple[str, str], ...] = ()
 
     def base_output(self, output: str) -> Ref:
         return Ref(self.base_step, output)
@@ -151,6 +153,7 @@ class ImagePush(Step):
         return {
             "image": f"{self.image}:{self.tag}",
             "from": symbolic(self.base_output("image")),
+            **secrets.plan_note(self.withheld),
             "layers": [
                 {
                     "name": x.name,
@@ -177,6 +180,11 @@ class ImagePush(Step):
                     "url": f"{v2}/manifests/{self.tag}",
                     "content_type": symbolic(self.base_output("media_type")),
                     "body": "the base manifest with the new config and layers",
+                },
+                {
+                    "method": "GET",
+                    "url": f"{v2}/manifests/<digest>",
+                    "then": "the bytes sent, or stop before the workload is created",
                 },
             ],
             "outputs": {"digest": symbolic(Ref(self.id, "digest"))},

@@ -52,6 +52,7 @@ class WorkloadRequest:
     restart_on_exit_codes: str = ""  # N,M as typed
     env_pairs: tuple[str, ...] = ()
     env_file: Path | None = None
+    env_secret: bool = False  # --env-secret: the values in a Secret, not in the JobSet
     ttl_after_finished: str = "12h"
     termination_grace_period: str = "30s"
     replace: bool = False
@@ -121,7 +122,12 @@ def spec_from_request(req: WorkloadRequest, meta: ClusterMeta) -> WorkloadSpec:
     scheduler = str(req.scheduler or DEFAULT_SCHEDULER)
     hang = parse_hang_after(req.hang_after)
     return dataclasses.replace(
-        spec, namespace=req.namespace, scheduler=scheduler, hang_after=hang, recover=req.recover
+        spec,
+        namespace=req.namespace,
+        scheduler=scheduler,
+        hang_after=hang,
+        recover=req.recover,
+        env_secret=req.env_secret,
     )
 
 

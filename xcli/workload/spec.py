@@ -262,6 +262,14 @@ class WorkloadSpec:
     replace: bool = False
     namespace: str = "default"
     scheduler: str = "default-scheduler"  # workload/scheduling.py: XPK's --scheduler values
+    env_secret: bool = False  # the user's env values in a Secret (workload/jobset/env_secret.py)
+    # names in `env` that xcli set itself (a storage lever's path): shown, never secret
+    lever_env: tuple[str, ...] = ()
+
+    @property
+    def user_env_names(self) -> tuple[str, ...]:
+        """The names of the user's own variables (--env, --env-file): hidden in the plan."""
+        return tuple(name for name, _ in self.env if name not in self.lever_env)
 
     @property
     def workers_per_slice(self) -> int:

@@ -215,7 +215,7 @@ def _supervisors(home: Path) -> list[int]:
     return found
 
 
-@pytest.mark.parametrize("damage", ["random bytes", "truncated", "deleted"])
+@pytest.mark.parametrize("damage", ["random bytes", "truncated", "deleted", "huge pid"])
 def test_delete_stops_everything_when_state_json_is_damaged(
     damage: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -227,6 +227,8 @@ def test_delete_stops_everything_when_state_json_is_damaged(
         path.write_bytes(os.urandom(300))
     elif damage == "truncated":
         path.write_text(path.read_text()[:40])
+    elif damage == "huge pid":  # issue 37: os.kill overflowed, exit 3, the delete blocked
+        path.write_text(json.dumps({**json.loads(path.read_text()), "pid": 10**30}))
     else:
         path.unlink()
     out = delete(tmp_path, "hurt")

@@ -230,9 +230,7 @@ class ContainerGateway:
         self, get: Callable[[], Any], what: str, ctx: StepContext, timeout: float
     ) -> None:
         def check() -> bool | None:
-            item = retry_busy(
-                get, errs.is_busy, self.timing, READ_POLICY, ctx.cancelled, ctx.report
-            )
+            item = retry_busy(get, errs.is_busy, self.timing, self.retry, ctx.cancelled, ctx.report)
             status = item.status.name
             if status in ("RUNNING", "RUNNING_WITH_ERROR", "DEGRADED"):
                 return True

@@ -328,7 +328,9 @@ def api_error(what: str, code: int, reason: str, message: str) -> CloudError:
     webhook = any(phrase in text for phrase in WEBHOOK_NOT_READY)
     # 404 on a write: the kind's CRD was just created and is not served yet.
     unserved = code == 404 and "could not find the requested resource" in text
-    retryable = webhook or unserved or code in (429, 503, 504)
+    # 500 and 502 too: every call xcli makes here is idempotent (server-side apply, get,
+    # delete), and an apiserver answers 500 while etcd changes leader (issue 37)
+    retryable = webhook or unserved or code in (429, 500, 502, 503, 504)
     if webhook:
         hint = "a controller's webhook is not serving yet; xcli retries until it is"
     elif code == 403:

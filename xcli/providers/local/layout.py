@@ -279,8 +279,13 @@ def read_state(files: ClusterFiles) -> StateRecord | None:
         return None
     try:
         ports = Ports.from_json(data["ports"]) if data.get("ports") else None
+        from xcli.gateways.process import PID_MAX_LIMIT
+
+        pid = int(data["pid"])
+        if not 1 <= pid <= PID_MAX_LIMIT:  # no process can have it: a damaged record
+            return None  # (the signals refuse 1 as well: process.valid_pid)
         return StateRecord(
-            int(data["pid"]),
+            pid,
             str(data["instance"]),
             str(data["status"]),
             ports,

@@ -16,6 +16,7 @@ from xcli.errors import UserError
 from xcli.plan.gke import pathways_pool
 from xcli.plan.model import Plan, Step, symbolic
 from xcli.plan.steps import K8sApply, Text
+from xcli.workload.jobset import env_secret
 from xcli.workload.jobset.kind import JobSetKind
 from xcli.workload.pathways import jobset as pj
 from xcli.workload.pathways.spec import DEFAULT_VERSION, XPK_SCRATCH, PathwaysSpec, check
@@ -53,6 +54,7 @@ def spec_from(request: WorkloadRequest, meta: ClusterMeta) -> PathwaysSpec:
         priority=request.priority,
         capacity_kind=meta.capacity.kind,
         env=env,
+        env_secret=request.env_secret,
     )
     check(spec)
     return spec
@@ -94,6 +96,10 @@ def plan_create(
 ) -> Plan:
     check_cluster(spec, meta, existing)
     manifest = pj.build_jobset(spec)
+    names = tuple(name for name, _ in spec.env)
+    secret = spec.env_secret and bool(spec.env)
+    if secret:
+        manifest = env_secret.referenced(manifest, names, env_secret.secret_name(spec.name))
     mode = "headless" if spec.headless else "batch"
     step: Step = K8sApply(
         id="jobset",
@@ -101,7 +107,11 @@ def plan_create(
         f"{spec.num_slices} x {spec.accelerator.name} workers",
         cluster=cluster,
         manifest=manifest,
+        redact=names,
     )
+    steps = [step]
+    if secret:
+        steps.append(env_secret.secret_step(spec.name, spec.namespace, spec.env, cluster))
     notes = [f"pulls {image}" for image in spec.images()]
     where = ""
     if spec.gcs_location == XPK_SCRATCH:
@@ -126,7 +136,7 @@ def plan_create(
         )
     return Plan(
         title=f"create Pathways workload {spec.name} on cluster {meta.name}",
-        steps=(step,),
+        steps=tuple(steps),
         notes=tuple(notes),
         max_parallel=1,
     )

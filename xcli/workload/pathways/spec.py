@@ -70,6 +70,7 @@ class PathwaysSpec:
     capacity_kind: str = "on-demand"
     termination_grace_period: int = 30
     env: tuple[tuple[str, str], ...] = ()
+    env_secret: bool = False  # the env values in a Secret (workload/jobset/env_secret.py)
 
     @property
     def server_image(self) -> str:

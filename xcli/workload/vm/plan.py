@@ -15,6 +15,7 @@ import shlex
 from collections.abc import Mapping, Sequence
 from typing import Literal
 
+from xcli.image.google_hosts import is_google_registry
 from xcli.plan.cluster import Worker
 from xcli.plan.fanout import label
 from xcli.plan.model import Plan
@@ -30,10 +31,6 @@ MEGASCALE_PORT = 8080
 # port of the JAX docs and ML Diagnostics, the same on every host.
 PROFILER_PORT = 9999
 JAX_COORDINATOR_PORT = 8476  # JAX's default coordinator port on Cloud TPU
-
-# Registries whose images a TPU VM pulls with its own service account's token. Any other
-# registry never sees that token (it would be a credential leak).
-GOOGLE_REGISTRY_SUFFIXES = ("-docker.pkg.dev", "gcr.io")
 
 
 def _address(worker: Worker) -> str:
@@ -164,7 +161,7 @@ def worker_script(
     credentials; on the local provider neither applies.
     """
     host = registry_host(spec.image)
-    google = on_tpu_vm and host is not None and host.endswith(GOOGLE_REGISTRY_SUFFIXES)
+    google = on_tpu_vm and is_google_registry(host)
     values = dict(env_values)  # the contract only: the workload's own values come in a file
     folder = worker_folder(spec.name)
     return render(
