@@ -361,6 +361,7 @@ _ROWS: dict[str, Row] = {
     "storage create --tier": Plan("sc-fs", ("--tier", "BASIC_HDD")),
     "storage create --throughput": Plan("sc-lustre", ("--throughput", "500")),
     "storage create --network": Plan("sc-fs", ("--network", "my-net")),
+    "storage create --share": Plan("sc-fs", ("--share", "vol2")),
     "storage attach --namespace": Plan("sa", ("--namespace", "team-a")),
     "storage attach --provider": Plan("sa", ("--provider", "queued-resource")),
     "storage attach --cluster": Plan("sa", ("--cluster", "d"), drop=("--cluster", "c")),
@@ -520,10 +521,19 @@ _NOT_YET = {
         "--workload --cluster --provider --namespace --source --log-name --job-name "
         "--dry-run --project --zone --output --help"
     ),
-    "workload list": ("--cluster --provider --state --namespace --project --zone --output --help"),
+    "workload list": (
+        "--cluster --provider --state --name-contains --namespace --project --zone --output --help"
+    ),
     "workload logs": (
         "--workload --cluster --provider --worker --slice --follow --since --namespace "
         "--project --zone --output --help"
+    ),
+    "workload profile": (
+        "--workload --cluster --provider --duration --hosts --port --log-dir --session "
+        "--namespace --project --zone --output --dry-run --help"
+    ),
+    "workload stacks": (
+        "--workload --cluster --provider --namespace --project --zone --output --dry-run --help"
     ),
     "workload status": (
         "--workload --cluster --provider --namespace --project --zone --output --help"
