@@ -68,12 +68,16 @@ def make_folder(root: Path, total_mb: int, files: int) -> list[Path]:
     return paths
 
 
-def xcli_build(folder: Path, host: str, repo: str, cache: Path) -> tuple[float, int]:
+PHASES: dict[str, list[float]] = {}  # contender -> the pack phase's seconds, per repetition
+
+
+def xcli_build(folder: Path, host: str, repo: str, cache: Path, name: str) -> tuple[float, int]:
     start = time.perf_counter()
     request = build.BuildRequest(
         folder, f"{host}/library/base:1", "linux/amd64", f"{host}/{repo}", "bench-runner"
     )
     built = build.prepare(request, Store(cache))
+    PHASES.setdefault(name, []).append(time.perf_counter() - start)  # read, tar, gzip
     result = LiveExecutor(ImageHandlers().handlers()).run(Plan("b", built.steps))
     seconds = time.perf_counter() - start
     for step in result.results.values():
@@ -165,15 +169,15 @@ def main() -> None:
             for rep in range(args.reps):
                 cache = work / f"cache{rep}"
                 rows.setdefault("xcli-cold", []).append(
-                    xcli_build(folder, host, f"cold{rep}", cache)
+                    xcli_build(folder, host, f"cold{rep}", cache, "xcli-cold")
                 )
                 rows.setdefault("xcli-warm", []).append(
-                    xcli_build(folder, host, f"cold{rep}", cache)
+                    xcli_build(folder, host, f"cold{rep}", cache, "xcli-warm")
                 )
                 victim = paths[rep * 97 % len(paths)]
                 victim.write_bytes(os.urandom(victim.stat().st_size))
                 rows.setdefault("xcli-one-file", []).append(
-                    xcli_build(folder, host, f"cold{rep}", cache)
+                    xcli_build(folder, host, f"cold{rep}", cache, "xcli-one-file")
                 )
                 rows.setdefault("xpk-like", []).append(xpk_like(folder, host, work))
                 cold_bytes = rows["xcli-cold"][-1][1]
@@ -186,13 +190,18 @@ def main() -> None:
         f"load average before {load_before[0]:.2f}, after {load_after[0]:.2f}, "
         f"{os.cpu_count()} cores"
     )
-    print("| contender | wall time (s) | bytes sent (MB) | bytes vs cold |")
-    print("|---|---|---|---|")
+    print("| contender | wall time (s) | pack (s) | push (s) | bytes sent (MB) | bytes vs cold "
+          "| time vs loopback |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|")
     cold = statistics.median(b for _, b in rows["xcli-cold"])
+    floor = statistics.median(s for s, _ in rows["loopback"])
     for name, values in rows.items():
         secs = statistics.median(s for s, _ in values)
         sent = statistics.median(b for _, b in values)
-        print(f"| {name} | {secs:.2f} | {sent / 1e6:.1f} | {100 * sent / cold:.1f} % |")
+        pack = statistics.median(PHASES[name]) if name in PHASES else None
+        phases = f"{pack:.2f} | {secs - pack:.2f}" if pack is not None else "- | -"
+        print(f"| {name} | {secs:.2f} | {phases} | {sent / 1e6:.1f} | "
+              f"{100 * sent / cold:.1f} % | {secs / floor:.2f}x |")  # fmt: skip
     report: dict[str, Any] = {k: [list(v) for v in vals] for k, vals in rows.items()}
     print(json.dumps(report))
 

@@ -34,6 +34,8 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
     monkeypatch.setenv("XCLI_HOME", str(home / "state"))
     monkeypatch.setenv("CLOUDSDK_CONFIG", str(home / ".config" / "gcloud"))
+    # no local Docker Engine or Podman: a test that wants one serves it (tests/support/engine.py)
+    monkeypatch.setenv("DOCKER_HOST", f"unix://{home / 'no-engine.sock'}")
     for var in (
         "XCLI_PROJECT",
         "XCLI_ZONE",

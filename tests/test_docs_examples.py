@@ -36,8 +36,24 @@ JAX_EXAMPLE = (
 )
 ELIDED = "elided (`...`): the flags are those of the example above it"
 
+RUNNING = (
+    "needs a running workload whose programs serve the profiler (or are stuck); "
+    "tests/workload/profile/ runs profile and stacks on the emulator, tests/cli/test_ssh_local.py "
+    "scp --worker=all"
+)
+
 # "FILE: COMMAND" -> why it does not run here
 SKIP = {
+    "docs/profile.md: xcli workload profile train-1 --cluster demo              # an XProf "
+    "trace of every host": RUNNING,
+    "docs/profile.md: xcli workload stacks train-1 --cluster demo               # py-spy: where "
+    "every host is now": RUNNING,
+    "docs/profile.md: xcli scp --cluster demo --worker=all -r :~/job/logs ./logs  # files from "
+    "every worker": RUNNING,
+    "docs/profile.md: xcli workload profile train-1 --cluster demo --hosts stragglers "
+    "--duration 5s": "refused until the straggler verdict is available (docs/profile.md)",
+    "docs/profile.md: xcli workload profile train-1 --cluster demo --hosts s3/w1,s7/w2,s0/w0 "
+    "--duration 5s": RUNNING,
     "README.md: xcli cluster create --provider queued-resource --cluster qr --tpu-type "
     "v5litepod-16 --spot": LIVE_QR,
     "README.md: xcli ssh --provider queued-resource --cluster qr --worker=all --command "
@@ -282,6 +298,8 @@ def test_dry_run_doc_lists_every_step_kind() -> None:
         "fanout",
         "gke.inspect_steps",
         "doctor_steps",
+        "profile",
+        "stacks",
     ):
         importlib.import_module(f"xcli.plan.{module}")
     for module in (

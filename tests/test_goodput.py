@@ -46,3 +46,35 @@ def test_the_helper_prints_lines_the_parser_reads() -> None:
 def test_the_helper_refuses_values_it_cannot_mean(call: object, value: object) -> None:
     with pytest.raises(ValueError):
         call(value, io.StringIO())  # type: ignore[operator]
+
+
+def test_the_profiler_port_comes_from_xcli_and_jax_is_not_imported() -> None:
+    probe = "import sys, xcli.goodput as g; print(g.profiler_port(), 'jax' in sys.modules)"
+    env = {"PATH": "/usr/bin:/bin", "XCLI_PROFILER_PORT": "19012"}
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, env=env
+    )
+    assert out.stdout.split() == ["19012", "False"]
+    assert goodput.profiler_port({}) == 9999  # a real host: the JAX docs' port
+    with pytest.raises(ValueError, match="is not a TCP port"):
+        goodput.profiler_port({"XCLI_PROFILER_PORT": "70000"})
+
+
+def test_the_profiler_server_serves_on_that_port() -> None:
+    """A real CPU JAX process: the documented line serves on XCLI_PROFILER_PORT."""
+    import socket
+
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        port = free.getsockname()[1]
+    probe = (
+        "import socket, jax, xcli.goodput as g; p = g.profiler_port(); "
+        "jax.profiler.start_server(p); "
+        "socket.create_connection(('127.0.0.1', p), timeout=5).close(); print(p)"
+    )
+    env = {"PATH": "/usr/bin:/bin", "XCLI_PROFILER_PORT": str(port), "JAX_PLATFORMS": "cpu"}
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, env=env
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split()[-1] == str(port)

@@ -201,3 +201,62 @@ def test_no_space_while_writing_a_users_folder_is_one_line(tmp_path: Path) -> No
     lines = done.stderr.splitlines()
     assert [line.split(":")[0] for line in lines] == ["error", "hint"], done.stderr
     assert "File too large" in lines[0]
+
+
+def _xcli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    from xcli.cli.errors import run_guarded
+    from xcli.cli.main import cli
+
+    code = run_guarded(cli, args, debug=False)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _planted(home: Path) -> Path:
+    """A record another user planted: `workload delete` would run its stop command."""
+    marker = home.parent / "ran"
+    run = home / "workloads" / "demo" / "w"
+    run.mkdir(parents=True)
+    (run / "state.json").write_text(json.dumps({"stop": f"touch {marker}"}))
+    return marker
+
+
+def test_a_state_folder_others_may_write_is_refused(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    home = Path(os.environ["XCLI_HOME"])
+    home.mkdir(mode=0o700)
+    marker = _planted(home)
+    os.chmod(home, 0o777)
+    code, out, err = _xcli(["cluster", "list", "--provider", "local"], capsys)
+    assert code == 1 and out == ""
+    lines = err.splitlines()
+    assert lines[0] == f"error: XCLI_HOME {home} is writable by other users (mode 777)"
+    assert lines[1].startswith("hint: check what it holds, then `chmod go-w ")
+    assert not marker.exists()
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="only root can give a folder to another user")
+def test_a_state_folder_another_user_owns_is_refused_even_for_root(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    home = Path(os.environ["XCLI_HOME"])
+    home.mkdir(mode=0o700)
+    marker = _planted(home)
+    os.chown(home, 65534, 65534)
+    code, out, err = _xcli(["workload", "delete", "w", "--cluster", "demo", "--yes"], capsys)
+    assert code == 1 and out == ""
+    assert err.startswith(f"error: XCLI_HOME {home} belongs to another user (uid 65534, you are 0)")
+    assert "hint: set XCLI_HOME to a folder of yours (or unset it); if the folder is yours" in err
+    assert not marker.exists()
+
+
+def test_check_owner_names_the_owner_and_the_fix(tmp_path: Path) -> None:
+    from xcli.state_files import check_owner
+
+    check_owner(tmp_path / "missing", "XCLI_HOME", "fix")  # created later, 0700
+    check_owner(tmp_path, "XCLI_HOME", "fix")
+    with pytest.raises(UserError) as info:
+        check_owner(tmp_path, "XCLI_HOME", "set XCLI_HOME elsewhere", uid=os.getuid() + 1)
+    assert "belongs to another user" in info.value.message
+    assert info.value.hint.startswith("set XCLI_HOME elsewhere; if the folder is yours")

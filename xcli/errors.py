@@ -69,6 +69,11 @@ class CloudError(XcliError):
         self.retryable = retryable
 
 
+class NoCredentials(CloudError):
+    """No Google credentials were found (google-auth's DefaultCredentialsError): the CLI says
+    first when the cluster named is one this machine does not know (cli/errors.py)."""
+
+
 class PlanFailed(XcliError):
     """A live run finished with failed steps; the summary has already been rendered."""
 

@@ -20,7 +20,8 @@ def state_dir() -> Path:
 
     XCLI_HOME must be absolute, as the XDG Base Directory specification asks of its variables:
     a relative one would name another folder in every process that changes directory (the local
-    supervisor, worker shells)."""
+    supervisor, worker shells). A folder another user owns or can write is refused
+    (`state_files.check_owner`): its records hold commands xcli runs."""
     env = os.environ.get("XCLI_HOME")
     if env and not os.path.isabs(env):
         from xcli.errors import UserError
@@ -29,7 +30,12 @@ def state_dir() -> Path:
             f"XCLI_HOME {env[:80]!r} is a relative path",
             hint=f"set it to an absolute path, e.g. XCLI_HOME=$PWD/{env[:40]}",
         )
-    return Path(env) if env else Path.home() / ".local" / "state" / "xcli"
+    folder = Path(env) if env else Path.home() / ".local" / "state" / "xcli"
+    from xcli.state_files import check_owner
+
+    where = "XCLI_HOME" if env else "the state folder"
+    check_owner(folder, where, "set XCLI_HOME to a folder of yours (or unset it)")
+    return folder
 
 
 def gcloud_dir() -> Path:

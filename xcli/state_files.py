@@ -85,6 +85,18 @@ def write_private(path: Path, data: bytes | str) -> Path:
     return path
 
 
+def open_new(path: Path) -> BinaryIO:
+    """A new file `path` for writing bytes, created 0600 with O_EXCL (never an existing file or
+    a planted link), for a caller that renames it into place when complete."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(path, flags | getattr(os, "O_CLOEXEC", 0), FILE_MODE)
+    except OSError as exc:
+        raise _failed(path, "write", exc.errno) from None
+    os.fchmod(fd, FILE_MODE)
+    return os.fdopen(fd, "wb")
+
+
 def open_private(path: Path, append: bool = True) -> BinaryIO:
     """`path` opened for writing bytes (appended, else truncated), created 0600."""
     private_dir(path.parent)
@@ -142,6 +154,36 @@ def locked(path: Path) -> Iterator[None]:
         yield
     finally:
         os.close(fd)  # closing the descriptor releases the lock
+
+
+def check_owner(folder: Path, what: str, fix: str, *, uid: int | None = None) -> None:
+    """Refuse a folder of xcli's that another user owns or may write (group or others),
+    as OpenSSH's StrictModes refuses a key or an authorized_keys another user could edit
+    (sshd_config(5), StrictModes; openssh-portable `misc.c:safe_path`: owner the user, no
+    group or other write bit): what is in it is run or trusted
+    (records whose stop command `workload delete` runs, cached layers that are pushed).
+    A folder that does not exist yet passes (xcli creates it 0700). `fix` is how to point xcli
+    elsewhere (the variable that moves it)."""
+    try:
+        st = os.stat(folder)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise _failed(folder, "read", exc.errno) from None
+    me = os.getuid() if uid is None else uid
+    if st.st_uid != me:
+        raise UserError(
+            f"{what} {folder} belongs to another user (uid {st.st_uid}, you are {me}): "
+            "xcli does not use a folder someone else can fill",
+            hint=f"{fix}; if the folder is yours, take it back with "
+            f"`chown -R {me} {folder} && chmod 700 {folder}`",
+        )
+    if st.st_mode & 0o022:
+        raise UserError(
+            f"{what} {folder} is writable by other users (mode {st.st_mode & 0o777:o})",
+            hint=f"check what it holds, then `chmod go-w {folder}` (xcli makes its folders "
+            f"700); or {fix}",
+        )
 
 
 def _failed(path: Path, what: str, code: int | None) -> UserError:

@@ -186,6 +186,12 @@ class Recorder:
         self.state["timeline"].append({"event": "exit", **exit_dict(n, e), "at": time.time()})
         self._save()
 
+    def rescheduled(self, n: int, reason: str) -> None:
+        self.state["timeline"].append(
+            {"event": "reschedule", "attempt": n, "reason": reason, "at": time.time()}
+        )
+        self._save()
+
     def decided(self, decision: Decision) -> None:
         self.state["attempts"].append(decision.describe())
         self._save()
@@ -244,6 +250,15 @@ class RecordingRunner:
                     ok = decision.action == "succeed"
                     record.finish(Outcome(ok, n, (decision,)))
             yield event
+
+    def rescheduled(self, reason: str) -> None:
+        """--recover re-creates the cluster before this attempt's restart: goodput's cause
+        `reschedule` (workload/goodput/vm.py)."""
+        if self.recorder is not None:
+            self.recorder.rescheduled(self.attempt, reason)
+
+    def retarget(self, targets: Any) -> None:
+        self.runner.retarget(targets)
 
     def stop(self, commands: Any) -> None:
         from xcli.plan.contract import run_cancel_event

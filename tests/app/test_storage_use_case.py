@@ -5,12 +5,14 @@ running. The plans themselves and the live runs against Google are tested in tes
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from tests.app.cluster_deps import ClusterWorld
 from tests.app.test_ssh_use_case import Where
 from tests.support.core import validate_core
-from xcli.app import storage
+from xcli.app import storage, storage_request
 from xcli.errors import UserError
 from xcli.plan.storage import Storage, configmap_name, to_configmap
 from xcli.storage.volumes import pv_name, pvc_name
@@ -94,10 +96,26 @@ def test_list_reads_even_when_the_run_is_a_dry_run() -> None:
 
 def test_attach_checks_the_source_before_reading_anything() -> None:
     world = ClusterWorld()
-    request = storage.AttachStorage("d", CLUSTER, storage.Source("gcsfuse"), storage.Mount())
-    with pytest.raises(UserError, match="gcsfuse storage needs --bucket"):
+    request = storage.AttachStorage("d", CLUSTER, storage.Source("lustre"), storage.Mount())
+    with pytest.raises(UserError, match="lustre storage needs --instance"):
         storage.attach(request, world.deps())
     assert world.fake.requests == []
+
+
+@pytest.mark.parametrize(("kind", "field"), [("gcsfuse", "bucket"), ("filestore", "instance")])
+def test_a_bucket_or_filestore_instance_not_named_is_the_storages_name_as_xpk_infers(
+    kind: str, field: str
+) -> None:
+    # XPK's --bucket and --instance: "If not set, then the "name" parameter is inferred"
+    # (AI-Hypercomputer/xpk 367c838253be src/xpk/parser/storage.py:126-131, 164-168)
+    said: list[str] = []
+    deps = replace(ClusterWorld().deps(dry=True), say=said.append)
+    areq, _ = storage_request.attach_request(
+        "team-data", CLUSTER, storage.Source(kind), storage.Mount(), deps
+    )
+    assert getattr(areq, field) == "team-data"
+    assert said == [f"note: no --{field} given: {field} team-data, the storage's name, as XPK "
+                    "infers it"]  # fmt: skip
 
 
 def test_create_refuses_a_type_it_cannot_make_with_the_types_hint() -> None:

@@ -106,8 +106,9 @@ def test_create_plans_the_same_jobset_live_and_from_the_dry_run_facts(
 def test_dry_facts_need_the_accelerator_or_a_metadata_file(cluster: Cluster) -> None:
     with pytest.raises(UserError, match="a dry-run without a cluster needs the accelerator"):
         use.create(_request(), Seen().deps(cluster, DryFacts()))
-    with pytest.raises(UserError, match="needs --num-nodes"):
-        use.create(_request(device_type="h100-80gb-8"), Seen().deps(cluster, DryFacts()))
+    gpu = Seen()  # --num-nodes defaults to 1, as XPK's does
+    use.create(_request(device_type="h100-80gb-8"), gpu.deps(cluster, DryFacts()))
+    assert len(gpu.plans) == 1  # planned, where it used to refuse
     one = Seen()  # --num-slices defaults to 1, as XPK's does
     use.create(_request(tpu_type="v6e-256"), one.deps(cluster, DryFacts()))
     assert "1 slice(s)" in " ".join(one.plans[0].notes)

@@ -95,6 +95,9 @@ BASES: dict[str, tuple[str, ...]] = {
     "wc-build": ("workload", "create", "--cluster", "c", "--workload", "t", "--command", "true",
                  *TPU, "--num-slices", "1", "--base-docker-image", "python:3.10",
                  "--script-dir", "{app}", *P, "--dry-run"),
+    "wc-env": ("workload", "create", "--cluster", "c", "--workload", "t", "--docker-image",
+               "img:1", "--command", "true", *TPU, "--num-slices", "1", "--env", "A=1", *P,
+               "--dry-run"),
     "wc-pw": ("workload", "create", "--cluster", "c", "--workload", "t", "--docker-image",
               "img:1", "--command", "true", *TPU, "--num-slices", "1", "--pathways", *PW_GCS, *P,
               "--dry-run"),
@@ -160,6 +163,7 @@ _ROWS: dict[str, Row] = {
         "cc", ("--pool-parallelism", "1"), "node pools are created at most 1 at a time"
     ),
     "cluster create --image-streaming": Plan("cc", ("--image-streaming",)),
+    "cluster create --slice-restarts": Plan("cc", ("--slice-restarts",)),
     "cluster create --secondary-boot-disk": Plan(
         "cc", ("--secondary-boot-disk", "projects/my-proj-1/global/images/disk-1")
     ),
@@ -222,8 +226,16 @@ _ROWS: dict[str, Row] = {
     "workload create --priority": Plan("wc", ("--priority", "high")),
     "workload create --max-restarts": Plan("wc", ("--max-restarts", "3")),
     "workload create --restart-on-exit-codes": Plan("wc", ("--restart-on-exit-codes", "7")),
+    "workload create --max-disruptions": Plan("wc", ("--max-disruptions", "5")),
+    "workload create --restart-scope": Plan("wc-pw2-el", ("--restart-scope", "slice")),
+    # on VM-style clusters both show in the run (tests/workload/vm/test_recovery_e2e.py); a
+    # dry-run there needs a running local cluster, which this test has none of
+    "workload create --hang-after": Refused("wc", ("--hang-after", "3s"), "VM-style clusters"),
+    "workload create --recover": Refused("wc", ("--recover",), "--recover re-creates"),
     "workload create --env": Plan("wc", ("--env", "A=1")),
     "workload create --env-file": Plan("wc", ("--env-file", "{env}")),
+    "workload create --env-secret": Plan("wc-env", ("--env-secret",)),
+    "workload create --script-include": Plan("wc-build", ("--script-include", ".env")),
     "workload create --ttl-after-finished": Plan("wc", ("--ttl-after-finished", "2h")),
     "workload create --termination-grace-period": Plan("wc", ("--termination-grace-period", "60s")),
     "workload create --output-manifest-file": Writes(
@@ -349,6 +361,7 @@ _ROWS: dict[str, Row] = {
     "storage create --tier": Plan("sc-fs", ("--tier", "BASIC_HDD")),
     "storage create --throughput": Plan("sc-lustre", ("--throughput", "500")),
     "storage create --network": Plan("sc-fs", ("--network", "my-net")),
+    "storage create --share": Plan("sc-fs", ("--share", "vol2")),
     "storage attach --namespace": Plan("sa", ("--namespace", "team-a")),
     "storage attach --provider": Plan("sa", ("--provider", "queued-resource")),
     "storage attach --cluster": Plan("sa", ("--cluster", "d"), drop=("--cluster", "c")),
@@ -508,10 +521,19 @@ _NOT_YET = {
         "--workload --cluster --provider --namespace --source --log-name --job-name "
         "--dry-run --project --zone --output --help"
     ),
-    "workload list": ("--cluster --provider --state --namespace --project --zone --output --help"),
+    "workload list": (
+        "--cluster --provider --state --name-contains --namespace --project --zone --output --help"
+    ),
     "workload logs": (
         "--workload --cluster --provider --worker --slice --follow --since --namespace "
         "--project --zone --output --help"
+    ),
+    "workload profile": (
+        "--workload --cluster --provider --duration --hosts --port --log-dir --session "
+        "--namespace --project --zone --output --dry-run --help"
+    ),
+    "workload stacks": (
+        "--workload --cluster --provider --namespace --project --zone --output --dry-run --help"
     ),
     "workload status": (
         "--workload --cluster --provider --namespace --project --zone --output --help"

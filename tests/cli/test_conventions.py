@@ -236,31 +236,38 @@ def test_create_records_and_delete_forgets(capsys: pytest.CaptureFixture[str]) -
     assert why in out and out.replace(why, "") == local and "local/idx" in out
 
 
-def test_docker_image_is_required_where_a_container_runs(
-    capsys: pytest.CaptureFixture[str],
+def test_no_image_flag_builds_this_folder_on_python_3_10_as_xpk_does(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    argv = ["workload", "create", "--cluster", "c", "--workload", "w", "--command", "true",
-            "--tpu-type", "v6e-8", "--num-slices", "1", "--dry-run", "--project", "my-project",
+    # issue 36: XPK layers the current folder onto python:3.10 when no image is named
+    # (AI-Hypercomputer/xpk 367c838253be src/xpk/core/docker_image.py:31-32)
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "train.py").write_text("print('train')\n")
+    monkeypatch.chdir(tmp_path / "src")
+    argv = ["workload", "create", "--cluster", "c", "--workload", "w", "--command",
+            "python3 train.py", "--tpu-type", "v6e-256", "--dry-run", "--project", "my-project",
             "--zone", "us-east5-b"]  # fmt: skip
     code, out, err = run(argv, capsys)
-    assert code == 1 and out == ""
-    assert err.splitlines() == [
-        "error: --provider gke runs the command in a container: pass --docker-image",
-        "hint: e.g. --docker-image python:3.11, or --base-docker-image IMG to add this folder "
-        "to IMG (only the local provider can do without)",
-    ]
+    assert code == 0, err
+    first = out.splitlines()[0]
+    assert first.startswith("Plan: create workload w on cluster c, its image built from ")
+    assert "src/ layered onto python:3.10 (XPK's default: no --docker-image" in first
+    assert "[image-base] read base image index.docker.io/library/python:3.10" in out
+    assert "packed 1 paths" in err
     code, out, err = run([*argv, "--docker-image", "python:3.11"], capsys)
-    assert code == 0 and "python:3.11" in out, err
+    assert code == 0 and "python:3.11" in out and "image-base" not in out, err
 
 
-def test_copy_from_several_workers_names_the_slice() -> None:
+def test_copy_from_several_workers_into_a_file_is_refused(tmp_path: Path) -> None:
     from xcli.app.ssh import copy_action
     from xcli.errors import UserError
 
+    existing = tmp_path / "out.log"
+    existing.write_text("")
     with pytest.raises(UserError) as err:
-        copy_action((":~/job/out.log", "./out.log"), False, 2)  # --worker=3 on two slices
-    assert err.value.message == "copying from workers needs one worker, not 2"
-    assert "--slice" in err.value.hint
+        copy_action((":~/job/out.log", str(existing)), False, 2)  # --worker=3 on two slices
+    assert err.value.message == f"copying from 2 workers needs a folder, and {existing} is a file"
+    assert "s0-w3" in err.value.hint
 
 
 def test_a_local_cluster_is_known_by_its_folder_too(isolated_home: Path) -> None:
@@ -279,3 +286,69 @@ def test_a_local_cluster_is_known_by_its_folder_too(isolated_home: Path) -> None
         "v5e",
         "v5p",
     ]
+
+
+def test_every_command_has_its_summary_line_in_xcli_help(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # issue 36: `doctor` had none (the lazy group prints HELP, not the command's docstring)
+    from xcli.cli.main import COMMANDS, HELP
+
+    assert set(HELP) == set(COMMANDS)
+    code, out, _ = run(["--help"], capsys)
+    assert code == 0
+    listed = out.split("Commands:", 1)[1].split("\n\n", 1)[0].splitlines()
+    names = [line.split()[0] for line in listed if line.startswith("  ") and line[2] != " "]
+    for line in listed:
+        if line.startswith("  ") and line[2] != " ":
+            assert len(line.split()) > 1, f"no summary: {line!r}"
+    assert sorted(names) == sorted(COMMANDS)
+
+
+def test_cluster_list_without_credentials_shows_this_machines_clusters_and_says_what_not(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # issue 36: with no --provider, the local clusters need no credentials; GKE's are noted
+    from tests.providers.test_registry import ListsOne  # a local provider listing one cluster
+    from xcli.cli.deps import Dependencies
+    from xcli.providers import DEFAULT
+
+    registry = DEFAULT.with_target("local", f"{ListsOne.__module__}:ListsOne")
+    argv = ["cluster", "list", "--project", "my-project", "--zone", "us-east5-b", "-o", "json"]
+    code = run_guarded(cli, argv, debug=False, obj=Dependencies(providers=registry))
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert [r["name"] for r in json.loads(out)] == ["fake"]
+    assert err.startswith("note: gke clusters not read: no Google credentials found (")
+
+
+def test_an_unknown_cluster_name_is_said_before_the_credentials_error(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from xcli import cluster_index
+
+    cluster_index.record("demo", "local")
+    argv = ["ssh", "--cluster", "deom", "--worker=all", "--command", "hostname", "--project",
+            "my-project", "--zone", "us-east5-b"]  # fmt: skip
+    code, _out, err = run(argv, capsys)
+    lines = err.splitlines()
+    assert code == 1
+    assert lines[0] == "note: no cluster deom on this machine; known: demo (local)"
+    assert lines[1].startswith("error: xcli ssh needs Google credentials")
+    # a cluster this machine knows, or an explicit --provider: no such note
+    code, _out, err = run([*argv, "--provider", "queued-resource"], capsys)
+    assert "no cluster deom on this machine" not in err
+
+
+def test_xpks_storage_type_names_work_on_every_storage_command(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # issue 36 (the trial's F14): `gcpfilestore` was taken by create and attach, not delete
+    where = ["--cluster", "xpk-test", "--project", "my-project", "--zone", "us-east5-b"]
+    titles = {"delete": "Plan: delete filestore storage fs of cluster xpk-test",
+              "detach": "Plan: detach storage fs from cluster xpk-test"}  # fmt: skip
+    for verb, title in titles.items():
+        argv = ["storage", verb, "fs", "--type", "gcpfilestore", "--instance", "fs", *where]
+        code, out, err = run([*argv, "--dry-run"], capsys)
+        assert code == 0, err
+        assert out.startswith(title)

@@ -91,6 +91,8 @@ def files(tmp_path: Path) -> dict[str, str]:
     )
     (tmp_path / "app" / ".dockerignore").write_text("*.pyc\n", encoding="utf-8")
     (tmp_path / "app" / "old.pyc").write_bytes(b"\0")
+    # a secret path --script-dir leaves out unless --script-include names it
+    (tmp_path / "app" / ".env").write_text("WANDB_MODE=offline\n", encoding="utf-8")
     subprocess.run(
         ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(tmp_path / "id")], check=True
     )

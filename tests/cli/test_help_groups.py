@@ -62,3 +62,16 @@ def test_examples_keep_their_line_breaks() -> None:
                 assert example in lines, f"{name}: an example lost its line (add \\b)"
                 # a backslash-newline not doubled in the docstring joins two lines
                 assert not re.search(r"\S {3,}--", example), f"{name}: {example}"
+
+
+def test_workload_create_help_is_grouped_like_cluster_create() -> None:
+    # issue 36: one flat list of 40 options before; now headings, and none left over
+    from click.testing import CliRunner
+
+    from xcli.cli.main import cli
+
+    out = CliRunner().invoke(cli, ["workload", "create", "--help"]).output
+    headings = [line for line in out.splitlines() if line.endswith(":") and line[:1].isupper()]
+    image = "Image (none given: this folder on python:3.10, as XPK does):"
+    assert headings[:3] == ["Workload:", "Shape (default: the cluster's):", image]
+    assert "Other options:" not in out and "Pathways (--pathways):" in headings

@@ -279,7 +279,13 @@ def test_scp_to_every_worker_and_back_from_one(tmp_path: Path, env: dict[str, st
     assert run.returncode == 0, run.stderr
     assert back.read_text() == "payload\n"
     run = xcli("scp", *BASE, "--worker=all", f":{remote}/a file.txt", str(back), env=env)
-    assert run.returncode == 1 and "needs one worker, not 4" in run.stderr
+    assert run.returncode == 1 and "needs a folder, and " in run.stderr  # back.txt is a file
+    every = tmp_path / "every"
+    run = xcli("scp", *BASE, "--worker=all", f":{remote}/a file.txt", str(every),
+               *flags(tmp_path), env=env)  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    got = sorted(str(p.relative_to(every)) for p in every.rglob("*") if p.is_file())
+    assert got == [f"s{s}-w{w}/a file.txt" for s in range(2) for w in range(2)]
     run = xcli("scp", *BASE, "--worker=all", str(tmp_path / "missing"), ":x", env=env)
     assert run.returncode == 1 and "missing does not exist" in run.stderr
 

@@ -48,6 +48,31 @@ def test_copy_to_every_worker_and_back(home: Path, tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("engine", ["openssh", "asyncssh"])
+def test_copy_from_every_worker_lands_once_in_each_workers_folder(
+    home: Path, tmp_path: Path, engine: str
+) -> None:
+    """scp --worker=all :PATH DEST on 8 emulated workers: every worker's own file (one name on
+    all of them) once, in DEST/sS-wW/; a worker without the file is named in the summary."""
+    made = 'mkdir -p out && echo "$XCLI_WORKER" > out/mine.txt'
+    xcli(home, "ssh", *BASE, "--worker=all", "--command", made)
+    dest = tmp_path / "from-all"
+    run = xcli(home, "scp", *BASE, "--worker=all", "--engine", engine, "-r", ":out", str(dest))
+    assert "8 of 8 workers succeeded" in run.stderr
+    files = sorted(p.relative_to(dest) for p in dest.rglob("*") if p.is_file())
+    assert [str(f) for f in files] == [
+        f"s{s}-w{w}/out/mine.txt" for s in range(2) for w in range(4)
+    ]
+    for f in files:
+        assert (dest / f).read_text() == f"{f.parts[0].replace('-', '/')}\n"
+    xcli(home, "ssh", *BASE, "--worker=2", "--slice=1", "--command", "rm out/mine.txt")
+    run = xcli(home, "scp", *BASE, "--worker=all", "--engine", engine, ":out/mine.txt",
+               str(tmp_path / "partial"), check=False)  # fmt: skip
+    assert run.returncode == 1, run.stderr
+    assert "7 of 8 workers succeeded" in run.stderr and "FAILED [s1/w2]" in run.stderr
+    assert (tmp_path / "partial" / "s1-w3" / "mine.txt").is_file()
+
+
+@pytest.mark.parametrize("engine", ["openssh", "asyncssh"])
 def test_copy_into_a_new_home_folder_is_the_same_on_both_engines(
     home: Path, tmp_path: Path, engine: str
 ) -> None:

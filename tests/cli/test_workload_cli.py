@@ -129,7 +129,7 @@ def test_output_manifest_file_holds_the_applied_jobset(
     ("extra", "message"),
     [
         ([], "needs the accelerator"),
-        (["--device-type", "h100-80gb-8"], "needs --num-nodes"),
+        (["--device-type", "h100-80gb-8", "--num-nodes", "0"], "0 is not in the range"),
         (["--tpu-type", "v6e-256", "--device-type", "h100-80gb-8"], "at most one of"),
         (["--tpu-type", "v6e-257", "--num-slices", "1"], "did you mean v6e-256"),
         (["--cluster-metadata", "spot.yaml", "--num-slices", "5"], "5 slices requested"),

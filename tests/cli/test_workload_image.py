@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 import requests
@@ -68,6 +69,26 @@ def test_the_talks_command_dry_run_prints_the_build_and_the_jobset(
     assert "left out by .dockerignore: 1 paths" in err
 
 
+def test_secrets_in_the_folder_are_left_out_and_named_in_the_dry_run(
+    cluster: Cluster, folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (folder / ".git").mkdir()
+    (folder / ".git" / "config").write_text("url = https://me:ghp_token@github.com/o/r\n")
+    (folder / ".env").write_text("WANDB_API_KEY=abc\n")
+    args = [*TALK, "--base-docker-image", "python:3.10", "--num-slices", "1", "--dry-run"]
+    code, out, err = cluster.run([*args, "--output", "json"], capsys)
+    assert code == 0, err
+    push = next(s for s in json.loads(out)["plan"] if s["id"] == "build")
+    assert [x["path"] for x in push["left_out"]] == [".env", ".git"]
+    assert push["layers"][0]["files"] == 3  # the same three as without them
+    assert "left out by default, as secret or version-control paths (2):" in err
+    assert "  .git: version control (.git/config can hold a token)" in err
+    code, out, err = cluster.run([*args, "--output", "json", "--script-include", ".env"], capsys)
+    push = next(s for s in json.loads(out)["plan"] if s["id"] == "build")
+    assert code == 0 and [x["path"] for x in push["left_out"]] == [".git"]
+    assert push["layers"][0]["files"] == 4
+
+
 def test_live_it_pushes_then_creates_the_jobset_by_digest(
     cluster: Cluster,
     folder: Path,
@@ -110,6 +131,10 @@ def test_live_it_pushes_then_creates_the_jobset_by_digest(
          "error: invalid --base-docker-image reference 'Bad Image': "),
         (["--script-dir", "/nonexistent/folder", "--num-slices", "1"],
          "error: --script-dir /nonexistent/folder is not a folder"),
+        (["--script-include", "!x", "--base-docker-image", "python:3.10"],
+         "error: --script-include '!x' is not a path pattern"),
+        (["--docker-image", "img:1", "--script-include", ".env"],
+         "error: --script-include needs a folder to pack"),
     ],
 )  # fmt: skip
 def test_bad_flags_are_one_line_before_anything_is_sent(
@@ -220,3 +245,124 @@ def test_queued_resource_refuses_a_script_dir_it_could_not_mount(
         "error: --provider queued-resource runs the command in a container on each VM, where "
         "a copied --script-dir is not mounted"
     )
+
+
+# --- issue 36: the talk's `--base-docker-image maxtext_base_image`, read from the local engine
+
+
+def _engine_image() -> Any:
+    from tests.support.engine import LocalImage, rootfs_tar
+
+    layers = [
+        rootfs_tar({"usr/bin/marker": b"base layer one\n" * 50}),
+        rootfs_tar({"opt/maxtext/requirements.txt": b"jax\n" * 100}),
+    ]
+    return LocalImage("maxtext_base_image:latest", layers)
+
+
+@pytest.mark.parametrize("form", ["legacy", "oci", "podman"])
+def test_the_talks_base_is_read_from_the_local_engine_plan_then_live(
+    cluster: Cluster,
+    folder: Path,
+    registry: LocalRegistry,
+    form: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import gzip
+
+    from tests.support.engine import serve, sha
+
+    image = _engine_image()
+    engine_dir = tmp_path / "eng"
+    engine_dir.mkdir()
+    for engine in serve(engine_dir, image, form=form):
+        monkeypatch.setenv("DOCKER_HOST", f"unix://{engine.socket}")
+        args = [*TALK, "--base-docker-image", "maxtext_base_image", "--num-slices", "1",
+                "--image-repository", f"{registry.host}/team"]  # fmt: skip
+        code, out, err = cluster.run([*args, "--dry-run"], capsys)
+        assert code == 0, err
+        assert (
+            f"[image-base] read base image maxtext_base_image from the local engine at "
+            f"unix://{engine.socket} ({image.id[:19]}, 2 layers, linux/amd64)" in out
+        )
+        assert "registry-1.docker.io" not in out and "/images/maxtext_base_image/get" in out
+        assert engine.requests == ["GET /_ping", "GET /v1.44/images/maxtext_base_image/json"]
+        assert cluster.fake.requests == []  # a dry-run reads no cluster
+
+        set_up(cluster.fake)
+        code, _out, err = cluster.run(args, capsys)
+        assert code == 0, err
+        assert "GET /v1.44/images/maxtext_base_image/get" in engine.requests
+        (patch,) = cluster.fake.patches()
+        pod = json.loads(patch.content)["spec"]["replicatedJobs"][0]["template"]["spec"]
+        (container,) = pod["template"]["spec"]["containers"]
+        repo, digest = container["image"].split("@")
+        name = repo.split("/", 1)[1]
+        manifest = requests.get(
+            f"http://{registry.host}/v2/{name}/manifests/{digest}",
+            headers={"Accept": "application/vnd.oci.image.manifest.v1+json"},
+            timeout=10,
+        ).json()
+        config = requests.get(
+            f"http://{registry.host}/v2/{name}/blobs/{manifest['config']['digest']}", timeout=10
+        ).json()
+        # the engine's two layers first (as the engine holds them: diff_ids kept), then the folder's
+        assert config["rootfs"]["diff_ids"][:2] == [sha(x) for x in image.layers]
+        assert len(manifest["layers"]) == len(config["rootfs"]["diff_ids"]) == 3
+        assert config["config"]["Env"] == ["PATH=/usr/bin", "BASE=local"]
+        assert config["config"]["WorkingDir"] == "/app"
+        for layer, plain in zip(manifest["layers"][:2], image.layers, strict=True):
+            blob = requests.get(
+                f"http://{registry.host}/v2/{name}/blobs/{layer['digest']}", timeout=10
+            ).content
+            assert gzip.decompress(blob) == plain
+        # again: the same image (digest), the export is not asked for a second time
+        before = engine.requests.count("GET /v1.44/images/maxtext_base_image/get")
+        code, _out, err = cluster.run([*args, "--replace"], capsys)
+        assert code == 0, err
+        assert engine.requests.count("GET /v1.44/images/maxtext_base_image/get") == before
+        last = json.loads(cluster.fake.patches()[-1].content)
+        again = last["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]
+        assert again["containers"][0]["image"] == container["image"]
+
+
+def test_with_no_engine_the_plan_says_docker_hub_and_the_run_stops_before_any_push(
+    cluster: Cluster,
+    folder: Path,
+    registry: LocalRegistry,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import responses
+
+    args = [*TALK, "--base-docker-image", "maxtext_base_image", "--num-slices", "1",
+            "--image-repository", f"{registry.host}/nohub"]  # fmt: skip
+    code, out, err = cluster.run([*args, "--dry-run"], capsys)
+    assert code == 0, err
+    assert (
+        "[image-base] read base image index.docker.io/library/maxtext_base_image:latest "
+        "(linux/amd64) from Docker Hub: no local Docker Engine or Podman socket answered"
+    ) in out
+    assert "when_missing: a name without a registry is Docker Hub's" in out
+    set_up(cluster.fake)
+    hub = "https://registry-1.docker.io/v2/library/maxtext_base_image/manifests/latest"
+    with responses.RequestsMock(assert_all_requests_are_fired=False) as mock:
+        mock.add_passthru(f"http://{registry.host}")
+        # Docker Hub: anonymous token, then 401 for a repository it does not have
+        challenge = 'Bearer realm="https://auth.docker.io/token",service="registry.docker.io"'
+        mock.add("HEAD", hub, status=401, headers={"WWW-Authenticate": challenge})
+        mock.add("GET", hub, status=401, headers={"WWW-Authenticate": challenge},
+                 json={"errors": [{"code": "UNAUTHORIZED"}]})  # fmt: skip
+        mock.add("GET", "https://auth.docker.io/token", json={"token": "anon"})
+        code, _out, err = cluster.run(args, capsys)
+        assert not [c for c in mock.calls if "127.0.0.1" in c.request.url and
+                    c.request.method in ("POST", "PUT", "PATCH")]  # fmt: skip
+    assert code == 1, err
+    (failed,) = [line for line in err.splitlines() if "[image-base] FAILED" in line]
+    assert "maxtext_base_image:latest is not on Docker Hub, or is private" in failed
+    assert "run xcli where Docker or Podman holds it" in failed and "docker push" in failed
+    assert "[build] skipped" in err and "[jobset] skipped" in err
+    assert cluster.fake.patches() == []
+    repos = requests.get(f"http://{registry.host}/v2/_catalog", timeout=10).json()
+    assert not any(r.startswith("nohub/") for r in repos["repositories"])

@@ -180,3 +180,24 @@ def test_latest_only_when_asked_and_then_said(
     notes = json.loads(out)["notes"]
     assert any("--pathways-version latest, as asked" in n for n in notes)
     assert any(n.endswith("/pathways/server:latest") for n in notes)
+
+
+def test_no_scratch_location_takes_xpks_default_and_says_so(
+    workdir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # issue 36 (the trial's F11): XPK's --pathways-gcs-location defaults to
+    # gs://cloud-pathways-staging/tmp (src/xpk/parser/workload.py:301-309 at 367c838253be)
+    i = BASE.index("--pathways-gcs-location")
+    base = BASE[:i] + BASE[i + 2 :]
+    code, out, err = _run([*base, *SCENARIOS["pathways-headless"], "-o", "json"], capsys)
+    assert code == 0, err
+    doc = json.loads(out)
+    assert (
+        "Pathways scratch location: gs://cloud-pathways-staging/tmp (XPK's default; "
+        in " ".join(doc["notes"])
+    )
+    assert "--gcs_scratch_location=gs://cloud-pathways-staging/tmp" in out
+    # a bucket name that is too short is said as such (it was "not a gs:// location")
+    code, _out, err = _run([*base, *SCENARIOS["pathways-headless"], "--pathways-gcs-location",
+                            "gs://b/pw"], capsys)  # fmt: skip
+    assert code == 1 and "bucket name 'b' must be 3-63 characters long" in err

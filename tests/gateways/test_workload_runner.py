@@ -76,3 +76,32 @@ def test_without_restarts_the_failing_worker_is_named(
     error = result.results["run"].error
     assert isinstance(error, WorkloadFailed)
     assert error.message == "workload failed: worker w1 exited with code 3"
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_full_disk_is_the_reason_not_never_reported(
+    engine: str, sshd: Sshd, tmp_path: Path
+) -> None:
+    """The runner a detached workload's driver uses, with the workers' logs on a full disk
+    (/dev/full): the run fails naming the disk and the file, where it said "N worker(s)
+    never reported" (issue 37, Faults)."""
+    tgts = targets(sshd, sshd.ports[:2])
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    for t in tgts:
+        (logs / f"{t.label}.log").symlink_to("/dev/full")
+    runner = BroadcastRunner(
+        tgts,
+        settings(tmp_path, sshd),
+        OutputSink(io.BytesIO(), io.BytesIO(), logs),
+        engine,  # type: ignore[arg-type]
+    )
+    run = tuple(WorkerCommand(t.label, "127.0.0.1", ("/bin/sh", "-c", "echo step 1")) for t in tgts)
+    stop = tuple(WorkerCommand(t.label, "127.0.0.1", ("/bin/sh", "-c", "true")) for t in tgts)
+    step = VmWorkloadRun(id="run", summary="run", workers=run, stop=stop, max_restarts=0)
+    result = LiveExecutor({"vm_workload": make_handler(runner)}).run(Plan("w", (step,)))
+    error = result.results["run"].error
+    assert error is not None
+    text = f"{error}"
+    assert "never reported" not in text
+    assert "the disk is full: no space left writing" in text and str(logs) in text

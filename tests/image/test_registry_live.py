@@ -271,3 +271,39 @@ def test_real_jwt_scopes_pull_anonymously_and_push_with_credentials(
         and "scope=repository%3Ateam%2Fme-runner%3Apull%2Cpush" in r["path"]
         for r in reg.token_requests
     )
+
+
+class _Forgetful(requests.Session):
+    """A registry front that answers a manifest PUT 201, with the right digest, and stores
+    nothing (a broken proxy or a registry whose storage failed): the real registry sees
+    every other request."""
+
+    def request(self, method: str, url: str, *args: Any, **kw: Any) -> Any:  # type: ignore[override]
+        if method == "PUT" and "/manifests/" in url:
+            import hashlib
+
+            resp = requests.Response()
+            resp.status_code = 201
+            digest = "sha256:" + hashlib.sha256(kw["data"]).hexdigest()
+            resp.headers["Docker-Content-Digest"] = digest
+            return resp
+        return super().request(method, url, *args, **kw)
+
+
+def test_a_manifest_the_registry_did_not_store_stops_the_push(
+    registry: LocalRegistry, base: str, tmp_path: Path
+) -> None:
+    """Read back by digest before anything runs it: a 201 without a stored manifest fails
+    the build step (so the workload after it is never created)."""
+    folder = make_folder(tmp_path / "src")
+    request = build.BuildRequest(folder, base, "linux/amd64", f"{registry.host}/lost", "me")
+    built = build.prepare(request, Store(tmp_path / "cache"))
+    handlers = ImageHandlers(anonymous, session=_Forgetful()).handlers()
+    result = LiveExecutor(handlers).run(Plan("build", built.steps))
+    error = result.results["build"].error
+    assert isinstance(error, XcliError)
+    assert error.message.startswith(
+        f"registry {registry.host} accepted the manifest of lost/me but does not serve sha256:"
+    )
+    assert error.message.endswith(": it was not stored") and "\n" not in error.message
+    assert "check the registry" in error.hint

@@ -340,3 +340,48 @@ def test_workloads_read_back_what_the_configmap_says(case: str) -> None:
         assert meta.num_slices == s.num_slices
     else:
         assert meta.num_nodes == s.num_nodes
+
+
+def test_slice_restarts_turn_jobsets_restart_job_gate_on() -> None:
+    from xcli.gateways.kube.release_config import patch_config
+    from xcli.providers.gke.bodies import setup_steps as gke_setup_steps
+    from xcli.providers.gke.options import GkeOptions, gke_options
+
+    assert gke_options({"slice_restarts": True}).slice_restarts  # the flag, typed
+    asked = replace(CASES["v6e-256 x2 spot"], options=GkeOptions(slice_restarts=True))
+    noop = LocalAction(id="cluster", summary="the cluster", action="noop")
+    doc = json.loads(
+        plan_json(Plan("setup", (noop, *gke_setup_steps(asked, CLUSTER, ("cluster",)))))
+    )
+    jobset = next(s for s in doc["plan"] if s["id"] == "k8s-install-jobset")
+    patch = jobset["config_patch"]
+    assert (patch["configmap"], patch["api_version"], patch["merge"]) == (
+        "jobset-system/jobset-manager-config",
+        "config.jobset.x-k8s.io/v1alpha1",
+        {"featureGates": {"RestartJob": True}},
+    )
+    meta = next(s for s in doc["plan"] if s["id"] == "k8s-metadata")["manifest"]
+    assert meta["data"]["jobset_feature_gates"] == "RestartJob"
+    assert cluster_meta_from_dict(meta["data"], "c").jobset_gates == ("RestartJob",)
+    plain = json.loads(plan_json(plan_for(CASES["v6e-256 x2 spot"])))
+    plain_meta = next(s for s in plain["plan"] if s["id"] == "k8s-metadata")["manifest"]
+    assert "jobset_feature_gates" not in plain_meta["data"]
+    # the live merge into the release's ConfigMap (its shape as the v0.12 release ships it)
+    config = (
+        "apiVersion: config.jobset.x-k8s.io/v1alpha1\nkind: Configuration\n"
+        "leaderElection:\n  leaderElect: true\ninternalCertManagement:\n  enable: true\n"
+    )
+    objects: list[dict[str, Any]] = [
+        {"apiVersion": "v1", "kind": "ConfigMap",
+         "metadata": {"name": "jobset-manager-config", "namespace": "jobset-system"},
+         "data": {"controller_manager_config.yaml": config}},
+        {"apiVersion": "apps/v1", "kind": "Deployment",
+         "metadata": {"name": "jobset-controller-manager", "namespace": "jobset-system"},
+         "spec": {"template": {"metadata": {}, "spec": {"containers": []}}}},
+    ]  # fmt: skip
+    patch_config(objects, patch, "jobset manifests.yaml")
+    import yaml
+
+    merged = yaml.safe_load(objects[0]["data"]["controller_manager_config.yaml"])
+    assert merged["featureGates"] == {"RestartJob": True}
+    assert merged["internalCertManagement"] == {"enable": True}

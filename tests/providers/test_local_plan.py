@@ -83,7 +83,7 @@ def test_base_port_is_shown_literally() -> None:
     plan = LocalProvider().plan_create(spec(base_port=20000))
     start = plan.by_id()["start"]
     assert start.args["base_port"] == 20000  # type: ignore[attr-defined]
-    assert "ports 20000-20016" in start.summary
+    assert "ports 20000-20024" in start.summary
 
 
 def test_base_port_layout() -> None:
@@ -91,7 +91,8 @@ def test_base_port_layout() -> None:
     assert ports.ssh == tuple(range(20000, 20008))
     assert ports.megascale == tuple(range(20008, 20016))
     assert ports.jax == 20016
-    assert len(set(ports.all())) == 17
+    assert ports.profiler == tuple(range(20017, 20025))
+    assert len(set(ports.all())) == 25
 
 
 def test_environment_contract_two_slices() -> None:

@@ -24,6 +24,7 @@ OPTIONAL = {
     "live_checks": ("check_create",),
     "kubernetes": ("kube_api",),
     "user_keys": ("check_user_key",),
+    "recover": ("capacity_lost", "plan_recover"),
 }
 CORE = ("plan_create", "plan_delete", "handlers", "list_clusters", "describe")
 
@@ -181,4 +182,5 @@ def test_a_registry_is_data() -> None:
         plain_process=True,
         ssh=True,
         live_checks=True,
+        recover=True,
     )

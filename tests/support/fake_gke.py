@@ -46,6 +46,9 @@ class FakeGke:
     ops: dict[str, Op] = field(default_factory=dict)
     requests: list[tuple[str, str, Any]] = field(default_factory=list)
     faults: list[tuple[str, str, int, str]] = field(default_factory=list)
+    # what the network does instead of GKE answering: "reset" (the connection dropped after
+    # the request was sent) or "html" (a proxy's 200 OK page); taken by tests/support/gke_live
+    drops: list[tuple[str, str, str]] = field(default_factory=list)
     stockout: set[str] = field(default_factory=set)  # pool names whose create op fails
     net: FakeNetworks = field(default_factory=FakeNetworks)  # networks, subnets, firewalls
     _ids: Any = field(default_factory=lambda: itertools.count(1))
@@ -56,6 +59,19 @@ class FakeGke:
     def fail(self, method: str, url_part: str, status: int, message: str) -> None:
         """The next `method` request whose URL contains `url_part` answers `status`."""
         self.faults.append((method, url_part, status, message))
+
+    def drop(self, method: str, url_part: str, kind: str) -> None:
+        """The next `method` request whose URL contains `url_part` meets `kind` on the way."""
+        self.drops.append((method, url_part, kind))
+
+    def take_drop(self, method: str, path: str) -> str:
+        with self._lock:
+            for n, (m, part, kind) in enumerate(self.drops):
+                if m == method and part in path:
+                    del self.drops[n]
+                    self.requests.append((method, path, kind))
+                    return kind
+        return ""
 
     def calls(self, method: str, url_part: str = "") -> list[tuple[str, str, Any]]:
         return [r for r in self.requests if r[0] == method and url_part in r[1]]

@@ -65,7 +65,9 @@ def ref_of(spec: ClusterSpec) -> ClusterRef:
     return ClusterRef(spec.name, spec.project, spec.zone, "gke")
 
 
-def make_provider(sleeps: list[float], endpoint: str | None = None) -> GkeProvider:
+def make_provider(
+    sleeps: list[float], endpoint: str | None = None, *, virtual_clock: bool = False
+) -> GkeProvider:
     from google.auth.credentials import AnonymousCredentials
     from google.auth.transport.requests import AuthorizedSession
     from google.cloud import container_v1
@@ -75,6 +77,8 @@ def make_provider(sleeps: list[float], endpoint: str | None = None) -> GkeProvid
         credentials=AnonymousCredentials(), transport="rest", client_options=options
     )
     timing = Timing(sleep=lambda s, _ev: sleeps.append(s), rand=lambda: 0.5)
+    if virtual_clock:  # time passes only by the sleeps, so budgets are measured as they pass
+        timing.clock = lambda: sum(sleeps)
     return GkeProvider(
         ContainerGateway(client, timing=timing, poll=PollPolicy(), retry=RetryPolicy()),
         ComputeGateway(AuthorizedSession(AnonymousCredentials()), timing=timing),
@@ -88,6 +92,15 @@ def live(fake: FakeGke | None = None) -> Iterator[Env]:
     def answer(request: Any) -> tuple[int, dict[str, str], str]:
         import json
 
+        drop = fake.take_drop(request.method, request.path_url)
+        if drop == "reset":
+            import requests
+
+            reset = ConnectionResetError(104, "Connection reset by peer")
+            raise requests.ConnectionError(f"('Connection aborted.', {reset!r})")
+        if drop == "html":
+            page = "<html><body>Proxy authentication portal</body></html>"
+            return 200, {"content-type": "text/html"}, page
         status, data = fake.handle(request.method, request.path_url, as_json(request.body))
         return status, {"content-type": "application/json"}, json.dumps(data)
 

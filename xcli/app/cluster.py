@@ -317,6 +317,28 @@ def list_clusters(req: ListRequest, deps: Deps) -> Sequence[ClusterSummary]:
     return deps.registry.get(req.provider).list_clusters(project, zone)
 
 
+def list_everywhere(where: Location, deps: Deps) -> tuple[list[ClusterSummary], list[str]]:
+    """`cluster list` without --provider: the default provider's clusters and this machine's
+    (which need no credentials); a provider that cannot be read without credentials is named
+    in the notes instead of failing the list, unless nothing at all could be listed."""
+    from xcli.errors import NoCredentials
+
+    rows: list[ClusterSummary] = []
+    notes: list[str] = []
+    failed: NoCredentials | None = None
+    default = deps.registry.default()
+    local = [n for n in deps.registry.names() if not deps.registry.capabilities(n).cloud]
+    for name in dict.fromkeys([default, *local]):
+        try:
+            rows += list_clusters(ListRequest(name, where), deps)
+        except NoCredentials as exc:
+            failed = exc
+            notes.append(f"{name} clusters not read: {exc.message} ({exc.hint})")
+    if failed is not None and not rows:
+        raise failed
+    return rows, notes
+
+
 def describe(req: DescribeRequest, deps: Deps) -> Mapping[str, Any]:
     provider = cluster_index.provider_for(req.name, req.provider, deps.registry.default())
     ref = ref_for(deps.registry, req.name, provider, req.where)

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from xcli.app.record import Live
     from xcli.execute.result import RunResult
     from xcli.gateways.ssh.output import OutputSink
+    from xcli.image.local import EngineLookup
     from xcli.plan.fanout import Broadcast, SshSettings, Target
     from xcli.plan.fanout_result import FanoutResult
     from xcli.plan.model import Plan
@@ -142,3 +143,6 @@ class Deps:
     # The live handlers of an image build's steps (registry, Artifact Registry): built on
     # first use; None where no command builds images.
     image_handlers: Handlers | None = None
+    # Ask the local Docker Engine or Podman (its API socket) whether it holds a base image
+    # (gateways/engine.py:lookup); None: no engine is asked.
+    local_images: Callable[[str], EngineLookup] | None = None

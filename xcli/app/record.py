@@ -68,11 +68,15 @@ class Live:
     ) -> None:
         """VM workloads still running on the cluster are stopped first, while their workers can
         still be reached, so their records end as `stopped` rather than as a failure."""
+        from xcli.errors import UserError
         from xcli.vm_runs import running_on
 
         for folder in running_on(name, provider):
             say(f"stopping workload {folder.name} (its cluster is being deleted)")
-            stop(folder)
+            try:
+                stop(folder)
+            except UserError as exc:  # a damaged record does not keep the cluster alive
+                say(f"note: {exc.message}; the workers go with the cluster")
 
     def end_vm_records(self, name: str, provider: str) -> None:
         from xcli.vm_runs import end_with_cluster

@@ -5,7 +5,7 @@ run the plan through the executor like every other command (the dry-run is the o
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -89,7 +89,10 @@ def ssh(req: SshRequest, deps: Deps) -> FanoutOutcome:
 
 def scp(req: ScpRequest, deps: Deps) -> FanoutOutcome:
     resolved = resolve(req.transport, deps)
-    return _broadcast(resolved, copy_action(req.paths, req.recurse, len(resolved.targets)), deps)
+    action = copy_action(req.paths, req.recurse, len(resolved.targets))
+    if isinstance(action, Download) and len(resolved.targets) > 1:
+        return _broadcast(resolved, per_worker_downloads(action, resolved.targets), deps)
+    return _broadcast(resolved, action, deps)
 
 
 def resolve(flags: Transport, deps: Deps) -> Resolved:
@@ -161,14 +164,14 @@ def resolve(flags: Transport, deps: Deps) -> Resolved:
 
 def _workers(backend: VmAccess, ref: ClusterRef) -> list[Worker]:
     """The provider's workers; without credentials, say why even --dry-run needs them."""
-    from xcli.errors import CloudError
+    from xcli.errors import CloudError, NoCredentials
 
     try:
         return backend.workers(ref)
     except CloudError as exc:
-        if exc.status != "UNAUTHENTICATED":
+        if exc.status != "UNAUTHENTICATED" and not isinstance(exc, NoCredentials):
             raise
-        raise CloudError(
+        raise NoCredentials(
             f"xcli ssh needs Google credentials, even with --dry-run: the workers' addresses "
             f"of {ref.name} come from the Cloud TPU API ({exc.message})",
             hint="log in with application default credentials (or set "
@@ -179,7 +182,8 @@ def _workers(backend: VmAccess, ref: ClusterRef) -> list[Worker]:
 
 
 def copy_action(paths: tuple[str, ...], recurse: bool, workers: int) -> Action:
-    """`LOCAL... :REMOTE` uploads; `:REMOTE LOCAL` downloads (from one worker only)."""
+    """`LOCAL... :REMOTE` uploads; `:REMOTE LOCAL` downloads (from several workers: LOCAL is a
+    folder with one subfolder per worker, `per_worker_downloads`)."""
     remote = [p for p in paths if p.startswith(":")]
     if len(paths) < 2 or len(remote) != 1 or remote[0] not in (paths[0], paths[-1]):
         raise UserError(
@@ -198,12 +202,30 @@ def copy_action(paths: tuple[str, ...], recurse: bool, workers: int) -> Action:
         return Upload(paths[:-1], paths[-1][1:] or ".", recurse)
     if len(paths) != 2:
         raise UserError("copy from a worker takes :REMOTE LOCAL", hint="one source, one target")
-    if workers != 1:
+    if not paths[0][1:]:
+        raise UserError("the path on the workers is empty", hint="write :PATH, e.g. :~/job/out.log")
+    if workers > 1 and Path(paths[1]).exists() and not Path(paths[1]).is_dir():
         raise UserError(
-            f"copying from workers needs one worker, not {workers}",
-            hint="pass --worker=N, and --slice S when the cluster has several slices",
+            f"copying from {workers} workers needs a folder, and {paths[1]} is a file",
+            hint="name a folder: each worker's copy lands in FOLDER/s0-w3/ (slice, worker)",
         )
     return Download(paths[0][1:], paths[1], recurse)
+
+
+def worker_folder(label: str) -> str:
+    """The folder a worker's files land in: `s0-w3` (the slice is always named, so copies from
+    a one-slice cluster and from a two-slice one look alike)."""
+    return label.replace("/", "-") if "/" in label else f"s0-{label}"
+
+
+def per_worker_downloads(action: Download, targets: tuple[Target, ...]) -> tuple[Download, ...]:
+    """`scp --worker=all :PATH DEST`: one download per worker into DEST/sS-wW/ (the engines
+    create a destination that ends in '/'), so two workers' files of one name never collide."""
+    base = action.dest.rstrip("/") or "/"
+    return tuple(
+        Download(action.source, f"{base}/{worker_folder(t.label)}/", action.recursive)
+        for t in targets
+    )
 
 
 def _engine(req: Resolved, deps: Deps) -> tuple[Any, SshSettings, str | None, str | None]:
@@ -245,7 +267,7 @@ def _interactive(req: Resolved, deps: Deps) -> FanoutOutcome:
     return FanoutOutcome(0)
 
 
-def _broadcast(req: Resolved, action: Action, deps: Deps) -> FanoutOutcome:
+def _broadcast(req: Resolved, action: Action | Sequence[Action], deps: Deps) -> FanoutOutcome:
     from xcli.plan.fanout import Broadcast, plan_broadcast
 
     engine, settings, note, through = _engine(req, deps)

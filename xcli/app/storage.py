@@ -52,6 +52,7 @@ class CreateStorage:
     tier: str  # filestore
     throughput: int  # lustre: MBps per TiB
     network: str
+    share: str = "vol1"  # filestore: the file share's name (XPK's --vol)
 
 
 @dataclass(frozen=True)
@@ -99,7 +100,12 @@ def create_storage(req: CreateStorage, deps: Deps) -> None:
     gib = kind.create_size(req.size, req.tier, req.throughput)
     areq = replace(areq, location=kind.create_location(areq, req.tier))
     creq = CreateRequest(
-        attach=areq, size_gib=gib, tier=req.tier, throughput=req.throughput, network=network
+        attach=areq,
+        size_gib=gib,
+        tier=req.tier,
+        throughput=req.throughput,
+        network=network,
+        share=_share(req.share, req.tier),
     )
     reader = _reader(target, deps)
     if not target.cloud:
@@ -254,3 +260,20 @@ def _same_grant(a: Storage, b: Storage) -> bool:
         b.readonly,
     )
     return same and ksa[0] == ksa[1]
+
+
+def _share(name: str, tier: str) -> str:
+    """A Filestore file share name (file.v1 FileShareConfig.name, Google.Cloud.Filestore.V1
+    reference: "1-16 characters for the basic service tier and 1-63 characters for all other
+    service tiers. Must use lowercase letters, numbers, or underscores [a-z0-9_]. Must start
+    with a letter.")."""
+    import re
+
+    most = 16 if tier.startswith("BASIC") else 63
+    if not re.fullmatch(rf"[a-z][a-z0-9_]{{0,{most - 1}}}", name):
+        raise UserError(
+            f"--share {name!r} is not a Filestore file share name",
+            hint=f"a lowercase letter, then lowercase letters, digits or underscores, at most "
+            f"{most} in all (tier {tier})",
+        )
+    return name

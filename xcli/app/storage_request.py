@@ -3,6 +3,7 @@ how it is mounted; from them the storage layer's frozen AttachRequest and the Ta
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -86,6 +87,20 @@ def attach_request(
     namespace = checks.namespace(where.namespace)
     options = checks.mount_options(mount.mount_options, kind)
     target = target_of(where, deps)
+    field = unit(kind).name_is_source
+    if field and not getattr(source, field) and not created and target.cloud:
+        inferred = dataclasses.replace(source, **{field: name})
+        try:  # a name that cannot be one is the "needs --bucket|--instance" refusal below
+            unit(kind).check_source(
+                name, inferred.bucket, inferred.instance, inferred.disk, new_bucket=False,
+                created=False,
+            )  # fmt: skip
+        except UserError:
+            pass
+        else:
+            deps.say(f"note: no --{field} given: {field} {name}, the storage's name, as XPK "
+                     "infers it")  # fmt: skip
+            source = inferred
     instance = source.instance
     given = {"--bucket": source.bucket, "--instance": source.instance, "--disk": source.disk}
     if target.cloud:  # a source flag of another type would be dropped without a word (issue 37)

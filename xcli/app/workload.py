@@ -125,7 +125,7 @@ def _create_with_folder(
 
     assert req.image is not None
     w = req.workload
-    copy = workload_sync.prepare(req.image.script_dir, w.cluster, deps)
+    copy = workload_sync.prepare(req.image.script_dir, w.cluster, deps, req.image.include)
     w = dataclasses.replace(w, command=sync.run_in(copy.tag, w.command))
     creation = kind.plan_create(ctx, w)
     steps = [copy] + [
@@ -138,7 +138,9 @@ def _create_with_folder(
     return Created(creation.follow)
 
 
-def list_workloads(target: Target, state: str | None, deps: Deps) -> Listing:
+def list_workloads(
+    target: Target, state: str | None, deps: Deps, name_contains: str = ""
+) -> Listing:
     entry = kind_entry(deps, target.provider)
     if state is not None and state not in entry.states:
         raise UserError(
@@ -146,7 +148,19 @@ def list_workloads(target: Target, state: str | None, deps: Deps) -> Listing:
             hint=f"states there: {', '.join(entry.states)}",
         )
     kind, ctx = _open(deps, target)
-    return kind.list(ctx, target.cluster, state)
+    found = kind.list(ctx, target.cluster, state)
+    if not name_contains:
+        return found
+    # XPK's --filter-by-job and gcluster's --name-contains: a substring of the name (XPK's
+    # code tests `filter_by_job not in name`, src/xpk/core/workload.py:289 at 367c838253be)
+    keep = [i for i, r in enumerate(found.records) if name_contains in str(r.get("name", ""))]
+    rows = tuple(found.table.rows[i] for i in keep)
+    return dataclasses.replace(
+        found,
+        records=[found.records[i] for i in keep],
+        table=dataclasses.replace(found.table, rows=rows),
+        empty=f"{found.empty} whose name contains {name_contains!r}",
+    )
 
 
 def status(target: Target, name: str, deps: Deps) -> Report:

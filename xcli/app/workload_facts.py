@@ -117,12 +117,9 @@ def _meta_from_flags(ref: ClusterRef, request: WorkloadRequest) -> ClusterMeta:
             "or --cluster-metadata FILE",
         )
     accel = lookup(accelerator)
-    tpu = accel.kind == "tpu"
-    # --num-slices defaults to 1, as XPK's does (so the talk's `workload create --tpu-type
-    # v6e-256 ... --dry-run` plans without a cluster); a GPU cluster's node count has no such
-    # default worth assuming.
-    if not tpu and request.num_nodes is None:
-        raise UserError("a dry-run without a cluster needs --num-nodes", hint="e.g. --num-nodes 2")
+    # --num-slices and --num-nodes default to 1, as XPK's do (src/xpk/parser/workload.py:129-134
+    # at 367c838253be), so the talk's `workload create --tpu-type v6e-256 ... --dry-run` and a
+    # GPU `--device-type h100-80gb-8 ... --dry-run` plan without a cluster.
     return ClusterMeta(
         name=ref.name,
         provider=ref.provider,

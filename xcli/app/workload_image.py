@@ -37,8 +37,19 @@ class ImageFlags:
     container_name: str | None = None  # --docker-name
     pull_secret: str | None = None  # --docker-image-pull-secret
     verbose: bool = False  # -v: say each path .dockerignore leaves out
+    include: tuple[str, ...] = ()  # --script-include: secret or VCS paths packed on purpose
     # VM-style clusters: no image; the folder is copied to every worker (app/workload_sync.py)
     copy_to_vms: bool = False
+    # no --base-docker-image given: XPK's default base, python:3.10 (the plan's title says so)
+    default_base: bool = False
+
+
+def say_withheld(withheld: tuple[tuple[str, str], ...], say: Callable[[str], None]) -> None:
+    """Name, always, each secret or VCS path left out by default (the plan lists them too)."""
+    if withheld:
+        say(f"left out by default, as secret or version-control paths ({len(withheld)}):")
+    for path, why in withheld:
+        say(f"  {path}: {why} (pack it with --script-include {path})")
 
 
 def region_of(zone: str) -> str:
@@ -64,7 +75,8 @@ def request_for(
         platform,
         repository,
         image_build.image_name(_user()),
-        node_project,
+        node_project=node_project,
+        include=flags.include,
     )
 
 
@@ -112,10 +124,14 @@ def finish(
         node_project() if node_project and image_build.in_artifact_registry(repository) else None
     )
     request = request_for(flags, repository, platform_of(plan), pulls)
+    local = None
+    if deps.local_images is not None and image_build.asks_engine(request.base):
+        local = deps.local_images(request.base)
     built = image_build.prepare(
         request,
         Store(paths.image_cache_dir()),
         _every(2.0, deps.say),
+        local=local,
         packing=lambda: deps.say(f"packing {request.script_dir} for {request.platform}"),
     )
     packed = sum(x.size for x in built.layers)
@@ -123,6 +139,7 @@ def finish(
         f"packed {len(built.context.entries)} paths ({built.context.total_bytes / 1e6:.1f} MB) "
         f"into {len(built.layers)} layer(s) ({packed / 1e6:.1f} MB compressed)"
     )
+    say_withheld(built.context.withheld, deps.say)
     if built.context.excluded:
         deps.say(f"left out by .dockerignore: {len(built.context.excluded)} paths (-v lists them)")
     for path in built.context.excluded if flags.verbose else ():
@@ -132,7 +149,19 @@ def finish(
         from xcli.errors import InternalError
 
         raise InternalError("no image handlers in the dependencies")
-    return splice(built, plan), lambda: {**handlers(), **image_handlers()}
+    return _titled(splice(built, plan), flags, request), lambda: {
+        **handlers(),
+        **image_handlers(),
+    }
+
+
+def _titled(plan: Plan, flags: ImageFlags, request: image_build.BuildRequest) -> Plan:
+    """The plan's first line says where the image comes from: which folder on which base."""
+    folder = request.script_dir.name or str(request.script_dir)
+    said = f"{folder}/ layered onto {request.base}"
+    if flags.default_base:
+        said += " (XPK's default: no --docker-image or --base-docker-image given)"
+    return dataclasses.replace(plan, title=f"{plan.title}, its image built from {said}")
 
 
 def dress_manifests(flags: ImageFlags, image: str, manifests: tuple[Any, ...]) -> tuple[Any, ...]:

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from xcli.app import workload_image
 from xcli.errors import CloudError
 from xcli.image import sync
 from xcli.user_files import expand_home
@@ -27,14 +28,17 @@ if TYPE_CHECKING:
 STEP = "script-sync"
 
 
-def prepare(script_dir: Path, cluster: str, deps: Deps) -> sync.ScriptSync:
+def prepare(
+    script_dir: Path, cluster: str, deps: Deps, include: tuple[str, ...] = ()
+) -> sync.ScriptSync:
     from xcli import paths
     from xcli.image import context
     from xcli.image.layers import Store
 
     store = Store(paths.image_cache_dir())
-    ctx = context.scan(expand_home(script_dir, "--script-dir"))
+    ctx = context.scan(expand_home(script_dir, "--script-dir"), include=include)
     layers = tuple(store.build(ctx))
+    workload_image.say_withheld(ctx.withheld, deps.say)
     deps.say(
         f"packed {script_dir} ({ctx.total_bytes / 1e6:.1f} MB) into {len(layers)} layer(s) "
         "to copy to the workers"
@@ -48,6 +52,7 @@ def prepare(script_dir: Path, cluster: str, deps: Deps) -> sync.ScriptSync:
         tag=tag,
         layers=layers,
         store=str(store.root),
+        withheld=ctx.withheld,
     )
 
 

@@ -229,9 +229,14 @@ def delete(name: str, provider: str | None, terraform_dir: str | None, common: C
 
 
 @cluster.command("list")
-@click.option("--provider", type=PROVIDER_CHOICE, default=DEFAULT.default(), show_default=True)
+@click.option(
+    "--provider",
+    type=PROVIDER_CHOICE,
+    help=f"Only this provider's clusters (default: {DEFAULT.default()}'s and this machine's; "
+    "without credentials, this machine's with a note).",
+)
 @read_options
-def list_(provider: str, common: Common) -> None:
+def list_(provider: str | None, common: Common) -> None:
     """List clusters with accelerator, slices, capacity type and status."""
     from dataclasses import asdict
 
@@ -239,7 +244,12 @@ def list_(provider: str, common: Common) -> None:
     from xcli.cli.table import print_table
     from xcli.cli.wiring import deps
 
-    rows = use_case.list_clusters(use_case.ListRequest(provider, common), deps(common))
+    if provider is None:
+        rows, notes = use_case.list_everywhere(common, deps(common))
+        for note in notes:
+            click.echo(f"note: {note}", err=True)
+    else:
+        rows = list(use_case.list_clusters(use_case.ListRequest(provider, common), deps(common)))
     if common.output != "text":
         emit(common.output, [asdict(r) for r in rows])
         return

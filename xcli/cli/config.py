@@ -25,12 +25,23 @@ def config() -> None:
     """
 
 
+# XPK's `config set send-telemetry <true/false>` (README.md:96, src/xpk/core/config.py:55 at
+# 367c838253be): xcli sends none, so the key is taken and nothing is stored.
+TELEMETRY = "send-telemetry"
+
+
 @config.command("set")
-@click.argument("key", type=click.Choice(sorted(settings.KEYS)))
+@click.argument("key", type=click.Choice([*sorted(settings.KEYS), TELEMETRY]))
 @click.argument("value")
 @options(location=False, dry_run=True, out=False, yes=False)
 def set_(key: str, value: str, common: Common) -> None:
-    """Store KEY=VALUE in the config file."""
+    """Store KEY=VALUE in the config file (send-telemetry, XPK's key, is taken and not
+    stored: xcli sends no telemetry)."""
+    if key == TELEMETRY:
+        if value.strip().lower() not in ("true", "false"):
+            raise click.BadParameter(f"{value!r} is not true or false", param_hint="VALUE")
+        click.echo("note: xcli sends no telemetry, so there is nothing to turn on or off")
+        return
     settings.read_user_config()  # a broken file is reported before anything else
     settings.check_value(key, value)
     if common.dry_run:

@@ -15,7 +15,7 @@ import sys
 
 import click
 
-from xcli.errors import InputErrors, InternalError, Interrupted, XcliError
+from xcli.errors import InputErrors, InternalError, Interrupted, NoCredentials, XcliError
 
 
 def say_error(message: str, hint: str = "") -> None:
@@ -76,6 +76,8 @@ def run_guarded(
             import traceback
 
             traceback.print_exc()
+        if isinstance(exc, NoCredentials):
+            _unknown_cluster(argv)
         say_error(exc.message, exc.hint)
         return exc.exit_code
     except BrokenPipeError:
@@ -149,3 +151,24 @@ def _bug(exc: BaseException, debug: bool) -> int:
         where = "run again with XCLI_DEBUG=1 for the traceback"
     say_error(f"internal error: {type(exc).__name__}: {exc}", f"this is a bug in xcli; {where}")
     return 3
+
+
+def _unknown_cluster(argv: list[str] | None) -> None:
+    """Before a credentials error: the --cluster named is not one this machine knows, while
+    it knows others (a typo of a local cluster reads as a missing login otherwise)."""
+    from xcli import cluster_index
+
+    args = list(argv or [])
+    if any(a == "--provider" or a.startswith("--provider=") for a in args):
+        return
+    name = ""
+    for i, arg in enumerate(args):
+        if arg == "--cluster" and i + 1 < len(args):
+            name = args[i + 1]
+        elif arg.startswith("--cluster="):
+            name = arg.split("=", 1)[1]
+    known = cluster_index.known_names()
+    if not name or not known or name in known:
+        return
+    listed = ", ".join(f"{n} ({', '.join(cluster_index.providers_of(n))})" for n in known)
+    click.echo(f"note: no cluster {name} on this machine; known: {listed}", err=True)

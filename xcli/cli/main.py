@@ -85,6 +85,7 @@ HELP = {
     "catalog": "Look up TPU and GPU shapes: chips, VMs, machine types.",
     "cluster": "Create, list, describe and delete clusters (GKE, queued resources, local).",
     "config": "Set defaults (project, zone) in xcli's config file.",
+    "doctor": "Check credentials, APIs, quota and zone before `cluster create` (reads only).",
     "ssh": "Run a command on every worker (streamed, prefixed, with a failure summary).",
     "scp": "Copy files to every worker, or from one.",
     "storage": "Attach buckets, Filestore, Lustre and disks to a cluster for data and checkpoints.",

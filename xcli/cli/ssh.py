@@ -158,13 +158,17 @@ def ssh(command_: str | None, common: Common, **flags: Any) -> int:
 @click.argument("paths", nargs=-1, required=True)
 @change_options
 def scp(paths: tuple[str, ...], recurse: bool, common: Common, **flags: Any) -> int:
-    """Copy files to every selected worker, or from one. A path on the workers starts with ':'.
+    """Copy files to every selected worker, or from them. A path on the workers starts with ':'.
+
+    From several workers, DEST is a folder: each worker's copy lands in DEST/sS-wW/ (slice,
+    worker), so files of one name never collide; the summary names the workers that failed.
 
     \b
     Examples:
       xcli scp --cluster demo --worker=all train.py data.json :~/job/
       xcli scp --cluster demo --worker=all -r ./configs :~/configs
       xcli scp --cluster demo --worker=3 --slice 0 :~/job/out.log ./out-w3.log
+      xcli scp --cluster demo --worker=all -r :~/profiles ./profiles   (-> ./profiles/s0-w3/...)
     """
     from xcli.app import ssh as use_case
     from xcli.cli.wiring import deps

@@ -82,16 +82,22 @@ Examples:
     help="filestore, lustre: the cluster's VPC network (lustre: it needs Private Service "
     "Access; see docs/storage-command.md).",
 )
+@click.option(
+    "--share",
+    default="vol1",
+    show_default=True,
+    help="filestore: the file share's name (XPK's --vol).",
+)
 @common_options
 def create(
-    common: Common, size: str, tier: str, throughput: int, network: str, **flags: Any
+    common: Common, size: str, tier: str, throughput: int, network: str, share: str, **flags: Any
 ) -> None:
     """Create storage NAME (a bucket, a Filestore or Lustre instance), then attach it."""
     from xcli.app import storage as use_case
     from xcli.cli.wiring import deps
 
     attach = flags_.attach_of(common, flags)
-    request = use_case.CreateStorage(attach, size, tier, int(throughput), network)
+    request = use_case.CreateStorage(attach, size, tier, int(throughput), network, share)
     use_case.create_storage(request, deps(common))
 
 

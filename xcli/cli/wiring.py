@@ -78,7 +78,15 @@ def deps(common: Common, facts: Facts | None = None, *, verbose: bool = False) -
         workload_gateways=current().workload_gateways,
         facts=facts or (DryFacts() if common.dry_run else LIVE_FACTS),
         image_handlers=_image_handlers,
+        local_images=_local_images,
     )
+
+
+def _local_images(name: str) -> Any:
+    """What the local Docker Engine or Podman holds of `name` (no docker command run)."""
+    from xcli.gateways.engine import lookup
+
+    return lookup(name)
 
 
 def _timing() -> Timing:
@@ -125,10 +133,15 @@ def quiet_runner(common: Common) -> Callable[[Plan, Callable[[], Mapping[str, An
 def _image_handlers() -> Mapping[str, Any]:
     """The registry (Google credentials for Google hosts, anonymous elsewhere) and Artifact
     Registry handlers of an image build."""
+    from xcli.gateways.engine import EngineHandlers
     from xcli.gateways.google.artifact_registry import ArtifactRegistry, google_credentials
     from xcli.gateways.registry.push import ImageHandlers
 
-    return {**ImageHandlers(google_credentials).handlers(), **ArtifactRegistry().handlers()}
+    return {
+        **ImageHandlers(google_credentials).handlers(),
+        **ArtifactRegistry().handlers(),
+        **EngineHandlers().handlers(),
+    }
 
 
 def _once(make: Callable[[], T]) -> Callable[[], T]:

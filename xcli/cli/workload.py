@@ -9,6 +9,7 @@ import click
 
 from xcli.cli import complete
 from xcli.cli.common import Common, change_options
+from xcli.cli.help_groups import GroupedCommand
 from xcli.cli.providers import choice
 from xcli.cli.workload_ns import namespace_option
 from xcli.cli.workload_scheduler import scheduler_option
@@ -68,10 +69,39 @@ def _workload_options(func: Any) -> Any:
             type=click.IntRange(0, 10_000),
             default=0,
             show_default=True,
-            help="Restart every worker up to this many times. gke: after a disruption "
-            "(preemption, maintenance, node loss) or an exit code of 42, 128-255 or one in "
-            "--restart-on-exit-codes; any other non-zero exit code fails at once. "
-            "queued-resource and local: after any worker fails, whatever its exit code.",
+            help="Restart every worker up to this many times. gke: after an exit code of 42, "
+            "128-255 or one in --restart-on-exit-codes; any other non-zero exit code fails at "
+            "once, and disruptions (preemption, maintenance, node loss) restart outside this "
+            "budget (see --max-disruptions). queued-resource and local: after any worker "
+            "fails, whatever its exit code.",
+        ),
+        click.option(
+            "--max-disruptions",
+            type=click.IntRange(0, 10_000),
+            help="gke: restarts after disruptions that do not count against --max-restarts, "
+            "at most this many (default 20; a node-pressure eviction is a disruption too).",
+        ),
+        click.option(
+            "--recover",
+            is_flag=True,
+            help="queued-resource: when a slice is preempted (its queued resource SUSPENDED "
+            "by the service), re-create it with the same request, wait, re-pin its host keys "
+            "and restart the command on every worker (counts against --max-restarts).",
+        ),
+        click.option(
+            "--restart-scope",
+            type=click.Choice(["all", "slice"]),
+            default="all",
+            show_default=True,
+            help="gke --pathways --elastic-slices N: `slice` restarts only the failed slice's "
+            "Job (JobSet's RestartJob; the cluster needs `cluster create --slice-restarts`).",
+        ),
+        click.option(
+            "--hang-after",
+            metavar="D|Nx",
+            help="queued-resource and local: when no worker has printed a new goodput mark "
+            "for D (30s, 10m) or for N median step times (10x), save every worker's stacks "
+            "(py-spy) beside the logs and restart (a failure: --max-restarts).",
         ),
         click.option(
             "--restart-on-exit-codes",
@@ -82,6 +112,13 @@ def _workload_options(func: Any) -> Any:
         ),
         click.option("--env", "env_pairs", multiple=True, metavar="K=V", help="Repeatable."),
         click.option("--env-file", type=click.Path(path_type=Path), help="NAME=VALUE lines."),
+        click.option(
+            "--env-secret",
+            is_flag=True,
+            help="gke: keep the --env/--env-file values in a Secret xcli creates "
+            "(WORKLOAD-env, deleted with the workload); the JobSet holds only the names. "
+            "The dry-run never prints the values.",
+        ),
         click.option(
             "--ttl-after-finished",
             default="12h",
@@ -128,7 +165,69 @@ def _workload_options(func: Any) -> Any:
     return func
 
 
-@workload.command("create")
+def _create_groups() -> list[tuple[str, list[str]]]:
+    """`workload create --help` headings, as `cluster create --help` has them (issue 36)."""
+    return [
+        ("Workload", ["cluster", "provider", "name", "command", "namespace", "replace"]),
+        ("Shape (default: the cluster's)", ["tpu_type", "device_type", "num_slices", "num_nodes"]),
+        (
+            "Image (none given: this folder on python:3.10, as XPK does)",
+            [
+                "image",
+                "base_image",
+                "script_dir",
+                "image_repository",
+                "image_verbose",
+                "docker_name",
+                "pull_secret",
+            ],
+        ),
+        ("Environment", ["env_pairs", "env_file"]),
+        (
+            "Restarts, priority and lifetime",
+            [
+                "max_restarts",
+                "restart_on_exit_codes",
+                "priority",
+                "scheduler",
+                "ttl_after_finished",
+                "termination_grace_period",
+                "detach",
+            ],
+        ),
+        (
+            "Storage and caches",
+            ["storage", "storage_record", "compilation_cache", "checkpoint_dir"],
+        ),
+        (
+            "Pathways (--pathways)",
+            [
+                "pathways",
+                "headless",
+                "pathways_version",
+                "pathways_gcs_location",
+                "elastic_slices",
+                "max_slice_restarts",
+            ],
+        ),
+        (
+            "Where, output, dry-run",
+            [
+                "project_flag",
+                "zone_flag",
+                "output",
+                "dry_run",
+                "out",
+                "output_manifest_file",
+                "cluster_metadata",
+                "yes",
+                "help",
+            ],
+        ),
+    ]
+
+
+@workload.command("create", cls=GroupedCommand, groups=_create_groups)
 @_workload_options
 @change_options
 def create(common: Common, **flags: Any) -> int:
@@ -138,6 +237,8 @@ def create(common: Common, **flags: Any) -> int:
     Examples:
       xcli workload create --cluster demo --workload train-1 \\
           --docker-image us-docker.pkg.dev/p/r/img:1 --command 'python3 train.py'
+      xcli workload create --cluster demo --workload t --command 'python3 train.py' \\
+          --tpu-type v6e-256 --dry-run     # no image: this folder on python:3.10 (XPK's way)
       xcli workload create --cluster demo --workload t --docker-image img \\
           --command 'python3 train.py' --tpu-type v6e-256 --num-slices 2 --dry-run
       xcli workload create --cluster demo --workload t --docker-image img --namespace team-a \\
@@ -160,7 +261,9 @@ def create(common: Common, **flags: Any) -> int:
     from xcli.cli.workload_flags import (
         facts_for,
         precheck,
+        refuse_hang_after,
         refuse_kubernetes_files,
+        refuse_slice_scope,
         request_from,
     )
     from xcli.cli.workload_image import image_flags
@@ -174,7 +277,12 @@ def create(common: Common, **flags: Any) -> int:
     flags["provider"] = provider_for(flags["cluster"], flags["provider"], registry().default())
     kind = use.kind_entry(deps(common), flags["provider"], "pathways" if pathways else None)
     caps = registry().capabilities(flags["provider"])
-    image = image_flags(flags, builds_in_a_pod=kind.manifests, plain_process=caps.plain_process)
+    image = image_flags(
+        flags,
+        builds_in_a_pod=kind.manifests,
+        plain_process=caps.plain_process,
+        needs_image=kind.needs_image,
+    )
     if flags["image"] is None:
         if kind.needs_image and (image is None or image.base is None):
             from xcli.errors import UserError
@@ -182,11 +290,29 @@ def create(common: Common, **flags: Any) -> int:
             raise UserError(
                 f"--provider {flags['provider']} runs the command in a container: "
                 "pass --docker-image",
-                hint="e.g. --docker-image python:3.11, or --base-docker-image IMG to add this "
-                "folder to IMG (only the local provider can do without)",
+                hint="e.g. --docker-image python:3.11 (only the local provider can do without)",
             )
         flags["image"] = ""
     precheck(flags, kind.extra_restart_codes)  # all that needs no cluster, before it is read
+    refuse_hang_after(flags, kind.hang_watch)
+    refuse_slice_scope(flags, kind.slice_restarts)
+    if flags.get("max_disruptions") is not None and not kind.extra_restart_codes:
+        from xcli.errors import UserError
+
+        raise UserError(
+            "--max-disruptions bounds a GKE JobSet's free restarts; here every failure "
+            "restarts within --max-restarts",
+            hint="drop --max-disruptions",
+        )
+    if flags.get("recover") and (not caps.recover or flags["detach"]):
+        from xcli.errors import UserError
+
+        raise UserError(
+            "--recover re-creates a preempted queued resource from this xcli, in the "
+            f"foreground: not on {flags['provider']}{' with --detach' if flags['detach'] else ''}",
+            hint="drop --recover (GKE restarts preempted slices itself; a detached run "
+            "restarts, without re-creating, up to --max-restarts)",
+        )
     if flags["output_manifest_file"] is not None:
         from xcli.user_files import check_writable_file
 
@@ -201,13 +327,14 @@ def create(common: Common, **flags: Any) -> int:
 
 
 def _add_commands() -> None:
-    """list/status/logs/wait/delete/goodput/connect live in their own modules (each only
-    imports click)."""
+    """list, status, logs, wait, delete, goodput, connect, profile and stacks live in their own
+    modules (each only imports click)."""
     from xcli.cli.workload_connect import connect
     from xcli.cli.workload_delete import delete
+    from xcli.cli.workload_profile import profile, stacks
     from xcli.cli.workload_read import goodput, list_workloads, logs, status, wait
 
-    for command in (list_workloads, status, logs, wait, delete, goodput, connect):
+    for command in (list_workloads, status, logs, wait, delete, goodput, connect, profile, stacks):
         workload.add_command(command)
 
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from xcli.errors import UserError
 from xcli.spec import check_duration
 from xcli.workload.request import WorkloadRequest, exit_codes, requested_accelerator
-from xcli.workload.spec import parse_env
+from xcli.workload.spec import DEFAULT_MAX_DISRUPTIONS, parse_env
 
 if TYPE_CHECKING:
     from xcli.cli.common import Common
@@ -51,11 +51,43 @@ def precheck(flags: dict[str, Any], extra_restart_codes: bool) -> None:
         )
 
 
+def refuse_hang_after(flags: dict[str, Any], watched: bool) -> None:
+    """--hang-after: checked here (before the cluster is read), applied where xcli watches."""
+    from xcli.plan.hang import parse_hang_after
+
+    if flags.get("hang_after") is None:
+        return
+    parse_hang_after(flags["hang_after"])
+    if not watched:
+        raise UserError(
+            f"--hang-after applies to VM-style clusters; on {flags['provider']} xcli runs no "
+            "watcher beside the workload (docs/workload.md, Hangs)",
+            hint="drop --hang-after, or run on --provider queued-resource or local",
+        )
+
+
+def refuse_slice_scope(flags: dict[str, Any], allowed: bool) -> None:
+    """--restart-scope slice, where the kind's program cannot survive one slice restarting."""
+    if flags.get("restart_scope", "all") == "slice" and not allowed:
+        raise UserError(
+            "--restart-scope slice: the slices of this workload run one program that must "
+            "restart together (a plain multislice JobSet is not elastic)",
+            hint="drop --restart-scope, or run an elastic Pathways workload: --pathways "
+            "--elastic-slices N",
+        )
+
+
 def refuse_kubernetes_files(flags: dict[str, Any], manifests: bool) -> None:
     """--output-manifest-file, --cluster-metadata and --storage-record are files of a kind
     whose objects are Kubernetes manifests (`manifests`: the kind's registry entry)."""
     if manifests:
         return
+    if flags.get("env_secret"):
+        raise UserError(
+            f"--env-secret is for Kubernetes workloads; --provider {flags['provider']} keeps "
+            "the values out of the plan already (a file on each worker, never printed)",
+            hint="drop --env-secret",
+        )
     if flags["output_manifest_file"] is not None or flags["cluster_metadata"] is not None:
         raise UserError(
             "--output-manifest-file and --cluster-metadata are for GKE workloads (JobSets)",
@@ -102,9 +134,18 @@ def request_from(flags: dict[str, Any]) -> WorkloadRequest:
         num_nodes=flags["num_nodes"],
         priority=flags["priority"],
         max_restarts=flags["max_restarts"],
+        max_disruptions=(
+            DEFAULT_MAX_DISRUPTIONS
+            if flags.get("max_disruptions") is None
+            else flags["max_disruptions"]
+        ),
+        hang_after=flags.get("hang_after"),
+        restart_scope=flags.get("restart_scope") or "all",
+        recover=bool(flags.get("recover")),
         restart_on_exit_codes=flags["restart_on_exit_codes"],
         env_pairs=tuple(flags["env_pairs"]),
         env_file=flags["env_file"],
+        env_secret=bool(flags.get("env_secret")),
         ttl_after_finished=flags["ttl_after_finished"],
         termination_grace_period=flags["termination_grace_period"],
         replace=flags["replace"],

@@ -34,6 +34,14 @@ OPTIONS: list[Callable[[Any], Any]] = [
         ".dockerignore is honoured, -v lists what it leaves out.",
     ),
     click.option(
+        "--script-include",
+        multiple=True,
+        metavar="PATTERN",
+        help="Pack a path of --script-dir that xcli leaves out by default as a secret or "
+        "version-control path (.git, .env, *.pem, .ssh, ...; the plan lists them). A "
+        ".dockerignore pattern; repeatable. A '!PATTERN' line in .dockerignore does the same.",
+    ),
+    click.option(
         "--image-repository",
         metavar="HOST/PATH",
         help="Where built images go (default: REGION-docker.pkg.dev/PROJECT/xcli, the "
@@ -99,16 +107,30 @@ def _refuse_dropped(
 
 
 def image_flags(
-    flags: dict[str, Any], builds_in_a_pod: bool, plain_process: bool = True
+    flags: dict[str, Any],
+    builds_in_a_pod: bool,
+    plain_process: bool = True,
+    needs_image: bool = False,
 ) -> ImageFlags | None:
-    """Take the image flags out of `flags`; None when no image is built."""
+    """Take the image flags out of `flags`; None when no image is built.
+
+    A kind that runs a container (`needs_image`) given no image flag at all builds one as XPK
+    does: the current folder layered onto python:3.10 (XPK's `--base-docker-image` and
+    `--script-dir` defaults, src/xpk/parser/workload.py at 367c838253be)."""
     from xcli.app.workload_image import ImageFlags
 
     base, script_dir = flags.pop("base_image"), flags.pop("script_dir")
     repository = flags.pop("image_repository")
     name, secret = flags.pop("docker_name"), flags.pop("pull_secret")
     verbose = bool(flags.pop("image_verbose"))
+    include = _includes(flags.pop("script_include"))
     building = base is not None or script_dir is not None
+    by_default = not building and flags.get("image") is None and needs_image and builds_in_a_pod
+    if include and not building and not by_default:
+        raise UserError(
+            "--script-include needs a folder to pack",
+            hint="pass --script-dir DIR (or --base-docker-image IMG) with it, or leave it out",
+        )
     if building and flags.get("image"):
         raise UserError(
             "--docker-image excludes --base-docker-image and --script-dir",
@@ -137,14 +159,30 @@ def image_flags(
                 hint="bake the code into --docker-image, or copy it with `xcli scp` and run "
                 "it from the container's mounts",
             )
-        return ImageFlags(base=None, script_dir=script_dir, verbose=verbose, copy_to_vms=True)
-    if not building and repository is None and name is None and secret is None:
+        return ImageFlags(
+            base=None, script_dir=script_dir, verbose=verbose, copy_to_vms=True, include=include
+        )
+    if by_default:
+        building = True
+    elif not building and repository is None and name is None and secret is None:
         return None
     return ImageFlags(
         base=base or DEFAULT_BASE if building else None,
+        default_base=base is None and building,
         script_dir=script_dir or Path.cwd(),
         repository=repository,
         container_name=name,
         pull_secret=secret,
         verbose=verbose,
+        include=include,
     )
+
+
+def _includes(patterns: tuple[str, ...]) -> tuple[str, ...]:
+    for pattern in patterns:
+        if not pattern.strip() or pattern.strip().startswith("!"):
+            raise UserError(
+                f"--script-include {pattern!r} is not a path pattern",
+                hint="name a path inside --script-dir, e.g. --script-include .env",
+            )
+    return tuple(p.strip() for p in patterns)

@@ -112,10 +112,21 @@ def check_workload_name(name: str) -> str:
     help="Only workloads in this state. gke: queued, running, succeeded, failed; "
     "queued-resource and local: starting, running, succeeded, failed, stopped, lost.",
 )
+@click.option(
+    "--name-contains",
+    default="",
+    metavar="S",
+    help="Only workloads whose name contains S (XPK's --filter-by-job).",
+)
 @namespace_option
 @read_options
 def list_workloads(
-    common: Common, cluster: str, provider: str, state: str | None, namespace: str
+    common: Common,
+    cluster: str,
+    provider: str,
+    state: str | None,
+    name_contains: str,
+    namespace: str,
 ) -> int:
     """List workloads, newest first: state, priority, slices, chips, restarts, age, duration.
 
@@ -135,7 +146,8 @@ def list_workloads(
 
     check_names(cluster, None)
     where = target(common, cluster, provider, namespace)
-    return view.listing(common.output, use.list_workloads(where, state, deps(common)))
+    found = use.list_workloads(where, state, deps(common), name_contains)
+    return view.listing(common.output, found)
 
 
 @click.command("status")
@@ -229,8 +241,8 @@ WAIT_BOUND = "7d"  # as long as flex-start capacity is kept at most (--max-run-d
     metavar="D",
     default=WAIT_BOUND,
     show_default=True,
-    help="Give up after D (e.g. 30m, 6h; at most 365d). Every wait has a bound, so a CI job "
-    "never hangs: pass a longer one for a longer run.",
+    help="Give up after D (e.g. 30m, 6h; a bare number is seconds, as XPK's; at most 365d). "
+    "Every wait has a bound, so a CI job never hangs: pass a longer one for a longer run.",
 )
 @namespace_option
 @read_options
@@ -259,6 +271,8 @@ def wait(
     from xcli.spec import check_duration
 
     name = str(workload_name(name, workload_flag))
+    if timeout and timeout.strip().isdigit():  # XPK's --timeout counts seconds
+        timeout = f"{timeout.strip()}s"
     seconds = check_duration(timeout, "--timeout", 1, 365 * 86400)
     check_names(cluster, name)
     where = target(common, cluster, provider, namespace)

@@ -35,6 +35,15 @@ class Fate:
     silent: bool = False
     planned: bool = False
     otherwise: Fate | None = field(default=None, compare=False)
+    # XPK's `nargs='+'`: the words after the flag up to the next flag, joined by commas
+    many: bool = False
+    # flags added when absent, with a note (XPK: --authorized-networks implies --private)
+    implies: tuple[str, ...] = ()
+    # a gcloud pass-through (`--custom-cluster-arguments`): gcloud flag -> xcli flag; any
+    # other gcloud flag in it is refused by name
+    gcloud: tuple[tuple[str, str], ...] = ()
+    passthrough: bool = False  # a gcloud pass-through (even one that maps no flag)
+    positional: bool = False  # the value becomes the xcli command's argument
 
 
 def alias(note: str = "", otherwise: Fate | None = None) -> Fate:
@@ -58,6 +67,18 @@ def mapped(
         switch=switch,
         strict=strict,
     )
+
+
+def many(to: str, *, implies: tuple[str, ...] = (), note: str = "") -> Fate:
+    return Fate("mapped", note=note, to=(to,), many=True, implies=implies)
+
+
+def gcloud(flags: dict[str, str], note: str) -> Fate:
+    return Fate("mapped", note=note, gcloud=tuple(flags.items()), passthrough=True)
+
+
+def positional(note: str = "") -> Fate:
+    return Fate("mapped", note=note, positional=True)
 
 
 def ignored(note: str, *, silent: bool = False) -> Fate:

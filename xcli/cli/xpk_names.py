@@ -32,9 +32,41 @@ def translate(root: click.Group, ctx: click.Context, args: list[str]) -> list[st
         command = sub
         i += 1
     key = " ".join(words)
+    if key == "workload list" and _waits(args[i:]):
+        return _wait_form(root, ctx, args[i:])
     if key not in vocab.XPK_FLAGS:
         return args  # an xcli-only command: click parses it as it is
     return args[:i] + _flags(key, command, args[i:])
+
+
+def _waits(rest: list[str]) -> bool:
+    return any(t.partition("=")[0] == "--wait-for-job-completion" for t in rest)
+
+
+def _wait_form(root: click.Group, ctx: click.Context, rest: list[str]) -> list[str]:
+    """XPK's `workload list --wait-for-job-completion W [--timeout N]` (N seconds) is
+    `xcli workload wait W [--timeout Ns]` (src/xpk/parser/workload.py:523-540 at
+    367c838253be); its other flags are the list's, translated as usual."""
+    name, timeout, out, j = "", [], [], 0
+    while j < len(rest):
+        token = rest[j]
+        flag, eq, value = token.partition("=")
+        j += 1
+        if flag in ("--wait-for-job-completion", "--timeout"):
+            if not eq and j < len(rest):
+                value, j = rest[j], j + 1
+            if flag == "--timeout":
+                timeout = ["--timeout", f"{value}s" if value.strip().isdigit() else value]
+            else:
+                name = value
+            continue
+        out.append(token)
+    group = root.get_command(ctx, "workload")
+    assert isinstance(group, click.Group)
+    wait = group.get_command(ctx, "wait")
+    assert wait is not None
+    kept = _flags("workload list", wait, out)
+    return ["workload", "wait", name, *kept, *timeout]
 
 
 def _other_command(
@@ -97,10 +129,38 @@ def _flags(key: str, command: click.Command, args: list[str]) -> list[str]:
         if takes:
             given = args[j]
             j += 1
+        while fate.many and given is not None and j < len(args) and not args[j].startswith("-"):
+            given, j = f"{given},{args[j]}", j + 1  # XPK's nargs='+': A B C -> A,B,C
         if fate.kind == "alias":
             out += [token] if eq or given is None else [token, given]
         else:
             out += _apply(key, name, fate, given)
+        for implied in fate.implies:
+            if implied not in args and implied in known:
+                click.echo(f"note: {fate.note}", err=True)
+                out.append(implied)
+    return out
+
+
+def _gcloud(key: str, name: str, fate: Fate, value: str) -> list[str]:
+    """The gcloud flags of a pass-through: those xcli has an equal for, as xcli's flags; any
+    other refused by its own name."""
+    import shlex
+
+    equal, out = dict(fate.gcloud), []
+    words = shlex.split(value)
+    j = 0
+    while j < len(words):
+        flag, eq, given = words[j].partition("=")
+        j += 1
+        if not eq and j < len(words) and not words[j].startswith("-"):
+            given, j = words[j], j + 1
+        if flag not in equal:
+            raise UserError(
+                f"XPK's {name} passes gcloud's {flag}, which `xcli {key}` has no flag for",
+                hint=fate.note,
+            )
+        out += [equal[flag], given]
     return out
 
 
@@ -111,14 +171,18 @@ def _apply(key: str, name: str, fate: Fate, value: str | None) -> list[str]:
         if not fate.silent:
             click.echo(f"note: {name} ignored: {fate.note}", err=True)
         return []
+    if fate.passthrough:
+        return _gcloud(key, name, fate, value or "")
+    if fate.positional and value is not None:
+        return [value]
     if value is None:
         return list(fate.to)
-    if fate.switch:
-        return list(fate.to) if value.strip().lower() == "true" else []
     renamed = dict(fate.values)
     if value in renamed:
         value = renamed[value]
         if not value:
+            if fate.note and fate.switch:  # the value is what xcli does anyway: say so
+                click.echo(f"note: {name} accepted: {fate.note}", err=True)
             return []
     elif fate.strict:
         accepted = ", ".join(f"{k}" for k in renamed)
@@ -126,6 +190,8 @@ def _apply(key: str, name: str, fate: Fate, value: str | None) -> list[str]:
             f"{name} {value} has no xcli equivalent on `xcli {key}`",
             hint=f"xcli takes {accepted} here" + (f"; {fate.note}" if fate.note else ""),
         )
+    if fate.switch:
+        return list(fate.to) if value.strip().lower() == "true" else []
     if fate.suffix and value.isdigit():
         value += fate.suffix
     return [*fate.to, value]

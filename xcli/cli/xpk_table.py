@@ -28,7 +28,12 @@ has one fate on xcli's command line, shown below:
 
 The source of the XPK names is the `xpk` 1.16.0 package (AI-Hypercomputer/xpk at commit
 367c838253bea41e7d7716145ad6513f44c1a21e, `src/xpk/parser/`, plus its global `--namespace`).
-Substitute `xcli` for `xpk` and the command runs, or says what to do instead.
+Substitute `xcli` for `xpk` and the command runs, or says what to do instead:
+`tests/cli/test_xpk_corpus.py` replays every `xpk` command of XPK's README, docs, recipe goldens
+and CI workflows at that commit (`tests/data/xpk_commands.json`, each with its file and line)
+and holds each to running as typed or to one error with a hint. A workload with no image flag
+is built as XPK builds it (this folder on `python:3.10`); Cluster Toolkit's `gcluster job`
+flags are in [from-gcluster.md](from-gcluster.md).
 """
 
 
@@ -44,8 +49,15 @@ def _fate_cells(fate: Fate) -> tuple[str, str, str]:
     """(fate, xcli, note) cells of one row."""
     if fate.kind == "alias":
         return "alias", "same", fate.note
+    if fate.kind == "mapped" and fate.passthrough:
+        taken = ", ".join(f"{g} → {x}" for g, x in fate.gcloud) or "none"
+        return "mapped", f"its gcloud flags: {taken}; any other refused by name", fate.note
+    if fate.kind == "mapped" and fate.positional:
+        return "mapped", "the command's argument", fate.note
     if fate.kind == "mapped":
         target = " ".join(fate.to)
+        if fate.many:
+            target += " (A B C → A,B,C)" + "".join(f", adds {f}" for f in fate.implies)
         if fate.values:
             renamed = ", ".join(f"{k} → {v or '(dropped)'}" for k, v in fate.values)
             target += f" ({renamed})"

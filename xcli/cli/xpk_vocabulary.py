@@ -17,10 +17,13 @@ from xcli.cli.xpk_fate import (
     CommandFate,
     Fate,
     alias,
+    gcloud,
     ignored,
+    many,
     mapped,
     no_command,
     planned,
+    positional,
     refused,
     same,
 )
@@ -107,6 +110,7 @@ XPK_FLAGS: dict[str, str] = {
     "storage list": "--cluster=",
     "inspector": "--cluster= --workload= --print-to-terminal",
     "info": "--cluster= --clusterqueue --localqueue",
+    "cluster cacheimage": "--cluster= --docker-image= --tpu-type= --device-type=",
     "version": "",
 }
 
@@ -117,13 +121,17 @@ COMMANDS: dict[str, CommandFate] = {
     "cluster create-pathways": same("cluster", "create", "--pathways"),
     "workload create-pathways": same("workload", "create", "--pathways"),
     "inspector": same("cluster", "inspect"),
-    "info": no_command(_QUEUE_USAGE),
+    "info": same("team", "list"),  # each queue's quota and use, as `xpk info` lists them
     "version": same("--version"),
     # XPK commands outside the brief's list, so that they too get a hint, not a guess
     "cluster create-ray": no_command("xcli does not install Ray; `xcli cluster create` then Ray"),
-    "cluster cacheimage": no_command("`xcli cluster preload-image IMAGE --cluster C`"),
+    "cluster cacheimage": same("cluster", "preload-image"),
 }
 
+_GCLOUD = (
+    "xcli sends API requests, not gcloud lines: --network and --subnetwork are taken; for "
+    "anything else write the requests with --terraform DIR and edit the folder"
+)
 _DRIVER = "xcli turns the {0} CSI driver on when `xcli storage attach --type {1}` needs it"
 _NOT_TOOLS = "xcli calls the APIs directly: it runs and downloads no gcloud or kubectl"
 _CAPACITY_IS_CLUSTERS = refused(
@@ -180,25 +188,29 @@ FATES: dict[str, Fate] = {
     ),
     "--default-pool-cpu-machine-type": mapped("--cpu-machine-type"),
     "--cluster-cpu-machine-type": mapped("--cpu-machine-type", note="XPK: deprecated name"),
-    "--default-pool-cpu-num-nodes": refused(
+    "--default-pool-cpu-num-nodes": ignored(
         "xcli's system pool autoscales with the cluster; --cpu-machine-type sets its machine"
     ),
-    "--custom-cluster-arguments": refused(
-        "xcli sends API requests, not gcloud lines: write them with --terraform DIR and edit "
-        "the folder, or ask for the flag you need"
+    # XPK hands these to `gcloud container clusters|node-pools create`
+    # (src/xpk/core/cluster.py, src/xpk/core/nodepool.py at 367c838253be)
+    "--custom-cluster-arguments": gcloud(
+        {"--network": "--network", "--subnetwork": "--subnetwork"}, _GCLOUD
     ),
-    "--custom-nodepool-arguments": refused(
-        "xcli sends API requests, not gcloud lines: --terraform DIR writes them to edit"
-    ),
-    "--custom-tpu-nodepool-arguments": refused(
-        "xcli sends API requests, not gcloud lines: --terraform DIR writes them to edit"
-    ),
+    "--custom-nodepool-arguments": gcloud({}, _GCLOUD),
+    "--custom-tpu-nodepool-arguments": gcloud({}, _GCLOUD),
     "--force": alias(
         "xcli: replace node pools of another shape, asking first unless --yes "
         "(XPK's --force also skipped the question)"
     ),
     "--private": alias(),
-    "--authorized-networks": alias(),
+    # XPK: nargs='+', action='extend', and "--private is automatically enabled because
+    # --authorized-networks was set" (src/xpk/parser/cluster.py:720-734,
+    # src/xpk/commands/cluster.py:241-263 at 367c838253be)
+    "--authorized-networks": many(
+        "--authorized-networks",
+        implies=("--private",),
+        note="--private is automatically enabled because --authorized-networks was set",
+    ),
     "--enable-private-endpoint": mapped("--private-endpoint"),
     "--private-endpoint-subnetwork": refused(
         "xcli reaches a private control plane through its DNS endpoint (--private-endpoint); "
@@ -263,7 +275,12 @@ FATES: dict[str, Fate] = {
     "--docker-image-pull-secret": alias(),
     "--use-parallel-containers": refused("xcli runs one container per VM"),
     "--no-use-parallel-containers": ignored("the default", silent=True),
-    "--enable-debug-logs": refused("pass the TPU runtime's log settings with --env K=V"),
+    # XPK prefixes the command with these exports (src/xpk/core/docker_container.py:119-126
+    # at 367c838253be)
+    "--enable-debug-logs": mapped(
+        *("--env", "TPU_STDERR_LOG_LEVEL=0", "--env", "TPU_MIN_LOG_LEVEL=0"),
+        *("--env", "TF_CPP_MIN_LOG_LEVEL=0", "--env", "TPU_VMODULE=real_program_continuator=1"),
+    ),
     "--debug-dump-gcs": refused(
         "--env XLA_FLAGS=--xla_dump_to=DIR with DIR on a `--storage` gcsfuse mount"
     ),
@@ -284,6 +301,7 @@ FATES: dict[str, Fate] = {
     "--elastic-slices": alias(),
     "--max-slice-restarts": alias(),
     "--filter-by-job": refused("name the workload, or filter `xcli workload list -o json`"),
+    # `workload list --wait-for-job-completion W` is `workload wait W` (xpk_names.py); alone:
     "--wait-for-job-completion": refused("`xcli workload wait W --cluster C [--timeout D]`"),
     "--timeout": refused("with --wait-for-job-completion: `xcli workload wait W --timeout D`"),
     # storage
@@ -298,8 +316,13 @@ FATES: dict[str, Fate] = {
     "--size": alias(),
     "--tier": alias(),
     "--vol": refused("xcli names the Filestore share vol1 and reads it back on attach"),
-    "--access-mode": refused(
-        "xcli's Filestore volumes are ReadWriteMany (--readonly: ReadOnlyMany)"
+    # XPK's choices and default (src/xpk/parser/storage.py:147-162 at 367c838253be)
+    "--access-mode": mapped(
+        "--readonly",
+        values={"ReadWriteMany": "", "ReadOnlyMany": "true"},
+        strict=True,
+        switch=True,
+        note="xcli's Filestore volumes are ReadWriteMany (--readonly: ReadOnlyMany)",
     ),
     "--manifest": refused("xcli writes the PersistentVolume and claim from --instance or --disk"),
     "--prefetch-metadata": ignored("xcli's gcsfuse options prefetch metadata already"),
@@ -310,8 +333,8 @@ FATES: dict[str, Fate] = {
     "--print-to-terminal": ignored(
         "xcli prints the bundle's summary; the bundle itself is the archive (--archive)"
     ),
-    "--clusterqueue": refused(_QUEUE_USAGE),
-    "--localqueue": refused(_QUEUE_USAGE),
+    "--clusterqueue": ignored("xcli team list shows the ClusterQueue and every LocalQueue"),
+    "--localqueue": ignored("xcli team list shows the ClusterQueue and every LocalQueue"),
 }
 
 _STATES = {"SUCCESSFUL": "succeeded", "FAILED": "failed"}
@@ -328,6 +351,14 @@ FATES_BY_COMMAND: dict[tuple[str, str], Fate] = {
     ("cluster adapt", "--flex"): mapped("--flex-start"),
     ("workload create", "--device-type"): alias(),
     ("storage attach", "--vol"): ignored("xcli reads the share name from the instance"),
+    ("storage create", "--vol"): mapped("--share"),
+    ("workload list", "--filter-by-job"): mapped("--name-contains"),
+    ("info", "--dry-run"): ignored("this command only reads, so it runs as it is"),
+    ("info", "--namespace"): ignored("xcli team list shows the queues of every namespace"),
+    ("cluster cacheimage", "--namespace"): ignored("the DaemonSet runs in xcli's own namespace"),
+    ("cluster cacheimage", "--docker-image"): positional(),
+    ("cluster cacheimage", "--tpu-type"): ignored("xcli's DaemonSet pulls on every node"),
+    ("cluster cacheimage", "--device-type"): ignored("xcli's DaemonSet pulls on every node"),
     ("storage attach", "--size"): ignored(
         "xcli reads the size from the instance (a bucket's volume size is nominal)"
     ),
@@ -355,8 +386,9 @@ FATES_BY_COMMAND: dict[tuple[str, str], Fate] = {
         )
     },
     **{
-        (command, "--dry-run"): refused(
-            "this command only reads, so xcli offers no --dry-run: run it without one"
+        (command, "--dry-run"): ignored(
+            "this command only reads, so it runs as it is (xcli's --dry-run is on commands "
+            "that change something)"
         )
         for command in ("cluster describe", "cluster list", "workload list", "storage list")
     },

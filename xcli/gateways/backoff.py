@@ -37,6 +37,10 @@ Sleep = Callable[[float, threading.Event], None]
 
 # Seconds spent retrying a host that cannot be reached at all before saying so.
 TRANSPORT_BUDGET = 8.0
+# Seconds spent retrying connections that reached the host and then dropped (resets, closed
+# keep-alives) in a step that is already under way: the operation goes on on the server, so a
+# flaky link is ridden out for minutes, not TRANSPORT_BUDGET's 8 s (issue 37).
+RESET_BUDGET = 180.0
 
 
 def event_sleep(seconds: float, cancelled: threading.Event) -> None:
@@ -90,6 +94,7 @@ class RetryPolicy:
     maximum: float = 60.0
     deadline: float = 1800.0
     transport_deadline: float = TRANSPORT_BUDGET
+    reset_deadline: float = RESET_BUDGET
 
 
 # Reads (describe, list, one poll of a state) retry busy answers briefly: a person is waiting.
@@ -145,6 +150,13 @@ def is_transport(exc: BaseException) -> bool:
     return is_unreachable(exc)
 
 
+def is_reset(exc: BaseException) -> bool:
+    """The host was reached, then the connection dropped."""
+    from xcli.gateways.ssh.reach import is_reset as dropped
+
+    return dropped(exc)
+
+
 def retry_call(
     call: Callable[[], T],
     retryable: Callable[[BaseException], bool],
@@ -170,7 +182,9 @@ def retry_call(
     def stop(state: tenacity.RetryCallState) -> bool:
         exc = state.outcome.exception() if state.outcome else None
         limit = policy.deadline
-        if exc is not None and is_transport(exc):
+        if exc is not None and is_reset(exc):
+            limit = min(limit, policy.reset_deadline)
+        elif exc is not None and is_transport(exc):
             limit = min(limit, policy.transport_deadline)
         return timing.clock() - start + (state.upcoming_sleep or 0.0) > limit
 
@@ -249,6 +263,8 @@ def _short(exc: BaseException) -> str:
     code = getattr(exc, "code", None)
     if isinstance(code, int):
         return f"HTTP {code}"
+    if is_reset(exc):
+        return "connection reset"
     if is_transport(exc):
         return "cannot connect"
     message = getattr(exc, "message", None)  # an XcliError: its one line says it best

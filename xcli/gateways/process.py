@@ -15,6 +15,16 @@ from xcli.errors import UserError
 from xcli.state_files import open_private
 
 PROC = Path("/proc")
+# The largest pid Linux can hand out (PID_MAX_LIMIT, include/linux/threads.h: 4 * 1024 * 1024
+# on 64-bit): a recorded pid outside 2..PID_MAX_LIMIT names no process of ours. 0 and
+# negative pids are process groups to kill(2) (-1: every process the user may signal), 1 is
+# init, and a pid past a C long overflows os.kill (issue 37: exit 3, and a blocked delete).
+PID_MAX_LIMIT = 4 * 1024 * 1024
+
+
+def valid_pid(pid: object) -> bool:
+    """Whether `pid` (read from a record) can be a process xcli started."""
+    return isinstance(pid, int) and not isinstance(pid, bool) and 1 < pid <= PID_MAX_LIMIT
 
 
 def _check(argv: Sequence[str]) -> list[str]:
@@ -75,7 +85,9 @@ def detach(argv: Sequence[str], log: str) -> int:
 
 
 def alive(pid: int) -> bool:
-    """True while `pid` exists and is not a zombie."""
+    """True while `pid` exists and is not a zombie (never for a pid no process can have)."""
+    if not valid_pid(pid):
+        return False
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -93,6 +105,8 @@ def alive(pid: int) -> bool:
 def start_time(pid: int) -> int | None:
     """When `pid` started, in clock ticks since boot (/proc/PID/stat field 22, proc(5)); None
     when it is gone or there is no /proc. A pid may be reused; the pair (pid, start) never is."""
+    if not valid_pid(pid):
+        return None
     try:
         fields = (PROC / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()
         return int(fields[19])  # field 22 counted from the one after the command's name (3)
@@ -103,7 +117,7 @@ def start_time(pid: int) -> int | None:
 def same_process(pid: int, started: int | None) -> bool:
     """`pid` is alive and is still the process that started at `started` (start_time): a
     recycled pid reads as gone. Without /proc, only whether it is alive."""
-    if pid <= 0 or not alive(pid):
+    if not valid_pid(pid) or not alive(pid):
         return False
     if not PROC.is_dir():
         return True

@@ -23,10 +23,12 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from xcli.errors import UserError
 from xcli.gateways import process
 from xcli.gateways.ssh.output import OutputSink
 from xcli.gateways.workload_runner import BroadcastRunner
 from xcli.plan.fanout import SshSettings, Target
+from xcli.plan.hang import HangWatch, parse_hang_after
 from xcli.plan.steps import WorkerCommand
 from xcli.plan.vm_run import VmWorkloadRun, run_with_restarts
 from xcli.state_files import private_dir
@@ -73,6 +75,8 @@ def record_run(
         "workers": [asdict(w) for w in step.workers],
         "stop": [asdict(w) for w in step.stop],
         "max_restarts": step.max_restarts,
+        "hang_after": str(step.hang_after) if step.hang_after is not None else None,
+        "dump": [asdict(w) for w in step.dump],
         "targets": [asdict(t) for t in targets],
         "settings": {
             k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(settings).items()
@@ -109,11 +113,15 @@ def launch(
 def _runner(folder: Path, run: dict[str, Any]) -> BroadcastRunner:
     targets = [Target(**t) for t in run["targets"]]
     sink = OutputSink(None, None, folder / "logs", append=True, marks=folder / MARKS)
-    return BroadcastRunner(targets, _settings(dict(run["settings"])), sink, run["engine"])
+    rule = parse_hang_after(run.get("hang_after"))
+    watch = HangWatch(rule) if rule is not None else None
+    dump = _commands(run.get("dump") or [])
+    settings = _settings(dict(run["settings"]))
+    return BroadcastRunner(targets, settings, sink, run["engine"], watch, dump)
 
 
 def drive(folder: Path) -> int:
-    run = json.loads((folder / "run.json").read_text())
+    run = read_run(folder)
     workers, stop = _commands(run["workers"]), _commands(run["stop"])
     total, max_restarts = len(workers), run["max_restarts"]
     runner = RecordingRunner(_runner(folder, run), folder, read_state(folder), total, max_restarts)
@@ -151,9 +159,31 @@ def stop(folder: Path, timeout: float = 60.0) -> None:
             os.killpg(pid, signal.SIGKILL)
     run_file = folder / "run.json"
     if run_file.is_file():
-        run = json.loads(run_file.read_text())
+        run = read_run(folder)
         runner = _runner(folder, run)
         runner.stop(_commands(run["stop"]))
+
+
+def read_run(folder: Path) -> dict[str, Any]:
+    """run.json, checked: a damaged one is one UserError naming it (issue 37: exit 3)."""
+    path = folder / "run.json"
+    try:
+        run = json.loads(path.read_bytes().decode("utf-8"))
+        if not isinstance(run, dict):
+            raise ValueError("not a JSON object")
+        _commands(run["stop"])
+        [Target(**t) for t in run["targets"]]
+        dict(run["settings"])
+        str(run["engine"])
+    except (ValueError, KeyError, TypeError) as exc:
+        cluster = folder.parent.name
+        raise UserError(
+            f"the record {path} is damaged ({type(exc).__name__}): xcli cannot tell what to "
+            f"stop on the workers of workload {folder.name}",
+            hint=f"see what still runs with `xcli ssh --cluster {cluster} --worker=all "
+            f"--command 'ps -ef'`, then remove {folder} to forget the workload",
+        ) from None
+    return run
 
 
 if __name__ == "__main__":

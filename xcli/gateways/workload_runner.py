@@ -13,7 +13,9 @@ import asyncio
 import queue
 import shlex
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 
 from xcli.errors import CloudError, Interrupted, UserError
 from xcli.gateways.ssh.broadcast import make_engine
@@ -30,6 +32,7 @@ from xcli.plan.fanout import (
     plan_broadcast,
 )
 from xcli.plan.fanout_result import FanoutResult, WorkerOutcome
+from xcli.plan.hang import HangWatch
 from xcli.plan.steps import WorkerCommand
 from xcli.plan.vm_run import WorkerExit
 
@@ -50,12 +53,20 @@ class BroadcastRunner:
         settings: SshSettings,
         sink: OutputSink,
         engine: Engine = "openssh",
+        watch: HangWatch | None = None,
+        dump: Sequence[WorkerCommand] = (),
     ) -> None:
+        """`watch` and `dump`: --hang-after's rule, and the commands that print each worker's
+        stacks when it fires (xcli.workload.vm.plan.stack_dump_script)."""
         self.targets = {t.label: t for t in targets}
         self.settings = settings
         self.sink = sink
         self.engine = engine
+        self.watch, self.dump = watch, tuple(dump)
+        self.attempts = 0
         self._running: tuple[threading.Thread, threading.Event] | None = None
+        if watch is not None:
+            sink.on_mark = watch.saw
 
     def _step(self, commands: Sequence[WorkerCommand], timeout: float | None = None) -> Broadcast:
         missing = [c.worker for c in commands if c.worker not in self.targets]
@@ -108,6 +119,9 @@ class BroadcastRunner:
 
         cancelled = run_cancel_event()  # the step's, read in the step's own thread
         events: queue.Queue[WorkerOutcome | None] = queue.Queue()
+        self.attempts += 1
+        if self.watch is not None:
+            self.watch.reset()
         self._start(self._step(commands), events)
         try:
             while True:
@@ -116,12 +130,33 @@ class BroadcastRunner:
                 except queue.Empty:
                     if cancelled.is_set():
                         raise Interrupted("stopped while the workload ran") from None
+                    silence = self.watch.hung(time.time()) if self.watch else None
+                    if self.watch is not None and silence is not None:
+                        where = self.dump_stacks_with_py_spy()  # while the workers still run
+                        yield WorkerExit("all", None, self.watch.reason(silence, str(where)))
+                        return
                     continue
                 if outcome is None:
                     return
                 yield worker_exit(outcome)
         finally:
             self._halt()
+
+    def retarget(self, targets: Sequence[Target]) -> None:
+        """The cluster's VMs were re-created (--recover): new addresses, same labels."""
+        self.targets = {t.label: t for t in targets}
+
+    def dump_stacks_with_py_spy(self) -> Path:
+        """Every worker's Python stacks (py-spy dump), one file per worker in `stacks/attempt-N`
+        beside the logs; the folder comes back. A worker whose dump fails says so in its file.
+        Kept small and apart: `xcli workload stacks` (issue 34) is the general command."""
+        base = self.sink.log_dir.parent if self.sink.log_dir else Path(".")
+        folder = base / "stacks" / f"attempt-{self.attempts - 1}"
+        if self.dump:
+            from xcli.gateways.ssh.broadcast import run_broadcast
+
+            run_broadcast(self._step(self.dump, STOP_TIMEOUT), OutputSink(None, None, folder))
+        return folder
 
     def _halt(self) -> None:
         if self._running is not None:

@@ -18,6 +18,7 @@ from xcli.errors import UserError
 from xcli.image import context as folder
 from xcli.image import reference
 from xcli.image.layers import Layer, Store
+from xcli.image.local import DOCKER_SOCKET, PODMAN_SOCKET, EngineBase, EngineLookup
 from xcli.image.reference import ImageRef
 from xcli.image.steps import ArReaderGrant, ArRepository, ImageBase, ImagePush
 from xcli.plan.model import Fmt, Ref, Step
@@ -38,6 +39,7 @@ class BuildRequest:
     repository: str  # where images go: HOST/PATH (an Artifact Registry repository or any)
     name: str  # the image's name under `repository`
     node_project: str | None = None  # whose nodes pull it (granted the reader role on AR)
+    include: tuple[str, ...] = ()  # --script-include: secret or VCS paths packed on purpose
 
 
 @dataclass(frozen=True)
@@ -79,19 +81,31 @@ def target(request: BuildRequest) -> ImageRef:
     return ImageRef(image.host, image.name)
 
 
+def asks_engine(base: str) -> bool:
+    """Whether a local Docker Engine or Podman may hold `base`: a name without a registry
+    (Docker Hub's, as Docker resolves it) or Podman's `localhost/NAME`. A name with a registry
+    is read from that registry."""
+    image = reference.parse(base, what="--base-docker-image")
+    return image.host in (reference.DOCKER_HUB, "localhost") and not base.startswith(
+        ("docker.io/", "index.docker.io/", "registry-1.docker.io/")
+    )
+
+
 def prepare(
     request: BuildRequest,
     store: Store,
     progress: Callable[[int], None] | None = None,
     max_bytes: int = folder.MAX_BYTES,
+    local: EngineLookup | None = None,
     packing: Callable[[], None] | None = None,
 ) -> Build:
-    """Check every input, pack the folder, and plan the push. No network. `packing` is called
-    once every check has passed, just before the (slow) packing starts, so a refusal comes
-    first and alone."""
+    """Check every input, pack the folder, and plan the push. No network. `local` is what
+    the local engine said of the base (None: it was not asked); `packing` is called once every
+    check has passed, just before the (slow) packing starts, so a refusal comes first and
+    alone."""
     base = reference.parse(request.base, what="--base-docker-image")
     dest = target(request)
-    context = folder.scan(request.script_dir, max_bytes=max_bytes)
+    context = folder.scan(request.script_dir, max_bytes=max_bytes, include=request.include)
     if packing is not None:
         packing()
     layers = tuple(store.build(context, progress))
@@ -101,13 +115,7 @@ def prepare(
         steps.append(ar)
         if request.node_project:
             steps.append(_reader_grant(ar, request.node_project))
-    read = ImageBase(
-        id="image-base",
-        summary=f"read base image {base} ({request.platform})",
-        image=base,
-        platform=request.platform,
-        store=str(store.root),
-    )
+    read = _read_base(request, base, store, local)
     steps.append(read)
     push = ImagePush(
         id=BUILD_STEP,
@@ -115,12 +123,13 @@ def prepare(
         f"{request.script_dir.name or '.'}/)",
         after=tuple(s.id for s in steps),
         image=dest,
-        tag=_tag(base, request.platform, layers),
+        tag=_tag(base, request.platform, layers, getattr(read, "image_id", "")),
         base=base,
         base_step=read.id,
         layers=layers,
         source="--script-dir",  # not the folder's name: the same digest from any checkout
         store=str(store.root),
+        withheld=context.withheld,
     )
     steps.append(push)
     return Build(
@@ -160,8 +169,54 @@ def _reader_grant(ar: ArRepository, node_project: str) -> ArReaderGrant:
     )
 
 
-def _tag(base: ImageRef, platform: str, layers: tuple[Layer, ...]) -> str:
+def _read_base(
+    request: BuildRequest, base: ImageRef, store: Store, local: EngineLookup | None
+) -> Step:
+    """The step that reads the base: an export from the local engine that holds it, else a
+    registry read whose summary says where a short name goes when no engine holds it."""
+    if local is not None and local.image is not None:
+        found = local.image
+        return EngineBase(
+            id="image-base",
+            summary=f"read base image {request.base} {local.note(request.base)} "
+            f"({found.id[:19]}, {_count(found.layers, 'layer')}, {request.platform})",
+            name=request.base,
+            image=base,
+            socket=found.socket,
+            api=found.api,
+            image_id=found.id,
+            platform=request.platform,
+            store=str(store.root),
+        )
+    where = ""
+    if local is not None and base.host == reference.DOCKER_HUB:
+        where = f" from Docker Hub: {local.note(request.base)}"
+    return ImageBase(
+        id="image-base",
+        summary=f"read base image {base} ({request.platform}){where}",
+        image=base,
+        platform=request.platform,
+        store=str(store.root),
+        missing_hint=_missing_hint(request.base) if local is not None else "",
+    )
+
+
+def _missing_hint(name: str) -> str:
+    """The ways to get a base that only exists on some machine into reach."""
+    short = name.rsplit("/", 1)[-1].split(":", 1)[0]
+    return (
+        f"a name without a registry is Docker Hub's. For an image built on your machine: run "
+        f"xcli where Docker or Podman holds it (its socket at {DOCKER_SOCKET}, "
+        f"$XDG_RUNTIME_DIR/{PODMAN_SOCKET}, or DOCKER_HOST=unix://PATH) and xcli reads it from "
+        f"there; or push it (`docker tag {name} REGION-docker.pkg.dev/PROJECT/REPO/{short}` "
+        f"and `docker push` that name) and pass that name to --base-docker-image"
+    )
+
+
+def _tag(base: ImageRef, platform: str, layers: tuple[Layer, ...], image_id: str = "") -> str:
     seed = "\n".join([str(base), platform, *(x.diff_id for x in layers)])
+    if image_id:  # a local base: the same name may be rebuilt with other content
+        seed += f"\n{image_id}"
     return f"xcli-{hashlib.sha256(seed.encode()).hexdigest()[:16]}"
 
 

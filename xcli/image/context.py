@@ -3,8 +3,11 @@ leaves out, checked before anything is built or sent.
 
 Refused, each by name: a folder that is missing or not readable, a device file, a socket or a
 FIFO, a file or directory xcli cannot read, a symlink that is absolute or leads outside the
-folder, and a folder of more than MAX_BYTES (2 GiB) after `.dockerignore`: code and
-configuration belong in the image, data sets in storage (`xcli storage attach`).
+folder, a folder of more than MAX_BYTES (2 GiB) after `.dockerignore` (code and
+configuration belong in the image, data sets in storage: `xcli storage attach`), and a file
+whose first bytes are a private key or a credential (`image/secrets.py`). Version-control data
+and the usual secret paths are left out unless included on purpose, each with its reason
+(`Context.withheld`).
 """
 
 from __future__ import annotations
@@ -12,11 +15,11 @@ from __future__ import annotations
 import os
 import posixpath
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from xcli.errors import UserError
-from xcli.image import ignore
+from xcli.image import ignore, secrets
 
 MAX_BYTES = 2 * 1024**3
 _TOO_BIG_HINT = (
@@ -42,14 +45,16 @@ class Context:
     root: Path
     entries: tuple[Entry, ...]
     excluded: tuple[str, ...]
+    withheld: tuple[tuple[str, str], ...] = ()  # (path, why): secret and VCS paths left out
 
     @property
     def total_bytes(self) -> int:
         return sum(e.size for e in self.entries)
 
 
-def scan(root: Path, *, max_bytes: int = MAX_BYTES) -> Context:
-    """Walk `root` in sorted order, applying its `.dockerignore`; refuse what cannot go in."""
+def scan(root: Path, *, max_bytes: int = MAX_BYTES, include: tuple[str, ...] = ()) -> Context:
+    """Walk `root` in sorted order, applying its `.dockerignore` and leaving out the secret
+    and VCS paths it or `include` (`--script-include`) does not name; refuse what cannot go in."""
     if not root.is_dir():
         what = "does not exist" if not root.exists() else "is not a folder"
         raise UserError(f"script folder {root} {what}", hint="pass --script-dir DIR")
@@ -57,10 +62,9 @@ def scan(root: Path, *, max_bytes: int = MAX_BYTES) -> Context:
         raise UserError(f"script folder {root} is not readable", hint="check its permissions")
     patterns = ignore.parse(_read_ignore(root), where=str(root / ".dockerignore"))
     keep_walking = any(p.exception for p in patterns)
-    entries: list[Entry] = []
-    left_out: list[str] = []
-    _walk(root, "", patterns, keep_walking, entries, left_out)
-    context = Context(root, tuple(entries), tuple(left_out))
+    walk = _Walk(root, patterns, secrets.includes(patterns, include), keep_walking)
+    walk.folder("")
+    context = Context(root, tuple(walk.entries), tuple(walk.left_out), tuple(walk.withheld))
     if context.total_bytes > max_bytes:
         raise UserError(
             f"script folder {root} holds {context.total_bytes / 1024**2:.0f} MiB after "
@@ -78,43 +82,73 @@ def _read_ignore(root: Path) -> str:
         raise UserError(f"cannot read {path}: {exc}", hint="check the file") from None
 
 
-def _walk(
-    root: Path,
-    rel: str,
-    patterns: tuple[ignore.Pattern, ...],
-    keep_walking: bool,
-    entries: list[Entry],
-    left_out: list[str],
-) -> None:
-    folder = root / rel if rel else root
-    try:
-        names = sorted(os.listdir(folder))
-    except OSError as exc:
-        raise UserError(
-            f"cannot read {folder}: {exc.strerror}", hint="check its permissions"
-        ) from None
-    for name in names:
-        path = f"{rel}/{name}" if rel else name
-        full = folder / name
-        st = os.lstat(full)
-        out = ignore.excluded(path, patterns)
-        if out:
-            left_out.append(printable(path))
-        elif printable(name) != name:
+@dataclass
+class _Walk:
+    root: Path
+    patterns: tuple[ignore.Pattern, ...]
+    includes: tuple[ignore.Pattern, ...]
+    keep_walking: bool
+    entries: list[Entry] = field(default_factory=list)
+    left_out: list[str] = field(default_factory=list)
+    withheld: list[tuple[str, str]] = field(default_factory=list)
+
+    def folder(self, rel: str) -> None:
+        folder = self.root / rel if rel else self.root
+        try:
+            names = sorted(os.listdir(folder))
+        except OSError as exc:
             raise UserError(
-                f"{folder / printable(name)}: the name is not UTF-8, which an image's file "
-                "names must be",
+                f"cannot read {folder}: {exc.strerror}", hint="check its permissions"
+            ) from None
+        for name in names:
+            self.one(f"{rel}/{name}" if rel else name, folder / name)
+
+    def one(self, path: str, full: Path) -> None:
+        st = os.lstat(full)
+        is_dir = stat.S_ISDIR(st.st_mode)
+        out = ignore.excluded(path, self.patterns)
+        if out:
+            self.left_out.append(printable(path))
+        elif printable(full.name) != full.name:
+            raise UserError(
+                f"{full.parent / printable(full.name)}: the name is not UTF-8, which an "
+                "image's file names must be",
                 hint="rename it with a UTF-8 name, or leave out its folder in .dockerignore",
             )
-        if stat.S_ISDIR(st.st_mode):
+        wanted = secrets.included(path, self.includes)
+        why = None if out or wanted else secrets.reason(path)
+        if why is not None and not (is_dir and secrets.includes_below(path, self.includes)):
+            self.withheld.append((path, why))
+            return
+        if is_dir:
             if not out:
                 if not os.access(full, os.R_OK | os.X_OK):
-                    raise _unreadable(root, path)
-                entries.append(Entry(path, "dir", 0o755, mtime_ns=st.st_mtime_ns))
-            if not out or keep_walking:
-                _walk(root, path, patterns, keep_walking, entries, left_out)
+                    raise _unreadable(self.root, path)
+                self.entries.append(Entry(path, "dir", 0o755, mtime_ns=st.st_mtime_ns))
+            if not out or self.keep_walking:
+                self.folder(path)
         elif not out:
-            entries.append(_entry(root, path, full, st))
+            entry = _entry(self.root, path, full, st)
+            if entry.kind == "file" and not wanted:
+                _refuse_secret(self.root, path, full, st)
+            self.entries.append(entry)
+
+
+def _refuse_secret(root: Path, path: str, full: Path, st: os.stat_result) -> None:
+    if st.st_size > secrets.SNIFF_MAX_SIZE:
+        return
+    try:
+        with open(full, "rb") as f:
+            head = f.read(secrets.SNIFF_BYTES)
+    except OSError:
+        raise _unreadable(root, path) from None
+    what = secrets.looks_secret(head)
+    if what is not None:
+        raise UserError(
+            f"{root / path} looks like {what}: xcli does not pack it into an image",
+            hint=f"remove it from the folder or list it in .dockerignore; to pack it on "
+            f"purpose, pass --script-include {path}",
+        )
 
 
 def printable(text: str) -> str:

@@ -25,6 +25,7 @@ import gzip
 import hashlib
 import json
 import os
+import stat
 import tarfile
 import zlib
 from collections.abc import Callable, Sequence
@@ -34,6 +35,7 @@ from pathlib import Path
 from typing import IO, cast
 
 from xcli.image.context import Context, Entry
+from xcli.state_files import check_owner, open_new, private_dir, write_private
 
 TARGET = 4 * 1024**2
 MAX_BUCKETS = 64
@@ -73,18 +75,56 @@ def groups(entries: Sequence[Entry]) -> list[tuple[str, list[Entry]]]:
 
 
 class Store:
-    """Compressed layers on disk, `blobs/sha256/<hex>`, and what each group of entries gave."""
+    """Compressed layers on disk, `blobs/sha256/<hex>`, and what each group of entries gave.
 
-    def __init__(self, root: Path) -> None:
+    Owner-only whatever the umask (folders 0700, files 0600, `state_files`), a cache folder
+    another user owns or may write refused, and nothing reused unless it is the user's own,
+    writable by no one else, and hashes to its digest: a layer someone rewrote is built again,
+    never pushed (issue 37: at umask 000 another user's train.py was pushed and run).
+    """
+
+    def __init__(self, root: Path, *, uid: int | None = None) -> None:
         self.root = root
+        self.uid = os.getuid() if uid is None else uid
 
     def blob(self, digest: str) -> Path:
         return self.root / "blobs" / "sha256" / digest.removeprefix("sha256:")
 
+    def open(self) -> None:
+        """The store's folders, owner-only; refused when another user owns or may write one."""
+        fix = "set XCLI_IMAGE_CACHE to a folder of yours"
+        for folder in (self.root, self.root / "blobs", self.blob("sha256:x").parent):
+            check_owner(folder, "the image-layer cache", fix, uid=self.uid)
+            private_dir(folder)
+        check_owner(self.root / "layers", "the image-layer cache", fix, uid=self.uid)
+        private_dir(self.root / "layers")
+
+    def verified(self, digest: str) -> Path | None:
+        """The blob of `digest` when it is there, the user's own, and hashes to `digest`."""
+        path = self.blob(digest)
+        if not self._own(path):
+            return None
+        sha = hashlib.sha256()
+        with path.open("rb") as f:
+            while chunk := f.read(_CHUNK):
+                sha.update(chunk)
+        return path if f"sha256:{sha.hexdigest()}" == digest else None
+
+    def keep(self, digest: str, data: bytes) -> Path:
+        """Write a blob (whole, by rename, 0600) unless a verified one is there."""
+        path = self.verified(digest)
+        return path or write_private(self.blob(digest), data)
+
+    def _own(self, path: Path) -> bool:
+        try:
+            st = os.lstat(path)
+        except OSError:
+            return False
+        return stat.S_ISREG(st.st_mode) and st.st_uid == self.uid and not st.st_mode & 0o022
+
     def build(self, context: Context, progress: Callable[[int], None] | None = None) -> list[Layer]:
         """Every layer of the folder, from the store when its entries did not change."""
-        (self.root / "layers").mkdir(parents=True, exist_ok=True)
-        self.blob("sha256:x").parent.mkdir(parents=True, exist_ok=True)
+        self.open()
         parts = groups(context.entries)
         workers = max(1, min(4, os.cpu_count() or 1, len(parts)))
         with ThreadPoolExecutor(max_workers=workers) as pool:
@@ -100,15 +140,15 @@ class Store:
         key = _key(context.root, entries)
         record = self.root / "layers" / f"{key}.json"
         try:
-            layer = Layer(**json.loads(record.read_text(encoding="utf-8")))
-            if self.blob(layer.digest).stat().st_size == layer.size:
-                return replace(layer, name=name)
+            if self._own(record):
+                layer = Layer(**json.loads(record.read_text(encoding="utf-8")))
+                blob = self.blob(layer.digest)
+                if blob.stat().st_size == layer.size and self.verified(layer.digest):
+                    return replace(layer, name=name)
         except (OSError, ValueError, TypeError):
             pass
         layer = self._write(context.root, name, entries, progress)
-        tmp = record.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(asdict(layer)), encoding="utf-8")
-        os.replace(tmp, record)
+        write_private(record, json.dumps(asdict(layer)))
         return layer
 
     def _write(
@@ -118,9 +158,9 @@ class Store:
         entries: list[Entry],
         progress: Callable[[int], None] | None,
     ) -> Layer:
-        tmp = self.root / "blobs" / f"building.{os.getpid()}.{abs(hash(name))}"
+        tmp = self.root / "blobs" / f"building.{os.getpid()}.{os.urandom(6).hex()}"
         level = gzip_level(root, entries)
-        with tmp.open("wb") as raw_out:
+        with open_new(tmp) as raw_out:
             packed = _Hashing(raw_out)
             with gzip.GzipFile(
                 filename="", mode="wb", fileobj=packed, mtime=0, compresslevel=level

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from xcli.image import oci
+from xcli.image import oci, secrets
 from xcli.image.layers import Layer
 from xcli.image.reference import ImageRef
 from xcli.plan.model import Ref, Step, symbolic
@@ -162,12 +162,16 @@ class ImageBase(Step):
     image: ImageRef
     platform: str
     store: str = field(default="", metadata={"print": False})  # manifests kept by digest
+    # said when the registry has no such image (a short name that only a local engine held)
+    missing_hint: str = ""
 
     def details(self) -> dict[str, Any]:
         v2 = _v2(self.image)
+        missing = {"when_missing": self.missing_hint} if self.missing_hint else {}
         return {
             "image": str(self.image),
             "platform": self.platform,
+            **missing,
             "cache": "a document already read (by digest) is not read again; a tag is "
             "resolved with HEAD first, which Docker Hub does not count as a pull",
             "requests": [
@@ -202,6 +206,8 @@ class ImagePush(Step):
     layers: tuple[Layer, ...]
     source: str  # what the layers hold, for the config's history ("script folder train/")
     store: str = field(default="", metadata={"print": False})
+    # secret and VCS paths of the folder left out by default: (path, why)
+    withheld: tuple[tuple[str, str], ...] = ()
 
     def base_output(self, output: str) -> Ref:
         return Ref(self.base_step, output)
@@ -232,6 +238,7 @@ class ImagePush(Step):
         return {
             "image": f"{self.image}:{self.tag}",
             "from": symbolic(self.base_output("image")),
+            **secrets.plan_note(self.withheld),
             "layers": [
                 {
                     "name": x.name,
@@ -258,6 +265,11 @@ class ImagePush(Step):
                     "url": f"{v2}/manifests/{self.tag}",
                     "content_type": symbolic(self.base_output("media_type")),
                     "body": "the base manifest with the new config and layers",
+                },
+                {
+                    "method": "GET",
+                    "url": f"{v2}/manifests/<digest>",
+                    "then": "the bytes sent, or stop before the workload is created",
                 },
             ],
             "outputs": {"digest": symbolic(Ref(self.id, "digest"))},

@@ -20,6 +20,7 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from xcli.image import secrets
 from xcli.image.layers import Layer
 from xcli.plan.model import Step
 
@@ -65,11 +66,13 @@ class ScriptSync(Step):
     tag: str
     layers: tuple[Layer, ...]
     store: str = field(default="", metadata={"print": False})
+    withheld: tuple[tuple[str, str], ...] = ()  # secret and VCS paths left out: (path, why)
 
     def details(self) -> dict[str, Any]:
         return {
             "cluster": self.cluster,
             "folder": f"~/{folder(self.tag)}",
+            **secrets.plan_note(self.withheld),
             "layers": [
                 {"name": x.name, "diff_id": x.diff_id, "digest": x.digest, "size": x.size,
                  "files": x.files}

@@ -62,6 +62,9 @@ class Worker:
     internal_ip: str | None = None
     external_ip: str | None = None
     accelerator: str | None = None  # the slice's accelerator type, when the provider read it
+    # The port its program's profiler server listens on (XCLI_PROFILER_PORT), when it is this
+    # worker's own (the local emulator's hosts share one address); None: the usual 9999.
+    profiler_port: int | None = None
 
     @property
     def label(self) -> str:

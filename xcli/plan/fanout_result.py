@@ -12,7 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-Status = Literal["ok", "exit", "unreachable", "auth", "host key", "timed out", "interrupted"]
+Status = Literal[
+    "ok", "exit", "unreachable", "auth", "host key", "timed out", "interrupted", "local error"
+]
 UNREACHABLE: tuple[Status, ...] = ("unreachable", "auth", "host key")
 ONE_BY_ONE = 10  # up to this many failures, one line each; more are grouped by cause
 MAX_RANGES = 24  # ranges listed per cause before "and N more"
@@ -43,6 +45,8 @@ class WorkerOutcome:
             "host key": "host key does not match xcli's known_hosts",
             "timed out": "timed out",
             "interrupted": "interrupted",
+            # this machine failed the worker's part: a full disk, a file name it cannot send
+            "local error": "failed on this machine",
         }[self.status]
         return f"{text} ({self.detail})" if self.detail else text
 
@@ -57,6 +61,8 @@ class WorkerOutcome:
             return 124  # the command ran past --timeout, like timeout(1)
         if self.status == "interrupted":
             return 130
+        if self.status == "local error":
+            return 1  # this machine's failure (a full disk), not the worker's nor SSH's
         return 255
 
 

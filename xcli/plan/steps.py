@@ -76,6 +76,33 @@ class K8sApply(Step):
     cluster: Text
     manifest: Mapping[str, Any]
     field_manager: str = "xcli"
+    # the user's variables whose values the printed plan hides (a Secret's data, --env values)
+    redact: tuple[str, ...] = field(default=(), metadata={"print": False})
+
+    def details(self) -> dict[str, Any]:
+        out = super().details()
+        if self.redact:
+            out["manifest"] = redacted(out["manifest"], frozenset(self.redact))
+        return out
+
+
+REDACTED = "<redacted>"
+
+
+def redacted(value: Any, names: frozenset[str]) -> Any:
+    """`value` with the values of the variables in `names` replaced by REDACTED: in an
+    `env` entry (`{"name": N, "value": V}`) and in a Secret's `stringData`/`data`."""
+    if isinstance(value, list):
+        return [redacted(v, names) for v in value]
+    if not isinstance(value, Mapping):
+        return value
+    out = {k: redacted(v, names) for k, v in value.items()}
+    if out.get("name") in names and "value" in out:
+        out["value"] = REDACTED
+    for key in ("stringData", "data"):
+        if value.get("kind") == "Secret" and isinstance(value.get(key), Mapping):
+            out[key] = {k: REDACTED if k in names else v for k, v in value[key].items()}
+    return out
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
+from xcli.plan.hang import HangRule
 from xcli.plan.steps import SshFanout, WorkerCommand
 
 
@@ -30,11 +31,20 @@ class VmWorkloadRun(SshFanout):
     # first start, never on a command line; the plan shows their names, never their values.
     env: tuple[tuple[str, str], ...] = field(default=(), repr=False)
     env_upload: str = ""
+    hang_after: HangRule | None = None
+    dump: tuple[WorkerCommand, ...] = field(default=())  # print each worker's stacks (py-spy)
+    # --recover: before a restart, re-create the cluster if its capacity was taken back
+    recover: bool = False
 
     def details(self) -> dict[str, Any]:
         out = super().details()
         out["max_restarts"] = self.max_restarts
+        if self.hang_after is not None:
+            out["hang_after"] = str(self.hang_after)
+            out["dump"] = [{"worker": w.worker, "argv": list(w.argv)} for w in self.dump]
         out["detach"] = self.detach
+        if self.recover:
+            out["recover"] = "re-create the cluster when its capacity is taken back (preempted)"
         out["stop"] = [{"worker": w.worker, "argv": list(w.argv)} for w in self.stop]
         if self.env:
             out["env_file"] = {"to": self.env_upload, "names": [name for name, _ in self.env]}
@@ -104,6 +114,7 @@ def run_with_restarts(
     total: int,
     max_restarts: int,
     on_decision: Callable[[Decision], None] | None = None,
+    recover: Callable[[], bool] | None = None,
 ) -> Outcome:
     """Drive attempts until success, or a failure with no restarts left.
 
@@ -111,6 +122,8 @@ def run_with_restarts(
     `stop_all()` stops whatever still runs. The broadcast engine provides both.
     `on_decision` hears each decision as soon as it is made, so a restart's reason is printed
     before the workers are stopped and started again, not after the run.
+    `recover()` (--recover) runs before a restart: True when it found the cluster's capacity
+    taken back and re-created it, so the workers it would stop are gone (no stop commands).
     """
     decisions: list[Decision] = []
     restarts = 0
@@ -132,7 +145,9 @@ def run_with_restarts(
             on_decision(decision)
         if decision.action == "succeed":
             return Outcome(True, restarts, tuple(decisions))
-        stop_all()
+        recovered = decision.action == "restart" and recover is not None and recover()
+        if not recovered:
+            stop_all()
         if decision.action == "fail":
             return Outcome(False, restarts, tuple(decisions))
         restarts += 1

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
         LiveChecker,
         Observer,
         Provider,
+        Recoverer,
         UserKeys,
         VmAccess,
         Waiter,
@@ -54,6 +55,8 @@ class Capabilities:
     live_checks: bool = False  # checks only a live run can make, before it starts: LiveChecker
     kubernetes: bool = False  # its clusters run Kubernetes, reached through ClusterAccess
     user_keys: bool = False  # authorizes a key the user names (--ssh-key) on its VMs: UserKeys
+    # re-creates a cluster whose capacity was taken back (workload create --recover): Recoverer
+    recover: bool = False
     # Its TPU capacity is the Cloud TPU API's (queued resources): that API says which zones
     # offer a type, and its quota is not a Compute Engine regional one (`xcli doctor`).
     tpu_api: bool = False
@@ -98,6 +101,7 @@ REGISTRY: dict[str, ProviderEntry] = {
             wait=True,
             terraform=True,
             user_keys=True,
+            recover=True,
         ),
         "xcli.providers.queued_resource.options:create_options",
     ),
@@ -111,6 +115,7 @@ REGISTRY: dict[str, ProviderEntry] = {
             plain_process=True,
             ssh=True,
             live_checks=True,
+            recover=True,
         ),
         "xcli.providers.local.options:local_options",
     ),
@@ -207,6 +212,9 @@ class Registry:
         if not self.capabilities(name).kubernetes:
             return None
         return self._access.get(name) or cast("ClusterAccess", provider)
+
+    def recoverer(self, name: str, provider: Provider) -> Recoverer | None:
+        return cast("Recoverer", provider) if self.capabilities(name).recover else None
 
     def user_keys(self, name: str, provider: Provider) -> UserKeys | None:
         return cast("UserKeys", provider) if self.capabilities(name).user_keys else None

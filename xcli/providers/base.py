@@ -8,6 +8,7 @@ world goes through the gateways a provider builds in `handlers` and `inspect`.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from xcli.plan.cluster import ClusterRef, ClusterSummary, SshAccess, WaitLogin, Worker
@@ -64,6 +65,28 @@ class ClusterAccess(Protocol):
 
     def kube_api(self, ref: ClusterRef) -> KubeApi:
         """The cluster's Kubernetes API; one connection per cluster for this object's life."""
+        ...
+
+
+@dataclass(frozen=True)
+class LostCapacity:
+    """A cluster whose capacity the cloud took back: why, in words, and what was read."""
+
+    reason: str
+    observed: Mapping[str, Any]
+
+
+class Recoverer(VmAccess, Protocol):
+    """VM providers that can re-create a cluster whose capacity the cloud took back
+    (`workload create --recover`; Capabilities.recover)."""
+
+    def capacity_lost(self, ref: ClusterRef) -> LostCapacity | None:
+        """The cluster as the cloud shows it when its capacity was taken back (preempted,
+        suspended by the service), else None. A live read."""
+        ...
+
+    def plan_recover(self, ref: ClusterRef, lost: LostCapacity) -> Plan:
+        """Delete it and create it again with the same request, wait, set up SSH access."""
         ...
 
 

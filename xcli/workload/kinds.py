@@ -42,6 +42,12 @@ class KindEntry:
     # whether --output-manifest-file, --cluster-metadata and --storage-record apply (the
     # kind's objects are Kubernetes manifests, and a live run reads the cluster's ConfigMaps)
     manifests: bool
+    # whether --hang-after applies: xcli watches the workers' marks itself (VM-style runs);
+    # a JobSet has no watcher on this machine (docs/workload.md, Hangs)
+    hang_watch: bool = False
+    # whether --restart-scope slice applies: the kind's program can go on while one slice's
+    # Job restarts (Pathways with --elastic-slices), unlike a plain multislice JobSet
+    slice_restarts: bool = False
 
 
 KINDS: dict[str, KindEntry] = {
@@ -64,6 +70,7 @@ KINDS: dict[str, KindEntry] = {
         previews_delete=True,
         namespaces=True,
         manifests=True,
+        slice_restarts=True,
     ),
     # docs/workload.md: starting, running, succeeded, failed, stopped (deleted while
     # running), lost (its driver on this machine is gone)
@@ -77,6 +84,7 @@ KINDS: dict[str, KindEntry] = {
         # namespace, so --namespace other than "default" is refused for them.
         namespaces=False,
         manifests=False,
+        hang_watch=True,
     ),
 }
 

@@ -12,9 +12,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from xcli.errors import UserError
+from xcli.plan.hang import parse_hang_after
 from xcli.spec import check_duration
 from xcli.workload.scheduling import DEFAULT_SCHEDULER
-from xcli.workload.spec import ClusterMeta, WorkloadSpec, parse_env
+from xcli.workload.spec import DEFAULT_MAX_DISRUPTIONS, ClusterMeta, WorkloadSpec, parse_env
 
 
 @dataclass(frozen=True)
@@ -44,9 +45,14 @@ class WorkloadRequest:
     num_nodes: int | None = None
     priority: str = "medium"
     max_restarts: int = 0
+    max_disruptions: int = DEFAULT_MAX_DISRUPTIONS
+    hang_after: str | None = None  # D or Nx, as typed (xcli/plan/hang.py)
+    recover: bool = False  # --recover (VM-style clusters whose provider can re-create them)
+    restart_scope: str = "all"  # all | slice (xcli/workload/pathways/jobset.py failure_policy)
     restart_on_exit_codes: str = ""  # N,M as typed
     env_pairs: tuple[str, ...] = ()
     env_file: Path | None = None
+    env_secret: bool = False  # --env-secret: the values in a Secret, not in the JobSet
     ttl_after_finished: str = "12h"
     termination_grace_period: str = "30s"
     replace: bool = False
@@ -106,6 +112,7 @@ def spec_from_request(req: WorkloadRequest, meta: ClusterMeta) -> WorkloadSpec:
         num_nodes=req.num_nodes,
         priority=req.priority,
         max_restarts=req.max_restarts,
+        max_disruptions=req.max_disruptions,
         restart_on_exit_codes=codes,
         env=env,
         ttl_after_finished=ttl,
@@ -113,7 +120,15 @@ def spec_from_request(req: WorkloadRequest, meta: ClusterMeta) -> WorkloadSpec:
         replace=req.replace,
     )
     scheduler = str(req.scheduler or DEFAULT_SCHEDULER)
-    return dataclasses.replace(spec, namespace=req.namespace, scheduler=scheduler)
+    hang = parse_hang_after(req.hang_after)
+    return dataclasses.replace(
+        spec,
+        namespace=req.namespace,
+        scheduler=scheduler,
+        hang_after=hang,
+        recover=req.recover,
+        env_secret=req.env_secret,
+    )
 
 
 def exit_codes(text: str) -> tuple[int, ...]:

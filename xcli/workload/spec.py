@@ -11,11 +11,14 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from xcli.catalog import Accelerator, lookup
 from xcli.errors import ConfigError, UserError
 from xcli.spec import Capacity, check_name, check_reservation
+
+if TYPE_CHECKING:
+    from xcli.plan.hang import HangRule
 
 # Pod priority classes `cluster create` installs (value = scheduling priority).
 PRIORITIES = {"very-low": 100, "low": 250, "medium": 500, "high": 750, "very-high": 1000}
@@ -77,6 +80,8 @@ class ClusterMeta:
     source: str = "configmap"  # where these facts came from: configmap, file or flags
     kueue_topology: str = ""  # the Kueue Topology its flavor names (workload/scheduling.py)
     pathways_pool: str = ""  # the Pathways head pool (cluster create --pathways), if any
+    # JobSet feature gates `cluster create` turned on (--slice-restarts: RestartJob)
+    jobset_gates: tuple[str, ...] = ()
     # without an image a workload runs as a plain process on each worker (the provider's
     # Capabilities.plain_process: the local provider)
     plain_process: bool = False
@@ -119,6 +124,7 @@ def cluster_meta_from_dict(
         source=source,
         kueue_topology=str(data.get("kueue_topology", "")),
         pathways_pool=str(data.get("pathways_pool", "")),
+        jobset_gates=tuple(g for g in str(data.get("jobset_feature_gates", "")).split(",") if g),
     )
 
 
@@ -227,6 +233,11 @@ def check_workload_name(name: str, accel: Accelerator, slices: int, nodes: int) 
     return name
 
 
+# Disruptions a GKE run may take for free: larger than any --max-restarts default, small
+# enough that a program evicted for memory again and again fails within hours, not never.
+DEFAULT_MAX_DISRUPTIONS = 20
+
+
 @dataclass(frozen=True)
 class WorkloadSpec:
     """What `xcli workload create` was asked to run. Built by `workload_spec()`, never by hand."""
@@ -242,11 +253,23 @@ class WorkloadSpec:
     max_restarts: int = 0
     restart_on_exit_codes: tuple[int, ...] = ()
     env: tuple[tuple[str, str], ...] = ()
+    # free restarts (disruptions) allowed beyond max_restarts (manifest.py container_command)
+    max_disruptions: int = DEFAULT_MAX_DISRUPTIONS
+    hang_after: HangRule | None = None  # VM-style runs: xcli/plan/hang.py
+    recover: bool = False  # VM-style runs on a Recoverer provider: re-create preempted slices
     ttl_after_finished: int = 12 * 3600
     termination_grace_period: int = 30
     replace: bool = False
     namespace: str = "default"
     scheduler: str = "default-scheduler"  # workload/scheduling.py: XPK's --scheduler values
+    env_secret: bool = False  # the user's env values in a Secret (workload/jobset/env_secret.py)
+    # names in `env` that xcli set itself (a storage lever's path): shown, never secret
+    lever_env: tuple[str, ...] = ()
+
+    @property
+    def user_env_names(self) -> tuple[str, ...]:
+        """The names of the user's own variables (--env, --env-file): hidden in the plan."""
+        return tuple(name for name, _ in self.env if name not in self.lever_env)
 
     @property
     def workers_per_slice(self) -> int:
@@ -274,6 +297,7 @@ def workload_spec(
     num_nodes: int | None = None,
     priority: str = "medium",
     max_restarts: int = 0,
+    max_disruptions: int = DEFAULT_MAX_DISRUPTIONS,
     restart_on_exit_codes: Iterable[int] = (),
     env: tuple[tuple[str, str], ...] = (),
     ttl_after_finished: int = 12 * 3600,
@@ -299,6 +323,8 @@ def workload_spec(
         raise UserError("the command is empty", hint="pass --command 'python3 train.py'")
     if not 0 <= max_restarts <= 10_000:
         raise UserError(f"--max-restarts {max_restarts} is out of range", hint="use 0..10000")
+    if not 0 <= max_disruptions <= 10_000:
+        raise UserError(f"--max-disruptions {max_disruptions} is out of range", hint="use 0..10000")
     _check_contract(env, accel)
     codes = tuple(sorted(set(restart_on_exit_codes)))
     bad = [c for c in codes if not 1 <= c <= 255]
@@ -314,6 +340,7 @@ def workload_spec(
         num_nodes=nodes if accel.kind == "gpu" else 1,
         priority=priority,
         max_restarts=max_restarts,
+        max_disruptions=max_disruptions,
         restart_on_exit_codes=codes,
         env=env,
         ttl_after_finished=ttl_after_finished,

@@ -199,4 +199,5 @@ def with_env(spec: WorkloadSpec, mounts: Mounts) -> WorkloadSpec:
         return spec
     mine = dict(spec.env)
     added = tuple((k, v) for k, v in mounts.env if k not in mine)
-    return dataclasses.replace(spec, env=added + spec.env)
+    levers = tuple(k for k, _ in added)
+    return dataclasses.replace(spec, env=added + spec.env, lever_env=spec.lever_env + levers)

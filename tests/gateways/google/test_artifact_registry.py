@@ -95,3 +95,58 @@ def test_refusals_are_one_line_with_a_hint() -> None:
 def test_google_credentials_only_for_google_hosts() -> None:
     assert google_credentials("127.0.0.1:5000") is None
     assert google_credentials("registry-1.docker.io") is None
+
+
+GOOGLE = ("gcr.io", "us.gcr.io", "EU.GCR.IO", "us-docker.pkg.dev", "europe-west4-docker.pkg.dev")
+NEAR_MISSES = (
+    "mygcr.io",
+    "notgcr.io",
+    "usgcr.io",
+    "gcr.io.evil.com",
+    "evil.com/gcr.io",
+    "a.b.gcr.io",
+    "gcr.io:8443",
+    "docker.pkg.dev",
+    "us-docker.pkg.dev.evil.com",
+    "evil-docker.pkg.devx",
+    "us.docker.pkg.dev.attacker-docker.pkg.dev.x",
+    "mypkg.dev",
+    "",
+)
+
+
+@pytest.fixture
+def user_adc(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """Application-default credentials of a signed-in user, refreshed against `responses`."""
+    adc = tmp_path / "adc.json"
+    adc.write_text(
+        json.dumps(
+            {
+                "type": "authorized_user",
+                "client_id": "id",
+                "client_secret": "secret",
+                "refresh_token": "refresh",
+            }
+        )
+    )
+    monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(adc))
+    monkeypatch.delenv("GOOGLE_CLOUD_PROJECT", raising=False)
+    with responses.RequestsMock() as rsps:
+        rsps.post(
+            "https://oauth2.googleapis.com/token",
+            json={"access_token": "ya29.user-token", "expires_in": 3600},
+        )
+        yield rsps
+
+
+@pytest.mark.parametrize("host", GOOGLE)
+def test_google_registry_hosts_get_the_users_token(user_adc: Any, host: str) -> None:
+    assert google_credentials(host) == ("oauth2accesstoken", "ya29.user-token")
+
+
+@pytest.mark.parametrize("host", NEAR_MISSES)
+def test_near_miss_registry_hosts_get_no_token(user_adc: Any, host: str) -> None:
+    """A bare suffix test gave `mygcr.io`, `notgcr.io` and `usgcr.io` the user's token."""
+    user_adc.assert_all_requests_are_fired = False
+    assert google_credentials(host) is None
+    assert not user_adc.calls  # not even a token refresh

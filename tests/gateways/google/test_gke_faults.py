@@ -12,7 +12,7 @@ import pytest
 from tests.plan.gke_cases import CASES, PROJECT, ZONE
 from tests.support.fake_compute import FakeNet
 from tests.support.fake_gke import FakeGke
-from tests.support.gke_live import Recorder, live, ref_of
+from tests.support.gke_live import Recorder, live, make_provider, ref_of
 from xcli.catalog import lookup
 from xcli.cli.common import Common, run_plan
 from xcli.errors import CloudError, Interrupted, PlanFailed
@@ -281,3 +281,35 @@ def test_rerun_while_the_cluster_is_still_provisioning_waits_for_it() -> None:
     assert "cluster: provisioning" in recorder.lines
     assert len(fake.calls("POST", "/clusters?")) == 0  # not created a second time
     assert clock[0] >= 40.0
+
+
+def test_connection_resets_on_an_operation_poll_are_ridden_out() -> None:
+    """Three resets in a row on operations.get (a flaky link while a pool is created): the
+    poll retries within a budget of minutes, not TRANSPORT_BUDGET's 8 s (issue 37)."""
+    fake = FakeNet()
+    for _ in range(3):
+        fake.drop("GET", "/operations/", "reset")
+    _, spec = CASES["v5p-128-reservation"]
+    with live(fake) as env:
+        env.provider = make_provider(env.sleeps, virtual_clock=True)
+        recorder = Recorder()
+        result = env.run(env.plan(spec), ref_of(spec), recorder)
+    assert result.ok, [r.error for r in result.results.values() if r.error]
+    assert len([r for r in fake.requests if r[2] == "reset"]) == 3
+    assert any("GKE is busy (connection reset)" in line for line in recorder.lines)
+
+
+def test_a_host_that_refuses_still_fails_fast() -> None:
+    import threading
+
+    from xcli.gateways.backoff import RetryPolicy, Timing, retry_call
+
+    sleeps: list[float] = []
+    timing = Timing(sleep=lambda s, _e: sleeps.append(s), clock=lambda: sum(sleeps))
+
+    def refused() -> None:
+        raise ConnectionRefusedError(111, "Connection refused")
+
+    with pytest.raises(ConnectionRefusedError):
+        retry_call(refused, lambda e: True, timing, RetryPolicy(), threading.Event(), print)
+    assert sum(sleeps) <= 8.0

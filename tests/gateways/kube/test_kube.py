@@ -127,7 +127,9 @@ def test_get_list_delete_and_logs() -> None:
         (status(422, "Invalid", "spec.x: unknown field"), False, "bug"),
         (status(429, "TooManyRequests", "slow down"), True, ""),
         (status(404, "NotFound", "the server could not find the requested resource"), True, ""),
-        (httpx2.Response(502, text="<html>bad gateway</html>"), False, ""),
+        # a gateway in front of the apiserver: transient, and every call here is idempotent
+        (httpx2.Response(502, text="<html>bad gateway</html>"), True, ""),
+        (status(500, "InternalError", "etcdserver: leader changed"), True, ""),
     ],
 )
 def test_errors_become_cloud_errors(answer: httpx2.Response, retryable: bool, hint: str) -> None:

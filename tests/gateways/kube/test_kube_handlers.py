@@ -409,3 +409,17 @@ def test_delete_of_a_missing_object_is_success_and_a_stuck_one_times_out() -> No
     result = run(handlers(fake, Clock()), delete_step(timeout=30))
     error = result.results["del"].error
     assert isinstance(error, CloudError) and "still exists" in error.message
+
+
+@pytest.mark.parametrize(("code", "reason"), [(500, "InternalError"), (502, "BadGateway")])
+def test_a_server_error_on_apply_is_retried(code: int, reason: str) -> None:
+    """An apiserver's 500 (etcd leader change, a restart behind the load balancer) on a
+    server-side apply, which is idempotent: retried like 503 (issue 37, Faults)."""
+    fake, clock = FakeKube(), Clock()
+    path = "/apis/kueue.x-k8s.io/v1beta2/resourceflavors/tpu7x-8"
+    fake.script("PATCH", path, status(code, reason, "etcdserver: leader changed"))
+    flavor = kueue_objects.resource_flavor(CASES["tpu7x-8"])
+    result = run(handlers(fake, clock), apply_step(flavor))
+    assert result.ok, result.results["a"].error
+    assert [r.url.path for r in fake.patches()] == [path] * 2
+    assert len(clock.sleeps) == 1

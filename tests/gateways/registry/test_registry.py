@@ -11,7 +11,7 @@ import pytest
 import requests
 import responses
 
-from xcli.errors import UserError
+from xcli.errors import CloudError, UserError
 from xcli.gateways.registry.client import Registry
 from xcli.gateways.registry.push import ImageHandlers
 from xcli.image import oci
@@ -160,3 +160,44 @@ def test_the_base_is_read_once_then_only_its_tag_is_resolved(tmp_path: Path) -> 
     responses.calls.reset()
     assert handlers.read_base(step, ctx) == first
     assert [c.request.method for c in responses.calls] == ["HEAD"]  # no pull counted
+
+
+def _read_base(image: str) -> None:
+    step = ImageBase(id="base", summary="s", image=parse(image), platform="linux/amd64")
+    handler = ImageHandlers().handlers()["image_base"]
+    handler(step, StepContext(step, NullReporter(), threading.Event(), {}))
+
+
+def test_a_registry_nobody_answers_on_is_one_line() -> None:
+    """A real connection refused (nothing listens on the port): one line naming the host and
+    why, not requests' MaxRetryError text (issue 37, Faults)."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # closed again: nothing listens there
+    with pytest.raises(CloudError) as info:
+        _read_base(f"127.0.0.1:{port}/team/app:1")
+    assert info.value.message == f"cannot reach registry 127.0.0.1:{port}: connection refused"
+    assert "HTTPS_PROXY" in info.value.hint
+
+
+@responses.activate
+@pytest.mark.parametrize("where", ["token", "manifest"])
+def test_a_page_instead_of_json_is_one_line(where: str) -> None:
+    page = "<html>Sign in to the proxy</html>"
+    if where == "token":
+        responses.get(
+            f"{HOST}/v2/team/app/manifests/latest",
+            status=401,
+            headers={"WWW-Authenticate": f'Bearer realm="{HOST}/token",service="reg"'},
+        )
+        responses.get(f"{HOST}/token", body=page, content_type="text/html")
+    else:
+        responses.get(f"{HOST}/v2/team/app/manifests/latest", body=page)
+    with pytest.raises(CloudError) as info:
+        _read_base("reg.example.com/team/app")
+    assert info.value.message.startswith(
+        "registry reg.example.com answered something that is not the registry API's JSON"
+    )
+    assert "\n" not in info.value.message and info.value.hint

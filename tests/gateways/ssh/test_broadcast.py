@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from tests.gateways.local_support import LocalServers, delete, local_servers, needs_openssh
-from tests.support.sshd import Sshd, free_ports
+from tests.support.sshd import Sshd, free_ports, keygen
 from xcli.gateways.ssh.broadcast import run_broadcast
 from xcli.gateways.ssh.output import OutputSink
 from xcli.plan.fanout import Action, Broadcast, Exec, SshSettings, Target, plan_broadcast
@@ -456,3 +456,36 @@ def test_connection_failures_are_retried_until_the_worker_comes_up(
     finally:
         timer.join()
         late.stop()
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_two_first_contacts_at_once_give_no_false_key_changed(
+    engine: str, sshd: Sshd, tmp_path: Path
+) -> None:
+    """Two connections to the same new worker at once (two targets on one host:port, or two
+    xcli runs): the second sees the key the first just pinned, the same key, and accepts it;
+    it was refused with "the key changed ... ssh-keygen -R" (issue 37, Faults)."""
+    port = sshd.ports[0]
+    tgts = [Target("w0", "127.0.0.1", port, sshd.user)]
+    s = settings(tmp_path, sshd, host_keys="accept-new")
+    for attempt in range(3):  # the race is narrow: several rounds of four runs at once
+        s.known_hosts.write_text("")
+        got: list[tuple[FanoutResult, str, str]] = []
+
+        def one(n: int, got: list[tuple[FanoutResult, str, str]] = got, r: int = attempt) -> None:
+            got.append(run(engine, tgts, Exec("true"), s, tmp_path / f"r{r}-{n}"))
+
+        runs = [threading.Thread(target=one, args=(n,)) for n in range(4)]
+        for t in runs:
+            t.start()
+        for t in runs:
+            t.join(timeout=60)
+        assert len(got) == 4
+        for result, _, err in got:
+            assert result.exit_code == 0, result.summary_lines()
+            assert "changed" not in err
+    # a really different key is still refused as changed
+    other = " ".join(keygen(tmp_path / "other_host_key").split()[:2])
+    s.known_hosts.write_text(f"[127.0.0.1]:{port} {other}\n")
+    result, _, _ = run(engine, tgts[:1], Exec("true"), s, tmp_path)
+    assert result.outcomes[0].status == "host key"

@@ -35,7 +35,26 @@ def test_chunks_split_mid_line_come_out_as_whole_prefixed_lines(tmp_path: Path) 
     ]
     assert err.getvalue() == b"[s1/w2] oops\n"
     assert (tmp_path / "w0.log").read_bytes() == b"hello\nworld"
-    assert (tmp_path / "s1-w2.log").read_bytes() == b"one\ntwoopso\n"
+    # whole lines of each stream: stderr's "oops" no longer lands inside stdout's "two"
+    assert (tmp_path / "s1-w2.log").read_bytes() == b"one\ntwo\noops"
+
+
+def test_the_log_never_splits_a_line_between_stdout_and_stderr(tmp_path: Path) -> None:
+    """A progress line written in pieces while warnings go to stderr (issue 37)."""
+    sink = OutputSink(io.BytesIO(), io.BytesIO(), tmp_path)
+    w = sink.stream("w0")
+    w.feed(b"step 1: loss=")
+    w.feed(b"WARNING: slow host\n", err=True)
+    w.feed(b"0.25\nstep 2: lo")
+    w.feed(b"W0000 deprecated\nW0001 again\n", err=True)
+    w.feed(b"ss=0.2\n")
+    w.close()
+    lines = (tmp_path / "w0.log").read_bytes().splitlines()
+    assert sorted(lines) == sorted(
+        [b"step 1: loss=0.25", b"WARNING: slow host", b"step 2: loss=0.2",
+         b"W0000 deprecated", b"W0001 again"]
+    )  # fmt: skip
+    assert lines.index(b"WARNING: slow host") < lines.index(b"step 1: loss=0.25")
 
 
 def test_threads_never_interleave_inside_a_line() -> None:

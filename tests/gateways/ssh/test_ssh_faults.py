@@ -194,3 +194,48 @@ def test_asyncssh_connections_kept_across_runs_do_not_wait_on_a_frozen_worker(
     assert first_code == 0
     assert statuses == ["timed out", "timed out"]
     assert elapsed < CONNECT_TIMEOUT + SLACK, f"took {elapsed:.1f}s"
+
+
+@pytest.mark.parametrize("engine", ["openssh", "asyncssh"])
+def test_a_full_disk_is_said_as_such_not_as_a_timeout(
+    engine: str, sshd: Sshd, tmp_path: Path
+) -> None:
+    """The worker's log cannot be written (its file is /dev/full: every write is ENOSPC, as on
+    a full disk): the outcome says the disk is full and where, exit 1, not "timed out" and
+    124 with no --timeout given (issue 37, Faults)."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "w0.log").symlink_to("/dev/full")
+    tgts = targets(sshd, sshd.ports[:2])
+    plan = plan_broadcast("t", tgts, Exec("echo hello"), settings(tmp_path, sshd), engine=engine)
+    step = plan.steps[0]
+    assert isinstance(step, Broadcast)
+    result = run_broadcast(step, OutputSink(io.BytesIO(), io.BytesIO(), logs))
+    by_label = {o.label: o for o in result.outcomes}
+    assert by_label["w1"].ok
+    full = by_label["w0"]
+    assert full.status == "local error"
+    assert full.reason.startswith("failed on this machine (the disk is full: no space left")
+    assert str(logs / "w0.log") in full.reason
+    assert result.exit_code == 1
+
+
+@pytest.mark.parametrize("engine", ["openssh", "asyncssh"])
+def test_a_file_name_that_is_not_utf8_is_copied(engine: str, sshd: Sshd, tmp_path: Path) -> None:
+    """`xcli scp` of a file whose name is not UTF-8 (argv holds it surrogate-escaped): sent
+    under its own bytes, as OpenSSH's scp sends it; asyncssh failed to encode it and the run
+    was reported as "timed out" (issue 37, Faults)."""
+    from xcli.plan.fanout import Upload
+
+    name = os.fsdecode(b"data-\xff.bin")
+    (tmp_path / name).write_bytes(b"payload")
+    dest = tmp_path / "dest"
+    dest.mkdir()
+    tgts = targets(sshd, sshd.ports[:1])
+    action = Upload((str(tmp_path / name),), f"{dest}/")
+    plan = plan_broadcast("t", tgts, action, settings(tmp_path, sshd), engine=engine)
+    step = plan.steps[0]
+    assert isinstance(step, Broadcast)
+    result = run_broadcast(step, OutputSink(io.BytesIO(), io.BytesIO(), tmp_path / "logs"))
+    assert result.exit_code == 0, result.summary_lines()
+    assert (dest / name).read_bytes() == b"payload"

@@ -67,7 +67,9 @@ def test_workers_and_access(demo: Demo) -> None:
     assert {w.host for w in demo.workers} == {"127.0.0.1"}
     assert {w.accelerator for w in demo.workers} == {"v5litepod-16"}
     assert [w.port for w in demo.workers] == list(demo.ports.ssh)
-    assert len(set(demo.ports.all())) == 17  # 8 SSH + 8 multislice + 1 JAX: no collision
+    # 8 SSH + 8 multislice + 1 JAX + 8 profiler: no collision
+    assert len(set(demo.ports.all())) == 25
+    assert [w.profiler_port for w in demo.workers] == list(demo.ports.profiler)
     assert demo.access.key_file and demo.access.key_file.is_file()
     assert oct(demo.access.key_file.stat().st_mode & 0o777) == "0o600"
     assert demo.access.known_hosts and len(demo.access.known_hosts.read_text().splitlines()) == 8

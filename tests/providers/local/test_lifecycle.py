@@ -130,10 +130,15 @@ def _free_base(span: int) -> int:
 
 
 def test_base_port_and_a_port_in_use(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    base = _free_base(5)
+    base = _free_base(7)
     create(tmp_path, "fixed", "v5litepod-8", "--base-port", str(base))
     ports, supervisor = state(tmp_path, "fixed")["ports"], state(tmp_path, "fixed")["pid"]
-    assert ports == {"ssh": [base, base + 1], "megascale": [base + 2, base + 3], "jax": base + 4}
+    assert ports == {
+        "ssh": [base, base + 1],
+        "megascale": [base + 2, base + 3],
+        "jax": base + 4,
+        "profiler": [base + 5, base + 6],
+    }
     provider = _provider(tmp_path, monkeypatch)
     ref = ClusterRef("fixed", "", "", "local")
     (hello,) = run_all([ssh_argv(provider.ssh_access(ref), provider.workers(ref)[1], "hostname")])
@@ -145,7 +150,7 @@ def test_base_port_and_a_port_in_use(tmp_path: Path, monkeypatch: pytest.MonkeyP
     )  # fmt: skip
     assert (clash.returncode, clash.stdout) == (1, "")
     assert clash.stderr.splitlines() == [
-        f"error: --base-port {base}: port {base} (and 1 more) of {base}-{base + 4} is already "
+        f"error: --base-port {base}: port {base} (and 1 more) of {base}-{base + 6} is already "
         "in use",
         "hint: choose another --base-port, or drop it to use free ports",
     ]
@@ -210,7 +215,7 @@ def _supervisors(home: Path) -> list[int]:
     return found
 
 
-@pytest.mark.parametrize("damage", ["random bytes", "truncated", "deleted"])
+@pytest.mark.parametrize("damage", ["random bytes", "truncated", "deleted", "huge pid"])
 def test_delete_stops_everything_when_state_json_is_damaged(
     damage: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -222,6 +227,8 @@ def test_delete_stops_everything_when_state_json_is_damaged(
         path.write_bytes(os.urandom(300))
     elif damage == "truncated":
         path.write_text(path.read_text()[:40])
+    elif damage == "huge pid":  # issue 37: os.kill overflowed, exit 3, the delete blocked
+        path.write_text(json.dumps({**json.loads(path.read_text()), "pid": 10**30}))
     else:
         path.unlink()
     out = delete(tmp_path, "hurt")

@@ -129,6 +129,7 @@ def test_a_run_that_restarted_once(capsys: pytest.CaptureFixture[str]) -> None:
         "lost_since_checkpoint": 20.0,  # steps 3 and 4 done twice (MGM's wasted progress)
         "resume": 30.0,  # second job start to its first step
         "reschedule": 30.0,  # last record before the restart to the second job start
+        "restarted_from_scratch": 0.0,  # step 3 after checkpoint 2
         "other": 5.0,  # after step 7's expected end (+180) to job_end_time (+185)
     }
     assert (report["steps"], report["wall_seconds"], report["held_seconds"]) == (7, 185.0, 155.0)

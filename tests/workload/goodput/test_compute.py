@@ -40,6 +40,7 @@ def test_one_interruption_splits_into_lost_reschedule_and_resume() -> None:
         "lost_since_checkpoint": 40.0,  # checkpoint at 60 -> interruption at 100
         "resume": 20.0,  # 130 -> step 4 at 150
         "reschedule": 30.0,  # 100 -> 130
+        "restarted_from_scratch": 0.0,  # step 4 after checkpoint 3: resumed
         "other": 0.0,
     }
     assert report["productive_seconds"] == 90.0  # 20..60, then 150..200 (still running)
@@ -60,7 +61,9 @@ def test_one_interruption_splits_into_lost_reschedule_and_resume() -> None:
         "lost_since_checkpoint": 40.0,
         "reschedule": 30.0,
         "resume": 20.0,
+        "restarted_from_scratch": False,
     }
+    assert report["restarts"] == {"disruptions": 0, "failures": 1}
     total = report["productive_seconds"] + sum(report["badput"].values())
     assert total == report["wall_seconds"] == 200.0
 
@@ -138,3 +141,41 @@ def test_mfu_missing_says_why() -> None:
     assert "no step time yet" in out and "catalogue" not in out
     report, _ = _mfu_case([])
     assert report["program_goodput_missing"] == "no_step_time"
+
+
+def test_a_restart_below_the_last_checkpoint_is_restarted_from_scratch() -> None:
+    # as the test above, but after the restart the program starts again at step 0
+    marks = [
+        *steps(0, 8, 20.0, 10.0),
+        Mark(60.0, "checkpoint", 3),
+        *steps(0, 5, 150.0, 10.0),
+    ]
+    tl = Timeline(
+        submitted=0.0,
+        admitted=5.0,
+        end=200.0,
+        segments=(
+            Segment(10.0, 100.0, Cause("worker exit", "w1", 1, "")),
+            Segment(130.0, None),
+        ),
+        marks=tuple(sorted(marks, key=lambda m: m.at)),
+        finished=False,
+    )
+    report = compute(tl).to_dict()
+    (cut,) = report["interruptions"]
+    assert cut["restarted_from_scratch"] is True and cut["checkpoint_resumed_from"] == 3
+    # steps 0..3 (20 -> the checkpoint at 60) ran again: 40 s leave productive time
+    assert report["badput"]["restarted_from_scratch"] == 40.0
+    assert report["badput"]["lost_since_checkpoint"] == 40.0  # 60 -> 100, as before
+    assert report["productive_seconds"] == 50.0  # 150 .. 200 only
+    total = report["productive_seconds"] + sum(report["badput"].values())
+    assert total == report["wall_seconds"] == 200.0
+    line = next(x for x in text(report, "t1") if "worker exit" in x)
+    assert "restarted from scratch (checkpoint 3 was not resumed from)" in line
+    # resumed at step 3 (the checkpoint's own step) is not from scratch
+    again = [*steps(0, 8, 20.0, 10.0), Mark(60.0, "checkpoint", 3), *steps(3, 7, 150.0, 10.0)]
+    resumed = compute(
+        Timeline(**{**tl.__dict__, "marks": tuple(sorted(again, key=lambda m: m.at))})
+    )
+    assert resumed.interruptions[0].restarted_from_scratch is False
+    assert resumed.badput["restarted_from_scratch"] == 0.0

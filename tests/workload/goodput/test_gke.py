@@ -72,6 +72,7 @@ EXPECTED = {
             "lost_since_checkpoint": None,
             "reschedule": 1020.0,  # 10:30:00 -> every worker running again at 10:47:00
             "resume": 60.0,  # 10:47:00 -> step 501 at 10:48:00
+            "restarted_from_scratch": False,
         }
     ],
     "badput": {
@@ -81,6 +82,7 @@ EXPECTED = {
         "lost_since_checkpoint": 0.0,
         "resume": 60.0,
         "reschedule": 1020.0,
+        "restarted_from_scratch": 0.0,
         "other": 1685.0,  # the first admission's 1680 s (no logs) + 5 s after the last step
     },
     "steps": 512,
@@ -95,6 +97,7 @@ EXPECTED = {
         "deleted its pods at the eviction): its time counts as other"
     ],
     "program_goodput_missing": None,
+    "restarts": {"disruptions": 1, "failures": 0},  # a Kueue preemption
 }
 
 
@@ -192,6 +195,7 @@ def test_a_jobset_restart_with_the_failed_attempts_pods_still_there(
             "lost_since_checkpoint": 450.0,  # checkpoint 9 at 10:12:00 -> 10:19:30
             "reschedule": 90.0,  # 10:19:30 -> attempt 1 all running at 10:21:00
             "resume": 60.0,  # -> step 10 at 10:22:00
+            "restarted_from_scratch": False,  # step 10 after checkpoint 9
         }
     ]
     assert report["badput"] == {
@@ -201,6 +205,7 @@ def test_a_jobset_restart_with_the_failed_attempts_pods_still_there(
         "lost_since_checkpoint": 450.0,
         "resume": 60.0,
         "reschedule": 90.0,
+        "restarted_from_scratch": 0.0,
         "other": 0.0,  # step 27 ends at 10:40:00, when the JobSet completes
     }
     assert (report["productive_seconds"], report["held_seconds"], report["wall_seconds"]) == (

@@ -188,21 +188,30 @@ def test_gpu_environment() -> None:
     assert env["NODE_RANK"] == env["JAX_PROCESS_ID"] == rank
 
 
-def test_restart_policy_user_errors_fail_and_infrastructure_restarts() -> None:
+def test_restart_policy_disruptions_free_crashes_counted_user_errors_fail() -> None:
     js = _jobset("v5p-128-x4-spot", restart_on_exit_codes=(3, 1))
     policy = js["spec"]["failurePolicy"]
     assert policy["maxRestarts"] == 3
     assert policy["rules"] == [
         {
+            "name": "Disruption",
+            "action": "RestartJobSetAndIgnoreMaxRestarts",
+            "onJobFailureReasons": ["PodFailurePolicy"],
+            "onJobFailureMessagePatterns": [
+                "^Pod [^ /]+/[^ ]+ has condition DisruptionTarget matching FailJob rule at index 0$"
+            ],
+        },
+        {
             "name": "FailOnUserError",
             "action": "FailJobSet",
             "onJobFailureReasons": ["PodFailurePolicy"],
-        }
+        },
     ]
     rules = _rjob(js)["template"]["spec"]["podFailurePolicy"]["rules"]
-    # Disruption (preemption, node loss) first, so it counts as infrastructure whatever the code.
+    # Disruption (preemption, node loss) first, so it is infrastructure whatever the code; the
+    # pattern above names its index.
     assert rules[0] == {
-        "action": "Count",
+        "action": "FailJob",
         "onPodConditions": [{"type": "DisruptionTarget", "status": "True"}],
     }
     codes = rules[1]["onExitCodes"]
@@ -213,6 +222,20 @@ def test_restart_policy_user_errors_fail_and_infrastructure_restarts() -> None:
     assert codes["values"] == sorted(set(codes["values"])) and len(codes["values"]) <= 255
     assert 42 in codes["values"] and 143 in codes["values"] and 137 in codes["values"]
     assert 1 in codes["values"] and 2 not in codes["values"] and 127 not in codes["values"]
+
+
+def test_the_free_restarts_are_bounded_inside_the_pod() -> None:
+    js = _jobset("v5p-128-x4-spot", restart_on_exit_codes=(1,), max_disruptions=5)
+    container = _pod(js)["containers"][0]
+    shell, flag, script = container["command"]
+    guard, _, command = script.partition("\n")
+    # --max-restarts 3 + --max-disruptions 5; exit 2: the lowest code the exit-code rule fails
+    assert (shell, flag) == ("/bin/sh", "-c") and command == spec_for("v5p-128-x4-spot").command
+    assert guard.startswith('if [ "${XCLI_RESTART_ATTEMPT:-0}" -gt 8 ]; then') and "exit 2" in guard
+    env = _env(js)
+    assert env["XCLI_RESTART_ATTEMPT"] == {
+        "fieldRef": {"fieldPath": "metadata.annotations['jobset.sigs.k8s.io/restart-attempt']"}
+    }
 
 
 def test_ttl_and_grace_period() -> None:

@@ -11,7 +11,7 @@ from xcli.errors import UserError
 from xcli.plan.gke.kube_steps import K8sDelete
 from xcli.plan.model import Plan
 from xcli.plan.render import plan_document
-from xcli.plan.steps import K8sApply
+from xcli.plan.steps import K8sApply, redacted
 from xcli.workload.jobset.plan import (
     check_fits,
     gke_cluster_path,
@@ -71,7 +71,9 @@ def test_plan_applies_one_jobset() -> None:
     assert manifest_documents(plan) == [step.manifest]
     doc = plan_document(plan)
     assert doc["plan"][0]["kind"] == "k8s_apply"
-    assert doc["plan"][0]["manifest"] == step.manifest  # what is printed is what is applied
+    # what is printed is what is applied, but for the values of the user's variables
+    hidden = redacted(step.manifest, frozenset(step.redact))
+    assert step.redact and doc["plan"][0]["manifest"] == hidden
 
 
 def test_notes_are_honest_about_where_facts_came_from() -> None:

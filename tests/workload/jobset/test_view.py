@@ -46,7 +46,7 @@ def _jobset(
 ) -> dict[str, Any]:
     js = build_jobset(spec_for(case, name=name), meta_for(case))
     js["metadata"]["creationTimestamp"] = "2026-11-22T10:00:00Z"
-    js["status"] = {"conditions": conditions, "restarts": status.get("restarts", 0)}
+    js["status"] = {"conditions": conditions, **{"restarts": 0, **status}}
     validate(js)
     return js
 
@@ -56,7 +56,7 @@ QUEUED = _jobset(
     "queued-1",
     [_cond("Suspended", "True", "SuspendedByKueue", "jobset suspended", "2026-11-22T10:00:01Z")],
 )
-RUNNING = _jobset("v5p-128-x4-spot", "running-1", [], restarts=2)
+RUNNING = _jobset("v5p-128-x4-spot", "running-1", [], restarts=2, restartsCountTowardsMax=1)
 DONE = _jobset(
     "v5litepod-16-x1",
     "done-1",
@@ -223,7 +223,10 @@ def test_finished_workload_names_the_first_failing_worker() -> None:
 
 
 def test_running_workload_reports_restarts() -> None:
-    assert explain(RUNNING, None, []) == ["restarted 2 time(s)"]
+    assert explain(RUNNING, None, []) == [
+        "restarted 2 time(s): 1 after disruptions (free), 1 after failures (counted against "
+        "--max-restarts)"
+    ]
 
 
 def test_fixtures_would_fail_validation_if_malformed() -> None:

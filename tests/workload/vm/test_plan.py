@@ -59,6 +59,7 @@ def test_worker_env_contract() -> None:
         "JAX_COORDINATOR_ADDRESS": "10.0.0.0:8476",
         "JAX_NUM_PROCESSES": "8",
         "JAX_PROCESS_ID": "6",
+        "XCLI_PROFILER_PORT": "9999",
     }
     ids = {worker_env(WORKERS, w)["JAX_PROCESS_ID"] for w in WORKERS}
     assert ids == {str(n) for n in range(8)}
@@ -340,3 +341,10 @@ def test_golden_vm_plan(provider: str, update_goldens: bool) -> None:
         if update_goldens:
             path.write_text(text, encoding="utf-8")
         assert text == path.read_text(encoding="utf-8"), f"{path.name} changed"
+
+
+@pytest.mark.parametrize("host", ["mygcr.io", "notgcr.io", "usgcr.io"])
+def test_tpu_vm_logs_in_only_to_google_hosts(host: str) -> None:
+    """The VM's own token goes to `docker login HOST` only for Google's registry hosts."""
+    assert "docker login" not in worker_script(_spec(image=f"{host}/p/img:1"), "docker", {})
+    assert "docker login" in worker_script(_spec(), "docker", {})

@@ -51,6 +51,12 @@ OPTIONS: list[Callable[[Any], Any]] = [
         "streaming (gke; repeatable).",
     ),
     click.option(
+        "--slice-restarts",
+        is_flag=True,
+        help="Turn on JobSet's RestartJob feature gate (alpha), so that `workload create "
+        "--restart-scope slice` can restart one slice's Job alone (gke).",
+    ),
+    click.option(
         "--pathways",
         is_flag=True,
         help="Add what Pathways workloads need: the CPU node pool cpu-np (1-20 nodes) for "

@@ -19,10 +19,9 @@ from typing import Any
 from xcli.errors import CloudError
 from xcli.gateways.backoff import PollPolicy, Timing, poll, timed_out
 from xcli.gateways.google.session import CLOUD_PLATFORM, authorized_session
+from xcli.image.google_hosts import is_google_registry
 from xcli.image.steps import AR_API, ArReaderGrant, ArRepository
 from xcli.plan.contract import Handler, StepContext
-
-GOOGLE_HOSTS = ("-docker.pkg.dev", "gcr.io")
 
 
 def _message(resp: Any) -> str:
@@ -108,7 +107,7 @@ class ArtifactRegistry:
 
 def google_credentials(host: str) -> tuple[str, str] | None:
     """Basic credentials for a Google registry host (a fresh access token); None elsewhere."""
-    if not host.endswith(GOOGLE_HOSTS):
+    if not is_google_registry(host):
         return None
     import google.auth
     from google.auth.exceptions import DefaultCredentialsError

@@ -12,7 +12,7 @@ from datetime import datetime
 from functools import partial
 from typing import Any
 
-from xcli.errors import CloudError
+from xcli.errors import NoCredentials
 from xcli.gateways.backoff import (
     READ_POLICY,
     PollPolicy,
@@ -95,7 +95,7 @@ class ContainerGateway:
                     transport="rest", credentials=self._credentials, client_options=options
                 )
             except DefaultCredentialsError:
-                raise CloudError(
+                raise NoCredentials(
                     "no Google credentials found",
                     hint=errs.NO_CREDENTIALS_HINT,
                 ) from None
@@ -230,9 +230,7 @@ class ContainerGateway:
         self, get: Callable[[], Any], what: str, ctx: StepContext, timeout: float
     ) -> None:
         def check() -> bool | None:
-            item = retry_busy(
-                get, errs.is_busy, self.timing, READ_POLICY, ctx.cancelled, ctx.report
-            )
+            item = retry_busy(get, errs.is_busy, self.timing, self.retry, ctx.cancelled, ctx.report)
             status = item.status.name
             if status in ("RUNNING", "RUNNING_WITH_ERROR", "DEGRADED"):
                 return True

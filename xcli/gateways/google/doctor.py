@@ -11,7 +11,7 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from xcli.errors import CloudError
+from xcli.errors import CloudError, NoCredentials
 from xcli.gateways.google import gke_errors as errs
 from xcli.plan.contract import StepContext
 from xcli.plan.doctor_steps import TOKENINFO, CheckRead, CredentialsRead
@@ -57,7 +57,9 @@ class DoctorGateway:
         try:
             creds, project = google.auth.default(scopes=[CLOUD_PLATFORM])
         except DefaultCredentialsError:
-            raise CloudError("no Google credentials found", hint=errs.NO_CREDENTIALS_HINT) from None
+            raise NoCredentials(
+                "no Google credentials found", hint=errs.NO_CREDENTIALS_HINT
+            ) from None
         kind = _kind(creds)
         if os.environ.get("GOOGLE_APPLICATION_CREDENTIALS"):
             source = "GOOGLE_APPLICATION_CREDENTIALS"

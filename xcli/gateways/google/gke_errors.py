@@ -86,14 +86,35 @@ def is_busy(exc: BaseException) -> bool:
 
 
 def understood(exc: BaseException) -> bool:
-    """An HTTP answer, a host not reached or a token not got: api_error can say what it was.
-    Anything else is a bug and is let through."""
-    return http_code(exc) is not None or reach.as_cloud_error(exc) is not None
+    """An HTTP answer, a host not reached, a token not got, or an answer that is not the API's
+    JSON: api_error can say what it was. Anything else is a bug and is let through."""
+    return http_code(exc) is not None or reach.as_cloud_error(exc) is not None or not_json(exc)
+
+
+_NOT_JSON = {"google.protobuf.json_format.ParseError", "json.decoder.JSONDecodeError"}
+
+
+def not_json(exc: BaseException) -> bool:
+    """The API answered (200 OK, often) with a body that is not its JSON: an HTML page from
+    a proxy or captive portal in the way (the REST transport's `json_format.Parse` fails)."""
+    chain = [exc, exc.__cause__, exc.__context__]
+    return any(
+        e is not None and {f"{c.__module__}.{c.__name__}" for c in type(e).__mro__} & _NOT_JSON
+        for e in chain
+    )
 
 
 def api_error(exc: BaseException, *, what: str, project: str, region: str, api: str) -> CloudError:
     """A refused request as a CloudError; `what` names the action ("create node pool x-np-0")."""
     code = http_code(exc)
+    if code is None and not_json(exc):
+        return CloudError(
+            f"{what}: {api}.googleapis.com answered with something that is not the API's JSON "
+            "(a web page: a proxy or a captive portal may be in the way)",
+            hint="check the network and HTTPS_PROXY (open the API's URL in a browser to see "
+            "what answers), then run the same command again",
+            status="NOT_JSON",
+        )
     if code is None:
         down = reach.as_cloud_error(exc, f"{api}.googleapis.com")
         if down is not None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from xcli.errors import CloudError
+from xcli.errors import NoCredentials
 from xcli.gateways.google import gke_errors as errs
 
 CLOUD_PLATFORM = "https://www.googleapis.com/auth/cloud-platform"
@@ -23,5 +23,7 @@ def authorized_session(credentials: Any = None, scopes: Sequence[str] = (CLOUD_P
         try:
             credentials, _ = google.auth.default(scopes=list(scopes))
         except DefaultCredentialsError:
-            raise CloudError("no Google credentials found", hint=errs.NO_CREDENTIALS_HINT) from None
+            raise NoCredentials(
+                "no Google credentials found", hint=errs.NO_CREDENTIALS_HINT
+            ) from None
     return AuthorizedSession(credentials)  # type: ignore[no-untyped-call]

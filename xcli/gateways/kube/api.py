@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     import httpx2
     from lightkube import Client
 
+    from xcli.gateways.kube.exec import ExecTarget
     from xcli.gateways.kube.portforward import Target as PortForwardTarget
 
 # Custom kinds xcli writes or reads: (apiVersion, kind) -> (plural, namespaced). Kinds whose CRD
@@ -129,6 +130,17 @@ class KubeApi:
         context = ssl_context(self._ca_cert) if self._ca_cert else None
         token = self._token or google_token_provider()
         return Target(server, context, token, namespace, pod, port)
+
+    def exec_target(self, namespace: str, pod: str, path: str) -> ExecTarget:
+        """Where a pods/exec stream at `path` goes (gateways/kube/exec.py), trusted and
+        authenticated as `stream_target`'s."""
+        from dataclasses import fields
+
+        from xcli.gateways.kube.exec import ExecTarget
+
+        base = self.stream_target(namespace, pod, 0)
+        values = {f.name: getattr(base, f.name) for f in fields(base)}
+        return ExecTarget(**values, exec_path=path)
 
     @property
     def client(self) -> Client:
@@ -316,7 +328,9 @@ def api_error(what: str, code: int, reason: str, message: str) -> CloudError:
     webhook = any(phrase in text for phrase in WEBHOOK_NOT_READY)
     # 404 on a write: the kind's CRD was just created and is not served yet.
     unserved = code == 404 and "could not find the requested resource" in text
-    retryable = webhook or unserved or code in (429, 503, 504)
+    # 500 and 502 too: every call xcli makes here is idempotent (server-side apply, get,
+    # delete), and an apiserver answers 500 while etcd changes leader (issue 37)
+    retryable = webhook or unserved or code in (429, 500, 502, 503, 504)
     if webhook:
         hint = "a controller's webhook is not serving yet; xcli retries until it is"
     elif code == 403:

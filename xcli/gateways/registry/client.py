@@ -25,6 +25,7 @@ from typing import IO, Any
 from urllib.parse import urljoin, urlsplit
 
 from xcli.errors import CloudError, UserError
+from xcli.image.google_hosts import is_google_registry
 from xcli.image.reference import DOCKER_HUB, ImageRef
 
 Credentials = Callable[[str], "tuple[str, str] | None"]
@@ -47,6 +48,12 @@ def anonymous(host: str) -> tuple[str, str] | None:
 
 class RegistryError(CloudError):
     pass
+
+
+class NotFound(UserError):
+    """The registry has no such manifest. Docker Hub answers 401 for a repository it does not
+    have, as for a private one, "by design" (distribution/distribution issue #1291;
+    jupyterhub/binderhub PR #1664 "Docker Hub now returns 401 for missing repos")."""
 
 
 class Registry:
@@ -145,7 +152,12 @@ class Registry:
                     f"named with it (e.g. REGION-docker.pkg.dev/PROJECT/REPO/"
                     f"{image.name.removeprefix('library/')})"
                 )
-            raise UserError(f"base image {image} not found ({_code(resp)})", hint=hint)
+            raise NotFound(f"base image {image} not found ({_code(resp)})", hint=hint)
+        if resp.status_code == 401 and image.host == DOCKER_HUB:
+            raise NotFound(
+                f"base image {image} is not on Docker Hub, or is private ({_code(resp)})",
+                hint="check the name and tag; xcli reads Docker Hub anonymously",
+            )
         _check(image, resp)
         digest = _digest(resp.content)
         if reference.startswith("sha256:") and digest != reference:
@@ -185,8 +197,8 @@ class Registry:
             scope=_push(image) if push else f"repository:{image.name}:pull",
             headers={"Accept": _ACCEPT_ALL},
         )
-        if resp.status_code == 404:
-            return ""
+        if resp.status_code == 404 or (resp.status_code == 401 and image.host == DOCKER_HUB):
+            return ""  # Docker Hub's 401 is its "no such repository" too (see NotFound)
         _check(image, resp)
         return str(resp.headers.get("Docker-Content-Digest", ""))
 
@@ -242,8 +254,38 @@ class Registry:
         digest = _digest(data)
         echoed = resp.headers.get("Docker-Content-Digest", digest)
         if echoed != digest:
-            raise RegistryError(f"{image}: registry stored manifest {echoed}, sent {digest}")
+            raise RegistryError(
+                f"{image}: registry stored manifest {echoed}, sent {digest}",
+                hint="try again; if it persists, check the registry's status",
+            )
+        self.verify_manifest(image, digest, data)
         return digest
+
+    def verify_manifest(self, image: ImageRef, digest: str, sent: bytes) -> None:
+        """Read the manifest back by digest, as the nodes will pull it: a registry that answered
+        the PUT without storing it (or stored other bytes) is caught here, before a workload
+        is created that points at an image no one can pull."""
+        resp = self.request(
+            "GET",
+            image,
+            f"/v2/{image.name}/manifests/{digest}",
+            scope=_push(image),
+            headers={"Accept": _ACCEPT_ALL},
+        )
+        if resp.status_code == 404:
+            raise RegistryError(
+                f"registry {image.host} accepted the manifest of {image.name} but does not "
+                f"serve {digest}: it was not stored",
+                hint="try again; if it persists, check the registry (its storage, a proxy in "
+                "front of it) before running workloads from it",
+                retryable=True,
+            )
+        _check(image, resp)
+        if _digest(resp.content) != digest:
+            raise RegistryError(
+                f"registry {image.host} serves other bytes as {image.name}@{digest}",
+                hint="check the registry (a proxy in front of it may rewrite manifests)",
+            )
 
 
 def _guarded(image: ImageRef, url: str) -> str:
@@ -300,7 +342,7 @@ def _check(image: ImageRef, resp: Any, expect: tuple[int, ...] = (200,)) -> None
 
 
 def _denied(image: ImageRef, status: int, why: str) -> RegistryError:
-    google = image.host.endswith(("-docker.pkg.dev", "gcr.io"))
+    google = is_google_registry(image.host)
     hint = (
         "sign in with `gcloud auth application-default login` (or set "
         "GOOGLE_APPLICATION_CREDENTIALS); pushing needs roles/artifactregistry.writer"

@@ -12,13 +12,14 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from xcli.errors import CloudError
-from xcli.gateways.registry.client import Credentials, Registry, anonymous
+from xcli.errors import CloudError, UserError
+from xcli.gateways.registry.client import Credentials, NotFound, Registry, anonymous
 from xcli.image import oci
 from xcli.image.layers import Store
 from xcli.image.reference import ImageRef
 from xcli.image.steps import ImageBase, ImagePush
 from xcli.plan.contract import Handler, StepContext
+from xcli.state_files import open_new
 
 PARALLEL = 8
 
@@ -31,7 +32,7 @@ class ImageHandlers:
         self.session = session
 
     def handlers(self) -> dict[str, Handler]:
-        return {"image_base": self.read_base, "image_push": self.push}
+        return {"image_base": _worded(self.read_base), "image_push": _worded(self.push)}
 
     def _registry(self) -> Registry:
         return Registry(self.credentials, self.session)
@@ -39,7 +40,12 @@ class ImageHandlers:
     def read_base(self, step: ImageBase, ctx: StepContext) -> Mapping[str, Any]:
         reg, image = self._registry(), step.image
         store = Store(Path(step.store)) if step.store else None
-        raw, ctype, digest = _manifest(reg, store, image, image.reference)
+        try:
+            raw, ctype, digest = _manifest(reg, store, image, image.reference)
+        except NotFound as err:
+            if not step.missing_hint:
+                raise
+            raise UserError(err.message, hint=step.missing_hint) from err
         doc = json.loads(raw)
         kind, was_index = oci.media_type(doc, ctype), False
         if kind in oci.INDEXES:
@@ -53,13 +59,13 @@ class ImageHandlers:
                 hint="choose a container image for --base-docker-image",
             )
         config_digest = str(doc["config"]["digest"])
-        cached = store.blob(config_digest) if store else None
-        if cached is not None and cached.exists():
+        cached = store.verified(config_digest) if store else None
+        if cached is not None:
             config = cached.read_bytes()
         else:
             config = reg.blob(image, config_digest)
-            if cached is not None:
-                _keep(cached, config)
+            if store is not None:
+                store.keep(config_digest, config)
         if not was_index:
             oci.check_config_platform(json.loads(config), step.platform, str(image))
         ctx.report(f"base {image.repository}@{digest}")
@@ -79,7 +85,7 @@ class ImageHandlers:
             manifest, base["media_type"], base["config"].encode(), step.layers, step.source
         )
         store = Store(Path(step.store))
-        _keep(store.blob(oci.digest_of(config)), config)
+        store.keep(oci.digest_of(config), config)
         reg = self._registry()
         jobs = [(str(x["digest"]), True) for x in manifest.get("layers", [])]
         jobs += [(x.digest, False) for x in step.layers] + [(oci.digest_of(config), False)]
@@ -150,24 +156,49 @@ class ImageHandlers:
         if location is None:
             return "mounted"
         path = store.blob(digest)
-        if from_base and not path.exists():  # another registry: through the local store
-            path.parent.mkdir(parents=True, exist_ok=True)
+        if from_base and store.verified(digest) is None:  # another registry: through the store
             tmp = path.with_suffix(f".{os.getpid()}.{id(location)}.tmp")
-            with tmp.open("wb") as out:
+            with open_new(tmp) as out:
                 reg.blob(step.base, digest, out)
             os.replace(tmp, path)
         reg.upload(dest, digest, path, location, progress)
         return "uploaded"
 
 
-def _keep(path: Path, data: bytes) -> None:
-    """Write a blob into the store (whole, by rename) unless it is there."""
-    if path.exists():
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(f".{os.getpid()}.tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
+def _worded(handler: Any) -> Handler:
+    """The handler, with a registry that cannot be reached (after the upload's own retries) or
+    that answers something other than JSON said in one line with a hint, not as the raw
+    exception's text (issue 37)."""
+    from xcli.gateways.ssh import reach
+
+    def run(step: Any, ctx: StepContext) -> Mapping[str, Any]:
+        image: ImageRef = getattr(step, "image", None) or step.base
+        try:
+            result: Mapping[str, Any] = handler(step, ctx)
+            return result
+        except ValueError as exc:  # JSON that is not (requests' JSONDecodeError is an OSError too)
+            raise CloudError(
+                f"registry {image.host} answered something that is not the registry API's "
+                f"JSON ({type(exc).__name__})",
+                hint="check that the host is an OCI registry and that no proxy rewrites its "
+                "answers",
+            ) from None
+
+        except OSError as exc:  # requests' errors are OSErrors; so is a full disk
+            if not reach.is_unreachable(exc):
+                raise CloudError(
+                    f"registry {image.host}: {exc.strerror or exc} while reading or writing "
+                    f"{getattr(exc, 'filename', '') or 'a local file'}",
+                    hint="check the disk of the image-layer cache (XCLI_IMAGE_CACHE) and try again",
+                ) from None
+            raise CloudError(
+                f"cannot reach registry {image.host}: {reach.reason(exc)}",
+                hint="check the registry's address, this machine's network and HTTPS_PROXY, "
+                "then run the same command again (uploads go on where they stopped)",
+                retryable=True,
+            ) from None
+
+    return run
 
 
 def _outputs(
@@ -195,11 +226,10 @@ def _manifest(
             digest = reg.tagged(image, reference, push=False)
             if not digest:  # no such tag: the GET below says so in its own words
                 return reg.manifest(image, reference, oci.ACCEPT)
-        kept = store.blob(digest)
-        if kept.exists() and oci.digest_of(kept.read_bytes()) == digest:
-            data = kept.read_bytes()
-            return data, "", digest
+        kept = store.verified(digest)
+        if kept is not None:
+            return kept.read_bytes(), "", digest
     raw, ctype, digest = reg.manifest(image, reference, oci.ACCEPT)
     if store is not None and json.loads(raw).get("mediaType"):
-        _keep(store.blob(digest), raw)
+        store.keep(digest, raw)
     return raw, ctype, digest

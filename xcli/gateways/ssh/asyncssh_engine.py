@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import signal
 from collections.abc import Callable
 from pathlib import Path
@@ -23,6 +24,7 @@ from typing import Any
 from xcli.gateways.file_lock import locked
 from xcli.gateways.ssh.output import WorkerStream
 from xcli.gateways.ssh.pool import Attempt
+from xcli.gateways.ssh.waits import within
 from xcli.plan.fanout import (
     KEEPALIVE_COUNT,
     KEEPALIVE_INTERVAL,
@@ -36,11 +38,24 @@ from xcli.plan.fanout import (
 from xcli.plan.remote import remote_command
 from xcli.state_files import open_private
 
+CLOSE_GRACE = 2.0  # seconds aclose waits for the connections to finish closing
 PREFERRED_CIPHERS = "^aes128-gcm@openssh.com,aes256-gcm@openssh.com"
 
 
 def known_name(host: str, port: int) -> str:
     return host if port == 22 else f"[{host}]:{port}"
+
+
+def _pinned_keys(path: Path, name: str) -> set[tuple[str, str]]:
+    """The (type, base64) keys pinned for `name`."""
+    keys: set[tuple[str, str]] = set()
+    if path.is_file():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            fields = line.split()
+            usable = len(fields) >= 3 and not line.startswith(("#", "@"))
+            if usable and name in fields[0].split(","):
+                keys.add((fields[1], fields[2]))
+    return keys
 
 
 def _pinned_names(path: Path) -> set[str]:
@@ -158,7 +173,7 @@ class AsyncSshEngine:
             extra = {"env": dict(e.split("=", 1) for e in env if "=" in e)} if env else {}
             opening = conn.create_process(remote_command(action.command), encoding=None, **extra)
             try:  # the session must open within the connect timeout, as a connection must
-                proc = await asyncio.wait_for(opening, settings.connect_timeout)
+                proc = await within(opening, settings.connect_timeout)
             except asyncio.TimeoutError:
                 raise _NoSession from None
             try:
@@ -177,11 +192,13 @@ class AsyncSshEngine:
             if isinstance(action, Upload):
                 if action.dest.endswith("/"):
                     await _make_folder(conn, action.dest)
-                await asyncssh.scp(
-                    list(action.sources), (conn, action.dest), recurse=action.recursive
-                )
+                # local names as bytes: a name that is not UTF-8 (a surrogate-escaped str) is
+                # sent as it is, as OpenSSH's scp does, instead of failing to encode
+                sources = [os.fsencode(source) for source in action.sources]
+                await asyncssh.scp(sources, (conn, action.dest), recurse=action.recursive)
             elif isinstance(action, Download):
-                await asyncssh.scp((conn, action.source), action.dest, recurse=action.recursive)
+                local = os.fsencode(action.dest)
+                await asyncssh.scp((conn, action.source), local, recurse=action.recursive)
         except asyncssh.SFTPError as exc:
             stream.note(f"copy failed: {exc.reason}")
             return Attempt("exit", 1, detail=exc.reason, reached=True)
@@ -213,7 +230,10 @@ class AsyncSshEngine:
         for conn in conns:
             conn.close()
         waits = [*(c.wait_closed() for c in conns), *self._closing]
-        await asyncio.gather(*waits, return_exceptions=True)
+        # bounded: a worker that stopped answering must not hold the end of the run (the
+        # connection is closed on our side already; the OS reclaims it at exit)
+        with contextlib.suppress(asyncio.TimeoutError):
+            await within(asyncio.gather(*waits, return_exceptions=True), CLOSE_GRACE)
 
 
 class _NoSession(Exception):
@@ -259,8 +279,11 @@ def _client_factory(s: SshSettings, name: str, say: Callable[[str], None]) -> An
             line = key.export_public_key("openssh").decode().strip()
             # under the lock other xcli processes take to rewrite this file (tpu_access.pin)
             with locked(s.known_hosts):
-                if name in _pinned_names(s.known_hosts):
-                    return False
+                pinned = _pinned_keys(s.known_hosts, name)
+                if pinned:
+                    # pinned meanwhile by another connection to it (two first contacts at
+                    # once): the same key is that worker's; another key is a change (issue 37)
+                    return tuple(line.split()[:2]) in pinned
                 with open_private(s.known_hosts) as f:  # 0600 whatever the umask
                     f.write(f"{name} {line}\n".encode())
             say(

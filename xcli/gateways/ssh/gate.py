@@ -29,6 +29,8 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
+from xcli.gateways.ssh.waits import within
+
 T = TypeVar("T")
 POLL = 0.05  # seconds between looks at whether a worker in handshake has been reached
 PAUSE_FIRST, PAUSE_MAX = 1.0, 10.0
@@ -58,7 +60,7 @@ class HandshakeGate:
                     return
                 timeout = wait if wait > 0 else None
                 with contextlib.suppress(asyncio.TimeoutError):
-                    await asyncio.wait_for(self._changed.wait(), timeout)
+                    await within(self._changed.wait(), timeout)
 
     async def _leave(self) -> None:
         async with self._changed:

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from xcli.gateways import process
+from xcli.gateways.ssh.waits import within
 
 MUX_MSG_HELLO = 0x00000001
 MUX_C_NEW_SESSION = 0x10000002
@@ -182,9 +183,7 @@ async def run(
     transports: list[asyncio.BaseTransport] = []
     try:
         try:
-            stdin_w = await asyncio.wait_for(
-                _open_session(sock, reader, command, options, fds), open_timeout
-            )
+            stdin_w = await within(_open_session(sock, reader, command, options, fds), open_timeout)
         except asyncio.TimeoutError:
             raise NoAnswer(
                 f"no session within {open_timeout:g}s over the open connection"

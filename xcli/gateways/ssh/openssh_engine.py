@@ -27,6 +27,7 @@ from xcli.gateways import process
 from xcli.gateways.ssh import mux as ssh_mux
 from xcli.gateways.ssh.output import WorkerStream
 from xcli.gateways.ssh.pool import Attempt
+from xcli.gateways.ssh.waits import within
 from xcli.plan.fanout import Broadcast, Exec, SshSettings, Target, control_path
 
 # A ControlPath must fit a Unix socket address (108 bytes): the folder, "/" + the 40-character
@@ -176,7 +177,7 @@ async def _close_master(path: Path) -> None:
         ["ssh", "-F", "/dev/null", "-o", f"ControlPath={path}", "-O", "exit", "xcli-master"]
     )
     try:
-        await asyncio.wait_for(proc.communicate(), GRACE)
+        await within(proc.communicate(), GRACE)
     except asyncio.TimeoutError:
         proc.kill()
         await proc.wait()
@@ -190,7 +191,7 @@ async def _stop(proc: asyncio.subprocess.Process) -> None:
         proc.stdin.close()
     try:
         proc.send_signal(signal.SIGTERM)
-        await asyncio.wait_for(proc.wait(), GRACE)
+        await within(proc.wait(), GRACE)
     except ProcessLookupError:
         pass
     except asyncio.TimeoutError:
@@ -201,11 +202,13 @@ async def _stop(proc: asyncio.subprocess.Process) -> None:
     # asyncio.run() has closed the loop ("Exception ignored ... Event loop is closed" on
     # Ctrl-C). The output is already in the log up to here; the rest is dropped.
     # If something else holds them (a process ssh started that outlives it), close them.
-    with contextlib.suppress(asyncio.TimeoutError, OSError):
-        await asyncio.wait_for(_drain(proc), GRACE)
-    transport = getattr(proc, "_transport", None)  # asyncio.subprocess.Process has no public
-    if transport is not None:  # handle on it; closing it twice is harmless
-        transport.close()
+    try:
+        with contextlib.suppress(asyncio.TimeoutError, OSError):
+            await within(_drain(proc), GRACE)
+    finally:  # also when the run cancels this cleanup again (pool._cancel_all)
+        transport = getattr(proc, "_transport", None)  # asyncio.subprocess.Process has no
+        if transport is not None:  # public handle on it; closing it twice is harmless
+            transport.close()
 
 
 async def _drain(proc: asyncio.subprocess.Process) -> None:

@@ -50,6 +50,8 @@ class OutputSink:
         # the logs still get everything, and `on_gone` (the run's cancel) is called once.
         self.reader_gone = threading.Event()
         self.on_gone: Callable[[], None] | None = None
+        # hears every goodput mark line as it is read, with the time (--hang-after's watch)
+        self.on_mark: Callable[[float, bytes], None] | None = None
         if log_dir is not None:
             private_dir(log_dir)  # worker output may hold secrets: owner-only
 
@@ -77,10 +79,15 @@ class OutputSink:
 
     def mark(self, label: str, lines: bytes) -> None:
         """Append each goodput line of `lines` to the marks file, timestamped now."""
-        if self.marks is None or MARK not in lines:
+        if MARK not in lines or (self.marks is None and self.on_mark is None):
             return
         now = time.time()
         found = [line for line in lines.split(b"\n") if MARK in line]
+        if self.on_mark is not None:
+            for line in found:
+                self.on_mark(now, line)
+        if self.marks is None:
+            return
         records = "".join(
             json.dumps({"at": now, "worker": label, "line": line.decode(errors="replace")}) + "\n"
             for line in found
@@ -113,17 +120,16 @@ class WorkerStream:
             return
         if not err:
             self.saw_stdout = True
-        if self._log is not None:
-            # written through: `workload logs --follow` sees each chunk as it arrives, and a
-            # driver killed mid-run loses nothing it has read (issue 26)
-            self._log.write(data)
-            self._log.flush()
         buf = self._pending[err] + data
         cut = buf.rfind(b"\n") + 1
         while len(buf) - cut >= MAX_LINE:  # a runaway line: emit it in bounded pieces
             cut += MAX_LINE
         self._pending[err] = buf[cut:]
         if cut:
+            # the log gets whole lines of each stream, so a stderr line never lands inside a
+            # stdout line (issue 37); written through: `workload logs --follow` sees each line
+            # as it arrives, and a driver killed mid-run loses nothing it has read (issue 26)
+            self._to_log(buf[:cut])
             self.sink.mark(self.label, buf[:cut])
             self._emit(buf[:cut], err)
 
@@ -138,15 +144,24 @@ class WorkerStream:
         text = b"".join(self._prefix + line + b"\n" for line in lines)
         self.sink.write(self.sink.stderr if err else self.sink.stdout, text)
 
-    def close(self) -> None:
-        for err in (False, True):
-            if self._pending[err]:
-                self.sink.mark(self.label, self._pending[err])
-                self._emit(self._pending[err], err)
-                self._pending[err] = b""
+    def _to_log(self, lines: bytes) -> None:
         if self._log is not None:
-            self._log.close()
-            self._log = None
+            self._log.write(lines)
+            self._log.flush()
+
+    def close(self) -> None:
+        try:
+            for err in (False, True):
+                if self._pending[err]:
+                    last = self._pending[err]
+                    self._pending[err] = b""
+                    self._to_log(last)
+                    self.sink.mark(self.label, last)
+                    self._emit(last, err)
+        finally:
+            if self._log is not None:
+                log, self._log = self._log, None
+                log.close()
 
 
 def default_log_dir(kind: str = "ssh") -> Path:

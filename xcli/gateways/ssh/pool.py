@@ -26,11 +26,12 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Protocol
 
 from xcli.gateways.ssh.gate import HandshakeGate
 from xcli.gateways.ssh.output import OutputSink, WorkerStream
-from xcli.plan.fanout import Broadcast
+from xcli.plan.fanout import Action, Broadcast, Download
 from xcli.plan.fanout_result import FanoutResult, Status, WorkerOutcome
 
 FDS_PER_WORKER = 4  # three pipes per ssh (or a socket), a log file
@@ -135,12 +136,26 @@ async def run_pool(
 
     async def one(index: int) -> None:
         async with window:
-            stream = sink.stream(step.targets[index].label)
+            try:
+                stream = sink.stream(step.targets[index].label)
+            except OSError as exc:  # its log cannot be created (a full disk)
+                label = step.targets[index].label
+                outcomes[index] = WorkerOutcome(label, "local error", detail=local_reason(exc))
+                if on_outcome is not None:
+                    on_outcome(outcomes[index])
+                return
             started[index] = stream
+            _local_folder(step.action_for(index))
             try:
                 outcomes[index] = await _with_retries(step, engine, index, stream, gate, began)
+            except Exception as exc:  # this machine's part failed: say what, not "timed out"
+                outcomes[index] = _local_error(stream, exc, start)
             finally:
-                stream.close()
+                try:
+                    stream.close()
+                except OSError as exc:  # the last bytes of the log did not fit on the disk
+                    if index in outcomes and outcomes[index].ok:
+                        outcomes[index] = _local_error(stream, exc, start)
             if on_outcome is not None:
                 on_outcome(outcomes[index])
 
@@ -149,9 +164,7 @@ async def run_pool(
     interrupted = await stop.wait(tasks, start, step.timeout, cancelled)
     # asked before the attempts are stopped (stopping closes what the engine looks at)
     open_at_stop = {i for i in started if i not in outcomes and engine.connected(step, i)}
-    for task in tasks:
-        task.cancel()
-    await asyncio.gather(*tasks, return_exceptions=True)
+    await _cancel_all(tasks)
     result = FanoutResult([], interrupted=interrupted, log_dir=sink.log_dir)
     result.notes = [n for n in (narrowed, gate.note() if gate else None) if n]
     for i, target in enumerate(step.targets):
@@ -172,6 +185,36 @@ async def run_pool(
         result.outcomes.append(outcome)
     result.seconds = time.monotonic() - start
     return result
+
+
+def _local_folder(action: Action) -> None:
+    """A download into a folder (`DEST/s0-w3/`, scp --worker=all) creates it first, for both
+    engines: each worker's files land in their own folder."""
+    if isinstance(action, Download) and action.dest.endswith("/"):
+        Path(action.dest).mkdir(parents=True, exist_ok=True)
+
+
+CLEANUP_GRACE = 4.5  # seconds cancelled workers get to clean up before they are cancelled again
+
+
+async def _cancel_all(tasks: list[asyncio.Task[None]], rounds: int = 10) -> None:
+    """Cancel the workers' tasks and wait for them, cancelling again any that went on: on
+    Python 3.10 and 3.11 a cancellation can be lost inside a library's asyncio.wait_for
+    (python/cpython#86296; asyncssh's connect uses it), and a single cancel then left the run
+    waiting for ever (issue 37: `xcli ssh ... | head -1`). The first round gives the tasks
+    CLEANUP_GRACE to finish their cleanup (an ssh stopped, its pipes drained: up to twice the
+    engines' 2 s grace), which a second cancel would cut short and leave transports open; later
+    rounds a second each; after `rounds` whatever still runs is left to the loop's end."""
+    pending = {t for t in tasks if not t.done()}
+    for n in range(rounds):
+        if not pending:
+            break
+        for task in pending:
+            task.cancel()
+        _, pending = await asyncio.wait(pending, timeout=CLEANUP_GRACE if n == 0 else 1.0)
+    for task in tasks:
+        if task.done() and not task.cancelled():
+            task.exception()  # retrieved: a worker's error is its outcome, not a loop warning
 
 
 def _gate(step: Broadcast, window: int) -> HandshakeGate | None:
@@ -200,7 +243,9 @@ class _StopWatch:
         pending: set[asyncio.Task[None]] = set(tasks)
         try:
             while pending:
-                slice_ = 0.25 if cancelled is not None else None
+                # short: a reader that went away (`| head`) sets `cancelled` from inside the
+                # loop, and the run should end at once, not a quarter second later
+                slice_ = 0.05 if cancelled is not None else None
                 if timeout is not None:
                     left = start + timeout - time.monotonic()
                     if left <= 0:
@@ -286,6 +331,34 @@ async def _with_retries(
             seconds=time.monotonic() - began,
             reached=result.reached,
         )
+
+
+def _local_error(stream: WorkerStream, exc: Exception, start: float) -> WorkerOutcome:
+    """A worker whose run failed here (issue 37: a full disk read as "timed out")."""
+    return WorkerOutcome(
+        label=stream.label,
+        status="local error",
+        detail=local_reason(exc, stream.log_path),
+        log=stream.log_path,
+        seconds=time.monotonic() - start,
+        reached=stream.saw_stdout,
+    )
+
+
+def local_reason(exc: BaseException, writing: Path | None = None) -> str:
+    """What went wrong on this machine, in a few words, with the file it concerns (`writing`:
+    the worker's log, when the error names no file: a write, not an open, failed)."""
+    import errno
+
+    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        where = exc.filename or writing or "a file"
+        return f"the disk is full: no space left writing {where}"
+    if isinstance(exc, UnicodeError):
+        return f"a name or text that is not UTF-8 ({type(exc).__name__}: {str(exc)[:120]})"
+    if isinstance(exc, OSError):
+        where = f" ({exc.filename})" if exc.filename else ""
+        return f"{exc.strerror or exc}{where}"
+    return f"{type(exc).__name__}: {str(exc)[:200]}"
 
 
 def _unfinished(

@@ -75,6 +75,23 @@ def is_unreachable(exc: BaseException) -> bool:
     return any(_names(e) & _TRANSPORT for e in _chain(exc))
 
 
+_RESET = re.compile(
+    r"reset by peer|Connection aborted|RemoteDisconnected|ConnectionResetError|"
+    r"BrokenPipe|IncompleteRead|closed connection without response",
+    re.I,
+)
+
+
+def is_reset(exc: BaseException) -> bool:
+    """The host was reached, then the connection dropped (a reset, a closed keep-alive, a
+    broken pipe): a flaky link, not a host that cannot be reached."""
+    if not is_unreachable(exc):
+        return False
+    if any(isinstance(e, (ConnectionResetError, BrokenPipeError)) for e in _chain(exc)):
+        return True
+    return bool(_RESET.search(_text(exc)))
+
+
 def _text(exc: BaseException) -> str:
     return " | ".join(f"{type(e).__name__}: {e}" for e in _chain(exc))
 

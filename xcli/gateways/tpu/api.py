@@ -205,12 +205,12 @@ class TpuGateway:
 
         return self._read(once)
 
-    def delete_queued_resource(self, name: str) -> bool:
-        """DELETE ?force=true (the nodes go too). False when it was already gone."""
+    def delete_queued_resource(self, name: str, force: bool = True) -> bool:
+        """DELETE, ?force=true by default (the nodes go too). False when it was already gone."""
         from google.api_core import exceptions
         from google.cloud import tpu_v2
 
-        request = tpu_v2.DeleteQueuedResourceRequest(name=name, force=True)
+        request = tpu_v2.DeleteQueuedResourceRequest(name=name, force=force)
         try:
             with self._errors():
                 self.client.delete_queued_resource(request=request, **self.call_options)

@@ -24,6 +24,7 @@ from typing import Any
 from xcli import __version__
 from xcli.plan.gke import pathways_pool, system_pool
 from xcli.plan.gke.cohort_read import carved, cohort_read
+from xcli.plan.gke.jobset_config import jobset_config_patch
 from xcli.plan.gke.kube_steps import K8sInstall, K8sWait
 from xcli.plan.gke.kueue_config import kueue_config_patch
 from xcli.plan.gke.kueue_objects import (
@@ -95,10 +96,12 @@ def setup_steps(
     *,
     cpu_machine_type: str | None = None,
     pathways: str | None = None,
+    jobset_gates: tuple[str, ...] = (),
 ) -> list[Step]:
     """The in-cluster setup steps for `spec`, run against `cluster` once `after` have run.
     `cpu_machine_type`: the system pool's machine as given (None: sized by the cluster);
-    `pathways`: the machine type of the Pathways heads' pool (None: no such pool)."""
+    `pathways`: the machine type of the Pathways heads' pool (None: no such pool);
+    `jobset_gates`: JobSet feature gates to turn on (plan/gke/jobset_config.py)."""
     ctl = system_pool.size(vm_count(spec), cpu_machine_type).controllers
     installs = [
         K8sInstall(
@@ -110,7 +113,11 @@ def setup_steps(
             version=version,
             url=release_url(name, version),
             limits=controller_limits(name, ctl),
-            config_patch=kueue_config_patch(spec.accelerator) if name == "kueue" else {},
+            config_patch=(
+                kueue_config_patch(spec.accelerator)
+                if name == "kueue"
+                else jobset_config_patch(jobset_gates)
+            ),
         )
         for name, title, version in (
             ("jobset", "JobSet", JOBSET_VERSION),
@@ -151,7 +158,7 @@ def setup_steps(
         f"ConfigMap {NAMESPACE}/{METADATA_CONFIGMAP} describing the cluster for workloads",
         done,
         cluster,
-        metadata_configmap(spec, pathways=pathways is not None),
+        metadata_configmap(spec, pathways=pathways is not None, jobset_gates=jobset_gates),
     )
     return [*installs, *priorities, wait, read, *queue, metadata]
 
@@ -162,7 +169,9 @@ def _apply(
     return K8sApply(id=sid, summary=f"apply {summary}", after=after, cluster=cluster, manifest=obj)
 
 
-def metadata_configmap(spec: ClusterSpec, pathways: bool = False) -> dict[str, Any]:
+def metadata_configmap(
+    spec: ClusterSpec, pathways: bool = False, jobset_gates: tuple[str, ...] = ()
+) -> dict[str, Any]:
     """What workloads need to know about the cluster, as strings (ConfigMap data is strings)."""
     acc = spec.accelerator
     data = {
@@ -199,6 +208,8 @@ def metadata_configmap(spec: ClusterSpec, pathways: bool = False) -> dict[str, A
         # the heads' pool exists: `workload create --pathways` refuses a cluster without it
         "pathways_pool": pathways_pool.POOL if pathways else "",
         "pathways_flavor": pathways_pool.FLAVOR if pathways else "",
+        # JobSet feature gates turned on (cluster create --slice-restarts: RestartJob)
+        "jobset_feature_gates": ",".join(jobset_gates),
     }
     data.update({k: str(v) for k, v in optional.items() if v})  # absent, rather than empty
     return {

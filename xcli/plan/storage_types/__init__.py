@@ -29,8 +29,14 @@ def names() -> tuple[str, ...]:
     return tuple(UNITS)
 
 
+# XPK's storage type names (AI-Hypercomputer/xpk 367c838253be src/xpk/core/storage.py:46-50),
+# taken on every storage command: the same types under xcli's names
+XPK_NAMES = {"gcpfilestore": "filestore"}
+
+
 def unit(name: str) -> StorageType:
     """The type `name` (as the user gave it: an unknown one is a user error, did-you-mean)."""
+    name = XPK_NAMES.get(name, name)
     if name in UNITS:
         return UNITS[name]
     close = difflib.get_close_matches(name, list(UNITS), n=1)

@@ -65,6 +65,9 @@ class StorageType:
     plan_note: str | None = None  # said in every attach plan of this type
     creatable = False  # `xcli storage create` makes it
     not_creatable_hint = ""
+    # the Source field the storage's own name stands for when none is given ("bucket",
+    # "instance"), as XPK infers it; "" when the source must be named
+    name_is_source = ""
 
     def default_options(self, readonly: bool) -> tuple[str, ...]:
         """Mount options when none are given."""

@@ -42,6 +42,9 @@ TIERS: dict[str, tuple[int, int, bool]] = {
 
 class Filestore(StorageType):
     name = "filestore"
+    # XPK's --instance: "If not set, then the "name" parameter is inferred as an instance name."
+    # (src/xpk/parser/storage.py:164-168 at 367c838253be)
+    name_is_source = "instance"
     driver = "filestore.csi.storage.gke.io"
     addon = "gcpFilestoreCsiDriverConfig"
     addon_attr = "gcp_filestore_csi_driver_config"

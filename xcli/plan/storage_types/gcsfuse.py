@@ -60,6 +60,9 @@ FORBIDDEN_OPTIONS = (
 
 class Gcsfuse(StorageType):
     name = "gcsfuse"
+    # XPK's --bucket: "If not set, then the "name" parameter is inferred as a bucket name."
+    # (src/xpk/parser/storage.py:126-131 at 367c838253be)
+    name_is_source = "bucket"
     driver = "gcsfuse.csi.storage.gke.io"
     addon = "gcsFuseCsiDriverConfig"
     addon_attr = "gcs_fuse_csi_driver_config"

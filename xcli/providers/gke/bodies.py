@@ -264,6 +264,7 @@ def setup_steps(spec: ClusterSpec, cluster: Text, after: tuple[str, ...]) -> lis
     """The in-cluster setup (plan/gke/incluster.py) with what this cluster's options ask for: the
     system pool's machine type and the Pathways heads' pool."""
     from xcli.plan.gke import incluster
+    from xcli.plan.gke.jobset_config import gates
 
     opts = gke_opts.of(spec)
     return incluster.setup_steps(
@@ -272,4 +273,5 @@ def setup_steps(spec: ClusterSpec, cluster: Text, after: tuple[str, ...]) -> lis
         after,
         cpu_machine_type=opts.cpu_machine_type,
         pathways=opts.pathways_machine,
+        jobset_gates=gates(opts.slice_restarts),
     )

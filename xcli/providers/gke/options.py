@@ -31,6 +31,7 @@ class GkeOptions(ProviderOptions):
     secondary_boot_disk: tuple[str, ...] = ()
     pathways: bool = False
     pathways_cpu_machine_type: str | None = None
+    slice_restarts: bool = False  # JobSet's RestartJob gate (plan/gke/jobset_config.py)
     network: str | None = None
     subnetwork: str | None = None
     private: bool = False
@@ -65,6 +66,7 @@ def gke_options(flags: Mapping[str, object]) -> GkeOptions:
         secondary_boot_disk=_texts(flags.get("secondary_boot_disk")),
         pathways=bool(flags.get("pathways")),
         pathways_cpu_machine_type=_text(flags.get("pathways_cpu_machine_type")),
+        slice_restarts=bool(flags.get("slice_restarts")),
         network=_text(flags.get("network")),
         subnetwork=_text(flags.get("subnetwork")),
         private=bool(flags.get("private")),

@@ -14,6 +14,9 @@ The environment contract (docs/local-provider.md) follows what a real TPU VM wor
   JAX_PROCESS_ID (pass these two to initialize): process id = slice * workers_per_slice +
   worker, the numbering JAX's own TPU cluster detection uses. JAX_COORDINATOR_BIND_ADDRESS keeps
   the coordinator service on loopback (JAX binds every interface by default).
+- XCLI_PROFILER_PORT: the port the worker's program gives `jax.profiler.start_server`
+  (`xcli.goodput.profiler_port()`), which `xcli workload profile` captures from. A real host
+  uses 9999 on its own address; here the hosts share 127.0.0.1, so each worker gets its own.
 - SLURM_JOB_ID, SLURM_STEP_NODELIST, SLURM_NTASKS, SLURM_PROCID, SLURM_LOCALID: the variables of
   JAX's Slurm detection (jax/_src/clusters/slurm_cluster.py, jax 0.10.2), so that
   `jax.distributed.initialize()` with no arguments works with CPU JAX as it does on a TPU VM.
@@ -74,27 +77,37 @@ class Ports:
     ssh: tuple[int, ...]
     megascale: tuple[int, ...]
     jax: int
+    # XCLI_PROFILER_PORT per worker; empty in a state.json written before profiling came
+    profiler: tuple[int, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        return {"ssh": list(self.ssh), "megascale": list(self.megascale), "jax": self.jax}
+        return {
+            "ssh": list(self.ssh),
+            "megascale": list(self.megascale),
+            "jax": self.jax,
+            "profiler": list(self.profiler),
+        }
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Ports:
-        return cls(tuple(data["ssh"]), tuple(data["megascale"]), int(data["jax"]))
+        profiler = tuple(int(p) for p in data.get("profiler") or ())
+        return cls(tuple(data["ssh"]), tuple(data["megascale"]), int(data["jax"]), profiler)
 
     def all(self) -> list[int]:
-        return [*self.ssh, *self.megascale, self.jax]
+        return [*self.ssh, *self.megascale, self.jax, *self.profiler]
 
 
 def ports_from_base(base: int, total: int) -> Ports:
-    """--base-port B: SSH on B.., multislice ports after them, then the JAX coordinator."""
-    last = base + 2 * total
-    if base < 1024 or last > 65535:
-        raise InternalError(f"port range {base}-{last} was not validated")
+    """--base-port B: SSH on B.., multislice ports after them, then the JAX coordinator, then
+    the profiler ports."""
+    jax = base + 2 * total
+    if base < 1024 or jax + total > 65535:
+        raise InternalError(f"port range {base}-{jax + total} was not validated")
     return Ports(
         ssh=tuple(range(base, base + total)),
         megascale=tuple(range(base + total, base + 2 * total)),
-        jax=last,
+        jax=jax,
+        profiler=tuple(range(jax + 1, jax + 1 + total)),
     )
 
 
@@ -112,6 +125,7 @@ def worker_env(layout: Layout, ports: Ports, slice_: int, worker: int) -> dict[s
         "JAX_COORDINATOR_BIND_ADDRESS": f"{HOST}:{ports.jax}",
         "JAX_NUM_PROCESSES": str(layout.total),
         "JAX_PROCESS_ID": str(pid),
+        **({"XCLI_PROFILER_PORT": str(ports.profiler[pid])} if ports.profiler else {}),
         **slurm_env(layout.total, pid),
         "XCLI_CLUSTER": layout.cluster,
         "XCLI_WORKER": f"s{slice_}/w{worker}",
@@ -265,8 +279,13 @@ def read_state(files: ClusterFiles) -> StateRecord | None:
         return None
     try:
         ports = Ports.from_json(data["ports"]) if data.get("ports") else None
+        from xcli.gateways.process import PID_MAX_LIMIT
+
+        pid = int(data["pid"])
+        if not 1 <= pid <= PID_MAX_LIMIT:  # no process can have it: a damaged record
+            return None  # (the signals refuse 1 as well: process.valid_pid)
         return StateRecord(
-            int(data["pid"]),
+            pid,
             str(data["instance"]),
             str(data["status"]),
             ports,

@@ -22,6 +22,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from xcli.gateways.process import alive as alive  # re-exported: handlers.py uses it from here
+from xcli.gateways.process import valid_pid
 from xcli.providers.local.layout import DIR_VAR, INSTANCE_VAR
 from xcli.state_files import open_private
 
@@ -178,11 +179,15 @@ def sweep_cluster(root: Path, grace: float = 5.0, rounds: int = 20) -> list[int]
 
 
 def signal_group(pgid: int, sig: int) -> None:
+    if not valid_pid(pgid):  # never a group no process of ours leads (0, -1, overflows)
+        return
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, sig)
 
 
 def signal_pid(pid: int, sig: int) -> None:
+    if not valid_pid(pid):
+        return
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.kill(pid, sig)
 
@@ -222,6 +227,8 @@ def sweep(instance: str, groups: Iterable[int], rounds: int = 20) -> list[int]:
 
 def group_exists(pgid: int) -> bool:
     """Whether process group `pgid` still has a member (one we may not signal counts)."""
+    if not valid_pid(pgid):
+        return False
     try:
         os.killpg(pgid, 0)
     except ProcessLookupError:

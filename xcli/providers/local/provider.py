@@ -15,7 +15,7 @@ from xcli.plan.cluster import ClusterRef, ClusterSummary, SshAccess, Worker
 from xcli.plan.contract import Handler
 from xcli.plan.model import Plan, Ref
 from xcli.plan.steps import LocalAction
-from xcli.providers.base import Provider
+from xcli.providers.base import LostCapacity, Provider
 from xcli.providers.local import options as local_opts
 from xcli.providers.local.layout import (
     HOST,
@@ -60,10 +60,11 @@ def _check(spec: ClusterSpec) -> tuple[int, int | None]:
             hint="use a smaller --tpu-type or fewer --num-slices",
         )
     base = local_opts.of(spec).base_port
-    if base is not None and (base < 1024 or base + 2 * total > 65535):
+    # ssh, multislice, jax and profiler ports
+    if base is not None and (base < 1024 or base + 3 * total > 65535):
         raise UserError(
-            f"--base-port {base} leaves no room for {2 * total + 1} ports",
-            hint=f"choose a port from 1024 to {65535 - 2 * total}",
+            f"--base-port {base} leaves no room for {3 * total + 1} ports",
+            hint=f"choose a port from 1024 to {65535 - 3 * total}",
         )
     return total, base
 
@@ -83,7 +84,7 @@ class LocalProvider:
             "slices": spec.num_slices,
             "workers_per_slice": accel.vms_per_slice,
         }
-        ports = f"ports {base}-{base + 2 * total}" if base else "free ports"
+        ports = f"ports {base}-{base + 3 * total}" if base else "free ports"
         steps = (
             LocalAction(
                 id="keys",
@@ -159,6 +160,31 @@ class LocalProvider:
 
         return {"local": handle}
 
+    # --- recovery (workload create --recover) ---------------------------------------------
+
+    def capacity_lost(self, ref: ClusterRef) -> LostCapacity | None:
+        """The emulated hosts are gone: the cluster's record says it ran, its supervisor (every
+        worker's SSH server) is dead. The emulator's preemption: nothing else kills it."""
+        files = ClusterFiles.of(check_name(ref.name, "cluster", 40))
+        spec = read_spec(files)
+        status, _ = self._status(files)
+        if spec is None or status != "stale":
+            return None
+        why = f"local cluster {ref.name}: its SSH servers are gone (its hosts were preempted)"
+        return LostCapacity(why, {"spec": spec})
+
+    def plan_recover(self, ref: ClusterRef, lost: LostCapacity) -> Plan:
+        """The cluster's own create plan again, from what it was created with (cluster.json):
+        the servers start on free ports and their host keys are pinned again."""
+        from xcli.catalog import lookup
+        from xcli.spec import Capacity
+
+        spec: ClusterSpecRecord = lost.observed["spec"]
+        options = local_opts.LocalOptions(base_port=spec.base_port)
+        again = ClusterSpec(ref.name, "", "", self.name, lookup(spec.accelerator),
+                            Capacity("on-demand"), spec.slices, options=options)  # fmt: skip
+        return self.plan_create(again)
+
     # --- inspection -----------------------------------------------------------------------
     def _status(self, files: ClusterFiles) -> tuple[str, StateRecord | None]:
         from xcli.providers.local.handlers import supervisor_alive
@@ -223,6 +249,7 @@ class LocalProvider:
                 f"{ref.name}-s{s}-w{w}",
                 HOST,
                 accelerator=spec.accelerator,
+                profiler_port=state.ports.profiler[n] if state.ports.profiler else None,
             )
             for n, (s, w) in enumerate(spec.layout.workers())
         ]

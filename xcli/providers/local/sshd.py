@@ -63,6 +63,14 @@ class _Auth(asyncssh.SSHServer):
     def session_requested(self) -> Any:
         return _Session(self._site)
 
+    def connection_requested(
+        self, dest_host: str, dest_port: int, orig_host: str, orig_port: int
+    ) -> bool:
+        """A port forward (`ssh -L`, direct-tcpip), as sshd's default AllowTcpForwarding yes
+        allows, to the worker's own loopback only (`xcli workload profile` reaches each
+        worker's profiler server this way); anything else is refused."""
+        return dest_host in ("127.0.0.1", "localhost", "::1")
+
 
 class _WorkerSFTP(asyncssh.SFTPServer):
     """Relative paths (and so `scp file host:`) land in the worker's directory."""

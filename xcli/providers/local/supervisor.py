@@ -136,10 +136,11 @@ class Supervisor:
             ssh_ports.append(server.get_port())
         if fixed:
             ports = fixed
-            _check_free([*fixed.megascale, fixed.jax])
+            _check_free([*fixed.megascale, fixed.jax, *fixed.profiler])
         else:
-            extra = _free_ports(layout.total + 1, self.avoid | set(ssh_ports))
-            ports = Ports(tuple(ssh_ports), tuple(extra[:-1]), extra[-1])
+            n = layout.total
+            extra = _free_ports(2 * n + 1, self.avoid | set(ssh_ports))
+            ports = Ports(tuple(ssh_ports), tuple(extra[:n]), extra[n], tuple(extra[n + 1 :]))
         for site, (s, w) in zip(self.sites, layout.workers(), strict=True):
             site.env = {
                 **base_env,

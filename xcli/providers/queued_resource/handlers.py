@@ -98,7 +98,11 @@ class QrHandlers:
         if step.api in LOGIN_APIS:
             return self.login.api_call(step, ctx)
         if step.api == QR_DELETE:
-            gone = not self.gw.delete_queued_resource(resource_name(str(step.url).split("?")[0]))
+            # the plan's URL says whether to force (plan_delete does; a re-create of a
+            # SUSPENDED queued resource does not need to, providers/queued_resource/recover.py)
+            url, _, query = str(step.url).partition("?")
+            force = "force=true" in query.split("&")
+            gone = not self.gw.delete_queued_resource(resource_name(url), force=force)
             return {"already_gone": gone}
         raise InternalError(f"no handler for {step.api}")
 

@@ -15,6 +15,7 @@ from xcli.plan.cluster import ClusterRef, ClusterSummary, SshAccess, WaitLogin, 
 from xcli.plan.contract import Handler, StepContext
 from xcli.plan.model import Plan
 from xcli.providers import reservation
+from xcli.providers.base import LostCapacity
 from xcli.providers.queued_resource import access as tpu_access
 from xcli.providers.queued_resource import planner as qr_plan
 from xcli.providers.queued_resource.handlers import QrHandlers, Sleep, event_sleep, nodes_of
@@ -88,6 +89,22 @@ class QueuedResourceProvider:
             return reservation.run_check(self.compute, step, ctx, tpu_list)
 
         return {**handlers.mapping(), reservation.ReservationCheck.kind: check}
+
+    # -- recovery (workload create --recover) ---------------------------------------------
+
+    def capacity_lost(self, ref: ClusterRef) -> LostCapacity | None:
+        from xcli.providers.queued_resource.recover import lost_capacity
+
+        queued = self._gateway(ref.zone).get_queued_resource(
+            f"{qr_plan.parent(ref.project, ref.zone)}/queuedResources/{ref.name}"
+        )
+        why = lost_capacity(queued) if queued is not None else None
+        return LostCapacity(f"queued resource {ref.name} {why}", queued) if why and queued else None
+
+    def plan_recover(self, ref: ClusterRef, lost: LostCapacity) -> Plan:
+        from xcli.providers.queued_resource.recover import plan_recreate
+
+        return plan_recreate(ref.project, ref.zone, ref.name, lost.observed)
 
     # -- reads --------------------------------------------------------------------------------
 

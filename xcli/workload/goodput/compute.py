@@ -29,6 +29,7 @@ class _Totals:
     startup: float = 0.0
     resume: float = 0.0
     lost: float = 0.0
+    scratch: float = 0.0  # productive time whose steps a restart from scratch ran again
     other: float = 0.0
 
 
@@ -75,7 +76,12 @@ def compute(tl: Timeline) -> Report:
             totals.other += max(0.0, gap)
         else:  # rescheduled, or waiting for it now
             reschedule += max(0.0, gap)
-        interruptions.append(_interruption(tl, seg, seg_end, nxt, lost, gap))
+        found = _interruption(tl, seg, seg_end, nxt, lost, gap)
+        if found.restarted_from_scratch and nxt is not None:
+            redo = _redone(tl, seg, seg_end, nxt)
+            totals.productive -= redo
+            totals.scratch += redo
+        interruptions.append(found)
     badput = {
         "queued": queued,
         "provisioning": provisioning,
@@ -83,6 +89,7 @@ def compute(tl: Timeline) -> Report:
         "lost_since_checkpoint": totals.lost,
         "resume": totals.resume,
         "reschedule": reschedule,
+        "restarted_from_scratch": totals.scratch,
         "other": totals.other,
     }
     # whatever no bucket above explains (clock skew between sources, overlaps) is shown
@@ -154,14 +161,15 @@ def _interruption(
     saved = [m for m in tl.marks if m.key == "checkpoint" and m.at <= at]
     resumed: int | None = int(saved[-1].value) if saved else None
     resume = None
+    scratch = False
     if nxt is not None:
-        nxt_end = nxt.end if nxt.end is not None else tl.end
-        after = _within(tl.marks, "step", nxt.start, nxt_end)
-        if after:
-            resume = after[0].at - nxt.start
-            if resumed is None and not seg.logs and after[0].value >= 1:
+        after = _first_step(tl, nxt)
+        if after is not None:
+            resume = after.at - nxt.start
+            scratch = resumed is not None and after.value < resumed
+            if resumed is None and not seg.logs and after.value >= 1:
                 # its marks are gone: step n restarts from the checkpoint of step n - 1
-                resumed = int(after[0].value) - 1
+                resumed = int(after.value) - 1
     return Interruption(
         at=at,
         cause=seg.cause,
@@ -170,7 +178,27 @@ def _interruption(
         lost_since_checkpoint=lost,
         reschedule=gap if nxt is not None else None,
         resume=resume,
+        restarted_from_scratch=scratch,
     )
+
+
+def _first_step(tl: Timeline, seg: Segment) -> Mark | None:
+    steps = _within(tl.marks, "step", seg.start, seg.end if seg.end is not None else tl.end)
+    return steps[0] if steps else None
+
+
+def _redone(tl: Timeline, seg: Segment, at: float, nxt: Segment) -> float:
+    """The productive time of `seg` whose steps the next segment, restarted from scratch, runs
+    again: from the first of them (the first mark at or past the step it restarted at) to the
+    checkpoint it should have resumed from. Earlier segments' steps are not looked at."""
+    after = _first_step(tl, nxt)
+    steps = _within(tl.marks, "step", seg.start, at)
+    if after is None or not steps:
+        return 0.0
+    saved = _within(tl.marks, "checkpoint", steps[0].at, at)
+    anchor = saved[-1].at if saved else steps[0].at
+    start = next((m.at for m in steps if m.value >= after.value), anchor)
+    return max(0.0, anchor - start)
 
 
 def _mfu(

@@ -24,8 +24,12 @@ BADPUT_KEYS = (
     "lost_since_checkpoint",
     "resume",
     "reschedule",
+    "restarted_from_scratch",
     "other",
 )
+# Interruption causes outside the program's control (a restart after one spends no budget where
+# the platform can tell them apart); every other cause (worker exit, hang) is a failure.
+DISRUPTION_CAUSES = frozenset({"preemption", "maintenance", "eviction", "reschedule"})
 
 
 @dataclass(frozen=True)
@@ -58,7 +62,8 @@ def parse_marks(at: float, line: str) -> list[Mark]:
 
 @dataclass(frozen=True)
 class Cause:
-    """Why a segment ended: `kind` is preemption, maintenance, eviction or worker exit."""
+    """Why a segment ended: `kind` is preemption, maintenance, eviction, reschedule (a queued
+    resource re-created), hang (no new mark for --hang-after) or worker exit."""
 
     kind: str
     worker: str | None = None
@@ -98,6 +103,8 @@ class Interruption:
     lost_since_checkpoint: float | None
     reschedule: float | None  # until every worker ran again; None: not yet
     resume: float | None  # from then until the first step; None: no step yet
+    # the first step after it was below the last durable checkpoint before it
+    restarted_from_scratch: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -111,6 +118,7 @@ class Interruption:
             "lost_since_checkpoint": _sec(self.lost_since_checkpoint),
             "reschedule": _sec(self.reschedule),
             "resume": _sec(self.resume),
+            "restarted_from_scratch": self.restarted_from_scratch,
         }
 
 
@@ -133,6 +141,12 @@ class Report:
     # no_peak_flops (docs/goodput.md)
     program_goodput_missing: str | None = None
 
+    @property
+    def restarts(self) -> dict[str, int]:
+        """Interruptions by kind: disruptions (outside the program) and failures."""
+        free = sum(i.cause.kind in DISRUPTION_CAUSES for i in self.interruptions)
+        return {"disruptions": free, "failures": len(self.interruptions) - free}
+
     def to_dict(self) -> dict[str, Any]:
         """The documented JSON shape (docs/goodput.md): the seven keys the issue names first,
         then the extra ones the docs list."""
@@ -151,6 +165,7 @@ class Report:
             "last_checkpoint": self.last_checkpoint,
             "notes": list(self.notes),
             "program_goodput_missing": self.program_goodput_missing,
+            "restarts": self.restarts,
         }
 
 

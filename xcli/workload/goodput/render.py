@@ -51,9 +51,12 @@ def _interruption(i: Mapping[str, Any]) -> str:
     rm = "-" if i["resume"] is None else f"{i['resume']:.1f}s"
     step = "-" if i["step_reached"] is None else i["step_reached"]
     ckpt = "none" if i["checkpoint_resumed_from"] is None else i["checkpoint_resumed_from"]
+    resumed = f"resumed from checkpoint {ckpt}"
+    if i.get("restarted_from_scratch"):
+        resumed = f"restarted from scratch (checkpoint {ckpt} was not resumed from)"
     return (
-        f"  {i['time']} {i['cause']}{who}{what}: step {step} reached, resumed from "
-        f"checkpoint {ckpt}; lost {lost}, reschedule {res}, resume {rm}"
+        f"  {i['time']} {i['cause']}{who}{what}: step {step} reached, {resumed}; "
+        f"lost {lost}, reschedule {res}, resume {rm}"
     )
 
 
@@ -68,7 +71,11 @@ def text(report: Mapping[str, Any], name: str, mfu_hint: str = MFU_HINT) -> list
     if report["step_seconds"] is not None:
         lines.append(f"step time (median): {report['step_seconds']:.3f}s")
     if report["interruptions"]:
-        lines.append("interruptions:")
+        counts = report.get("restarts") or {}
+        lines.append(
+            f"interruptions: {counts.get('disruptions', 0)} disruption(s), "
+            f"{counts.get('failures', 0)} failure(s)"
+        )
         lines += [_interruption(i) for i in report["interruptions"]]
     if report["steps"] is None:
         lines.append(NO_MARKS_HINT)

@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from xcli.plan.hang import HANG_REASON
 from xcli.workload.goodput.model import Cause, Mark, Segment, Timeline, parse_marks
 
 WORKER_0 = ("w0", "s0/w0")
@@ -65,6 +66,11 @@ def segments(state: dict[str, Any], end: float) -> tuple[Segment, ...]:
             cause = Cause(
                 "worker exit", f["worker"], f.get("code"), exit_detail(f.get("code"), f["reason"])
             )
+            if str(f.get("reason") or "").startswith(HANG_REASON):  # --hang-after fired
+                cause = Cause("hang", None, None, str(f["reason"]))
+            moved = [e for e in events if e.get("event") == "reschedule" and e.get("attempt") == n]
+            if moved:  # --recover re-created the cluster: the capacity went, not the program
+                cause = Cause("reschedule", f["worker"], f.get("code"), str(moved[0]["reason"]))
             out.append(Segment(float(begin["at"]), float(f["at"]), cause))
             continue
         last = i == len(starts) - 1

@@ -34,6 +34,7 @@ WORKLOAD_LABEL = "xcli/workload"
 # 8471 TPU runtime slice builder, 8080 megascale (multislice DCN coordinator),
 # 8431 TPU runtime metrics; 6002 JAX coordinator and 29500 torch rendezvous on GPUs.
 MEGASCALE_PORT = 8080
+PROFILER_PORT = 9999  # the JAX docs' and ML Diagnostics' port (xcli.goodput)
 TPU_PORTS = (("tpu-slice", 8471), ("megascale", MEGASCALE_PORT), ("tpu-metrics", 8431))
 JAX_PORT = 6002
 TORCH_PORT = 29500
@@ -100,22 +101,51 @@ def build_jobset(spec: WorkloadSpec, meta: ClusterMeta) -> dict[str, Any]:
     return jobset
 
 
-def failure_policy(spec: WorkloadSpec) -> dict[str, Any]:
-    """User errors fail the JobSet at once; anything else restarts it, up to --max-restarts.
+# The Job controller's message when a pod-condition rule of podFailurePolicy fails the Job:
+# "Pod %s/%s has condition %v matching %v rule at index %d" (kubernetes/kubernetes
+# pkg/controller/job/pod_failure_policy.go, matchPodFailurePolicy; docs/upstream.md). JobSet
+# matches it unanchored with Go's regexp (RE2); this pattern is read alike by RE2 and Python's
+# re. Pod and namespace names are DNS names (no spaces), so an exit-code message
+# ("Container main for pod ... failed with exit code ...") can never match it.
+DISRUPTION_RULE_INDEX = 0
+DISRUPTION_MESSAGE = (
+    "^Pod [^ /]+/[^ ]+ has condition DisruptionTarget matching FailJob rule at index "
+    f"{DISRUPTION_RULE_INDEX}$"
+)
+DISRUPTION_RULE = "Disruption"
+USER_ERROR_RULE = "FailOnUserError"
+# The pods' view of JobSet's global restart count (restarts of both kinds): the label and
+# annotation JobSet puts on every Job and pod (jobset v0.12.0 jobset_controller.go l.1023-1026).
+RESTART_ATTEMPT = "jobset.sigs.k8s.io/restart-attempt"
+ATTEMPT_ENV = "XCLI_RESTART_ATTEMPT"
 
-    A pod-failure-policy FailJob (below) ends its Job with reason PodFailurePolicy; every other
-    pod failure exceeds backoffLimit 0 (reason BackoffLimitExceeded), which matches no rule here,
-    and the JobSet default for an unmatched failure is RestartJobSet.
+
+def failure_policy(spec: WorkloadSpec) -> dict[str, Any]:
+    """Disruptions restart outside the budget; crashes restart inside it; user errors fail.
+
+    Both podFailurePolicy FailJob rules (below) end their Job with reason PodFailurePolicy, told
+    apart by the Job controller's message: the DisruptionTarget rule (index 0) restarts the
+    JobSet without counting (RestartJobSetAndIgnoreMaxRestarts, restarts+1 only), the exit-code
+    rule fails it. Every other pod failure exceeds backoffLimit 0 (reason BackoffLimitExceeded),
+    matches no rule, and takes JobSet's default RestartJobSet: counted against maxRestarts.
+    Rules are tried in order, so the disruption rule comes first (jobset v0.12.0
+    pkg/controllers/failure_policy.go findFirstFailedPolicyRuleAndJob).
     """
     return {
         "maxRestarts": spec.max_restarts,
         "restartStrategy": "Recreate",
         "rules": [
             {
-                "name": "FailOnUserError",
+                "name": DISRUPTION_RULE,
+                "action": "RestartJobSetAndIgnoreMaxRestarts",
+                "onJobFailureReasons": ["PodFailurePolicy"],
+                "onJobFailureMessagePatterns": [DISRUPTION_MESSAGE],
+            },
+            {
+                "name": USER_ERROR_RULE,
                 "action": "FailJobSet",
                 "onJobFailureReasons": ["PodFailurePolicy"],
-            }
+            },
         ],
     }
 
@@ -125,8 +155,10 @@ def pod_failure_policy(spec: WorkloadSpec) -> dict[str, Any]:
     return {
         "rules": [
             # Preemption, eviction, node shutdown: infrastructure, whatever the exit code was.
+            # FailJob (not Count) so the Job's message names the rule, and the JobSet rule above
+            # restarts without spending the budget.
             {
-                "action": "Count",
+                "action": "FailJob",
                 "onPodConditions": [{"type": "DisruptionTarget", "status": "True"}],
             },
             # Any other exit code outside the retryable set is the program's own failure.
@@ -140,6 +172,35 @@ def pod_failure_policy(spec: WorkloadSpec) -> dict[str, Any]:
             },
         ]
     }
+
+
+def bound_exit_code(spec: WorkloadSpec) -> int:
+    """The exit code the attempt guard uses: the lowest one the exit-code rule fails on."""
+    retryable = set(retryable_exit_codes(spec))
+    return next(c for c in range(1, 128) if c not in retryable)
+
+
+def container_command(spec: WorkloadSpec) -> list[str]:
+    """The user's command behind a guard that bounds the free restarts.
+
+    A node-pressure eviction is a DisruptionTarget too (reason TerminationByKubelet, which a
+    pod-condition rule cannot see), so a program that exhausts its node's memory would restart
+    for free for ever. JobSet cannot bound its IgnoreMaxRestarts action, and xcli runs no
+    controller in the cluster; the pod itself can: JobSet stamps every pod with the attempt
+    number (restarts of both kinds), and once it passes --max-restarts + --max-disruptions
+    the guard exits with a code the exit-code rule fails on, so the JobSet fails with a
+    message saying why. A memory limit was the other choice; it was not taken because the
+    limit would have to be guessed per machine type (the TPU host's memory is the program's),
+    and a wrong guess kills programs that fit.
+    """
+    bound = spec.max_restarts + spec.max_disruptions
+    guard = (
+        f'if [ "${{{ATTEMPT_ENV}:-0}}" -gt {bound} ]; then echo "xcli: restart attempt '
+        f"${ATTEMPT_ENV} is past --max-restarts {spec.max_restarts} + --max-disruptions "
+        f'{spec.max_disruptions}: the disruptions keep coming (node memory pressure?)" >&2; '
+        f"exit {bound_exit_code(spec)}; fi\n"
+    )
+    return ["/bin/sh", "-c", guard + spec.command]
 
 
 def _job(spec: WorkloadSpec, meta: ClusterMeta, labels: dict[str, str]) -> dict[str, Any]:
@@ -191,7 +252,7 @@ def _pod(spec: WorkloadSpec, meta: ClusterMeta) -> dict[str, Any]:
     container: dict[str, Any] = {
         "name": CONTAINER,
         "image": spec.image,
-        "command": ["/bin/sh", "-c", spec.command],
+        "command": container_command(spec),
         "env": environment(spec),
         "ports": [{"containerPort": p, "name": n} for n, p in _ports(spec)],
         "resources": {
@@ -281,5 +342,10 @@ def environment(spec: WorkloadSpec) -> list[dict[str, Any]]:
             {"name": "JAX_NUM_PROCESSES", "value": nodes},
             _field("JAX_PROCESS_ID", COMPLETION_INDEX),
         ]
+    # the program's profiler server (xcli.goodput.profiler_port, `xcli workload profile`);
+    # a --env of the same name is the user's choice
+    if "XCLI_PROFILER_PORT" not in dict(spec.env):
+        env.append({"name": "XCLI_PROFILER_PORT", "value": str(PROFILER_PORT)})
+    env.append(_field(ATTEMPT_ENV, _ANNOTATION.format(RESTART_ATTEMPT)))
     env += [{"name": k, "value": v} for k, v in spec.env]
     return env

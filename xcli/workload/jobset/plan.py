@@ -13,6 +13,7 @@ from xcli.plan.gke.kube_steps import K8sDelete
 from xcli.plan.model import Plan, Ref, Step
 from xcli.plan.steps import K8sApply, Text
 from xcli.spec import format_duration
+from xcli.workload.jobset import env_secret
 from xcli.workload.jobset.gpu_network import compute_domain, needs_compute_domain
 from xcli.workload.jobset.manifest import (
     API_VERSION,
@@ -70,6 +71,9 @@ def plan_workload_create(
     check_fits(spec, meta, existing)
     cluster = spec.cluster if cluster is None else cluster
     manifest = build_jobset(spec, meta)
+    names = spec.user_env_names
+    if spec.env_secret and names:
+        manifest = env_secret.referenced(manifest, names, env_secret.secret_name(spec.name))
     steps: list[Step] = []
     if spec.replace:
         steps.append(
@@ -90,8 +94,12 @@ def plan_workload_create(
             after=tuple(s.id for s in steps),
             cluster=cluster,
             manifest=manifest,
+            redact=names,
         )
     )
+    if spec.env_secret and names:
+        secret_env = tuple((k, v) for k, v in spec.env if k in names)
+        steps.append(env_secret.secret_step(spec.name, spec.namespace, secret_env, cluster))
     if needs_compute_domain(spec.accelerator):  # A4X: the NVLink domain its pods claim
         uid = Ref("jobset", "uid")
         domain = compute_domain(spec.name, spec.namespace, spec.num_nodes, uid)

@@ -211,7 +211,9 @@ def status_lines(report: Mapping[str, Any], cluster: str) -> list[str]:
     lines = [
         f"workload {report['name']} on cluster {cluster}: {report['state']}",
         f"  {report['slices']} slice(s) of {report['accelerator']}, {report['chips']} chips, "
-        f"priority {report['priority']}, restarts {report['restarts']}, age {age}",
+        f"priority {report['priority']}, restarts {report['restarts']} "
+        f"(disruptions {report.get('disruptions', 0)}, failures {report.get('failures', 0)}), "
+        f"age {age}",
     ]
     adm = report["kueue"]
     text = f"  kueue: {adm['state']}"

@@ -67,6 +67,37 @@ class WorkloadRow:
     restarts: int
     age_seconds: int
     duration_seconds: int | None  # creation to finish; None while not finished
+    disruptions: int = 0  # restarts outside --max-restarts (restart_counts)
+    failures: int = 0  # restarts that spent --max-restarts
+    slice_restarts: int = 0  # of those, restarts of one slice's Job only (--restart-scope slice)
+
+
+@dataclass(frozen=True)
+class RestartCounts:
+    disruptions: int
+    failures: int
+    slice_restarts: int
+
+    @property
+    def total(self) -> int:
+        return self.disruptions + self.failures
+
+
+def restart_counts(js: Obj) -> RestartCounts:
+    """Restarts outside the budget (disruptions) and inside it (failures), from the JobSet's
+    counters (jobset v0.12.0 api/jobset/v1alpha2/jobset_types.go l.210-218, l.276-288):
+    `restarts` counts every whole-JobSet restart, `restartsCountTowardsMax` only the counted
+    ones; per Job index, `jobRestarts` and `jobRestartsCountTowardsMax` the same for one Job.
+    xcli's only ignore-max rules are its disruption rules, so the difference is disruptions."""
+    status = js.get("status") or {}
+    whole = int(status.get("restarts") or 0)
+    counted = int(status.get("restartsCountTowardsMax") or 0)
+    per_job = per_job_counted = 0
+    for st in status.get("replicatedJobsStatus") or []:
+        per_job += sum(int(n) for n in st.get("jobRestarts") or [])
+        per_job_counted += sum(int(n) for n in st.get("jobRestartsCountTowardsMax") or [])
+    failures = counted + per_job_counted
+    return RestartCounts(whole + per_job - failures, failures, per_job)
 
 
 def workload_row(js: Obj, now: datetime) -> WorkloadRow:
@@ -82,6 +113,7 @@ def workload_row(js: Obj, now: datetime) -> WorkloadRow:
         chips += rjob.get("replicas", 1) * pods * per_pod
     created = _time(meta.get("creationTimestamp")) or now
     state = jobset_state(js)
+    counts = restart_counts(js)
     end = _condition(js, "Completed" if state == "succeeded" else "Failed")
     finished = _time(end.get("lastTransitionTime")) if end and state in STATES[2:] else None
     return WorkloadRow(
@@ -91,9 +123,12 @@ def workload_row(js: Obj, now: datetime) -> WorkloadRow:
         accelerator=labels.get("xcli/accelerator", "-"),
         slices=slices,
         chips=chips,
-        restarts=int(js.get("status", {}).get("restarts", 0) or 0),
+        restarts=counts.total,
         age_seconds=max(0, int((now - created).total_seconds())),
         duration_seconds=int((finished - created).total_seconds()) if finished else None,
+        disruptions=counts.disruptions,
+        failures=counts.failures,
+        slice_restarts=counts.slice_restarts,
     )
 
 
@@ -203,9 +238,12 @@ def explain(
         if involved in pending and event.get("reason") == "FailedScheduling":
             lines.append(f"pod {involved} not scheduled: {event.get('message', '')}")
             pending.discard(involved)
-    restarts = int(js.get("status", {}).get("restarts", 0) or 0)
-    if restarts:
-        lines.append(f"restarted {restarts} time(s)")
+    counts = restart_counts(js)
+    if counts.total:
+        lines.append(
+            f"restarted {counts.total} time(s): {counts.disruptions} after disruptions (free), "
+            f"{counts.failures} after failures (counted against --max-restarts)"
+        )
     return lines
 
 

@@ -66,6 +66,27 @@ def _resources(values: dict[str, str]) -> dict[str, Any]:
     return {"requests": dict(values), "limits": dict(values)}
 
 
+def failure_policy(spec: PathwaysSpec) -> dict[str, Any]:
+    """XPK's (Recreate, no rule: any failure restarts everything, and with maxRestarts 0
+    fails); with --restart-scope slice, a failed worker slice's Job restarts alone (JobSet's
+    per-Job action RestartJob, counted against --max-restarts; jobset v0.12.0
+    pkg/controllers/failure_policy.go l.300-369), while the head's failure still restarts
+    the whole JobSet. Needs the RestartJob feature gate (plan/gke/jobset_config.py)."""
+    if spec.restart_scope != "slice":
+        return {"restartStrategy": "Recreate"}
+    return {
+        "maxRestarts": spec.max_restarts,
+        "restartStrategy": "Recreate",
+        "rules": [
+            {
+                "name": "RestartFailedSlice",
+                "action": "RestartJob",
+                "targetReplicatedJobs": [WORKER],
+            }
+        ],
+    }
+
+
 def build_jobset(spec: PathwaysSpec) -> dict[str, Any]:
     """The whole JobSet, ready for server-side apply."""
     labels = {MANAGED_BY: "xcli", WORKLOAD_LABEL: spec.name, QUEUE_LABEL: spec.local_queue}
@@ -74,7 +95,7 @@ def build_jobset(spec: PathwaysSpec) -> dict[str, Any]:
     body: dict[str, Any] = {
         "coordinator": {"replicatedJob": HEAD, "jobIndex": 0, "podIndex": 0},
         "network": {"enableDNSHostnames": True, "publishNotReadyAddresses": True},
-        "failurePolicy": {"restartStrategy": "Recreate"},
+        "failurePolicy": failure_policy(spec),
         "startupPolicy": {"startupPolicyOrder": "InOrder"},
         "suspend": False,
         "replicatedJobs": [head_job(spec), worker_job(spec)],

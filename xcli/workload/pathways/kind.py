@@ -16,9 +16,10 @@ from xcli.errors import UserError
 from xcli.plan.gke import pathways_pool
 from xcli.plan.model import Plan, Step, symbolic
 from xcli.plan.steps import K8sApply, Text
+from xcli.workload.jobset import env_secret
 from xcli.workload.jobset.kind import JobSetKind
 from xcli.workload.pathways import jobset as pj
-from xcli.workload.pathways.spec import DEFAULT_VERSION, PathwaysSpec, check
+from xcli.workload.pathways.spec import DEFAULT_VERSION, XPK_SCRATCH, PathwaysSpec, check
 from xcli.workload.protocol import Context, Creation
 
 if TYPE_CHECKING:
@@ -34,31 +35,27 @@ def spec_from(request: WorkloadRequest, meta: ClusterMeta) -> PathwaysSpec:
 
     options = request.pathways
     assert options is not None  # the use case picks this kind only for --pathways
-    if not options.gcs_location:
-        raise UserError(
-            "--pathways needs --pathways-gcs-location: the scratch location of the Pathways "
-            "servers, in a bucket of your project",
-            hint="pass --pathways-gcs-location gs://BUCKET/pathways (create the bucket with "
-            "gcloud storage buckets create gs://BUCKET)",
-        )
     env = parse_env(request.env_pairs, request.env_file)
     spec = PathwaysSpec(
         name=request.name,
         accelerator=meta.accelerator,
         num_slices=request.num_slices or meta.num_slices,
-        gcs_location=options.gcs_location,
+        gcs_location=options.gcs_location or XPK_SCRATCH,
         version=options.version or DEFAULT_VERSION,
         image=request.image or None,
         command=request.command or None,
         headless=options.headless,
         elastic_slices=options.elastic_slices,
         max_slice_restarts=options.max_slice_restarts,
+        restart_scope=request.restart_scope,
+        max_restarts=request.max_restarts,
         namespace=request.namespace,
         local_queue=meta.local_queue,
         priority=request.priority,
         capacity_kind=meta.capacity.kind,
         env=env,
         kueue_topology=meta.kueue_topology,
+        env_secret=request.env_secret,
     )
     check(spec)
     return spec
@@ -73,6 +70,16 @@ def check_cluster(spec: PathwaysSpec, meta: ClusterMeta, existing: Collection[st
             hint=f"add it: xcli cluster adapt --cluster {meta.name} --pathways (or create the "
             "cluster with cluster create --pathways)",
         )
+    if spec.restart_scope == "slice" and meta.source != "flags":
+        from xcli.plan.gke.jobset_config import RESTART_JOB
+
+        if RESTART_JOB not in meta.jobset_gates:
+            raise UserError(
+                f"--restart-scope slice: cluster {meta.name}'s JobSet controller has its "
+                "RestartJob feature gate off, and its webhook refuses per-slice restarts",
+                hint="turn it on: run the same `xcli cluster create` again with "
+                "--slice-restarts (it reconfigures the controller; nothing else changes)",
+            )
     if spec.num_slices > meta.num_slices:
         raise UserError(
             f"--num-slices {spec.num_slices}: cluster {meta.name} has {meta.num_slices}",
@@ -90,6 +97,10 @@ def plan_create(
 ) -> Plan:
     check_cluster(spec, meta, existing)
     manifest = pj.build_jobset(spec)
+    names = tuple(name for name, _ in spec.env)
+    secret = spec.env_secret and bool(spec.env)
+    if secret:
+        manifest = env_secret.referenced(manifest, names, env_secret.secret_name(spec.name))
     mode = "headless" if spec.headless else "batch"
     step: Step = K8sApply(
         id="jobset",
@@ -97,9 +108,17 @@ def plan_create(
         f"{spec.num_slices} x {spec.accelerator.name} workers",
         cluster=cluster,
         manifest=manifest,
+        redact=names,
     )
+    steps = [step]
+    if secret:
+        steps.append(env_secret.secret_step(spec.name, spec.namespace, spec.env, cluster))
     notes = [f"pulls {image}" for image in spec.images()]
-    notes.append(f"Pathways scratch location: {spec.gcs_location}")
+    where = ""
+    if spec.gcs_location == XPK_SCRATCH:
+        where = " (XPK's default; pass --pathways-gcs-location gs://BUCKET/PATH for one in your "
+        where += "project)"
+    notes.append(f"Pathways scratch location: {spec.gcs_location}{where}")
     if spec.version == "latest":
         notes.append(
             "--pathways-version latest, as asked: the servers may change under a later restart; "
@@ -118,7 +137,7 @@ def plan_create(
         )
     return Plan(
         title=f"create Pathways workload {spec.name} on cluster {meta.name}",
-        steps=(step,),
+        steps=tuple(steps),
         notes=tuple(notes),
         max_parallel=1,
     )

@@ -27,6 +27,9 @@ IMAGE_REPO = "us-docker.pkg.dev/cloud-tpu-v2-images/pathways"  # XPK and PJ defa
 # pathways-utils' service deploy script pins (PU, `server:jax-0.9.0`). Printed by the plan.
 DEFAULT_VERSION = "jax-0.9.0"
 _TAG = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$")  # OCI distribution spec tag grammar
+# XPK's --pathways-gcs-location default (AI-Hypercomputer/xpk 367c838253be
+# src/xpk/parser/workload.py:301-309), taken when none is given
+XPK_SCRATCH = "gs://cloud-pathways-staging/tmp"
 
 # `--instance_type=<version>:<topology>` of the resource manager: XPK's pathways_tpu_version
 # (src/xpk/core/system_characteristics.py), by GKE machine type (PJ MachineTypeToTPUVersionMap
@@ -59,6 +62,8 @@ class PathwaysSpec:
     headless: bool = False
     elastic_slices: int = 0
     max_slice_restarts: int = 1
+    restart_scope: str = "all"  # slice: a failed worker slice's Job restarts alone
+    max_restarts: int = 0  # --max-restarts: the JobSet's budget (restart scope slice)
     namespace: str = "default"
     local_queue: str = "xcli-queue"
     priority: str = "medium"
@@ -68,6 +73,7 @@ class PathwaysSpec:
     # The Kueue Topology the cluster's TPU flavor names ("" when it names none, as on
     # flex-start): the workers must then ask for a topology or Kueue gives them no flavor.
     kueue_topology: str = ""
+    env_secret: bool = False  # the env values in a Secret (workload/jobset/env_secret.py)
 
     @property
     def server_image(self) -> str:
@@ -123,6 +129,12 @@ def check(spec: PathwaysSpec) -> None:
             f"--elastic-slices {spec.elastic_slices} must be below the {spec.num_slices} "
             "slices of the cluster (the slices that may be missing while training goes on)",
             hint=f"pass a number from 0 to {spec.num_slices - 1}",
+        )
+    if spec.restart_scope == "slice" and spec.elastic_slices < 1:
+        raise UserError(
+            "--restart-scope slice restarts one slice while the others go on: the program "
+            "must be elastic, and without --elastic-slices Pathways needs every slice",
+            hint="pass --elastic-slices N (slices that may be missing), or drop --restart-scope",
         )
     if spec.max_slice_restarts < 1:
         raise UserError(

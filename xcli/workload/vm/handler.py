@@ -7,6 +7,7 @@ itself (which failure restarts, who is named) is xcli.workload.vm.plan.decide.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Protocol
 
@@ -15,6 +16,7 @@ from xcli.plan.contract import Handler, StepContext
 from xcli.plan.steps import WorkerCommand
 from xcli.plan.vm_run import Decision, VmWorkloadRun, WorkerExit, run_with_restarts
 from xcli.workload.vm.plan import env_file_text
+from xcli.workload.vm.recovery import RecoveryInterrupted
 
 
 class WorkloadFailed(XcliError):
@@ -40,11 +42,15 @@ Launcher = Callable[[VmWorkloadRun], Mapping[str, Any]]
 
 
 def make_handler(
-    runner: WorkerRunner, launcher: Launcher | None = None, delete_command: str = ""
+    runner: WorkerRunner,
+    launcher: Launcher | None = None,
+    delete_command: str = "",
+    recover: Callable[[Callable[[str], None], threading.Event], bool] | None = None,
 ) -> Handler:
     """`launcher` starts a detached step (--detach) in the background and returns at once.
     `delete_command` is what stops the workload from another terminal (said after a Ctrl-C
-    whose stop commands did not finish)."""
+    whose stop commands did not finish). `recover` (--recover, workload/vm/recovery.py) runs
+    before each restart and says whether it re-created the cluster."""
 
     def handle(step: VmWorkloadRun, ctx: StepContext) -> Mapping[str, Any]:
         if step.env:  # before the first start, detached or not; restarts find it there
@@ -73,7 +79,14 @@ def make_handler(
                 len(step.workers),
                 step.max_restarts,
                 on_decision=decided,
+                recover=(
+                    (lambda: recover(ctx.report, ctx.cancelled))
+                    if recover and step.recover
+                    else None
+                ),
             )
+        except RecoveryInterrupted:
+            raise  # the VMs are gone: nothing to stop (workload/vm/recovery.py)
         except Interrupted:
             ctx.report("stopping the workers; Ctrl-C again leaves them running")
             raise _stop_after_interrupt(runner, step, delete_command) from None

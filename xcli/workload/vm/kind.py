@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from xcli.workload.protocol import (
     Context,
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from xcli.plan.cluster import ClusterRef, SshAccess, Worker
     from xcli.plan.vm_run import VmWorkloadRun
     from xcli.providers import Capabilities
-    from xcli.providers.base import VmAccess
+    from xcli.providers.base import Recoverer, VmAccess
     from xcli.workload.backends import KindGateways
     from xcli.workload.request import WorkloadRequest
     from xcli.workload.spec import ClusterMeta, WorkloadSpec
@@ -149,7 +149,8 @@ def _create(ctx: Context, provider: str, caps: Capabilities, request: WorkloadRe
     plan = vm_mounts.plan(spec, chosen, cloud_vms, request.detach, mounts)
     (step,) = plan.steps
     assert isinstance(step, VmWorkloadRun)
-    run = _Run(provider, ref, spec, chosen, access, step)
+    recoverer = cast("Recoverer", access_of) if caps.recover and spec.recover else None
+    run = _Run(provider, ref, spec, chosen, access, step, recoverer)
     follow = None
     if request.detach:
         where = f"{spec.name} --cluster {ref.name} --provider {provider}"
@@ -192,6 +193,7 @@ class _Run:
     chosen: list[Worker]
     access: SshAccess
     step: VmWorkloadRun
+    recoverer: Recoverer | None = None  # --recover on a provider that can re-create
 
     def handlers(self) -> dict[str, Any]:
         import shutil
@@ -219,7 +221,10 @@ class _Run:
         sink = OutputSink(
             sys.stdout.buffer, sys.stderr.buffer, folder / "logs", append=True, marks=folder / MARKS
         )
-        runner = BroadcastRunner(targets, settings, sink, engine)
+        from xcli.plan.hang import HangWatch
+
+        watch = HangWatch(spec.hang_after) if spec.hang_after is not None else None
+        runner = BroadcastRunner(targets, settings, sink, engine, watch, self.step.dump)
         meta = {"name": spec.name, "cluster": self.ref.name, "provider": self.provider,
                 "accelerator": spec.accelerator.name, "workers": len(chosen),
                 "max_restarts": spec.max_restarts}  # fmt: skip
@@ -234,4 +239,13 @@ class _Run:
         delete = (
             f"xcli workload delete {spec.name} --cluster {self.ref.name} --provider {self.provider}"
         )
-        return {"vm_workload": make_handler(recording, launcher, delete)}
+        recover = None
+        if self.recoverer is not None:
+            from xcli.workload.vm.recovery import Recovery
+
+            def retargets(workers: Any) -> Any:
+                return targets_for(workers, several_slices=several, user=access.user)
+
+            recover = Recovery(self.recoverer, self.ref, spec.num_slices, retargets,
+                               runner.retarget, recording.rescheduled)  # fmt: skip
+        return {"vm_workload": make_handler(recording, launcher, delete, recover)}

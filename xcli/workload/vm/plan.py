@@ -15,6 +15,7 @@ import shlex
 from collections.abc import Mapping, Sequence
 from typing import Literal
 
+from xcli.image.google_hosts import is_google_registry
 from xcli.plan.cluster import Worker
 from xcli.plan.fanout import label
 from xcli.plan.model import Plan
@@ -26,11 +27,10 @@ from xcli.workload.spec import CONTRACT_ENV, WorkloadSpec
 Runtime = Literal["docker", "process", "auto"]
 
 MEGASCALE_PORT = 8080
+# The program's profiler server (xcli.goodput.profiler_port, `xcli workload profile`): the
+# port of the JAX docs and ML Diagnostics, the same on every host.
+PROFILER_PORT = 9999
 JAX_COORDINATOR_PORT = 8476  # JAX's default coordinator port on Cloud TPU
-
-# Registries whose images a TPU VM pulls with its own service account's token. Any other
-# registry never sees that token (it would be a credential leak).
-GOOGLE_REGISTRY_SUFFIXES = ("-docker.pkg.dev", "gcr.io")
 
 
 def _address(worker: Worker) -> str:
@@ -57,6 +57,7 @@ def worker_env(workers: Sequence[Worker], worker: Worker) -> dict[str, str]:
         "JAX_COORDINATOR_ADDRESS": f"{leader}:{JAX_COORDINATOR_PORT}",
         "JAX_NUM_PROCESSES": str(len(ordered)),
         "JAX_PROCESS_ID": str(ordered.index(worker)),
+        "XCLI_PROFILER_PORT": str(PROFILER_PORT),
     }
 
 
@@ -68,7 +69,8 @@ def worker_env(workers: Sequence[Worker], worker: Worker) -> dict[str, str]:
 SUBSET_ENV = ("MEGASCALE_NUM_SLICES", "JAX_NUM_PROCESSES", "SLURM_NTASKS")
 # What an emulated worker's own environment holds and a container gets too (docs/local-provider.md)
 LOCAL_PASSTHROUGH = (*CONTRACT_ENV["tpu"], "JAX_COORDINATOR_BIND_ADDRESS", "SLURM_JOB_ID",
-                     "SLURM_STEP_NODELIST", "SLURM_PROCID", "SLURM_LOCALID")  # fmt: skip
+                     "SLURM_STEP_NODELIST", "SLURM_PROCID", "SLURM_LOCALID",
+                     "XCLI_PROFILER_PORT")  # fmt: skip
 
 
 def subset_env(workers: Sequence[Worker]) -> dict[str, str]:
@@ -113,6 +115,30 @@ def stop_script(spec: WorkloadSpec, on_tpu_vm: bool) -> str:
     )
 
 
+def stack_dump_script(spec: WorkloadSpec, on_tpu_vm: bool) -> str:
+    """Print the Python stacks of one worker's run with py-spy (`py-spy dump --pid`, every
+    thread; benfred/py-spy README). The run's processes are its session (the process runtime's
+    pid file) or its container's (`docker top`); only Python interpreters are dumped, and a
+    dump that fails right after start ("Failed to find python version") is tried once more.
+    Attaching needs ptrace rights: root, or sudo on a Cloud TPU VM (Yama ptrace_scope 1)."""
+    folder = shlex.quote(worker_folder(spec.name))
+    sudo = "sudo " if on_tpu_vm else ""
+    container = shlex.quote("xcli-" + spec.name)
+    lines = [
+        'spy=$(command -v py-spy) || { echo "xcli: py-spy is not installed on this worker'
+        ' (pip install py-spy)"; exit 0; }',
+        f"p=; s=; read -r p s 2>/dev/null < {folder}/pid || true; pids=",
+        'if [ -n "$p" ]; then pids=$(ps -eo pid=,pgid= | while read -r a b; do'
+        ' [ "$b" = "$p" ] && echo "$a"; done)',
+        f"else pids=$({sudo}docker top {container} -eo pid 2>/dev/null | tail -n +2); fi",
+        'for q in $pids; do case "$(readlink "/proc/$q/exe" 2>/dev/null)" in *python*)',
+        "echo \"== pid $q: $(tr '\\0' ' ' < /proc/$q/cmdline 2>/dev/null)\"",
+        f'{sudo}"$spy" dump --pid "$q" 2>&1 || {{ sleep 1; {sudo}"$spy" dump --pid "$q" 2>&1; }}',
+        ";; esac; done; exit 0",
+    ]
+    return "\n".join(lines)
+
+
 def registry_host(image: str) -> str | None:
     """The registry host of an image reference, or None for Docker Hub short names."""
     first, sep, _ = image.partition("/")
@@ -135,7 +161,7 @@ def worker_script(
     credentials; on the local provider neither applies.
     """
     host = registry_host(spec.image)
-    google = on_tpu_vm and host is not None and host.endswith(GOOGLE_REGISTRY_SUFFIXES)
+    google = on_tpu_vm and is_google_registry(host)
     values = dict(env_values)  # the contract only: the workload's own values come in a file
     folder = worker_folder(spec.name)
     return render(
@@ -214,7 +240,8 @@ def plan_vm_workload(
     # local without an image: a plain process (nothing to run a container of)
     chosen: Runtime = runtime or ("docker" if on_tpu_vm else "auto" if spec.image else "process")
     stop = stop_script(spec, on_tpu_vm)
-    commands, stops = [], []
+    dump = stack_dump_script(spec, on_tpu_vm)
+    commands, stops, dumps = [], [], []
     several = len({w.slice for w in workers}) > 1  # labels as `xcli ssh` prints them
     counts = subset_env(workers)  # emulated workers: the rest passes through
     passthrough = [name for name in LOCAL_PASSTHROUGH if name not in counts]
@@ -229,6 +256,7 @@ def plan_vm_workload(
         name = label(w, several)
         commands.append(WorkerCommand(worker=name, host=w.host, argv=("/bin/sh", "-c", script)))
         stops.append(WorkerCommand(worker=name, host=w.host, argv=("/bin/sh", "-c", stop)))
+        dumps.append(WorkerCommand(worker=name, host=w.host, argv=("/bin/sh", "-c", dump)))
     where = "in the background (a local driver process) " if detach else ""
     step = VmWorkloadRun(
         id="run",
@@ -240,5 +268,8 @@ def plan_vm_workload(
         detach=detach,
         env=spec.env,
         env_upload=env_upload_path(spec.name) if spec.env else "",
+        hang_after=spec.hang_after,
+        recover=spec.recover,
+        dump=tuple(dumps) if spec.hang_after is not None else (),
     )
     return Plan(title=f"run workload {spec.name}", steps=(step,), max_parallel=1)
