@@ -64,7 +64,8 @@ SKIP = {
     "docs/queued-resource.md: xcli cluster create --provider queued-resource --cluster lite "
     "--tpu-type v5litepod-16 --spot": LIVE_QR,
     "docs/queued-resource.md: xcli cluster create --provider queued-resource --cluster flex "
-    "--tpu-type v6e-256 --num-slices 4 --flex-start --max-run-duration 6h --internal-ips": LIVE_QR,
+    "--tpu-type v6e-256 --num-slices 4 --flex-start --max-run-duration 6h --internal-ips "
+    "--zone us-east5-a": LIVE_QR,
     "docs/queued-resource.md: xcli cluster create --provider queued-resource --cluster resv "
     "--tpu-type v5p-128 --reservation my-res": LIVE_QR,
     "docs/queued-resource.md: xcli cluster create --provider queued-resource --cluster boot "

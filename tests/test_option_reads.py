@@ -84,7 +84,7 @@ def test_the_builders_do_read_them() -> None:
 def test_a_read_outside_the_provider_fails(tmp_path: Path) -> None:
     shutil.copytree(REPO / "xcli", tmp_path / "xcli", ignore=shutil.ignore_patterns("__pycache__"))
     assert option_reads(tmp_path) == []  # the copy as it is
-    target = tmp_path / "xcli" / "plan" / "kueue_objects.py"
+    target = tmp_path / "xcli" / "plan" / "gke" / "kueue_objects.py"
     target.write_text(
         target.read_text()
         + "\n\ndef _version(spec: ClusterSpec) -> object:\n"

@@ -38,7 +38,9 @@ from xcli.user_files import MIB, decode, read_bytes
 # key -> (gcloud section, gcloud option, validator pattern, what it is)
 # Project IDs: https://cloud.google.com/resource-manager/docs/creating-managing-projects
 # (6-30 characters: lowercase letters, digits, hyphens; a letter first; no hyphen last), plus
-# the older domain-scoped form example.com:my-project. Zones: region-zone, e.g. us-east5-b.
+# the older domain-scoped form example.com:my-project. Zones: region-zone, e.g. us-east5-b, or
+# an AI zone as the Cloud TPU regions-and-zones page writes them (us-central1-ai1a, and
+# us-central1-ai1 without a zone letter: https://docs.cloud.google.com/tpu/docs/types-zones).
 KEYS: dict[str, tuple[str, str, str, str]] = {
     "project": (
         "core",
@@ -46,7 +48,12 @@ KEYS: dict[str, tuple[str, str, str, str]] = {
         r"[a-z][a-z0-9-]{4,28}[a-z0-9]|[a-z0-9.-]+:[a-z][a-z0-9-]+",
         "a Google Cloud project id (6-30 lowercase letters, digits, hyphens)",
     ),
-    "zone": ("compute", "zone", r"[a-z]+-[a-z]+[0-9]+-[a-z]", "a zone such as us-east5-b"),
+    "zone": (
+        "compute",
+        "zone",
+        r"[a-z]+-[a-z]+[0-9]+-(?:[a-z]|ai[0-9]+[a-z]?)",
+        "a zone such as us-east5-b or us-central1-ai1a",
+    ),
 }
 GCLOUD_ENV = {"project": "CLOUDSDK_CORE_PROJECT", "zone": "CLOUDSDK_COMPUTE_ZONE"}
 LIBRARY_ENV = {"project": "GOOGLE_CLOUD_PROJECT"}

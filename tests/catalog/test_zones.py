@@ -8,7 +8,13 @@ import pytest
 from click.testing import CliRunner
 
 from xcli.catalog import families, lookup
-from xcli.catalog.zones import check_zone, checked_regions, families_with_zones, offered_zones, rows
+from xcli.catalog.zones import (
+    check_flex_start,
+    check_zone,
+    families_with_zones,
+    offered_zones,
+    rows,
+)
 from xcli.cli.errors import run_guarded
 from xcli.cli.main import cli
 from xcli.config import KEYS
@@ -18,7 +24,9 @@ ZONE_FORMAT = KEYS["zone"][2]
 TPU_PAGES = (  # the Cloud TPU regions-and-zones page, in the versions stored
     "https://cloud.google.com/tpu/docs/regions-zones",
     "https://docs.cloud.google.com/tpu/docs/types-zones",
+    "https://docs.cloud.google.com/tpu/docs/regions-zones",
     "https://cloud-dot-devsite-v2-prod.appspot.com/tpu/docs/types-zones",
+    "https://cloud.google.com/tpu/docs/request-using-flex-start",  # v6e asia-northeast1-b
 )
 
 
@@ -50,13 +58,35 @@ def test_a_zone_that_does_not_exist_is_refused() -> None:
         check_zone(lookup("v5p-128"), "us-east5-z")
 
 
-def test_a_zone_outside_the_regions_read_in_full_is_not_refused() -> None:
-    """The stored pages were cut off outside the US: a v5e zone in Asia (offered there, but not
-    in the table) must not be refused for want of a row; a US zone still is."""
-    assert checked_regions() == ("us-",)
-    check_zone(lookup("v5litepod-16"), "asia-southeast1-b")
-    with pytest.raises(UserError, match="does not offer v5e"):
-        check_zone(lookup("v5litepod-16"), "us-east1-d")
+@pytest.mark.parametrize("zone", ["mars-north1-a", "europe-north9-z", "asia-southeast1-b"])
+def test_an_unknown_zone_is_refused_in_every_region(zone: str) -> None:
+    """Issue 32: outside the US too, a zone the table does not list for the family is refused,
+    with the zones that offer it."""
+    with pytest.raises(UserError) as caught:
+        check_zone(lookup("tpu7x-128"), zone)
+    assert (
+        caught.value.message == f"zone {zone} does not offer tpu7x (tpu7x-128), or does not exist"
+    )
+    assert "us-central1-ai1a, us-central1-c" in caught.value.hint
+
+
+def test_ai_zones_as_the_page_writes_them() -> None:
+    for zone in ("us-central1-ai1a", "us-central1-ai1", "us-south1-ai1b"):
+        assert re.fullmatch(ZONE_FORMAT, zone), zone
+    check_zone(lookup("tpu7x-128"), "us-central1-ai1a")
+    check_zone(lookup("v6e-256"), "us-central1-ai1")
+    check_zone(lookup("v6e-256"), "us-south1-ai1b")
+    assert not re.fullmatch(ZONE_FORMAT, "us-central1-ai")
+
+
+def test_flex_start_rows_are_the_flex_start_pages() -> None:
+    assert check_flex_start(lookup("v6e-16"), "asia-northeast1-b").use == "training and serving"
+    assert check_flex_start(lookup("v5litepod-16"), "us-west4-a").use == "training"
+    with pytest.raises(UserError, match="flex-start queued resources for v5e and v6e only"):
+        check_flex_start(lookup("v5p-128"), "us-east5-a")
+    with pytest.raises(UserError, match="only in asia-northeast1-b") as caught:
+        check_flex_start(lookup("v6e-256"), "us-east5-b")
+    assert "--zone asia-northeast1-b" in (caught.value.hint or "")
 
 
 def test_a_family_without_rows_is_not_refused() -> None:

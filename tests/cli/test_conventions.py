@@ -138,8 +138,9 @@ def test_config_set_keeps_its_dry_run(capsys: pytest.CaptureFixture[str]) -> Non
 
 
 def test_xpk_names(capsys: pytest.CaptureFixture[str]) -> None:
+    # us-east5-a: a zone where Cloud TPU offers v6e flex-start (xcli/catalog/zones.json)
     argv = ["cluster", "create", "--provider", "queued-resource", "--cluster", "q", "--tpu-type",
-            "v6e-8", "--project", "my-project", "--zone", "us-east5-b", "--dry-run"]  # fmt: skip
+            "v6e-8", "--project", "my-project", "--zone", "us-east5-a", "--dry-run"]  # fmt: skip
     _, ours, _ = run([*argv, "--flex-start", "--max-run-duration", "2h"], capsys)
     code, xpk, err = run([*argv, "--flex", "--max-run-duration", "2h"], capsys)
     assert code == 0 and xpk == ours and "flex" in ours.lower(), err

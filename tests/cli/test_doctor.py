@@ -265,9 +265,11 @@ def test_dry_run_prints_the_reads_and_needs_no_credentials(
     with responses.RequestsMock():  # nothing is sent
         assert run_guarded(cli, [*argv, "--dry-run", "--output", "json"], debug=False) == 0
     plan = json.loads(capsys.readouterr().out)
-    assert [s["kind"] for s in plan["plan"]] == ["credentials_read", *["check_read"] * 3]
+    assert [s["kind"] for s in plan["plan"]] == ["credentials_read", *["check_read"] * 5]
     for step in plan["plan"][1:]:
-        check_request(step["api"], step["request"]["method"], step["request"]["url"])
+        doc = "cloudresourcemanager.v3" if "/v3/" in step["request"]["url"] else None
+        check_request(step["api"], step["request"]["method"], step["request"]["url"], doc=doc)
+    assert [s["id"] for s in plan["plan"][-2:]] == ["project-number", "image-repository-iam"]
     assert plan["plan"][1]["request"]["url"].startswith(SU + "?names=projects/my-project/services/")
 
 
@@ -287,4 +289,61 @@ def test_text_output_is_one_line_per_check_with_its_fix(
         "ok   api container.googleapis.com: enabled",
         "FAIL api compute.googleapis.com: disabled",
         f"     fix: gcloud services enable compute.googleapis.com --project {PROJECT}",
+        f"--   image pull: project {PROJECT}'s number could not be read",
     ]
+
+
+CRM = f"https://cloudresourcemanager.googleapis.com/v3/projects/{PROJECT}"
+AR_IAM = (
+    "https://artifactregistry.googleapis.com/v1/projects/my-project/locations/"
+    f"{ZONE.rsplit('-', 1)[0]}/repositories/xcli:getIamPolicy"
+)
+NODES = "serviceAccount:4242-compute@developer.gserviceaccount.com"
+
+
+@pytest.mark.parametrize(
+    ("policy", "ok"),
+    [
+        ({"bindings": [{"role": "roles/artifactregistry.reader", "members": [NODES]}]}, True),
+        (
+            {"bindings": [{"role": "roles/artifactregistry.reader", "members": ["user:a@b.c"]}]},
+            False,
+        ),
+        (None, None),  # the repository does not exist yet
+    ],
+)
+def test_image_pull_checks_the_nodes_account_on_the_default_repository(
+    user_adc: Path,
+    capsys: pytest.CaptureFixture[str],
+    policy: dict[str, Any] | None,
+    ok: bool | None,
+) -> None:
+    """Issue 32 item 4: the nodes' default Compute Engine account needs a role that pulls on the
+    repository built images go to; the fix is the one gcloud command."""
+    with responses.RequestsMock(assert_all_requests_are_fired=False) as rsps:
+        fake_auth(rsps)
+        rsps.get(SU, json=services(**{"container.googleapis.com": "ENABLED",
+                                      "compute.googleapis.com": "ENABLED"}))  # fmt: skip
+        rsps.get(CRM, json={"name": "projects/4242", "projectId": PROJECT})
+        if policy is None:
+            rsps.get(AR_IAM, status=404, json={"error": {"message": "not found"}})
+        else:
+            rsps.get(AR_IAM, json={"etag": "x", **policy})
+        _, doc = doctor(capsys)
+        for call in rsps.calls:
+            url = str(call.request.url)
+            if url.startswith(CRM):
+                check_request(
+                    "cloudresourcemanager.projects.get", "GET", url, doc="cloudresourcemanager.v3"
+                )
+            elif ":getIamPolicy" in url:
+                api = "artifactregistry.projects.locations.repositories.getIamPolicy"
+                check_request(api, "GET", url, doc="artifactregistry.v1")
+    pull = by_name(doc)["image pull"]
+    assert pull["ok"] is ok, pull
+    if ok is False:
+        assert pull["fix"] == (
+            "gcloud artifacts repositories add-iam-policy-binding xcli --location "
+            f"{ZONE.rsplit('-', 1)[0]} --project {PROJECT} --member {NODES} "
+            "--role roles/artifactregistry.reader"
+        )

@@ -49,10 +49,19 @@ def test_the_talks_command_dry_run_prints_the_build_and_the_jobset(
     code, out, err = cluster.run([*args, "--dry-run", "--output", "json"], capsys)
     assert code == 0, err
     plan = json.loads(out)["plan"]
-    assert [s["id"] for s in plan[:3]] == ["image-repository", "image-base", "build"]
+    ids = [s["id"] for s in plan[:4]]
+    assert ids == ["image-repository", "image-reader", "image-base", "build"]
     assert plan[0]["repository"] == "projects/my-proj/locations/us-east5/repositories/xcli"
-    assert plan[1]["image"] == "index.docker.io/library/maxtext_base_image:latest"
-    assert plan[2]["layers"][0]["files"] == 3  # train.py, configs/base.yml, .dockerignore
+    # the nodes' default service account may pull from it (issue 32 item 4)
+    assert plan[1]["repository"] == plan[0]["repository"]
+    assert plan[1]["role"] == "roles/artifactregistry.reader"
+    assert plan[1]["member"] == (
+        "serviceAccount:${image-reader.project_number}-compute@developer.gserviceaccount.com"
+    )
+    assert plan[1]["requests"][0]["url"].endswith("/v3/projects/my-proj")
+    assert "image-reader" in plan[3]["after"]  # the workload runs only after the grant
+    assert plan[2]["image"] == "index.docker.io/library/maxtext_base_image:latest"
+    assert plan[3]["layers"][0]["files"] == 3  # train.py, configs/base.yml, .dockerignore
     (image,) = _images(plan)
     assert image.startswith("us-east5-docker.pkg.dev/my-proj/xcli/")
     assert image.endswith("-runner@${build.digest}")

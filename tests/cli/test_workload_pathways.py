@@ -29,14 +29,13 @@ BASE = [
     "gs://my-proj-pathways/scratch",
     "--dry-run",
 ]
-# the metadata ConfigMap of the golden cluster gke/v5p-128-x2-pathways (its data, as a file)
-PATHWAYS_CLUSTER = {
-    "accelerator": "v5p-128",
-    "num_slices": "2",
-    "capacity_type": "spot",
-    "provider": "gke",
-    "pathways_pool": "cpu-np",
-}
+# the metadata ConfigMap of the golden cluster gke/v5p-128-x2-pathways (its data, as a file),
+# read from that golden so the workload sees what the cluster really records (kueue_topology:
+# its TPU flavor uses Kueue's TAS, so the workers must ask for a topology)
+_CLUSTER_GOLDEN = json.loads((REPO / "tests/goldens/gke/v5p-128-x2-pathways.json").read_text())
+(PATHWAYS_CLUSTER,) = [
+    s["manifest"]["data"] for s in _CLUSTER_GOLDEN["plan"] if s["id"] == "k8s-metadata"
+]
 NO_POOL = {k: v for k, v in PATHWAYS_CLUSTER.items() if k != "pathways_pool"}
 IMAGE = ["--docker-image", "us-docker.pkg.dev/my-proj/repo/trainer:1"]
 SCENARIOS = {

@@ -10,6 +10,10 @@
 (d) kinds_installed: every kind an applied object uses is built in or installed by the plans.
 (e) ports_served: every port a container's script connects to over ssh is the one its image
     serves (cluster_facts.json ssh_ports).
+(f) flavors_admit (tests/model/admission.py): Kueue gives every queued pod set a flavor (TAS,
+    flavor order, quota per resource).
+(g) pool_rules, (h) node_limits (tests/model/limits.py): node-pool bodies GKE refuses
+    (placement x queued provisioning x machine family), GKE's node cap and the subnet's size.
 """
 
 from __future__ import annotations
@@ -19,7 +23,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from tests.model.addresses import pod_addresses
+from tests.model.admission import flavors_admit
 from tests.model.cluster import FACTS, Cluster, kind_of
+from tests.model.limits import node_limits, pool_rules
 from tests.model.scheduling import misfit, requests
 
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
@@ -271,7 +277,10 @@ def check_all(cluster: Cluster, objects: list[dict[str, Any]]) -> list[str]:
         + flavors_fit(cluster)
         + references_resolve(cluster)
         + queues_cover(cluster, objects)
+        + flavors_admit(cluster, objects)
         + kinds_installed(cluster, objects)
         + ports_served(objects)
         + pod_addresses(cluster.pod_range, cluster.addresses)
+        + pool_rules(cluster.pool_bodies)
+        + node_limits(cluster.body, cluster.addresses)
     )

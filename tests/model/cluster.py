@@ -60,6 +60,8 @@ class Cluster:
     unknown_installs: list[str] = field(default_factory=list)
     pod_range: int | None = None  # the Pod range's prefix length, once a cluster body is seen
     addresses: list[PoolAddresses] = field(default_factory=list)
+    body: dict[str, Any] | None = None  # the clusters.create body, once a cluster plan is seen
+    pool_bodies: list[dict[str, Any]] = field(default_factory=list)  # every node-pool body
 
     def add(self, plan: list[dict[str, Any]]) -> Cluster:
         self.pools += plan_pools(plan)
@@ -69,8 +71,11 @@ class Cluster:
                 self._beta_apis(body)
                 self.pod_range = range_prefix(body)
                 self.addresses += [pool_addresses(p) for p in body.get("nodePools", [])]
+                self.body = body
+                self.pool_bodies += body.get("nodePools", [])
             if step.get("api") == "container.projects.locations.clusters.nodePools.create":
                 self.addresses.append(pool_addresses(step["request"]["body"]["nodePool"]))
+                self.pool_bodies.append(step["request"]["body"]["nodePool"])
             if step.get("kind") == "k8s_install":
                 self._install(step)
             manifest = step.get("manifest")

@@ -155,7 +155,16 @@ MADE: dict[str, Source] = {
     "made/workload-on-tpu7x-512-x36-spot": "gke/tpu7x-512-x36-spot.json",
     "made/workload-on-v5p-12288-spot": "gke/v5p-12288-spot.json",
     "made/workload-on-v6e-256-x32-spot": "gke/v6e-256-x32-spot.json",
+    # issue 32 item 4: an image built from a folder and pushed to the default repository
+    "made/workload-with-built-image-on-v6e-256-x2-spot": "gke/v6e-256-x2-spot.json",
 }
+# extra flags of a made workload; SCRIPT_DIR is a folder made for the run
+SCRIPT_DIR = "{script_dir}"
+MADE_FLAGS: dict[str, list[str]] = {
+    "made/workload-with-built-image-on-v6e-256-x2-spot": [
+        "--base-docker-image", "python:3.10", "--script-dir", SCRIPT_DIR,
+    ],
+}  # fmt: skip
 WORKLOAD_FLAGS = ["--workload", "train-1", "--docker-image", "us-docker.pkg.dev/p/r/t:1"]
 WORKLOAD_FLAGS += ["--command", "python3 train.py", "--dry-run", "--output", "json"]
 
@@ -167,8 +176,15 @@ def _made(name: str) -> str:
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "metadata.yaml"
         path.write_text(yaml.safe_dump(dict(data)), encoding="utf-8")
+        (Path(folder) / "src").mkdir()
+        (Path(folder) / "src" / "train.py").write_text("print('step')\n", encoding="utf-8")
+        extra = [f.replace(SCRIPT_DIR, str(Path(folder) / "src")) for f in MADE_FLAGS.get(name, [])]
         argv = ["workload", "create", "--project", data["project"], "--zone", data["zone"]]
-        argv += ["--cluster", data["cluster"], "--cluster-metadata", str(path), *WORKLOAD_FLAGS]
+        flags = list(WORKLOAD_FLAGS)
+        if extra:  # an image built here, not --docker-image
+            at = flags.index("--docker-image")
+            del flags[at : at + 2]
+        argv += ["--cluster", data["cluster"], "--cluster-metadata", str(path), *flags, *extra]
         result = CliRunner().invoke(cli, argv, catch_exceptions=False)
     assert result.exit_code == 0, result.output
     return result.stdout

@@ -12,7 +12,7 @@ from tests.model.nodes import NodePool, Taint
 BLOCKING = {"NoSchedule", "NoExecute"}
 
 
-def _expression(expr: dict[str, Any], labels: dict[str, str]) -> bool:
+def expression(expr: dict[str, Any], labels: dict[str, str]) -> bool:
     key, op, values = expr["key"], expr["operator"], expr.get("values", [])
     if op == "In":
         return labels.get(key) in values
@@ -83,7 +83,7 @@ def misfit(
     required = required.get("requiredDuringSchedulingIgnoredDuringExecution", {})
     terms = required.get("nodeSelectorTerms", [])
     if terms and not any(
-        all(_expression(e, pool.labels) for e in t.get("matchExpressions", [])) for t in terms
+        all(expression(e, pool.labels) for e in t.get("matchExpressions", [])) for t in terms
     ):
         return "affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"
     for taint in pool.taints:

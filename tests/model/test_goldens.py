@@ -22,6 +22,7 @@ from tests.model.checks import (
 from tests.model.cluster import cluster_of
 from tests.model.goldens import (
     CLUSTERS,
+    GOLDENS,
     MADE,
     OBJECT_ONLY,
     WORKLOADS,
@@ -30,7 +31,9 @@ from tests.model.goldens import (
     golden_plan,
     made_plan,
 )
+from tests.model.images import images_pulled
 from tests.model.upstream_storage import storage_drift
+from tests.model.zones import zones_offer
 from xcli.spec import Capacity
 
 # golden -> upstream audit id (the reference's upstream-audit.md; issue 22 items 1-4)
@@ -53,7 +56,19 @@ def test_cluster_golden(name: str) -> None:
     plan = golden_plan(name)
     cluster = cluster_of(plan)
     objects = applied_objects(plan)
-    lines = check_all(cluster, objects)
+    lines = check_all(cluster, objects) + zones_offer(plan)
+    assert not lines, _report(lines)
+
+
+QUEUED = sorted(
+    p.relative_to(GOLDENS).as_posix() for p in (GOLDENS / "queued_resource").glob("*.json")
+)
+
+
+@pytest.mark.parametrize("name", QUEUED)
+def test_queued_resource_golden_zones(name: str) -> None:
+    """(i) a queued resource's zone offers its family, and flex-start where Cloud TPU has it."""
+    lines = zones_offer(golden_plan(name))
     assert not lines, _report(lines)
 
 
@@ -74,7 +89,7 @@ def test_made_workload_on_its_cluster(name: str) -> None:
     cluster = cluster_of(cluster_plan(MADE[name]))
     plan = made_plan(name)
     cluster.add(plan)
-    lines = check_all(cluster, applied_objects(plan))
+    lines = check_all(cluster, applied_objects(plan)) + images_pulled(cluster.pool_bodies, plan)
     assert not lines, _report(lines)
 
 
@@ -91,8 +106,6 @@ def test_objects_golden(name: str) -> None:
 
 
 def test_every_golden_is_checked_or_said_why_not() -> None:
-    from tests.model.goldens import GOLDENS
-
     seen = set(CLUSTERS) | set(WORKLOADS) | set(OBJECT_ONLY) | set(MADE)
     not_gke = {"queued_resource", "terraform"}  # no Kubernetes objects
     vm = {
@@ -116,3 +129,32 @@ def test_checks_are_not_vacuous() -> None:
     assert [o["kind"] for o in workload] == ["JobSet"]
     assert flavors_fit(cluster) == []
     assert pods_fit(cluster, workload) == [] and queues_cover(cluster, workload) == []
+
+
+# Shapes the upstream audit (issue 32) planned and found would fail live, made here from their
+# spec as `cluster create --dry-run` makes them: each must now be refused before any call (the
+# message names why), or pass the model.
+FLEX_6H = Capacity("flex-start", max_run_duration=6 * 3600)
+AUDIT_SHAPES: dict[str, tuple[tuple[str, Capacity, int], str | None]] = {
+    "gb200-4 x18 flex-start (item 2)": (("gb200-4", FLEX_6H, 18), "--flex-start on A4X"),
+    "v6e-256 x80 spot (item 5)": (("v6e-256", Capacity("spot"), 80), "node addresses"),
+    "v6e-256 x240 spot (item 5)": (("v6e-256", Capacity("spot"), 240), "15,000 nodes"),
+    "h100-mega-80gb-8 x4 flex-start": (("h100-mega-80gb-8", FLEX_6H, 4), None),
+    "v6e-256 x32 spot": (("v6e-256", Capacity("spot"), 32), None),
+}
+
+
+@pytest.mark.parametrize("name", sorted(AUDIT_SHAPES))
+def test_audit_shape_is_refused_or_passes(name: str) -> None:
+    from xcli.errors import UserError
+
+    source, refusal = AUDIT_SHAPES[name]
+    try:
+        plan = cluster_plan(source)
+    except UserError as exc:
+        assert refusal is not None, f"refused: {exc}"
+        assert refusal in str(exc), str(exc)
+        return
+    lines = check_all(cluster_of(plan), applied_objects(plan))
+    assert not lines, _report(lines)
+    assert refusal is None, f"planned, but should be refused ({refusal})"

@@ -218,3 +218,121 @@ def test_nodes_without_pod_addresses() -> None:
         "the plan's 2353 nodes need 602368 (largest: demo-np-0, 65 nodes x 256 for 110 "
         "pods per node)"
     ]
+
+
+def _template(plan: Plan, job: str) -> dict[str, Any]:
+    jobset = _step(plan, "jobset")["manifest"]
+    (rjob,) = [r for r in jobset["spec"]["replicatedJobs"] if r["name"] == job]
+    template: dict[str, Any] = rjob["template"]["spec"]["template"]
+    return template
+
+
+def test_f_pathways_workers_without_a_topology_request() -> None:
+    """Issue 32 item 1: on a ClusterQueue mixing the TAS TPU flavor and the head's pathways-cpu,
+    Kueue v0.19.2 gives workers that ask for no topology no flavor; the head asks for none and
+    takes pathways-cpu (a TAS request there would be refused the same way)."""
+    cluster = golden_plan("gke/v5p-128-x2-pathways.json")
+    workload = copy.deepcopy(golden_plan("workload/pathways-batch.json"))
+    assert _run(cluster, workload) == []
+    del _template(workload, "worker")["metadata"]["annotations"]
+    assert _run(cluster, workload) == [
+        "JobSet train-1 replicatedJobs[worker]: no flavor of ClusterQueue xcli-cluster-queue "
+        'admits its 32 pods (v5p-128: Flavor "v5p-128" supports only TopologyAwareScheduling; '
+        "pathways-cpu: nodeLabels do not give the pod's nodeSelector "
+        "cloud.google.com/gke-tpu-accelerator=tpu-v5p-slice)"
+    ]
+    workload = copy.deepcopy(golden_plan("workload/pathways-batch.json"))
+    head = _template(workload, "pathways-head")
+    head["metadata"]["annotations"] = dict(_template(workload, "worker")["metadata"]["annotations"])
+    (line,) = _run(cluster, workload)
+    assert line.startswith("JobSet train-1 replicatedJobs[pathways-head]: no flavor")
+    assert 'Flavor "pathways-cpu" does not support TopologyAwareScheduling' in line
+
+
+def test_f_a_flavor_tried_in_order_and_quota_per_resource() -> None:
+    """Kueue takes the first flavor of the group that fits; a pod set over every flavor's quota
+    of one resource fits none."""
+    cluster = copy.deepcopy(golden_plan("gke/h100-80gb-8-x2-on-demand.json"))
+    workload = golden_plan("workload/h100-80gb-8-x2.json")
+    assert _run(cluster, workload) == []
+    group = _step(cluster, "k8s-cluster-queue")["manifest"]["spec"]["resourceGroups"][0]
+    for flavor in group["flavors"]:
+        for resource in flavor["resources"]:
+            if resource["name"] == "nvidia.com/gpu":
+                resource["nominalQuota"] = 8
+    (line,) = _run(cluster, workload)
+    assert line.startswith("JobSet train-1 replicatedJobs[workers]: no flavor of ClusterQueue")
+    assert "nvidia.com/gpu 16 over quota 8" in line
+
+
+def test_g_compact_placement_on_a_queued_gpu_pool() -> None:
+    """Issue 32 item 2: the A4X pool's COMPACT workload policy on a queued-provisioning pool,
+    which GKE (as Cluster Toolkit encodes it) refuses for GPUs."""
+    cluster = copy.deepcopy(golden_plan("gke/gb200-4-x18-reservation.json"))
+    assert [line for line in _run(cluster) if "placementPolicy" in line] == []
+    pool = _step(cluster, "pool-0")["request"]["body"]["nodePool"]
+    pool["queuedProvisioning"] = {"enabled": True}
+    assert [line for line in _run(cluster) if "placementPolicy" in line] == [
+        "nodePool demo-np-0 placementPolicy.type COMPACT: not allowed with queuedProvisioning "
+        "on a4x-highgpu-4g (not a TPU)"
+    ]
+    del pool["queuedProvisioning"]
+    pool["config"]["flexStart"] = True
+    assert [line for line in _run(cluster) if "placementPolicy" in line] == [
+        "nodePool demo-np-0 placementPolicy.type COMPACT: flex-start takes compact placement "
+        "only on A3 Ultra, A4 and H4D, not a4x-highgpu-4g"
+    ]
+
+
+def test_h_more_nodes_than_gke_or_the_subnet_takes() -> None:
+    """Issue 32 item 5: the 2,307-node tpu7x golden fits the default /20; grown past 4,092
+    nodes it does not, and past 15,000 GKE never creates it."""
+    cluster = copy.deepcopy(golden_plan("gke/tpu7x-512-x36-spot.json"))
+    assert _run(cluster) == []
+    pool = _step(cluster, "pool-0")["request"]["body"]["nodePool"]
+    pool["initialNodeCount"] = 2000
+    assert _run(cluster) == [
+        "cluster subnetwork (the network's auto-mode /20) holds 4092 node addresses; the plan's "
+        "nodes need 4289 (surge included)"
+    ]
+    _step(cluster, "cluster")["request"]["body"]["cluster"]["subnetwork"] = "big"
+    assert _run(cluster) == []
+    pool["initialNodeCount"] = 13000
+    assert "cluster: 15252 nodes, over GKE's limit of 15,000 per cluster" in _run(cluster)
+
+
+def test_i_a_zone_without_the_family_or_its_flex_start() -> None:
+    """Issue 32 items 3 and 6: a TPU pool in a zone the table does not list for its family, and
+    a flex-start queued resource where Cloud TPU's flex-start page does not offer it."""
+    from tests.model.zones import zones_offer
+
+    cluster = copy.deepcopy(golden_plan("gke/tpu7x-128-x2-spot.json"))
+    assert zones_offer(cluster) == []
+    _step(cluster, "pool-0")["request"]["body"]["nodePool"]["locations"] = ["europe-north9-z"]
+    assert zones_offer(cluster) == ["nodePool demo-np-0 locations europe-north9-z: no tpu7x there"]
+    queued = copy.deepcopy(golden_plan("queued_resource/v6e-256-x4-flex-start-6h.json"))
+    assert zones_offer(queued) == []
+    node = _step(queued, "create")["request"]["body"]["tpu"]["nodeSpec"][0]
+    node["parent"] = "projects/my-proj/locations/us-east5-b"
+    assert zones_offer(queued) == [
+        "queuedResource provisioningModel FLEX_START: Cloud TPU offers flex-start for v6e in "
+        "asia-northeast1-b, us-east5-a, not us-east5-b"
+    ]
+
+
+def test_j_a_pushed_image_the_nodes_may_not_pull() -> None:
+    """Issue 32 item 4: without the ar_reader step the nodes' default service account gets no
+    pull permission on the repository the plan pushes to."""
+    from tests.model.goldens import made_plan
+    from tests.model.images import images_pulled
+
+    name = "made/workload-with-built-image-on-v6e-256-x2-spot"
+    cluster = cluster_of(golden_plan("gke/v6e-256-x2-spot.json"))
+    plan = made_plan(name)
+    assert images_pulled(cluster.pool_bodies, plan) == []
+    without = [s for s in plan if s["kind"] != "ar_reader"]
+    assert images_pulled(cluster.pool_bodies, without) == [
+        "image_push build to projects/my-project/locations/us-east5/repositories/xcli: the "
+        "nodes' default Compute Engine service account gets no roles/artifactregistry.reader "
+        "on it (pods end in ImagePullBackOff where that account has no Editor role)"
+    ]

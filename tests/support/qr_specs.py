@@ -8,6 +8,7 @@ from xcli.spec import Capacity, ClusterSpec
 
 PROJECT, ZONE = "my-proj", "us-east5-b"
 V4_ZONE = "us-central2-b"  # v4 is offered there only (xcli/catalog/zones.json)
+FLEX_ZONE = "us-east5-a"  # v6e flex-start queued resources (zones.json flex_start)
 STARTUP = "#!/bin/bash\necho ready\n"
 
 
@@ -36,6 +37,7 @@ SCENARIOS: dict[str, ClusterSpec] = {
         "v6e-256",
         Capacity("flex-start", max_run_duration=6 * 3600),
         slices=4,
+        zone=FLEX_ZONE,
         internal_ips=True,
         network="ml-net",
         subnetwork="ml-sub",

@@ -99,6 +99,9 @@ def plan(req: DoctorRequest, deps: Deps) -> tuple[Plan, Accelerator | None, str,
         steps += [zone_read] if zone_read is not None else []
         if zone_read is None:  # what the live run judges without a read: say so (issue 37)
             notes.append(f"whether {zone} offers {accel.name}: xcli's zone table, no read")
+    from xcli.app import doctor_pull
+
+    steps += doctor_pull.reads(project, region)  # may the nodes pull built images (issue 32)
     title = f"check credentials, APIs{', quota and zone' if accel else ''} for {req.provider}"
     return Plan(title, tuple(steps), tuple(notes)), accel, project, zone
 
@@ -172,6 +175,9 @@ def judge(
     if accel is not None:
         checks.append(quota(found.get("quota"), accel, compute_quota, project, zone))
         checks.append(zone_check(found.get("zone"), accel, zone))
+    from xcli.app import doctor_pull
+
+    checks.append(doctor_pull.check(found, project, zone.rsplit("-", 1)[0]))
     return checks
 
 

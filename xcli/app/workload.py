@@ -104,7 +104,9 @@ def create(req: CreateRequest, deps: Deps) -> Created:
     creation = kind.plan_create(ctx, w)
     plan, handlers = creation.plan, creation.handlers
     if req.image is not None:
-        plan, handlers = workload_image.finish(req.image, w.image, plan, handlers, deps)
+        plan, handlers = workload_image.finish(
+            req.image, w.image, plan, handlers, deps, node_project=lambda: ctx.project
+        )
     if w.output_manifest_file is not None:
         manifests = creation.manifests
         if req.image is not None:

@@ -66,13 +66,16 @@ def destination(flags: ImageFlags, project: Callable[[], str], zone: Callable[[]
     return image_build.default_repository(project(), region_of(zone()))
 
 
-def request_for(flags: ImageFlags, repository: str, platform: str) -> image_build.BuildRequest:
+def request_for(
+    flags: ImageFlags, repository: str, platform: str, node_project: str | None = None
+) -> image_build.BuildRequest:
     return image_build.BuildRequest(
         expand_home(flags.script_dir, "--script-dir"),
         flags.base or image_build.DEFAULT_BASE,
         platform,
         repository,
         image_build.image_name(_user()),
+        node_project=node_project,
         include=flags.include,
     )
 
@@ -103,6 +106,7 @@ def finish(
     plan: Plan,
     handlers: Handlers,
     deps: Deps,
+    node_project: Callable[[], str] | None = None,
 ) -> tuple[Plan, Handlers]:
     """The workload's plan with the container dressed (--docker-name, the pull secret) and,
     when an image is built, the build in front; the handlers of both."""
@@ -114,7 +118,12 @@ def finish(
     if flags.base is None:
         return plan, handlers
     repository = image.split("@", 1)[0].rsplit("/", 1)[0]
-    request = request_for(flags, repository, platform_of(plan))
+    # the nodes' project is asked for only when the image goes to Artifact Registry, whose
+    # repository then grants those nodes' service account the reader role (image/steps.py)
+    pulls = (
+        node_project() if node_project and image_build.in_artifact_registry(repository) else None
+    )
+    request = request_for(flags, repository, platform_of(plan), pulls)
     local = None
     if deps.local_images is not None and image_build.asks_engine(request.base):
         local = deps.local_images(request.base)

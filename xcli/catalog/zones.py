@@ -3,9 +3,11 @@
     >>> offered_zones("v6e")[:2]
     ('us-central1-b', 'us-east1-d')
 
-`check_zone` refuses, before any call, a zone that does not offer the accelerator. Only families
-with rows are checked: a family without rows (the GPUs today) is not refused anywhere, because
-having no data is not evidence that a zone lacks it.
+`check_zone` refuses, before any call, a zone that does not offer the accelerator, in every
+region. Only families with rows are checked: a family without rows (the GPUs today) is not
+refused anywhere, because having no data is not evidence that a zone lacks it.
+`check_flex_start` refuses queued-resource flex-start where Cloud TPU's flex-start page does not
+offer it (the `flex_start` table).
 """
 
 from __future__ import annotations
@@ -54,21 +56,53 @@ def families_with_zones() -> list[str]:
     return [*_data().get("tpu", {}), *_data().get("gpu", {})]
 
 
-def checked_regions() -> tuple[str, ...]:
-    """The region prefixes whose rows were read in full from the pages (`_checked_regions` in
-    zones.json). A zone outside them is not refused: the stored pages were cut off there, and a
-    row missing for want of a page is not evidence that the zone lacks the accelerator."""
-    return tuple(_data().get("_checked_regions", ()))
-
-
 def check_zone(accel: Accelerator, zone: str) -> None:
-    """Refuse `zone` when the catalogue lists where `accel`'s family is offered, the table covers
-    `zone`'s region, and `zone` is not one of those places."""
+    """Refuse `zone` when the catalogue lists where `accel`'s family is offered and `zone` is
+    not one of those places, in any region (a zone that does not exist at all, like
+    mars-north1-a, is refused the same way)."""
     offered = offered_zones(accel.family)
-    if not offered or zone in offered or not zone.startswith(checked_regions()):
+    if not offered or zone in offered:
         return
     raise UserError(
         f"zone {zone} does not offer {accel.family} ({accel.name}), or does not exist",
         hint=f"use a zone that offers {accel.family}: {', '.join(offered)} "
         f"(`xcli catalog show {accel.name}` names the page each comes from)",
+    )
+
+
+@dataclass(frozen=True)
+class FlexRow:
+    """A zone where Cloud TPU offers flex-start queued resources for a family."""
+
+    family: str
+    zone: str
+    use: str  # "training", "serving", or both
+    source: str
+
+
+def flex_start_rows(family: str) -> tuple[FlexRow, ...]:
+    table = _data().get("flex_start", {})
+    return tuple(
+        FlexRow(family, r["zone"], r["use"], table["_source"]) for r in table.get(family, [])
+    )
+
+
+def check_flex_start(accel: Accelerator, zone: str) -> FlexRow:
+    """The flex-start row of `accel`'s family in `zone`; refuses families and zones Cloud TPU's
+    flex-start page does not list (it names v6e and v5e in four zones)."""
+    rows = flex_start_rows(accel.family)
+    families = sorted(f for f in _data().get("flex_start", {}) if not f.startswith("_"))
+    if not rows:
+        raise UserError(
+            f"Cloud TPU offers flex-start queued resources for {' and '.join(families)} only, "
+            f"not {accel.family} ({accel.name})",
+            hint="use --spot, --on-demand or --reservation for this family, or --provider gke",
+        )
+    for row in rows:
+        if row.zone == zone:
+            return row
+    listed = ", ".join(f"{r.zone} ({r.use})" for r in rows)
+    raise UserError(
+        f"Cloud TPU offers flex-start for {accel.family} only in {listed}, not in {zone}",
+        hint=f"pass --zone {rows[0].zone}, or another capacity for {zone}",
     )

@@ -20,7 +20,7 @@ from xcli.image import reference
 from xcli.image.layers import Layer, Store
 from xcli.image.local import DOCKER_SOCKET, PODMAN_SOCKET, EngineBase, EngineLookup
 from xcli.image.reference import ImageRef
-from xcli.image.steps import ArRepository, ImageBase, ImagePush
+from xcli.image.steps import ArReaderGrant, ArRepository, ImageBase, ImagePush
 from xcli.plan.model import Fmt, Ref, Step
 
 # XPK's default base (AI-Hypercomputer/xpk at 367c838253be, src/xpk/core/docker_image.py,
@@ -38,6 +38,7 @@ class BuildRequest:
     platform: str  # "linux/amd64" or "linux/arm64"
     repository: str  # where images go: HOST/PATH (an Artifact Registry repository or any)
     name: str  # the image's name under `repository`
+    node_project: str | None = None  # whose nodes pull it (granted the reader role on AR)
     include: tuple[str, ...] = ()  # --script-include: secret or VCS paths packed on purpose
 
 
@@ -112,6 +113,8 @@ def prepare(
     ar = _ar_repository(dest)
     if ar is not None:
         steps.append(ar)
+        if request.node_project:
+            steps.append(_reader_grant(ar, request.node_project))
     read = _read_base(request, base, store, local)
     steps.append(read)
     push = ImagePush(
@@ -134,6 +137,11 @@ def prepare(
     )
 
 
+def in_artifact_registry(repository: str) -> bool:
+    """Whether HOST/PATH names an Artifact Registry Docker repository (LOCATION-docker.pkg.dev)."""
+    return _AR_HOST.match(repository.split("/", 1)[0]) is not None
+
+
 def _ar_repository(dest: ImageRef) -> ArRepository | None:
     match = _AR_HOST.match(dest.host)
     parts = dest.name.split("/")
@@ -145,6 +153,19 @@ def _ar_repository(dest: ImageRef) -> ArRepository | None:
         project=parts[0],
         location=match.group(1),
         repository=parts[1],
+    )
+
+
+def _reader_grant(ar: ArRepository, node_project: str) -> ArReaderGrant:
+    return ArReaderGrant(
+        id="image-reader",
+        summary=f"let the nodes of project {node_project} pull from {ar.repository} "
+        "(roles/artifactregistry.reader for the default Compute Engine service account)",
+        after=(ar.id,),
+        project=ar.project,
+        location=ar.location,
+        repository=ar.repository,
+        node_project=node_project,
     )
 
 

@@ -6,6 +6,9 @@ JSON form (every step also has id, kind, summary, after):
 - ar_repository: "api", "repository", "requests" (the get, then the create when it is missing)
 - image_base: "image", "platform", "requests" (the manifest reads and the config blob read),
   outputs `digest` (the platform's manifest), `manifest`, `media_type`, `config`
+- ar_reader: "api", "repository", "role", "member" (the nodes' service account, by project
+  number), "requests" (the project read, getIamPolicy, then setIamPolicy when the member lacks
+  the role)
 - image_push: "image" (where it goes), "tag", "from" (the base), "layers" [{name, diff_id,
   digest, size, files}], "requests" (per blob HEAD, then mount or upload; config; manifest),
   outputs `digest` (the new manifest's, which the workload runs) and `image` (repo@digest)
@@ -13,6 +16,7 @@ JSON form (every step also has id, kind, summary, after):
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -59,6 +63,87 @@ class ArRepository(Step):
                     "when": "the get answered 404",
                     "url": f"{AR_API}/{self.parent}/repositories?repositoryId={self.repository}",
                     "body": self.body(),
+                },
+            ],
+        }
+
+
+CRM_API = "https://cloudresourcemanager.googleapis.com/v3"
+READER = "roles/artifactregistry.reader"
+# roles that hold artifactregistry.repositories.downloadArtifacts (Artifact Registry's roles:
+# writer, repoAdmin and admin each include the reader's permissions)
+PULLS = frozenset(
+    {READER, "roles/artifactregistry.writer", "roles/artifactregistry.repoAdmin"}
+    | {"roles/artifactregistry.admin"}
+)
+
+
+def has_pull(policy: Mapping[str, Any], member: str) -> bool:
+    """Whether an unconditional binding of a role that pulls names `member`."""
+    return any(
+        b.get("role") in PULLS and member in b.get("members", []) and not b.get("condition")
+        for b in policy.get("bindings", [])
+    )
+
+
+def compute_account(number: str) -> str:
+    """The default Compute Engine service account of a project, as an IAM member."""
+    return f"serviceAccount:{number}-compute@developer.gserviceaccount.com"
+
+
+@dataclass(frozen=True, kw_only=True)
+class ArReaderGrant(Step):
+    """Let the nodes pull from the repository: give the default Compute Engine service account
+    of the nodes' project (`NUMBER-compute@developer.gserviceaccount.com`, which GKE node pools
+    and TPU VMs run as unless told otherwise) roles/artifactregistry.reader on it, by
+    read-modify-write of the repository's IAM policy (nothing is written when it has the role).
+
+    Why: Artifact Registry "Deploying to Compute Engine": in organisations created after
+    2024-05-03 the default service account no longer gets Editor
+    (iam.automaticIamGrantsForDefaultServiceAccounts), and "to pull container images from
+    Artifact Registry repositories, you must grant the Compute Engine service account the
+    Artifact Registry Reader role (roles/artifactregistry.reader)". Cluster Toolkit's blueprints
+    grant their node service account the same role (examples/gke-a4x/gke-a4x.yaml l.108-118)."""
+
+    kind: ClassVar[str] = "ar_reader"
+
+    project: str  # the repository's project
+    location: str
+    repository: str
+    node_project: str  # the project whose nodes pull
+
+    @property
+    def resource(self) -> str:
+        return f"projects/{self.project}/locations/{self.location}/repositories/{self.repository}"
+
+    def member(self, number: str) -> str:
+        return compute_account(number)
+
+    def details(self) -> dict[str, Any]:
+        url = f"{AR_API}/{self.resource}"
+        return {
+            "api": "artifactregistry.projects.locations.repositories.setIamPolicy",
+            "repository": self.resource,
+            "role": READER,
+            "member": self.member(f"${{{self.id}.project_number}}"),
+            "requests": [
+                {
+                    "api": "cloudresourcemanager.projects.get",
+                    "method": "GET",
+                    "url": f"{CRM_API}/projects/{self.node_project}",
+                    "outputs": {"project_number": "name@last"},
+                },
+                {
+                    "api": "artifactregistry.projects.locations.repositories.getIamPolicy",
+                    "method": "GET",
+                    "url": f"{url}:getIamPolicy?options.requestedPolicyVersion=3",
+                },
+                {
+                    "api": "artifactregistry.projects.locations.repositories.setIamPolicy",
+                    "method": "POST",
+                    "when": "the member lacks the role",
+                    "url": f"{url}:setIamPolicy",
+                    "body": "the policy read, with the member added to the role (its etag kept)",
                 },
             ],
         }

@@ -208,7 +208,7 @@ def test_errors_are_one_line_with_a_hint(
 @responses.activate
 def test_raw_alpha_errors_map_the_same_way() -> None:
     responses.post(
-        f"{ALPHA}/queuedResources",
+        f"{ALPHA.replace('us-east5-b', 'us-east5-a')}/queuedResources",  # v6e flex-start's zone
         status=429,
         json=_error(
             429,

@@ -169,3 +169,23 @@ def test_images_are_pinned_and_listed() -> None:
 def test_bad_inputs(spec: PathwaysSpec, message: str) -> None:
     with pytest.raises(UserError, match=message):
         check(spec)
+
+
+def test_workers_ask_for_a_slice_topology_when_the_cluster_names_one() -> None:
+    """Issue 32 item 1: the workers carry the jobset kind's slice annotations on a cluster whose
+    TPU flavor names a Kueue Topology (else Kueue admits them nowhere); the head never does,
+    and a cluster without a Topology (flex-start) gets neither."""
+
+    def annotations(spec: PathwaysSpec, job: str) -> dict[str, str]:
+        meta = jobs(pj.build_jobset(spec))[job]["template"]["spec"]["template"]["metadata"]
+        found: dict[str, str] = meta.get("annotations", {})
+        return found
+
+    tas = replace(BATCH, kueue_topology="xcli-node-pools")
+    assert annotations(tas, pj.WORKER) == {
+        "kueue.x-k8s.io/podset-slice-required-topology": "cloud.google.com/gke-nodepool",
+        "kueue.x-k8s.io/podset-slice-size": "16",
+    }
+    assert annotations(tas, pj.HEAD) == {}
+    assert annotations(BATCH, pj.WORKER) == {} and annotations(BATCH, pj.HEAD) == {}
+    validate(pj.build_jobset(tas))

@@ -20,7 +20,7 @@ from xcli.errors import CloudError
 from xcli.gateways.backoff import PollPolicy, Timing, poll, timed_out
 from xcli.gateways.google.session import CLOUD_PLATFORM, authorized_session
 from xcli.image.google_hosts import is_google_registry
-from xcli.image.steps import AR_API, ArRepository
+from xcli.image.steps import AR_API, ArReaderGrant, ArRepository
 from xcli.plan.contract import Handler, StepContext
 
 
@@ -47,7 +47,12 @@ class ArtifactRegistry:
         return self._session
 
     def handlers(self) -> dict[str, Handler]:
-        return {"ar_repository": self.ensure}
+        return {"ar_repository": self.ensure, "ar_reader": self.grant_reader}
+
+    def grant_reader(self, step: ArReaderGrant, ctx: StepContext) -> Mapping[str, Any]:
+        from xcli.gateways.google.ar_reader import grant_reader
+
+        return grant_reader(self.session, step, ctx)
 
     def ensure(self, step: ArRepository, ctx: StepContext) -> Mapping[str, Any]:
         name = f"{step.parent}/repositories/{step.repository}"

@@ -14,7 +14,7 @@ from typing import Any
 from xcli.errors import CloudError
 
 _QUOTA = re.compile(r"[Qq]uota (?:limit |metric )?'?([A-Za-z0-9_./-]+?)'? ")
-_ZONE = re.compile(r"\b([a-z]+-[a-z]+[0-9]+-[a-z])\b")
+_ZONE = re.compile(r"\b([a-z]+-[a-z]+[0-9]+-(?:[a-z]|ai[0-9]+[a-z]?))\b")  # AI zones too
 QUOTA_PAGE = "https://console.cloud.google.com/iam-admin/quotas"
 
 

@@ -141,7 +141,25 @@ def check(spec: ClusterSpec) -> None:
                 hint=f"use a cluster name of at most {keep} characters",
             )
     check_domain(spec.accelerator, spec.num_nodes)
+    check_flex_placement(spec)
     dra_driver.check(spec)
+
+
+def check_flex_placement(spec: ClusterSpec) -> None:
+    """A4X needs its NVL72 workload policy (COMPACT placement), which GKE takes neither with
+    queued provisioning nor with flex-start on a4x- machines (cluster-toolkit@1047080
+    modules/compute/gke-node-pool/main.tf l.391-393: "placement_policy cannot be COMPACT when
+    enable_queued_provisioning is true, unless using TPUs"; l.451-459: compact placement with
+    flex-start "only supported for A3 Ultra, A4, and H4D"). Without the policy the 18 nodes
+    share no NVLink domain, so the combination has no working form: refused before any call."""
+    if is_a4x(spec) and spec.capacity.kind == "flex-start":
+        raise UserError(
+            f"--flex-start on A4X ({spec.accelerator.name}): GKE takes no compact placement "
+            "(the NVLink domain's workload policy) with queued provisioning or flex-start on "
+            "a4x- machines",
+            hint="use --reservation NAME (A4X capacity comes as a dense reservation, as Cluster "
+            "Toolkit's gke-a4x blueprint consumes it), or --spot / --on-demand",
+        )
 
 
 def _description(spec: ClusterSpec) -> str:

@@ -32,6 +32,7 @@ from xcli.providers.gke import (
     gpu_network_steps,
     gpu_objects,
     image_levers,
+    limits,
     nat,
     pathways,
     private,
@@ -298,7 +299,8 @@ def plan_create(
     settings = private.settings(spec)
     image_levers.check(spec)
     pathways.check(spec)
-    notes: list[str] = image_levers.notes(spec) + dra_driver.notes(spec)
+    limits.check(spec)  # GKE's node cap and the default subnet's size (issue 32)
+    notes: list[str] = image_levers.notes(spec) + dra_driver.notes(spec) + limits.notes(spec)
     notes += accel_network.notes(spec)
     sized = gke.system_pool_note(spec)
     notes += [sized] if sized else []

@@ -17,7 +17,7 @@ from xcli.errors import UserError
 from xcli.plan.gke.kueue_objects import queued_provisioning
 from xcli.plan.model import Step
 from xcli.providers.gke import bodies as gke
-from xcli.providers.gke import gpu_network_tf
+from xcli.providers.gke import gpu_network_tf, limits
 from xcli.providers.gke import options as gke_opts
 from xcli.providers.gke import pods as gke_pods
 from xcli.spec import ClusterSpec, check_name
@@ -161,6 +161,7 @@ class GkeTerraform:
             )
         gpu_network_tf.check(spec)
         gke.pod_range(spec)  # refuses a plan whose nodes cannot all get Pod addresses
+        limits.check(spec)  # GKE's node cap and the default subnet's size
         channel = (gke_opts.of(spec).release_channel or "regular").lower()
         if channel not in _CHANNELS:
             raise UserError(

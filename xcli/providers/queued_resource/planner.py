@@ -20,6 +20,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
+from xcli.catalog.zones import check_flex_start
 from xcli.errors import UserError
 from xcli.plan.cluster import WaitLogin
 from xcli.plan.model import Plan, Ref, Step
@@ -76,6 +77,9 @@ def check_spec(spec: ClusterSpec) -> QrOptions:
             "--flex-start needs --max-run-duration for queued resources",
             hint="e.g. --flex-start --max-run-duration 6h (at most 7d)",
         )
+    if capacity.kind == "flex-start":
+        # Cloud TPU offers flex-start for v6e and v5e in four zones only (zones.json flex_start)
+        check_flex_start(spec.accelerator, spec.zone)
     if len(capacity.reservations) > 1:
         raise UserError(
             "a queued resource takes one reservation",
@@ -248,6 +252,12 @@ def plan_create(spec: ClusterSpec) -> Plan:
     notes = []
     if alpha:
         notes.append("flex-start is sent to the v2alpha1 REST API (the v2 API cannot express it)")
+        row = check_flex_start(spec.accelerator, spec.zone)
+        notes.append(
+            f"flex-start draws on the project's preemptible {spec.accelerator.family} quota "
+            f"in {spec.zone} (64 cores by default; Cloud TPU's flex-start page), not on-demand "
+            f"quota; Cloud TPU offers it there for {row.use}"
+        )
     if opts.wait:
         steps.append(
             _wait_step(spec.project, spec.zone, spec.name, wait_timeout(opts), ("create",))

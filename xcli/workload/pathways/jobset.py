@@ -13,6 +13,7 @@ from typing import Any
 
 from xcli.plan.gke import pathways_pool as pool
 from xcli.workload.pathways.spec import PathwaysSpec
+from xcli.workload.scheduling import SLICE_LEVEL, SLICE_SIZE, SLICE_TOPOLOGY
 
 API_VERSION = "jobset.x-k8s.io/v1alpha2"
 HEAD = "pathways-head"
@@ -286,7 +287,25 @@ def worker_job(spec: PathwaysSpec) -> dict[str, Any]:
                 "completionMode": "Indexed",
                 "completions": per_slice,
                 "parallelism": per_slice,
-                "template": {"metadata": {"labels": {WORKLOAD_LABEL: spec.name}}, "spec": pod},
+                "template": {"metadata": worker_metadata(spec), "spec": pod},
             },
         },
     }
+
+
+def worker_metadata(spec: PathwaysSpec) -> dict[str, Any]:
+    """The worker pods' labels and, on a cluster whose TPU flavor names a Kueue Topology, the
+    slice annotations the jobset kind gives its pods (workload/scheduling.py). Kueue v0.19.2
+    skips a topology flavor for a pod set that asks for no topology when the ClusterQueue also
+    has a flavor without one (the head's `pathways-cpu`): `tas_flavorassigner.go`
+    `checkPodSetAndFlavorMatchForTAS`, Kueue's `scheduler_tas_test.go` "workload which does not
+    need TAS skips the TAS flavor". The head stays without: it runs on `pathways-cpu`, which
+    names no topology. CTK's `pathways_jobset.tmpl` and XPK's Pathways template annotate the
+    workers the same way when TAS is in play."""
+    meta: dict[str, Any] = {"labels": {WORKLOAD_LABEL: spec.name}}
+    if spec.kueue_topology:
+        meta["annotations"] = {
+            SLICE_TOPOLOGY: SLICE_LEVEL,
+            SLICE_SIZE: str(spec.accelerator.vms_per_slice),
+        }
+    return meta

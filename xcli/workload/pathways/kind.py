@@ -54,6 +54,7 @@ def spec_from(request: WorkloadRequest, meta: ClusterMeta) -> PathwaysSpec:
         priority=request.priority,
         capacity_kind=meta.capacity.kind,
         env=env,
+        kueue_topology=meta.kueue_topology,
         env_secret=request.env_secret,
     )
     check(spec)

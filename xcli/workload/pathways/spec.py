@@ -70,6 +70,9 @@ class PathwaysSpec:
     capacity_kind: str = "on-demand"
     termination_grace_period: int = 30
     env: tuple[tuple[str, str], ...] = ()
+    # The Kueue Topology the cluster's TPU flavor names ("" when it names none, as on
+    # flex-start): the workers must then ask for a topology or Kueue gives them no flavor.
+    kueue_topology: str = ""
     env_secret: bool = False  # the env values in a Secret (workload/jobset/env_secret.py)
 
     @property
