@@ -144,13 +144,22 @@ def list_workloads(target: Target, state: str | None, deps: Deps) -> Listing:
 
 
 def status(target: Target, name: str, deps: Deps) -> Report:
+    """The kind's status, and in text one line when a chronic straggler exists (read only
+    when the text is shown: `--output json` reads no more than before)."""
+    from xcli.app.stragglers import status_line
+
     kind, ctx = _open(deps, target)
-    return kind.status(ctx, target.cluster, name)
+    report = kind.status(ctx, target.cluster, name)
+    return status_line(report, kind, ctx, target.cluster, name)
 
 
 def goodput(target: Target, name: str, deps: Deps) -> Report:
+    """The kind's goodput report, with the time lost to stragglers beside the badput."""
+    from xcli.app.stragglers import with_time_lost
+
     kind, ctx = _open(deps, target)
-    return kind.goodput(ctx, target.cluster, name)
+    report = kind.goodput(ctx, target.cluster, name)
+    return with_time_lost(report, kind, ctx, target.cluster, name)
 
 
 def logs(
@@ -248,6 +257,11 @@ def check_namespace(value: str) -> str:
         "or digit)",
         hint=f"try --namespace {suggestion}" if suggestion else "e.g. --namespace team-a",
     )
+
+
+def open_kind(deps: Deps, target: Target) -> tuple[WorkloadKind, Context]:
+    """The kind and its context, for the use cases beside this module (app/stragglers.py)."""
+    return _open(deps, target)
 
 
 def _open(deps: Deps, target: Target) -> tuple[WorkloadKind, Context]:

@@ -206,8 +206,10 @@ def _add_commands() -> None:
     from xcli.cli.workload_connect import connect
     from xcli.cli.workload_delete import delete
     from xcli.cli.workload_read import goodput, list_workloads, logs, status, wait
+    from xcli.cli.workload_stragglers import report, stragglers
 
-    for command in (list_workloads, status, logs, wait, delete, goodput, connect):
+    for command in (list_workloads, status, logs, wait, delete, goodput, connect, stragglers,
+                    report):  # fmt: skip
         workload.add_command(command)
 
 

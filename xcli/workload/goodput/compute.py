@@ -106,6 +106,13 @@ def compute(tl: Timeline) -> Report:
         flops_per_step=flops[-1] if flops else None,
         last_checkpoint=int(checkpoints[-1].value) if checkpoints else None,
         notes=tl.notes,
+        submitted=tl.submitted,
+        end=tl.end,
+        segments=tuple(
+            (seg.start, seg.end if seg.end is not None else tl.end,
+             None if seg.cause is None else seg.cause.kind)
+            for seg in segs
+        ),  # fmt: skip
     )
 
 

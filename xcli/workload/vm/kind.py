@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from xcli.providers.base import VmAccess
     from xcli.workload.backends import KindGateways
     from xcli.workload.request import WorkloadRequest
+    from xcli.workload.stragglers.marks import Arrivals
     from xcli.workload.spec import ClusterMeta, WorkloadSpec
     from xcli.workload.vm.plan import VmWorkloadRun
 
@@ -71,6 +72,13 @@ class VmKind:
         from xcli.workload.vm.read import vm_goodput
 
         return vm_goodput(cluster, name)
+
+    def arrivals(
+        self, ctx: Context, cluster: str, name: str, since_seconds: int | None
+    ) -> Arrivals:
+        from xcli.workload.vm.read import vm_arrivals
+
+        return vm_arrivals(cluster, name)  # a local file: `since` is applied to the marks
 
     def logs(
         self,
