@@ -119,7 +119,10 @@ def with_time_lost(
     verdict = _verdict_of(kind, ctx, cluster, name)
     extra = time_lost(verdict)
     if extra["straggler_seconds"] is None:
-        line = "time lost to stragglers: unknown (no arrival marks: call xcli.goodput.arrive(step) on every worker)"
+        line = (
+            "time lost to stragglers: unknown (no arrival marks: call "
+            "xcli.goodput.arrive(step) on every worker)"
+        )
     else:
         chronic = ", ".join(extra["chronic_stragglers"]) or "none"
         line = (

@@ -4,6 +4,7 @@ and the page of it (the use cases of xcli/app/stragglers.py)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -19,8 +20,11 @@ from xcli.cli.workload_read import (
 )
 from xcli.errors import UserError
 
+if TYPE_CHECKING:
+    from xcli.app.stragglers import StragglersRequest
 
-def _window_option(func: object) -> object:
+
+def _window_option(func: Any) -> Any:
     return click.option(
         "--window",
         type=int,
@@ -28,21 +32,21 @@ def _window_option(func: object) -> object:
         show_default=True,
         metavar="N",
         help="Steps per window: a worker's lateness is its median over each window.",
-    )(func)  # type: ignore[arg-type]
+    )(func)
 
 
-def _since_option(func: object) -> object:
+def _since_option(func: Any) -> Any:
     return click.option(
         "--since",
         metavar="D",
         help="Only the marks of the last D (e.g. 30m, 2h); default: the whole run.",
-    )(func)  # type: ignore[arg-type]
+    )(func)
 
 
 def _request(
     common: Common, name: str | None, flag: str | None, cluster: str, provider: str,
     namespace: str, window: int, since: str | None,
-) -> object:  # fmt: skip
+) -> StragglersRequest:  # fmt: skip
     from xcli.app.stragglers import StragglersRequest, check_window
     from xcli.spec import parse_duration
 
@@ -89,7 +93,6 @@ def stragglers(
     from xcli.cli.wiring import deps
 
     req = _request(common, name, workload_flag, cluster, provider, namespace, window, since)
-    assert isinstance(req, use.StragglersRequest)
     verdict = use.stragglers(req, deps(common))
     if common.output != "text":
         emit(common.output, verdict.to_dict())
@@ -141,7 +144,6 @@ def report(
             hint="name a file in a folder that exists",
         )
     req = _request(common, name, workload_flag, cluster, provider, namespace, window, since)
-    assert isinstance(req, use.StragglersRequest)
     page = use.report(req, deps(common))
     try:
         output_file.write_bytes(page.html)

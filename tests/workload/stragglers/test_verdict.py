@@ -66,7 +66,8 @@ def test_a_worker_missing_steps_is_judged_on_what_it_marked() -> None:
         for step, at in zip(w.steps, w.times, strict=True):
             if w.worker == "s0/w1" and step % 3 == 0:
                 continue  # lost lines
-            lines.append(f'{{"at": {at}, "worker": "{w.worker}", "line": "XCLI_GOODPUT arrive={step}"}}')
+            line = f"XCLI_GOODPUT arrive={step}"
+            lines.append(f'{{"at": {at}, "worker": "{w.worker}", "line": "{line}"}}')
     lines.append('{"at": 1, "worker": "s0/w0", "line": "XCLI_GOODPUT step=4"}')
     lines.append('{"at": 1, "worker": "s0/w0", "li')  # a torn last line
     verdict = judge("t", from_runner_lines(lines), window=10)

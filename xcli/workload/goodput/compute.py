@@ -108,11 +108,15 @@ def compute(tl: Timeline) -> Report:
         notes=tl.notes,
         submitted=tl.submitted,
         end=tl.end,
-        segments=tuple(
-            (seg.start, seg.end if seg.end is not None else tl.end,
-             None if seg.cause is None else seg.cause.kind)
-            for seg in segs
-        ),  # fmt: skip
+        segments=tuple(_span(seg, tl.end) for seg in segs),
+    )
+
+
+def _span(seg: Segment, end: float) -> tuple[float, float, str | None]:
+    return (
+        seg.start,
+        seg.end if seg.end is not None else end,
+        seg.cause.kind if seg.cause else None,
     )
 
 

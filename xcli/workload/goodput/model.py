@@ -158,8 +158,7 @@ class Report:
             "submitted": iso(self.submitted),
             "end": iso(self.end),
             "segments": [
-                {"start": iso(a), "end": iso(b), "ended_by": cause}
-                for a, b, cause in self.segments
+                {"start": iso(a), "end": iso(b), "ended_by": cause} for a, b, cause in self.segments
             ],
         }
 

@@ -25,6 +25,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from html import escape
+from itertools import pairwise
 from typing import Any
 
 from xcli.workload.stragglers.model import Verdict
@@ -121,7 +122,7 @@ def colour(value: float | None) -> str:
         return "#d9d9d9"
     stops = ((0.0, (255, 255, 204)), (1.0, (253, 141, 60)), (2.0, (128, 0, 38)))
     v = min(2.0, value)
-    for (a, ca), (b, cb) in zip(stops, stops[1:], strict=False):
+    for (a, ca), (b, cb) in pairwise(stops):
         if v <= b:
             f = (v - a) / (b - a)
             rgb = tuple(round(x + (y - x) * f) for x, y in zip(ca, cb, strict=True))
@@ -284,7 +285,8 @@ def _pct(value: Any) -> str:
 
 def header(verdict: Verdict, goodput: Mapping[str, Any]) -> str:
     named = ", ".join(
-        f"{s.worker} ({s.kind}, +{s.lateness_seconds * 1000:.0f} ms)" for s in verdict.stragglers[:8]
+        f"{s.worker} ({s.kind}, +{s.lateness_seconds * 1000:.0f} ms)"
+        for s in verdict.stragglers[:8]
     )
     more = len(verdict.stragglers) - 8
     named += f" and {more} more" if more > 0 else ""
@@ -304,7 +306,7 @@ def render(verdict: Verdict, goodput: Mapping[str, Any]) -> str:
     lay = LAYOUT
     return "".join(
         [
-            "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">",
+            '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">',
             f"<title>xcli report: {escape(verdict.name)}</title><style>{STYLE}</style></head>",
             "<body>",
             header(verdict, goodput),

@@ -134,11 +134,7 @@ def _grid(
 
 
 def _step_time(steps: Sequence[int], earliest: Sequence[float]) -> float | None:
-    gaps = [
-        b - a
-        for (s, a), (t, b) in pairwise(zip(steps, earliest, strict=True))
-        if t == s + 1
-    ]
+    gaps = [b - a for (s, a), (t, b) in pairwise(zip(steps, earliest, strict=True)) if t == s + 1]
     return median(gaps) if gaps else None
 
 
@@ -184,7 +180,8 @@ def _stragglers(
             continue
         worst = max(own) if own else None
         if flagged:
-            late = median(v for v, f in zip(per_worker[n], marked, strict=True) if f and v is not None)
+            pairs = zip(per_worker[n], marked, strict=True)
+            late = median(v for v, f in pairs if f and v is not None)
             kind = CHRONIC if chronic else INTERMITTENT
         else:
             assert worst is not None

@@ -29,8 +29,8 @@ if TYPE_CHECKING:
     from xcli.providers.base import VmAccess
     from xcli.workload.backends import KindGateways
     from xcli.workload.request import WorkloadRequest
-    from xcli.workload.stragglers.marks import Arrivals
     from xcli.workload.spec import ClusterMeta, WorkloadSpec
+    from xcli.workload.stragglers.marks import Arrivals
     from xcli.workload.vm.plan import VmWorkloadRun
 
 

@@ -126,8 +126,8 @@ def vm_arrivals(cluster: str, name: str) -> Arrivals:
     try:
         run = json.loads((folder / "run.json").read_text())
         hosts = {
-            str(t["label"]): str(t["host"]) + ("" if int(t.get("port") or 22) == 22 else
-                                               f":{t['port']}")
+            str(t["label"]): str(t["host"])
+            + ("" if int(t.get("port") or 22) == 22 else f":{t['port']}")
             for t in run.get("targets") or []
         }
     except (OSError, ValueError, KeyError, TypeError):
