@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from xcli.workload.request import WorkloadRequest
 
 DEFAULT_NAMESPACE = "default"
+MARK = "XCLI_GOODPUT"  # the prefix of xcli.goodput's lines
 
 
 @dataclass(frozen=True)
@@ -169,9 +170,15 @@ def logs(
     follow: bool,
     since: str | None,
     deps: Deps,
+    show_marks: bool = False,
 ) -> Iterator[LogLine]:
+    """The kind's log lines; the goodput marks (xcli's own protocol, most lines of a long run)
+    only with `show_marks`. xcli's notes about a worker are always kept."""
     kind, ctx = _open(deps, target)
-    return kind.logs(ctx, target.cluster, name, selection, follow, since)
+    lines = kind.logs(ctx, target.cluster, name, selection, follow, since)
+    if show_marks:
+        return lines
+    return (line for line in lines if line.note or MARK not in line.text)
 
 
 def wait(

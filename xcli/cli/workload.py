@@ -106,6 +106,12 @@ def _workload_options(func: Any) -> Any:
         namespace_option,
         scheduler_option,
         click.option(
+            "--show-marks",
+            is_flag=True,
+            help="queued-resource or local: also print the XCLI_GOODPUT progress lines in "
+            "the live output (they are always recorded; `workload logs --show-marks`).",
+        ),
+        click.option(
             "--detach",
             is_flag=True,
             help="queued-resource or local: run in the background and return at once "

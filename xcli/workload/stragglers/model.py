@@ -20,7 +20,7 @@ class Rule:
 
     k_mad: float = 3.0
     floor_fraction: float = 0.10  # of the window's median step time
-    min_seconds: float = 0.002  # below this, lateness is the read-time clock's noise
+    min_seconds: float = 0.025  # below this, lateness is the read-time clock's noise
     recent_windows: int = 5  # chronic: flagged in a majority of the last these many windows
     stall_steps: float = 1.0  # a one-off: a step later than this many step times ...
     stall_min_seconds: float = 0.05  # ... and than this

@@ -156,7 +156,7 @@ def _create(ctx: Context, provider: str, caps: Capabilities, request: WorkloadRe
     plan = vm_mounts.plan(spec, chosen, cloud_vms, request.detach, mounts)
     (step,) = plan.steps
     assert isinstance(step, VmWorkloadRun)
-    run = _Run(provider, ref, spec, chosen, access, step)
+    run = _Run(provider, ref, spec, chosen, access, step, request.show_marks)
     follow = None
     if request.detach:
         where = f"{spec.name} --cluster {ref.name} --provider {provider}"
@@ -199,6 +199,7 @@ class _Run:
     chosen: list[Worker]
     access: SshAccess
     step: VmWorkloadRun
+    show_marks: bool = False  # --show-marks: the goodput mark lines in the live stream too
 
     def handlers(self) -> dict[str, Any]:
         import shutil
@@ -224,8 +225,9 @@ class _Run:
         refuse_running(folder)
         record_run(folder, self.step, targets, settings, engine)  # what `workload delete` stops
         sink = OutputSink(
-            sys.stdout.buffer, sys.stderr.buffer, folder / "logs", append=True, marks=folder / MARKS
-        )
+            sys.stdout.buffer, sys.stderr.buffer, folder / "logs", append=True,
+            marks=folder / MARKS, show_marks=self.show_marks,
+        )  # fmt: skip
         runner = BroadcastRunner(targets, settings, sink, engine)
         meta = {"name": spec.name, "cluster": self.ref.name, "provider": self.provider,
                 "accelerator": spec.accelerator.name, "workers": len(chosen),
