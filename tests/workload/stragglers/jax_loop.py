@@ -1,8 +1,8 @@
 """A synchronous CPU-JAX loop for the straggler end-to-end test (every emulated worker runs it).
 
 Each step: the host-side work (20 ms of input pipeline, the same on every worker, and the
-worker's shard of the batch, made with `jax.make_array_from_callback`), then `xcli.goodput.arrive(step)`, then one jitted sum over the
-array sharded across every process (a cross-process collective), waited for with
+worker's shard of the batch, made with `jax.make_array_from_callback`), then
+`xcli.goodput.arrive(step)`, then one jitted sum over the array sharded across every process (a cross-process collective), waited for with
 `jax.block_until_ready`. Every worker runs the same code: a straggler is made by the drill knob
 XCLI_SLOW_WORKER (xcli.goodput), set on the workload, not in here. (The input pipeline's wait
 also leaves the two shared cores some idle time, so the runner reads each worker's lines as
@@ -36,7 +36,7 @@ def main() -> None:
         goodput.step(step) if jax.process_index() == 0 else None
         time.sleep(0.02)  # the input pipeline
         batch = np.full(shape, float(step), dtype=np.float32)
-        x = jax.make_array_from_callback(shape, sharding, lambda i: batch[i])
+        x = jax.make_array_from_callback(shape, sharding, batch.__getitem__)
         goodput.arrive(step)
         jax.block_until_ready(total(x))
     jax.distributed.shutdown()

@@ -44,5 +44,6 @@ def pod_for(jobset: str, worker: str, node: str) -> dict[str, Any]:
 
 
 def log_of(marks: WorkerMarks, other: Iterable[str] = ()) -> str:
-    lines = [f"{rfc3339(at)} XCLI_GOODPUT arrive={s}" for s, at in zip(marks.steps, marks.times)]
+    pairs = zip(marks.steps, marks.times, strict=True)
+    lines = [f"{rfc3339(at)} XCLI_GOODPUT arrive={s}" for s, at in pairs]
     return "\n".join([*other, *lines]) + "\n"
