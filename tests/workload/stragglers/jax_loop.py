@@ -3,10 +3,10 @@
 Each step: the host-side work (20 ms of input pipeline, the same on every worker, and the
 worker's shard of the batch, made with `jax.make_array_from_callback`), then
 `xcli.goodput.arrive(step)`, then one jitted sum over the array sharded across every process
-(a cross-process collective), waited for with `jax.block_until_ready`. Every worker runs the same code: a straggler is made by the drill knob
-XCLI_SLOW_WORKER (xcli.goodput), set on the workload, not in here. (The input pipeline's wait
-also leaves the two shared cores some idle time, so the runner reads each worker's lines as
-they come rather than in bursts.)
+(a cross-process collective), waited for with `jax.block_until_ready`. Every worker runs the
+same code: a straggler is made by the drill knob XCLI_SLOW_WORKER (xcli.goodput), set on the
+workload, not in here. (The input pipeline's wait also leaves the two shared cores some idle
+time, so the runner reads each worker's lines as they come rather than in bursts.)
 
 Usage: jax_loop.py STEPS
 """
