@@ -180,7 +180,7 @@ def _t(at: str) -> float:
 
 def timeline(goodput: Mapping[str, Any]) -> str:
     """Segments and interruptions over the run, and the wall time by bucket."""
-    height = 150
+    height = 160
     parts = [f'<svg width="{WIDTH}" height="{height}" viewBox="0 0 {WIDTH} {height}">']
     start, end = goodput.get("submitted"), goodput.get("end")
     left, span = 150, 900
@@ -225,14 +225,13 @@ def timeline(goodput: Mapping[str, Any]) -> str:
             f'fill="{BADPUT_COLOURS.get(key, "#000")}"><title>{key} {seconds:.1f}s</title></rect>'
         )
         cursor += width
-    lx = float(left)
-    for key, seconds in buckets:
+    for n, (key, seconds) in enumerate(buckets):  # the legend: two rows of four
+        lx, ly = left + (n % 4) * 200, 112 + (n // 4) * 16
         parts.append(
-            f'<rect x="{_num(lx)}" y="116" width="10" height="10" '
-            f'fill="{BADPUT_COLOURS.get(key, "#000")}"/><text x="{_num(lx + 14)}" y="125" '
+            f'<rect x="{lx}" y="{ly}" width="10" height="10" '
+            f'fill="{BADPUT_COLOURS.get(key, "#000")}"/><text x="{lx + 14}" y="{ly + 9}" '
             f'font-size="10">{key.replace("_", " ")} {seconds:.1f}s</text>'
         )
-        lx += 112
     parts.append("</svg>")
     return "".join(parts)
 
