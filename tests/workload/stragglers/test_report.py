@@ -37,7 +37,7 @@ GOODPUT: dict[str, Any] = {
             "reschedule": 2.0,
             "resume": 4.0,
         },
-    ],  # fmt: skip
+    ],
     "badput": {
         "queued": 0.0,
         "provisioning": 0.0,
@@ -46,7 +46,7 @@ GOODPUT: dict[str, Any] = {
         "resume": 4.0,
         "reschedule": 2.0,
         "other": 1.0,
-    },  # fmt: skip
+    },
     "steps": 40,
     "wall_seconds": 80.0,
     "productive_seconds": 66.0,
@@ -64,7 +64,7 @@ GOODPUT: dict[str, Any] = {
             "end": "2027-01-15T08:01:20.000+00:00",
             "ended_by": None,
         },
-    ],  # fmt: skip
+    ],
 }
 
 
