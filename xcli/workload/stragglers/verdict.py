@@ -17,8 +17,12 @@ floats, the per-step work in C (zip, min, sorted), the per-worker work per windo
 from __future__ import annotations
 
 import math
+from array import array
+from bisect import bisect_left
+from collections import Counter
 from collections.abc import Sequence
-from itertools import pairwise
+from itertools import chain, pairwise
+from operator import sub
 from statistics import median
 
 from xcli.workload.stragglers.marks import Arrivals, WorkerMarks
@@ -57,15 +61,15 @@ def judge(
             name, (), (), tuple(WorkerRow(w.worker, w.host, (), ()) for w in workers), 0.0,
             0, None, window, arrivals.source, rule, arrivals.requests, tuple(notes),
         )  # fmt: skip
+    full = all(INF not in row for row in rows)  # the usual case: no mark missing
     cols = list(zip(*rows, strict=True))
     earliest = [min(c) for c in cols]
     medians, lost = [], []
     for col in cols:
-        done = sorted(t for t in col if t < INF)
+        done = sorted(col) if full else sorted(t for t in col if t < INF)
         mid = _median_sorted(done)
         medians.append(mid)
         lost.append(done[-1] - mid)
-    late = [[t - e for t, e in zip(row, earliest, strict=True)] for row in rows]
     bounds = [(i, min(i + window, len(steps))) for i in range(0, len(steps), window)]
     windows: list[Window] = []
     per_worker: list[list[float | None]] = [[] for _ in workers]
@@ -74,9 +78,11 @@ def judge(
     for lo, hi in bounds:
         step_time = _step_time(steps[lo:hi], earliest[lo:hi])
         values: list[float | None] = []
-        for n, lat in enumerate(late):
-            finite = [v for v in lat[lo:hi] if v < INF]
-            value = median(finite) if finite else None
+        first = earliest[lo:hi]
+        for n, row in enumerate(rows):
+            late = map(sub, row[lo:hi], first)  # lateness: the mark minus the step's earliest
+            finite = sorted(late) if full else sorted(v for v in late if v < INF)
+            value = _median_sorted(finite) if finite else None
             values.append(value)
             per_worker[n].append(value)
         present = sorted(v for v in values if v is not None)
@@ -92,7 +98,7 @@ def judge(
             Window(steps[lo], steps[hi - 1], hi - lo, step_time, mid, mad, threshold,
                    sum(lost[lo:hi]))
         )  # fmt: skip
-    stalls = _stalls(cols, stall_at, medians, steps)
+    stalls = _stalls(cols, stall_at, medians, steps, full)
     found = _stragglers(workers, per_worker, flags, stalls, rule)
     table = tuple(
         WorkerRow(w.worker, w.host, tuple(per_worker[n]), tuple(flags[n]))
@@ -111,17 +117,16 @@ def _grid(
     """The steps judged (marked by at least half the workers, after the warm-up and `since`)
     and one row of arrival times per worker over them (INF: that worker did not mark it)."""
     workers = arrivals.workers
-    count: dict[int, int] = {}
-    for w in workers:
-        for s in w.steps:
-            count[s] = count.get(s, 0) + 1
+    count = Counter(chain.from_iterable(w.steps for w in workers))
     first = sorted(count)[:warmup]
     quorum = max(1, (len(workers) + 1) // 2)
     steps = sorted(s for s, c in count.items() if c >= quorum and s not in first)
+    wanted = array("q", steps)
     rows = []
     for w in workers:
-        if list(w.steps) == steps:  # the usual case: every step marked, nothing to look up
-            row = list(w.times)
+        i = bisect_left(w.steps, steps[0]) if steps else 0
+        if w.steps[i : i + len(steps)] == wanted:  # the usual case: every step, in order
+            row = list(w.times[i : i + len(steps)])
         else:
             at = dict(zip(w.steps, w.times, strict=True))
             row = [at.get(s, INF) for s in steps]
@@ -146,14 +151,19 @@ def _median_sorted(values: Sequence[float]) -> float:
 
 
 def _stalls(
-    cols: list[tuple[float, ...]], stall_at: list[float], medians: list[float], steps: list[int]
+    cols: list[tuple[float, ...]],
+    stall_at: list[float],
+    medians: list[float],
+    steps: list[int],
+    full: bool,
 ) -> dict[int, list[tuple[float, int]]]:
     """Per worker index: (lateness over the step's median arrival, step) of each stall. Only
     the columns whose latest arrival is a stall are looked into."""
     out: dict[int, list[tuple[float, int]]] = {}
     for i, col in enumerate(cols):
         limit = stall_at[i]
-        if max((t for t in col if t < INF), default=0.0) <= limit:
+        latest = max(col) if full else max((t for t in col if t < INF), default=0.0)
+        if latest <= limit:
             continue
         for n, t in enumerate(col):
             if limit < t < INF:
