@@ -52,7 +52,7 @@ GOODPUT: dict[str, Any] = {
             "end": "2027-01-15T08:50:00.000+00:00",
             "ended_by": None,
         }
-    ],  # fmt: skip
+    ],
 }
 
 
