@@ -75,17 +75,29 @@ def from_runner_lines(lines: Iterable[str], hosts: dict[str, str] | None = None)
 
 
 def from_log_lines(lines: Iterable[str]) -> list[tuple[int, float]]:
-    """(step, time) of a pod log read with timestamps=true: `<RFC 3339> <line>`."""
+    """(step, time) of a pod log read with timestamps=true: `<RFC 3339> <line>`. The kubelet
+    writes `2026-11-22T10:00:01.250000000Z`: the whole seconds are parsed once per second
+    (a 2,000-step log has a few hundred), the fraction added."""
     from xcli.workload.goodput.gke_attempts import ts
 
     out = []
+    seconds: dict[str, float | None] = {}
     for line in lines:
         if "arrive=" not in line:
             continue
         stamp, _, text = line.partition(" ")
         step = arrive_step(text)
-        at = ts(stamp) if step is not None else None
-        if step is not None and at is not None:
+        if step is None:
+            continue
+        head, dot, frac = stamp.partition(".")
+        if dot and frac.endswith("Z") and frac[:-1].isdigit():
+            if head not in seconds:
+                seconds[head] = ts(head + "Z")
+            base = seconds[head]
+            at = None if base is None else base + float("0." + frac[:-1])
+        else:
+            at = ts(stamp)
+        if at is not None:
             out.append((step, at))
     return out
 
