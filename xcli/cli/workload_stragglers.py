@@ -108,8 +108,9 @@ def stragglers(
 @provider_option
 @click.option(
     "--output-file",
+    "output_name",
     required=True,
-    type=click.Path(dir_okay=False, path_type=Path),
+    metavar="FILE",
     help="Where to write the HTML page (one self-contained file).",
 )
 @_window_option
@@ -118,7 +119,7 @@ def stragglers(
 @read_options
 def report(
     common: Common, name: str | None, workload_flag: str | None, cluster: str, provider: str,
-    output_file: Path, window: int, since: str | None, namespace: str,
+    output_name: str, window: int, since: str | None, namespace: str,
 ) -> int:  # fmt: skip
     """Write one HTML page of a workload: timeline, step time and MFU, lateness heatmap.
 
@@ -136,8 +137,13 @@ def report(
     from xcli.cli.common import emit
     from xcli.cli.wiring import deps
 
-    if not str(output_file).strip():
+    if not output_name.strip():
         raise UserError("--output-file is empty", hint="e.g. --output-file report.html")
+    output_file = Path(output_name)
+    if output_file.is_dir():
+        raise UserError(
+            f"--output-file {output_file} is a folder", hint="name a file, e.g. report.html"
+        )
     if not output_file.parent.is_dir():
         raise UserError(
             f"--output-file {output_file}: folder {output_file.parent} does not exist",

@@ -98,11 +98,17 @@ EXPECTED = {
     "submitted": "2026-11-22T10:00:00.000+00:00",
     "end": "2026-11-22T11:00:05.000+00:00",
     "segments": [
-        {"start": "2026-11-22T10:02:00.000+00:00", "end": "2026-11-22T10:30:00.000+00:00",
-         "ended_by": "preemption"},
-        {"start": "2026-11-22T10:47:00.000+00:00", "end": "2026-11-22T11:00:05.000+00:00",
-         "ended_by": None},
-    ],  # fmt: skip
+        {
+            "start": "2026-11-22T10:02:00.000+00:00",
+            "end": "2026-11-22T10:30:00.000+00:00",
+            "ended_by": "preemption",
+        },
+        {
+            "start": "2026-11-22T10:47:00.000+00:00",
+            "end": "2026-11-22T11:00:05.000+00:00",
+            "ended_by": None,
+        },
+    ],
     "straggler_seconds": None,  # worker 0's log has no arrival marks
     "chronic_stragglers": [],
 }
