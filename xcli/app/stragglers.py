@@ -101,12 +101,17 @@ def time_lost(verdict: Verdict | None) -> dict[str, Any]:
     }
 
 
-def _verdict_of(kind: WorkloadKind, ctx: Context, cluster: str, name: str) -> Verdict | None:
+STATUS_SINCE = 600  # `workload status` reads the last 10 minutes of marks: the recent windows
+
+
+def _verdict_of(
+    kind: WorkloadKind, ctx: Context, cluster: str, name: str, since: int | None = None
+) -> Verdict | None:
     from xcli.errors import CloudError
     from xcli.workload.stragglers.verdict import judge
 
     try:
-        return judge(name, kind.arrivals(ctx, cluster, name, None))
+        return judge(name, kind.arrivals(ctx, cluster, name, since))
     except CloudError:  # the report stands without it
         return None
 
@@ -151,6 +156,6 @@ def status_line(
     from xcli.workload.protocol import Lazy, Report
 
     def make() -> str:
-        return straggler_line(_verdict_of(kind, ctx, cluster, name)) or ""
+        return straggler_line(_verdict_of(kind, ctx, cluster, name, STATUS_SINCE)) or ""
 
     return Report(report.data, (*report.text, Lazy(make)))

@@ -50,6 +50,7 @@ def _run(home: Path, name: str, *env: str) -> dict[str, Any]:
         f"python3 {LOOP} {STEPS}", check=False,
     )  # fmt: skip
     assert created.returncode == 0, created.stderr[-2000:]
+    assert "XCLI_GOODPUT" not in created.stdout  # the live stream hides xcli's own marks
     out = xcli(home, "workload", "stragglers", name, *BASE, "--window", "5", "-o", "json")
     verdict: dict[str, Any] = json.loads(out.stdout)
     shown = ("stragglers", "time_lost_seconds", "steps", "step_seconds")
@@ -71,6 +72,11 @@ def test_a_delayed_worker_is_named_alone_and_chronic(home: Path) -> None:
     goodput = json.loads(xcli(home, "workload", "goodput", "slow", *BASE, "-o", "json").stdout)
     assert goodput["straggler_seconds"] == verdict["time_lost_seconds"]
     assert goodput["chronic_stragglers"] == ["s1/w2"]
+    page = home / "report.html"
+    wrote = xcli(home, "workload", "report", "slow", *BASE, "--window", "5",
+                 "--output-file", str(page))  # fmt: skip
+    assert wrote.stdout.startswith(f"wrote {page} (")
+    assert "s1/w2 \u25c0" in page.read_text(encoding="utf-8")
 
 
 def test_no_delay_names_nobody(home: Path) -> None:
