@@ -158,4 +158,8 @@ def status_line(
     def make() -> str:
         return straggler_line(_verdict_of(kind, ctx, cluster, name, STATUS_SINCE)) or ""
 
-    return Report(report.data, (*report.text, Lazy(make)))
+    text = list(report.text)
+    lazy = [i for i, block in enumerate(text) if isinstance(block, Lazy)]
+    at = lazy[-1] + 1 if lazy else len(text)  # under the goodput line, where there is one
+    text.insert(at, Lazy(make))
+    return Report(report.data, tuple(text))
