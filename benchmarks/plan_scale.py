@@ -57,8 +57,8 @@ def child(checkout: Path, flags: list[str]) -> tuple[float, float]:
 
 def in_process(flags: list[str]) -> float:
     from xcli.catalog import lookup
-    from xcli.plan.incluster import setup_steps
     from xcli.plan.render import plan_json, plan_text
+    from xcli.providers.gke.bodies import setup_steps
     from xcli.providers.gke.planner import plan_create
     from xcli.spec import Capacity, ClusterSpec
 

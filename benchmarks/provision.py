@@ -36,7 +36,7 @@ from xcli.execute.live import LiveExecutor
 from xcli.gateways.google.compute import ComputeGateway
 from xcli.gateways.google.container import ContainerGateway
 from xcli.plan.cluster import ClusterRef
-from xcli.plan.gke import DEFAULT_POOL_PARALLELISM
+from xcli.providers.gke.options import DEFAULT_POOL_PARALLELISM, GkeOptions
 from xcli.providers.gke.provider import GkeProvider
 from xcli.spec import Capacity, ClusterSpec
 
@@ -87,7 +87,7 @@ def one_run(slices: int, op_seconds: float, limit: int, parallel: int) -> tuple[
         provider = GkeProvider(ContainerGateway(client), compute)
         spec = ClusterSpec(
             "bench", "my-project", "us-east5-b", "gke", lookup("v6e-256"), Capacity("spot"),
-            num_slices=slices, options={"pool_parallelism": parallel},
+            num_slices=slices, options=GkeOptions(pool_parallelism=parallel),
         )  # fmt: skip
         ref = ClusterRef(spec.name, spec.project, spec.zone, "gke")
         start = time.monotonic()

@@ -48,8 +48,8 @@ from xcli.cli.deps import Dependencies
 from xcli.cli.errors import run_guarded
 from xcli.cli.main import cli
 from xcli.gateways.kube.api import KubeApi
-from xcli.plan import incluster
 from xcli.plan.cluster import ClusterRef
+from xcli.plan.gke import incluster
 from xcli.spec import Capacity, ClusterSpec
 from xcli.workload.backends import WorkloadGateways
 from xcli.workload.jobset import live as workload_live

@@ -274,7 +274,14 @@ def test_the_docs_have_examples_that_run() -> None:
 def test_dry_run_doc_lists_every_step_kind() -> None:
     from xcli.plan.model import Step
 
-    for module in ("steps", "kube_steps", "tpu_steps", "fanout", "inspect_steps", "doctor_steps"):
+    for module in (
+        "steps",
+        "gke.kube_steps",
+        "tpu_steps",
+        "fanout",
+        "gke.inspect_steps",
+        "doctor_steps",
+    ):
         importlib.import_module(f"xcli.plan.{module}")
     for module in (
         "xcli.workload.vm.plan",

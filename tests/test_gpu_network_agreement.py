@@ -9,9 +9,9 @@ import json
 import pytest
 
 from xcli.catalog import lookup
-from xcli.plan.gpu_networks import network_names
-from xcli.plan.incluster import setup_steps
+from xcli.plan.gke.gpu_networks import network_names
 from xcli.plan.steps import K8sApply
+from xcli.providers.gke.bodies import setup_steps
 from xcli.providers.gke.planner import plan_create
 from xcli.spec import Capacity, ClusterSpec
 from xcli.workload.jobset.gpu_network import pod_annotations

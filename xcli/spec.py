@@ -99,6 +99,23 @@ class Capacity:
 
 
 @dataclass(frozen=True)
+class ProviderOptions:
+    """What a provider's own flags asked for. Each provider subclasses it in its own folder
+    (providers/<name>/options.py: GkeOptions, QrOptions, LocalOptions), built once from the
+    request by that provider's options builder (Registry.options); only that provider reads
+    its fields. This base, with no fields, is every provider's defaults (a spec built by hand)."""
+
+
+@dataclass(frozen=True)
+class TerraformMode:
+    """`cluster create --terraform DIR [--apply] [--state-bucket B]`: write a deployment folder."""
+
+    folder: str
+    apply: bool = False
+    state_bucket: str | None = None
+
+
+@dataclass(frozen=True)
 class ClusterSpec:
     """What `xcli cluster create` was asked to build."""
 
@@ -110,7 +127,13 @@ class ClusterSpec:
     capacity: Capacity
     num_slices: int = 1
     num_nodes: int = 1  # GPU VMs
-    options: dict[str, object] = field(default_factory=dict)  # provider-specific, validated there
+    options: ProviderOptions = field(default_factory=ProviderOptions)  # the provider's own, typed
+    force: bool = False  # --force: replace what differs (node pools; files of a Terraform folder)
+    terraform: TerraformMode | None = None
+    # The provider's flags as the command line gave them (click's names, defaults included):
+    # only written into a Terraform folder's record and checked against what Terraform mode can
+    # write. Nothing reads a setting from it: the provider's options builder has typed them.
+    given: tuple[tuple[str, object], ...] = ()
 
     @property
     def region(self) -> str:
@@ -121,6 +144,18 @@ class ClusterSpec:
         if self.accelerator.kind == "gpu":
             return self.accelerator.chips * self.num_nodes
         return self.accelerator.chips * self.num_slices
+
+
+def terraform_from_flags(
+    folder: str | None, apply: bool, state_bucket: str | None
+) -> TerraformMode | None:
+    """--terraform DIR [--apply] [--state-bucket B]; --apply/--state-bucket alone are refused."""
+    if folder:
+        return TerraformMode(folder, apply, state_bucket or None)
+    for flag, given in (("--apply", apply), ("--state-bucket", bool(state_bucket))):
+        if given:
+            raise UserError(f"{flag} applies only with --terraform DIR", hint="add --terraform DIR")
+    return None
 
 
 def capacity_from_flags(

@@ -34,7 +34,7 @@ from xcli.app import cluster_ops
 from xcli.app.deps import Deps
 from xcli.errors import CloudError, UserError
 from xcli.gateways.backoff import Timing
-from xcli.plan import kueue_objects
+from xcli.plan.gke import kueue_objects
 
 __all__ = ["world"]  # the fixture
 

@@ -12,7 +12,7 @@ import yaml
 
 from tests.plan.gke_cases import CASES as GKE_CASES
 from tests.support.workload_cluster import CONFIGMAP, JOBSETS, NS, WHERE, Cluster, cluster
-from xcli.plan import incluster
+from xcli.plan.gke import incluster
 
 __all__ = ["cluster"]  # the fixture
 
@@ -31,7 +31,7 @@ CREATE = [
 
 def _with_pathways_cluster(cluster: Cluster) -> dict[str, str]:
     spec = GKE_CASES["v5p-128-x2-pathways"][1]
-    config = incluster.metadata_configmap(spec)
+    config = incluster.metadata_configmap(spec, pathways=True)
     cluster.fake.put(CONFIGMAP, config)
     data: dict[str, str] = config["data"]
     return data
@@ -69,7 +69,7 @@ def test_a_cluster_without_the_head_pool_is_refused_before_writing(
     cluster: Cluster, capsys: pytest.CaptureFixture[str]
 ) -> None:
     spec = GKE_CASES["v5p-128-x2-pathways"][1]
-    config = incluster.metadata_configmap(spec)
+    config = incluster.metadata_configmap(spec, pathways=True)
     del config["data"]["pathways_pool"]
     cluster.fake.put(CONFIGMAP, config)
     code, _, err = cluster.run(CREATE, capsys)

@@ -28,7 +28,7 @@ from tests.support.workload_cluster import (
     cond,
     set_up,
 )
-from xcli.plan import incluster
+from xcli.plan.gke import incluster
 
 __all__ = ["cluster"]  # the fixture
 

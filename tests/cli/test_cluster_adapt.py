@@ -25,7 +25,7 @@ from tests.support.cluster_access import registry_over
 from xcli.cli.deps import Dependencies
 from xcli.cli.errors import run_guarded
 from xcli.cli.main import cli
-from xcli.plan import kueue_objects
+from xcli.plan.gke import kueue_objects
 
 __all__ = ["world"]  # the fixture
 

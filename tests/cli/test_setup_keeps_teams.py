@@ -25,7 +25,7 @@ from xcli.execute.live import LiveExecutor
 from xcli.execute.result import RunResult
 from xcli.gateways.kube.api import KubeApi
 from xcli.gateways.kube.handlers import KubeHandlers
-from xcli.plan import incluster
+from xcli.plan.gke import incluster
 from xcli.plan.model import Plan, resolve
 from xcli.plan.render import plan_text
 from xcli.plan.steps import K8sApply, LocalAction

@@ -297,7 +297,7 @@ def test_kubernetes_waits_are_interrupted() -> None:
         wait_step,
     )
     from tests.support.fakekube import FakeKube, webhook_down
-    from xcli.plan import incluster
+    from xcli.plan.gke import incluster
 
     fake = FakeKube()  # nothing is ready: the wait sleeps, and Ctrl-C comes
     kube, _ = _kube(fake)

@@ -14,8 +14,8 @@ from xcli.gateways.ssh.output import OutputSink
 from xcli.gateways.workload_runner import BroadcastRunner
 from xcli.plan.model import Plan
 from xcli.plan.steps import WorkerCommand
+from xcli.plan.vm_run import VmWorkloadRun
 from xcli.workload.vm.handler import WorkloadFailed, make_handler
-from xcli.workload.vm.plan import VmWorkloadRun
 
 
 def _plan(tmp_path: Path, labels: list[str], max_restarts: int) -> Plan:

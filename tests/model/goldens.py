@@ -23,8 +23,8 @@ from click.testing import CliRunner
 from tests.conftest import REPO
 from xcli.catalog import lookup
 from xcli.cli.main import cli
-from xcli.plan.incluster import setup_steps
 from xcli.plan.render import plan_json
+from xcli.providers.gke.bodies import setup_steps
 from xcli.providers.gke.planner import plan_create
 from xcli.spec import Capacity, ClusterSpec
 

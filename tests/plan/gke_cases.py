@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from xcli.catalog import lookup
+from xcli.providers.gke.options import GkeOptions
 from xcli.spec import Capacity, ClusterSpec
 
 PROJECT, ZONE = "my-project", "us-east5-b"
@@ -20,7 +21,7 @@ CASES: dict[str, tuple[list[str], ClusterSpec]] = {
         ["--tpu-type", "v5p-128", "--num-slices", "2", "--spot", "--pathways"],
         ClusterSpec(
             "demo", PROJECT, ZONE, "gke", lookup("v5p-128"), Capacity("spot"), 2,
-            options={"pathways": True},
+            options=GkeOptions(pathways=True),
         ),
     ),
     "v5p-128-reservation": (
@@ -94,15 +95,15 @@ CASES: dict[str, tuple[list[str], ClusterSpec]] = {
          "10.1.0.0/16,192.168.0.0/24", "--network", "ml-net", "--subnetwork", "ml-subnet"],
         ClusterSpec(
             "demo", PROJECT, ZONE, "gke", lookup("v6e-16"), Capacity("spot"),
-            options={"private": True, "authorized_networks": ("10.1.0.0/16", "192.168.0.0/24"),
-                     "network": "ml-net", "subnetwork": "ml-subnet"},
+            options=GkeOptions(private=True, authorized_networks=("10.1.0.0/16", "192.168.0.0/24"),
+                               network="ml-net", subnetwork="ml-subnet"),
         ),
     ),
     "private-default-closed": (
         ["--tpu-type", "v6e-16", "--spot", "--private"],
         ClusterSpec(
             "demo", PROJECT, ZONE, "gke", lookup("v6e-16"), Capacity("spot"),
-            options={"private": True},
+            options=GkeOptions(private=True),
         ),
     ),
     "v5p-128-x2-two-reservations": (

@@ -12,7 +12,7 @@ from tests.plan.gke_cases import CASES
 from tests.support.gke_live import live, ref_of
 from tests.support.workload_cluster import WHERE, Cluster, cluster, set_up
 from xcli.cli.progress import render_summary
-from xcli.plan.console import cluster_links, workload_links
+from xcli.plan.gke.console import cluster_links, workload_links
 
 __all__ = ["cluster"]  # the fixture
 

@@ -12,13 +12,13 @@ from tests.support import crd
 from tests.support.core import validate_core
 from xcli import __version__
 from xcli.catalog import lookup
-from xcli.plan import incluster
-from xcli.plan.cohort_read import CohortRead, chips_left
-from xcli.plan.kube_steps import K8sInstall, K8sWait
+from xcli.plan.gke import incluster
+from xcli.plan.gke.cohort_read import CohortRead, chips_left
+from xcli.plan.gke.kube_steps import K8sInstall, K8sWait
+from xcli.plan.gke.system_pool import controllers
 from xcli.plan.model import Plan, Ref, resolve
 from xcli.plan.render import plan_json, plan_text
 from xcli.plan.steps import K8sApply, LocalAction
-from xcli.plan.system_pool import controllers
 from xcli.spec import Capacity, ClusterSpec
 from xcli.workload.spec import cluster_meta_from_dict
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from xcli.plan.system_pool import (
+from xcli.plan.gke.system_pool import (
     DEFAULT_MACHINE,
     allocatable_mi,
     controllers,

@@ -1,9 +1,9 @@
-"""plan/versions.py: the warning about the xcli that set a cluster up."""
+"""plan/gke/versions.py: the warning about the xcli that set a cluster up."""
 
 from __future__ import annotations
 
 from xcli import __version__
-from xcli.plan.versions import MIN_SETUP_VERSION, parse, version_note
+from xcli.plan.gke.versions import MIN_SETUP_VERSION, parse, version_note
 
 
 def test_this_xcli_can_use_its_own_setup() -> None:
@@ -23,7 +23,7 @@ def test_newer_older_missing_and_development_versions() -> None:
 
 
 def test_upgrade_kinds() -> None:
-    from xcli.plan.versions import upgrade_kind
+    from xcli.plan.gke.versions import upgrade_kind
 
     assert upgrade_kind("kueue", "", "v0.19.2") == "absent"
     assert upgrade_kind("kueue", "v0.19.2", "v0.19.2") == "same"

@@ -15,6 +15,7 @@ from xcli.execute.dry import DryRunExecutor
 from xcli.plan.cluster import ClusterRef
 from xcli.plan.model import Ref
 from xcli.providers.local.layout import Layout, Ports, ports_from_base, worker_env
+from xcli.providers.local.options import local_options
 from xcli.providers.local.provider import LocalProvider
 from xcli.spec import Capacity, ClusterSpec
 
@@ -32,7 +33,7 @@ def spec(tpu: str = "v5litepod-16", slices: int = 2, **options: object) -> Clust
         accelerator=lookup(tpu),
         capacity=Capacity("on-demand"),
         num_slices=slices,
-        options=dict(options),
+        options=local_options(options),
     )
 
 

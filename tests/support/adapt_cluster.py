@@ -19,7 +19,7 @@ from tests.support.fakekube import FakeKube
 from tests.support.gke_live import live
 from xcli.gateways.kube.api import KubeApi
 from xcli.gateways.kube.handlers import KubeHandlers
-from xcli.plan import incluster
+from xcli.plan.gke import incluster
 from xcli.plan.model import resolve
 from xcli.providers import DEFAULT, Registry
 from xcli.providers.gke.provider import GkeProvider

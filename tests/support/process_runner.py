@@ -11,7 +11,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 from xcli.plan.steps import WorkerCommand
-from xcli.workload.vm.plan import WorkerExit
+from xcli.plan.vm_run import WorkerExit
 
 
 class ProcessRunner:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from xcli.catalog import lookup
+from xcli.providers.queued_resource.options import qr_options
 from xcli.spec import Capacity, ClusterSpec
 
 PROJECT, ZONE = "my-proj", "us-east5-b"
@@ -22,7 +23,7 @@ def spec(
         accelerator=lookup(tpu),
         capacity=capacity,
         num_slices=slices,
-        options=opts,
+        options=qr_options(opts),
     )
 
 

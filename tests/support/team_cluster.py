@@ -9,8 +9,8 @@ import json
 from tests.plan.test_incluster import CASES as CLUSTERS
 from tests.support.fakekube import FakeKube
 from tests.support.workload_cluster import CONFIGMAP
-from xcli.plan import incluster
-from xcli.plan.kueue_objects import kueue_objects
+from xcli.plan.gke import incluster
+from xcli.plan.gke.kueue_objects import kueue_objects
 
 KUEUE = "/apis/kueue.x-k8s.io/v1beta2"
 OWN_QUEUE = f"{KUEUE}/clusterqueues/xcli-cluster-queue"

@@ -22,7 +22,7 @@ import responses
 from tests.support.fake_gke import FakeGke, as_json
 from tests.support.fakekube import FakeKube
 from xcli.gateways.kube.api import KubeApi
-from xcli.plan import incluster
+from xcli.plan.gke import incluster
 from xcli.providers import terraform_live
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "release-manifest.yaml"

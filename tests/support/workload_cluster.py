@@ -26,8 +26,8 @@ from xcli.cli.deps import Dependencies
 from xcli.cli.errors import run_guarded
 from xcli.cli.main import cli
 from xcli.gateways.backoff import Timing
-from xcli.plan import incluster
 from xcli.plan.cluster import ClusterRef
+from xcli.plan.gke import incluster
 from xcli.providers import DEFAULT
 from xcli.workload.jobset import live as workload_live
 from xcli.workload.jobset.manifest import build_jobset

@@ -10,7 +10,7 @@ from tests.conftest import REPO
 from xcli.catalog import lookup
 from xcli.cli.errors import run_guarded
 from xcli.cli.main import cli
-from xcli.spec import ClusterSpec, capacity_from_flags
+from xcli.spec import ClusterSpec, TerraformMode, capacity_from_flags
 
 GOLDENS = REPO / "tests" / "goldens" / "terraform"
 PROJECT = "my-proj"
@@ -25,7 +25,7 @@ class Case:
     capacity: dict[str, object]
     num_slices: int = 1
     num_nodes: int = 1
-    options: tuple[tuple[str, object], ...] = ()
+    state_bucket: str | None = None
 
     def spec(self) -> ClusterSpec:
         flags = {"on_demand": False, "spot": False, "reservation": None, "flex_start": False}
@@ -38,7 +38,7 @@ class Case:
             capacity=capacity_from_flags(**{**flags, **self.capacity}),  # type: ignore[arg-type]
             num_slices=self.num_slices,
             num_nodes=self.num_nodes,
-            options=dict(self.options),
+            terraform=TerraformMode("deploy", state_bucket=self.state_bucket),
         )
 
 
@@ -61,7 +61,7 @@ CASES: dict[str, Case] = {
         "gke",
         "v5p-128",
         {"reservation": "my-res"},
-        options=(("state_bucket", "my-tf-state"),),
+        state_bucket="my-tf-state",
     ),
     "h100-80gb-8-x2": Case(
         ("--device-type", "h100-80gb-8", "--num-nodes", "2", "--on-demand"),

@@ -22,8 +22,8 @@ from xcli.cli.errors import run_guarded
 from xcli.cli.main import cli
 from xcli.gateways.kube.handlers import parse_manifest, set_limits
 from xcli.gateways.kube.release_config import patch_config
-from xcli.plan.incluster import setup_steps
 from xcli.plan.render import step_document
+from xcli.providers.gke.bodies import setup_steps
 from xcli.providers.queued_resource.access import recall_access
 
 FAKE = """#!{python}

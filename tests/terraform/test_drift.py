@@ -105,7 +105,7 @@ def test_gke_node_pools_match_the_api_path(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    pytest.importorskip("xcli.plan.gke", reason="needs the GKE planner")
+    pytest.importorskip("xcli.providers.gke.bodies", reason="needs the GKE planner")
     case = CASES[name]
     spec = case.spec()
     plan = dry_run_plan(case, capsys)

@@ -15,12 +15,8 @@ from xcli.terraform import TerraformRun, deployment_files, plan_create
 SPEC = CASES["v6e-256-x2-spot"].spec()
 
 
-def applying(spec: ClusterSpec) -> ClusterSpec:
-    return replace(spec, options={**spec.options, "apply": True})
-
-
 def test_without_apply_only_files_are_written() -> None:
-    plan = plan_create(applying(SPEC), "d", GKE, binary=None)
+    plan = plan_create(SPEC, "d", GKE, apply=True, binary=None)
     assert {s.kind for s in plan.steps} == {"local"}
     written = {s.args["path"] for s in plan.steps}  # type: ignore[attr-defined]
     assert written == {f"terraform/{rel}" for rel in deployment_files(SPEC, "d", GKE)}
@@ -28,7 +24,7 @@ def test_without_apply_only_files_are_written() -> None:
 
 
 def test_yes_skips_the_question() -> None:
-    plan = plan_create(applying(SPEC), "d", GKE, binary="tofu", confirm=False)
+    plan = plan_create(SPEC, "d", GKE, apply=True, binary="tofu", confirm=False)
     runs = [s for s in plan.steps if isinstance(s, TerraformRun)]
     assert [s.id for s in runs] == ["tf-init", "tf-plan", "tf-show", "tf-apply", "tf-output"]
     assert runs[3].after == ("tf-show",) and all(s.argv[0] == "tofu" for s in runs)
@@ -48,7 +44,7 @@ def test_post_apply_steps_run_after_the_outputs() -> None:
             )
         ]
 
-    plan = plan_create(applying(SPEC), "d", GKE, binary="terraform", post_apply=post_apply)
+    plan = plan_create(SPEC, "d", GKE, apply=True, binary="terraform", post_apply=post_apply)
     assert plan.steps[-1].id == "ns" and plan.steps[-1].after == ("tf-output",)
     assert plan.steps[-2].id == "tf-output"
 

@@ -13,7 +13,9 @@ from tests.terraform.cases import CASES, create_argv, xcli
 from xcli.errors import UserError
 from xcli.providers.gke.terraform import TERRAFORM as GKE
 from xcli.providers.gke.terraform import tf_node_pool_settings
+from xcli.providers.queued_resource.options import qr_options
 from xcli.providers.queued_resource.terraform import TERRAFORM as QR
+from xcli.spec import TerraformMode
 from xcli.templating import escape_template, hcl, render
 from xcli.terraform import deployment_files, module_inputs
 
@@ -121,7 +123,7 @@ def test_rendered_backend_escapes_values(tmp_path: Path) -> None:
 def test_values_stay_out_of_hcl() -> None:
     """User values live in terraform.tfvars.json (literal), never in the .tf files."""
     spec = CASES["v6e-256-x2-queued-resource"].spec()
-    spec = replace(spec, options={"network": "net-${evil}", "subnetwork": "sub-%{x}"})
+    spec = replace(spec, options=qr_options({"network": "net-${evil}", "subnetwork": "sub-%{x}"}))
     files = deployment_files(spec, "deploy", QR)
     tfvars = json.loads(files["terraform.tfvars.json"])["queued_resource"]
     assert tfvars["network"] == "net-${evil}" and tfvars["subnetwork"] == "sub-%{x}"
@@ -132,13 +134,15 @@ def test_values_stay_out_of_hcl() -> None:
 
 def test_state_bucket_backend() -> None:
     spec = CASES["v5p-128-reservation"].spec()
-    with_gs = replace(spec, options={"state_bucket": "gs://my-tf-state/"})
+    with_gs = replace(spec, terraform=TerraformMode("d", state_bucket="gs://my-tf-state/"))
     assert (
         deployment_files(with_gs, "d", GKE)["versions.tf"]
         == deployment_files(spec, "d", GKE)["versions.tf"]
     )
     with pytest.raises(UserError):
-        deployment_files(replace(spec, options={"state_bucket": "Bad_Bucket"}), "d", GKE)
+        deployment_files(
+            replace(spec, terraform=TerraformMode("d", state_bucket="Bad_Bucket")), "d", GKE
+        )
 
 
 def test_folder_of_another_cluster_is_refused(

@@ -18,13 +18,13 @@ from xcli.cli.main import cli
 from xcli.errors import InternalError
 from xcli.gateways import backoff
 from xcli.gateways.backoff import Timing
+from xcli.vm_runs import identity, read_state, run_dir, write_json
 from xcli.workload.backends import KindGateways
 from xcli.workload.jobset.kind import JobSetKind
 from xcli.workload.jobset.live import Live
 from xcli.workload.kinds import KINDS, all_states, build, entry, kind_name
 from xcli.workload.protocol import Listing, Table
 from xcli.workload.vm.kind import VmKind
-from xcli.workload.vm.runs import identity, read_state, run_dir, write_json
 
 # --timeout: a wait that ignored the injected sleep would end (124) instead of hanging
 WAIT = ["workload", "wait", "w", "--cluster", "demo", "--provider", "local", "--timeout", "5s"]

@@ -10,8 +10,8 @@ import pytest
 
 from tests.support import crd
 from xcli.catalog import lookup
-from xcli.plan.incluster import metadata_configmap
-from xcli.plan.kueue_objects import kueue_objects
+from xcli.plan.gke.incluster import metadata_configmap
+from xcli.plan.gke.kueue_objects import kueue_objects
 from xcli.spec import Capacity, ClusterSpec
 from xcli.workload.jobset.manifest import build_jobset
 from xcli.workload.spec import cluster_meta_from_dict, workload_spec

@@ -39,12 +39,17 @@ class CreateRequest:
     max_run_duration: str | None
     guaranteed: bool
     min_duration: str | None
-    options: Mapping[str, Any]  # the provider-only flags, already split
     where: Location
     dry_run: bool  # Terraform mode only: write the folder into --out, run no terraform
     yes: bool
     # which provider and why (cluster_index.Choice.note), for the plan's header
     provider_note: str = ""
+    force: bool = False  # --force: replace what differs (reconciling providers, Terraform mode)
+    terraform: str | None = None  # --terraform DIR
+    apply: bool = False  # --apply (with --terraform)
+    state_bucket: str | None = None  # --state-bucket (with --terraform)
+    # the provider's own flags, as given: only its options builder (Registry.options) reads them
+    flags: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -109,7 +114,7 @@ def create(req: CreateRequest, deps: Deps) -> CreateResult:
     provider = req.provider
     backend = deps.registry.get(provider)
     ref = ref_for(deps.registry, req.name, provider, req.where)
-    if req.options.get("force"):  # it will ask before replacing pools: refuse now if nobody can
+    if spec.force:  # it will ask before replacing pools: refuse now if nobody can
         deps.require_answerable("--force (it may replace node pools)")
     observer = deps.registry.observer(provider, backend)
     if observer is not None:  # planning is pure: every check that needs nothing remote (flag
@@ -141,12 +146,11 @@ def create(req: CreateRequest, deps: Deps) -> CreateResult:
 def _spec(req: CreateRequest, deps: Deps) -> ClusterSpec:
     """The frozen ClusterSpec, after every check that needs nothing remote."""
     from xcli.catalog import lookup
-    from xcli.spec import ClusterSpec, capacity_from_flags
+    from xcli.spec import ClusterSpec, capacity_from_flags, terraform_from_flags
 
     caps = deps.registry.capabilities(req.provider)
-    extra = req.options
     # --force replaces what differs: what a reconciling provider does itself, or Terraform does
-    if extra.get("force") and not extra.get("terraform") and not caps.observer:
+    if req.force and not req.terraform and not caps.observer:
         raise UserError(
             f"--force applies to --provider {req.provider} only with --terraform DIR",
             hint="drop --force",
@@ -162,8 +166,8 @@ def _spec(req: CreateRequest, deps: Deps) -> ClusterSpec:
         from xcli.catalog.zones import check_zone
 
         check_zone(accel, req.where.zone)  # the zone alone: its error comes first
-    if extra.get("ssh_key"):  # only a provider that takes --ssh-key (VMs) has the value
-        _check_user_key(deps, req.provider, deps.registry.get(req.provider), str(extra["ssh_key"]))
+    # built once, here: the provider's own builder types its flags (a --ssh-key is checked)
+    options = deps.registry.options(req.provider, req.flags)
     no_choice = not (req.spot or req.reservation or req.flex_start)
     capacity = capacity_from_flags(
         on_demand=req.on_demand or (not caps.cloud and no_choice),
@@ -175,6 +179,7 @@ def _spec(req: CreateRequest, deps: Deps) -> ClusterSpec:
         min_duration=req.min_duration,
         project=req.where.project_flag,
     )
+    terraform = terraform_from_flags(req.terraform, req.apply, req.state_bucket)
     project, zone = location(deps.registry, req.provider, req.where)
     return ClusterSpec(
         name=req.name,
@@ -185,7 +190,10 @@ def _spec(req: CreateRequest, deps: Deps) -> ClusterSpec:
         capacity=capacity,
         num_slices=req.num_slices or 1,
         num_nodes=req.num_nodes or 1,
-        options=dict(extra),
+        options=options,
+        force=req.force,
+        terraform=terraform,
+        given=tuple(req.flags.items()),
     )
 
 
@@ -270,12 +278,9 @@ def wait(req: WaitRequest, deps: Deps) -> None:
     if req.ssh_key:
         _check_user_key(deps, provider, found, req.ssh_key)
     ref = ref_for(deps.registry, req.name, provider, req.where)
-    raw: dict[str, object] = {
-        "ssh_key": req.ssh_key,
-        "ssh_user": req.ssh_user,
-        "os_login": req.os_login,
-    }
-    plan = backend.plan_wait(ref, seconds, raw)
+    from xcli.plan.cluster import WaitLogin
+
+    plan = backend.plan_wait(ref, seconds, WaitLogin(req.ssh_key, req.ssh_user, req.os_login))
     deps.run_plan(plan, lambda: backend.handlers(ref))
 
 

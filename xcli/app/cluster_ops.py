@@ -71,8 +71,9 @@ def adapt(req: AdaptRequest, deps: Deps) -> None:
             f"{_shape(given)}",
             hint="drop --tpu-type/--device-type and the counts: a live run detects them",
         )
-    options = {"pathways": req.pathways, "pathways_cpu_machine_type": req.pathways_cpu_machine_type}
-    spec = spec_for(found, req.name, ref.project, ref.zone, options)
+    spec = spec_for(
+        found, req.name, ref.project, ref.zone, req.pathways, req.pathways_cpu_machine_type
+    )
     path = gke_cluster_path(ref.project, ref.zone, req.name)
     plan = plan_adapt(spec, path, found.pools, found.all_pools)
     access = cluster_access(deps.registry, ref)

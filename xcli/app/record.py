@@ -68,14 +68,14 @@ class Live:
     ) -> None:
         """VM workloads still running on the cluster are stopped first, while their workers can
         still be reached, so their records end as `stopped` rather than as a failure."""
-        from xcli.workload.vm.runs import running_on
+        from xcli.vm_runs import running_on
 
         for folder in running_on(name, provider):
             say(f"stopping workload {folder.name} (its cluster is being deleted)")
             stop(folder)
 
     def end_vm_records(self, name: str, provider: str) -> None:
-        from xcli.workload.vm.runs import end_with_cluster
+        from xcli.vm_runs import end_with_cluster
 
         end_with_cluster(name, provider)
 
@@ -89,7 +89,7 @@ class Live:
 
     def forget_earlier_cluster(self, name: str, provider: str, say: Callable[[str], None]) -> None:
         """Before a create: the workload records a deleted cluster of the same name left."""
-        from xcli.workload.vm.runs import forget_ended_with_cluster
+        from xcli.vm_runs import forget_ended_with_cluster
 
         forgotten = forget_ended_with_cluster(name, provider)
         if forgotten:

@@ -35,7 +35,7 @@ def support_for(registry: Registry, provider: str) -> TerraformSupport:
 
 
 def _check_flags(spec: ClusterSpec, support: TerraformSupport, deps: Deps) -> None:
-    flags = deps.unsupported_flags(spec.provider, spec.options, frozenset(support.flags))
+    flags = deps.unsupported_flags(spec.provider, dict(spec.given), frozenset(support.flags))
     if flags:
         raise UserError(
             f"{', '.join(flags)} cannot be written to a Terraform folder yet",
@@ -44,14 +44,10 @@ def _check_flags(spec: ClusterSpec, support: TerraformSupport, deps: Deps) -> No
 
 
 def requested(spec: ClusterSpec, deps: Deps) -> bool:
-    """True when --terraform DIR was given; --apply/--state-bucket alone are refused."""
-    options = spec.options
-    if options.get("terraform"):
+    """True when --terraform DIR was given (its flags are then checked)."""
+    if spec.terraform is not None:
         _check_flags(spec, support_for(deps.registry, spec.provider), deps)
         return True
-    for flag, key in (("--apply", "apply"), ("--state-bucket", "state_bucket")):
-        if options.get(key):
-            raise UserError(f"{flag} applies only with --terraform DIR", hint="add --terraform DIR")
     return False
 
 
@@ -100,7 +96,7 @@ def _check_folder(folder: Path, spec: ClusterSpec, support: TerraformSupport) ->
 
     check_writable_folder(folder, "--terraform")
     foreign = _foreign_files(folder, spec, support)
-    if foreign and not spec.options.get("force"):
+    if foreign and not spec.force:
         shown = ", ".join(foreign[:3]) + (
             f" and {len(foreign) - 3} more" if len(foreign) > 3 else ""
         )
@@ -140,8 +136,9 @@ def create(spec: ClusterSpec, dry_run: bool, yes: bool, deps: Deps) -> tuple[str
     from xcli.terraform import plan_create
 
     support = support_for(deps.registry, spec.provider)
-    folder = str(spec.options["terraform"])
-    apply = bool(spec.options.get("apply"))
+    if spec.terraform is None:
+        raise ValueError("terraform_mode.create needs a spec with --terraform DIR")
+    folder, apply = spec.terraform.folder, spec.terraform.apply
     binary = deps.terraform_binary() if apply else None
     if dry_run and apply and binary is None:
         binary = "terraform"  # show the commands a run would use
@@ -151,7 +148,13 @@ def create(spec: ClusterSpec, dry_run: bool, yes: bool, deps: Deps) -> tuple[str
     if not dry_run and apply and binary and not yes:
         deps.require_answerable("terraform apply")
     plan = plan_create(
-        spec, folder, support, binary=binary, confirm=not yes, post_apply=support.post_apply
+        spec,
+        folder,
+        support,
+        binary=binary,
+        apply=apply,
+        confirm=not yes,
+        post_apply=support.post_apply,
     )
     post_handlers = _after_apply(spec, support, deps)
     deps.run_plan(plan, lambda: deps.terraform_handlers(post_handlers()))

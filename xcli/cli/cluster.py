@@ -174,7 +174,8 @@ def create(
     check_name(name, "cluster", CLUSTER_NAME_LIMIT)
     choice = use_case.which_provider(name, provider)  # the recorded one, else gke
     provider = choice.provider
-    extra = split_options(provider, options)  # provider-only flags; others' flags are refused
+    # the request's switches, and the provider's own flags; others' flags are refused
+    switches, flags = split_options(provider, options)
     request = use_case.CreateRequest(
         name=name,
         provider=provider,
@@ -189,11 +190,12 @@ def create(
         max_run_duration=max_run_duration,
         guaranteed=guaranteed,
         min_duration=min_duration,
-        options=extra,
         where=common,
         dry_run=common.dry_run,
         yes=common.yes,
         provider_note=choice.note(name),
+        flags=flags,
+        **switches,
     )
     for note in use_case.create(request, deps(common)).notes:
         click.echo(note, err=common.output != "text")  # keep stdout one JSON doc

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -13,7 +12,7 @@ from xcli.cli.common import Common, emit, options
 from xcli.formats import finite
 
 if TYPE_CHECKING:
-    from xcli.plan.model import Plan
+    pass
 
 _options = options(location=True, dry_run=True, out=False, yes=False)
 
@@ -81,7 +80,7 @@ def test_network(common: Common, **flags: Any) -> int:
       xcli cluster test-network --cluster gpus --device-type h100-mega-80gb-8 --dry-run
     """
     from xcli.app import network_test as use
-    from xcli.cli.wiring import deps
+    from xcli.cli.wiring import deps, quiet_runner
     from xcli.cli.workload_flags import facts_for
     from xcli.spec import check_duration, check_name
     from xcli.workload.request import NetworkTestRequest
@@ -103,7 +102,7 @@ def test_network(common: Common, **flags: Any) -> int:
     if common.dry_run:  # the JobSet it would submit
         wired.run_plan(planned.plan, planned.handlers)
         return 0
-    judged = use.run(request, planned, wired, _quiet_runner(common))
+    judged = use.run(request, planned, wired, quiet_runner(common))
     if common.output != "text":
         emit(common.output, judged.report)
     else:
@@ -112,27 +111,3 @@ def test_network(common: Common, **flags: Any) -> int:
     if judged.problem is not None:
         raise judged.problem
     return 0
-
-
-def _quiet_runner(common: Common) -> Callable[[Plan, Callable[[], Mapping[str, Any]]], None]:
-    """Run a plan live with progress on stderr and no summary (stdout carries the result)."""
-
-    def run(plan: Plan, handlers: Callable[[], Mapping[str, Any]]) -> None:
-        from xcli.cli.progress import close_reporter, make_reporter
-        from xcli.errors import PlanFailed
-        from xcli.execute.live import LiveExecutor
-
-        reporter = make_reporter(common.output)
-        try:
-            result = LiveExecutor(handlers(), reporter).run(plan)
-        finally:
-            close_reporter(reporter)
-        if not result.ok:
-            failed = result.by_status("failed")
-            reason = failed[0].error if failed and failed[0].error else None
-            raise PlanFailed(
-                f"{plan.title}: {reason or 'a step failed'}",
-                hint=getattr(reason, "hint", "") or "run the same command again",
-            )
-
-    return run

@@ -17,8 +17,10 @@ from xcli.errors import PlanFailed, UserError
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-Output = Literal["text", "json", "yaml"]
-OUTPUTS = ("text", "json", "yaml")
+# The formats every command offers; a command may offer more of its own (options(outputs=...)),
+# e.g. a report as html, so Common.output is any of the formats the command declared.
+Output = str
+OUTPUTS: tuple[str, ...] = ("text", "json", "yaml")
 
 
 @dataclass(frozen=True)
@@ -45,11 +47,15 @@ class Common:
         return config.require("zone", self.zone_flag).value
 
 
-def options(*, location: bool, dry_run: bool, out: bool, yes: bool) -> Callable[[F], F]:
+def options(
+    *, location: bool, dry_run: bool, out: bool, yes: bool, outputs: tuple[str, ...] = OUTPUTS
+) -> Callable[[F], F]:
     """The shared options a command offers, where they mean something; pass them as `common`.
 
-    --output always; --project/--zone (location) on commands that talk to a cloud; --dry-run on
-    commands that change something, --out where the dry-run is a plan; --yes (alias --quiet,
+    --output always, with the formats `outputs` names (every command's three by default; a
+    command that renders a format of its own adds it, and only that command accepts it);
+    --project/--zone (location) on commands that talk to a cloud; --dry-run on commands that
+    change something, --out where the dry-run is a plan; --yes (alias --quiet,
     XPK's name) on commands that may ask before changing something. Options not offered keep
     their neutral value in `Common`.
     """
@@ -111,7 +117,7 @@ def options(*, location: bool, dry_run: bool, out: bool, yes: bool) -> Callable[
                 help="Print the exact requests and manifests instead of sending them "
                 "(also XCLI_DRY_RUN=1). Needs no credentials.",
             )(decorated)
-        decorated = output_option(decorated)
+        decorated = output_option(decorated, outputs)
         if location:
             decorated = click.option(
                 "--zone",
@@ -143,11 +149,11 @@ def _check_folders(out: Path | None) -> None:
     )
 
 
-def output_option(func: F) -> F:
+def output_option(func: F, outputs: tuple[str, ...] = OUTPUTS) -> F:
     return click.option(
         "--output",
         "-o",
-        type=click.Choice(OUTPUTS),
+        type=click.Choice(outputs),
         default="text",
         show_default=True,
         help="Output format (json and yaml: the same data, the same key order).",
@@ -212,12 +218,18 @@ def to_yaml(value: Any, *, explicit_start: bool = False) -> str:
     )
 
 
+def plan_format(output: Output) -> Literal["text", "json", "yaml"]:
+    """How a dry-run prints its plan: json or yaml as asked, else text (a command's own format,
+    such as a report's html, is about its result, not its plan)."""
+    return "json" if output == "json" else "yaml" if output == "yaml" else "text"
+
+
 def run_plan(common: Common, plan: Any, handlers: Callable[[], Mapping[str, Any]]) -> int:
     """Print the plan (dry-run) or run it with the provider's live handlers."""
     if common.dry_run:
         from xcli.execute.dry import DryRunExecutor
 
-        DryRunExecutor(sys.stdout, common.output, common.out).run(plan)
+        DryRunExecutor(sys.stdout, plan_format(common.output), common.out).run(plan)
         return 0
     from xcli.cli.progress import close_reporter, make_reporter, render_summary
     from xcli.errors import Interrupted

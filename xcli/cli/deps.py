@@ -37,11 +37,3 @@ def current() -> Dependencies:
     ctx = click.get_current_context(silent=True)
     found = ctx.find_object(Dependencies) if ctx is not None else None
     return found if found is not None else Dependencies()
-
-
-def timing() -> Timing:
-    """The clocks and sleep of this run (the real ones unless main() was given others)."""
-    from xcli.gateways.backoff import Timing
-
-    found = current().timing
-    return found if found is not None else Timing()

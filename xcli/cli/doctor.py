@@ -38,15 +38,10 @@ def doctor(provider: str, tpu_type: str | None, device_type: str | None, common:
       xcli doctor --device-type h100-80gb-8 --dry-run
     """
     from xcli.app import doctor as use_case
-    from xcli.cli.wiring import deps
-
-    def handlers() -> dict[str, object]:
-        from xcli.gateways.google.doctor import handlers as live
-
-        return live()
+    from xcli.cli.wiring import deps, doctor_handlers
 
     request = use_case.DoctorRequest(provider, tpu_type, device_type, common)
-    checks = use_case.run(request, deps(common), handlers)
+    checks = use_case.run(request, deps(common), doctor_handlers)
     if checks is None:  # --dry-run: the reads were printed
         return 0
     if common.output != "text":

@@ -16,6 +16,7 @@ from xcli.cli.providers import registry
 
 if TYPE_CHECKING:
     from xcli.execute.result import RunResult
+    from xcli.gateways.backoff import Timing
     from xcli.gateways.ssh.output import OutputSink
     from xcli.plan.fanout import Broadcast, SshSettings, Target
     from xcli.plan.fanout_result import FanoutResult
@@ -31,7 +32,7 @@ def deps(common: Common, facts: Facts | None = None, *, verbose: bool = False) -
     command reads before it plans (default: the cluster, or nothing on a dry-run)."""
     from xcli.app.record import DRY, LIVE
     from xcli.app.workload_facts import LIVE_FACTS, DryFacts
-    from xcli.cli.deps import current, timing
+    from xcli.cli.deps import current
 
     def run(plan: Plan, handlers: Handlers) -> None:
         run_plan(common, plan, handlers)
@@ -71,13 +72,54 @@ def deps(common: Common, facts: Facts | None = None, *, verbose: bool = False) -
         terraform_handlers=_terraform_handlers,
         unsupported_flags=_unsupported_flags,
         record=DRY if common.dry_run else LIVE,  # the dry-run reads and records nothing
-        timing=timing(),
+        timing=_timing(),
         storage_gateways=_once(_storage_gateways),
         terraform_connections=current().terraform_connections,
         workload_gateways=current().workload_gateways,
         facts=facts or (DryFacts() if common.dry_run else LIVE_FACTS),
         image_handlers=_image_handlers,
     )
+
+
+def _timing() -> Timing:
+    """The clocks and sleep of this run (the real ones unless main() was given others)."""
+    from xcli.cli.deps import current
+    from xcli.gateways.backoff import Timing
+
+    found = current().timing
+    return found if found is not None else Timing()
+
+
+def doctor_handlers() -> dict[str, object]:
+    """`xcli doctor`'s live read handlers (credentials, APIs, quota, zone)."""
+    from xcli.gateways.google.doctor import handlers
+
+    return handlers()
+
+
+def quiet_runner(common: Common) -> Callable[[Plan, Callable[[], Mapping[str, Any]]], None]:
+    """Run a plan live with progress on stderr and no summary (stdout carries the result of
+    `cluster test-network`); a failed step is one PlanFailed."""
+
+    def run(plan: Plan, handlers: Callable[[], Mapping[str, Any]]) -> None:
+        from xcli.cli.progress import close_reporter, make_reporter
+        from xcli.errors import PlanFailed
+        from xcli.execute.live import LiveExecutor
+
+        reporter = make_reporter(common.output)
+        try:
+            result = LiveExecutor(handlers(), reporter).run(plan)
+        finally:
+            close_reporter(reporter)
+        if not result.ok:
+            failed = result.by_status("failed")
+            reason = failed[0].error if failed and failed[0].error else None
+            raise PlanFailed(
+                f"{plan.title}: {reason or 'a step failed'}",
+                hint=getattr(reason, "hint", "") or "run the same command again",
+            )
+
+    return run
 
 
 def _image_handlers() -> Mapping[str, Any]:

@@ -1,6 +1,6 @@
 """`workload create --detach` on VM-style clusters: a background driver on this machine.
 
-`launch` records what to run in the workload's folder (xcli.workload.vm.runs) and starts
+`launch` records what to run in the workload's folder (xcli.vm_runs) and starts
 `python -m xcli.gateways.workload_driver FOLDER` in its own session through the process funnel,
 so it outlives the CLI. The driver runs the same restart loop as a foreground run (the
 broadcast engine, xcli.workload.vm.plan.run_with_restarts), appends every worker's output to
@@ -28,9 +28,9 @@ from xcli.gateways.ssh.output import OutputSink
 from xcli.gateways.workload_runner import BroadcastRunner
 from xcli.plan.fanout import SshSettings, Target
 from xcli.plan.steps import WorkerCommand
+from xcli.plan.vm_run import VmWorkloadRun, run_with_restarts
 from xcli.state_files import private_dir
-from xcli.workload.vm.plan import VmWorkloadRun, run_with_restarts
-from xcli.workload.vm.runs import (
+from xcli.vm_runs import (
     FINISHED,
     MARKS,
     RecordingRunner,

@@ -31,7 +31,7 @@ from xcli.plan.fanout import (
 )
 from xcli.plan.fanout_result import FanoutResult, WorkerOutcome
 from xcli.plan.steps import WorkerCommand
-from xcli.workload.vm.plan import WorkerExit
+from xcli.plan.vm_run import WorkerExit
 
 STOP_TIMEOUT = 60.0
 POLL = 0.1  # seconds between looks at the run's cancel event

@@ -13,6 +13,15 @@ from typing import Any
 
 
 @dataclass(frozen=True)
+class WaitLogin:
+    """`cluster wait`'s login flags, for providers that set up SSH access after the wait."""
+
+    ssh_key: str | None = None
+    ssh_user: str | None = None
+    os_login: bool = False
+
+
+@dataclass(frozen=True)
 class ClusterRef:
     """Names an existing cluster."""
 

@@ -1,6 +1,6 @@
 """Compute Engine request shapes shared by the providers, storage and the Compute gateway: the
 API's base URL, the resource-policy collection, and where an operation of a request lives.
-Pure: strings in, strings out (they left plan/gke.py, which is about GKE's own requests)."""
+Pure: strings in, strings out (they left GKE's own request bodies, providers/gke/bodies.py)."""
 
 from __future__ import annotations
 

@@ -131,7 +131,7 @@ class Plan:
     notes: tuple[str, ...] = ()
     max_parallel: int = 8
     lane_limits: Mapping[str, int] = field(default_factory=dict)
-    # Where to follow what a live run made (name -> Cloud Console URL, plan/console.py): printed
+    # Where to follow what a live run made (name -> Cloud Console URL, plan/gke/console.py): printed
     # with the live run's summary, not part of the dry-run's request list.
     links: Mapping[str, str] = field(default_factory=dict)
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from xcli.paths import state_dir
-from xcli.plan.kueue_objects import meta
+from xcli.plan.gke.kueue_objects import meta
 
 LABEL = "xcli.dev/storage"
 CONFIGMAP_PREFIX = "xcli-storage-"

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, cast
 
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
         VmAccess,
         Waiter,
     )
+    from xcli.spec import ProviderOptions
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,9 @@ class ProviderEntry:
     target: str  # "module:attribute" of the provider class (or factory), imported on use
     help: str  # one line for `xcli cluster --help`
     capabilities: Capabilities
+    # "module:function" of its options builder (providers/<name>/options.py): the provider's
+    # flag values, by click's names, in; its frozen ProviderOptions subclass out
+    options: str = ""
 
 
 REGISTRY: dict[str, ProviderEntry] = {
@@ -81,6 +85,7 @@ REGISTRY: dict[str, ProviderEntry] = {
             observer=True,
             kubernetes=True,
         ),
+        "xcli.providers.gke.options:gke_options",
     ),
     "queued-resource": ProviderEntry(
         "xcli.providers.queued_resource.provider:QueuedResourceProvider",
@@ -94,6 +99,7 @@ REGISTRY: dict[str, ProviderEntry] = {
             terraform=True,
             user_keys=True,
         ),
+        "xcli.providers.queued_resource.options:create_options",
     ),
     "local": ProviderEntry(
         "xcli.providers.local.provider:LocalProvider",
@@ -106,6 +112,7 @@ REGISTRY: dict[str, ProviderEntry] = {
             ssh=True,
             live_checks=True,
         ),
+        "xcli.providers.local.options:local_options",
     ),
 }
 
@@ -175,6 +182,20 @@ class Registry:
             ) from None
         provider: Provider = cls()
         return provider
+
+    def options(self, name: str, flags: Mapping[str, object]) -> ProviderOptions:
+        """The provider's typed options, built once from its flag values (click's names): the
+        only place a provider setting is read by name is the builder this calls."""
+        target = self._entry(name).options
+        if not target:
+            from xcli.spec import ProviderOptions
+
+            return ProviderOptions()
+        module, _, attr = target.partition(":")
+        build: Callable[[Mapping[str, object]], ProviderOptions] = getattr(
+            importlib.import_module(module), attr
+        )
+        return build(flags)
 
     # Optional behaviour, found from the declared capabilities (never by probing the object).
 

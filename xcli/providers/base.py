@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
-from xcli.plan.cluster import ClusterRef, ClusterSummary, SshAccess, Worker
+from xcli.plan.cluster import ClusterRef, ClusterSummary, SshAccess, WaitLogin, Worker
 from xcli.plan.contract import Handler
 from xcli.plan.model import Plan
 from xcli.spec import ClusterSpec
@@ -95,8 +95,8 @@ class Observer(Provider, Protocol):
 class Waiter(Provider, Protocol):
     """Providers with `xcli cluster wait` (Capabilities.wait)."""
 
-    def plan_wait(self, ref: ClusterRef, timeout_seconds: int, options: dict[str, object]) -> Plan:
-        """Wait until the cluster is ready, then set up SSH access as `options` say."""
+    def plan_wait(self, ref: ClusterRef, timeout_seconds: int, login: WaitLogin) -> Plan:
+        """Wait until the cluster is ready, then set up SSH access as `login` says."""
         ...
 
 

@@ -15,8 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xcli.plan import gke
-from xcli.plan.kube_steps import K8sDelete
+from xcli.plan.gke.kube_steps import K8sDelete
 from xcli.plan.model import Fmt, Plan, Ref, Step
 from xcli.plan.operations import OperationCall
 from xcli.plan.steps import K8sApply
@@ -24,6 +23,7 @@ from xcli.plan.storage import Storage, configmap_name, to_configmap
 from xcli.plan.storage_request import AttachRequest
 from xcli.plan.storage_steps import ApiRead, BucketIam
 from xcli.plan.storage_types import find, unit
+from xcli.providers.gke import bodies as gke
 from xcli.storage import network, nodes
 from xcli.storage import volumes as vol
 

@@ -20,11 +20,11 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from xcli.errors import NotFoundError
-from xcli.plan import gke
 from xcli.plan.cluster import ClusterRef
 from xcli.plan.contract import StepContext
 from xcli.plan.model import Step
 from xcli.plan.operations import OperationCall
+from xcli.providers.gke import bodies as gke
 
 UPDATE = "container.projects.locations.clusters.update"
 EACH = "${each node pool}"

@@ -41,13 +41,17 @@ def check_state_bucket(value: str) -> str:
 
 
 def state_backend(spec: ClusterSpec) -> dict[str, str] | None:
-    bucket = spec.options.get("state_bucket")
+    bucket = state_bucket(spec)
     if not bucket:
         return None
     return {
         "bucket": check_state_bucket(str(bucket)),
         "prefix": f"xcli/{spec.project}/{spec.zone}/{spec.name}",
     }
+
+
+def state_bucket(spec: ClusterSpec) -> str | None:
+    return spec.terraform.state_bucket if spec.terraform else None
 
 
 def module_inputs(spec: ClusterSpec, support: TerraformSupport) -> dict[str, Any]:
@@ -58,7 +62,9 @@ def module_inputs(spec: ClusterSpec, support: TerraformSupport) -> dict[str, Any
 
 def record(spec: ClusterSpec, support: TerraformSupport) -> dict[str, Any]:
     """xcli.json: the spec the folder came from, so delete (and a re-render) need nothing else."""
-    kept = {k: v for k, v in sorted(spec.options.items()) if k not in ("terraform", "apply")}
+    # the flags as given (spec.given), --force and --state-bucket; not --terraform and --apply
+    given = {**dict(spec.given), "force": spec.force, "state_bucket": state_bucket(spec)}
+    kept = dict(sorted(given.items()))
     return {
         "format": RECORD_FORMAT,
         "xcli_version": __version__,

@@ -89,12 +89,12 @@ def plan_create(
     support: TerraformSupport,
     *,
     binary: str | None,
+    apply: bool = False,
     confirm: bool = True,
     post_apply: PostApply | None = None,
 ) -> Plan:
-    """Write the folder; with a binary also init, plan, show, confirm, apply, output, then
-    `post_apply` (the CLI passes support.post_apply)."""
-    apply = bool(spec.options.get("apply"))
+    """Write the folder; with `apply` and a binary also init, plan, show, confirm, apply,
+    output, then `post_apply` (the CLI passes support.post_apply)."""
     steps = _write_steps(spec, folder, support)
     written = tuple(s.id for s in steps)
     if apply and binary is not None:

@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from xcli.errors import UserError
-from xcli.plan.kueue_objects import GCE_TOPOLOGY
+from xcli.plan.gke.kueue_objects import GCE_TOPOLOGY
 
 if TYPE_CHECKING:
     from xcli.workload.spec import ClusterMeta, WorkloadSpec
@@ -34,9 +34,9 @@ HIGH_THROUGHPUT = "gke.io/high-throughput-scheduler"
 TOPOLOGY_AWARE_AUTO = "gke.io/topology-aware-auto"
 SCHEDULERS = (DEFAULT_SCHEDULER, HIGH_THROUGHPUT, TOPOLOGY_AWARE_AUTO)
 
-# The Topology level a TPU slice fills: one slice is one node pool (plan/kueue_objects.py).
+# The Topology level a TPU slice fills: one slice is one node pool (plan/gke/kueue_objects.py).
 SLICE_LEVEL = "cloud.google.com/gke-nodepool"
-# On the physical-topology Topology (RDMA GPUs on a reservation, plan/kueue_objects.py) GPU pods
+# On the physical-topology Topology (RDMA GPUs on a reservation, plan/gke/kueue_objects.py) GPU pods
 # prefer the narrowest level, so Kueue packs them as tightly as the free nodes allow, widening
 # to host, sub-block and block: what XPK's GPU workloads ask for on `gke-default`.
 GCE_PREFERRED_LEVEL = "kubernetes.io/hostname"

@@ -13,7 +13,7 @@ from tests.support.fakekube import FakeKube, status, webhook_down
 from xcli.errors import CloudError
 from xcli.gateways.kube.api import KubeApi
 from xcli.gateways.kube.auth import build_client
-from xcli.plan import incluster, kueue_objects
+from xcli.plan.gke import incluster, kueue_objects
 
 
 def api_for(fake: FakeKube, token: str = "tok") -> KubeApi:

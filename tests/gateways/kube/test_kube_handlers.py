@@ -17,9 +17,9 @@ from xcli.execute.live import LiveExecutor
 from xcli.execute.result import RunResult
 from xcli.gateways.kube.api import KubeApi
 from xcli.gateways.kube.handlers import KubeHandlers, fetch_manifest, parse_manifest
-from xcli.plan import incluster, kueue_objects
 from xcli.plan.contract import StepContext
-from xcli.plan.kube_steps import K8sDelete, K8sInstall, K8sWait
+from xcli.plan.gke import incluster, kueue_objects
+from xcli.plan.gke.kube_steps import K8sDelete, K8sInstall, K8sWait
 from xcli.plan.model import Plan, Step, resolve
 from xcli.plan.steps import K8sApply, LocalAction
 

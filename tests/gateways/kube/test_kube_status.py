@@ -7,7 +7,7 @@ from tests.support.fakekube import FakeKube
 from xcli import __version__
 from xcli.gateways.kube.api import KubeApi
 from xcli.gateways.kube.status import cluster_status
-from xcli.plan import incluster, kueue_objects
+from xcli.plan.gke import incluster, kueue_objects
 
 
 def test_status_of_a_set_up_cluster() -> None:

@@ -25,9 +25,9 @@ from tests.support.fakekube import FakeKube
 from xcli.errors import CloudError
 from xcli.gateways.kube.handlers import parse_manifest
 from xcli.gateways.kube.release_config import merged, patch_config
-from xcli.plan import incluster
-from xcli.plan.kube_steps import K8sInstall
-from xcli.plan.kueue_config import kueue_config_patch
+from xcli.plan.gke import incluster
+from xcli.plan.gke.kube_steps import K8sInstall
+from xcli.plan.gke.kueue_config import kueue_config_patch
 
 URL = incluster.release_url("kueue", incluster.KUEUE_VERSION)
 CONFIGMAP = "/api/v1/namespaces/kueue-system/configmaps/kueue-manager-config"

@@ -11,6 +11,7 @@ from xcli.catalog import lookup
 from xcli.plan.model import Plan
 from xcli.plan.steps import ApiCall
 from xcli.providers.gke.accel_network import DRA_LABEL, MIN_TEXT
+from xcli.providers.gke.options import GkeOptions
 from xcli.providers.gke.planner import CREATE_POOL, plan_create
 from xcli.spec import Capacity, ClusterSpec
 
@@ -19,7 +20,14 @@ def _plan(device: str, slices: int = 1, **options: Any) -> Plan:
     accel = lookup(device)
     nodes = {"num_nodes": 2} if accel.kind == "gpu" else {"num_slices": slices}
     spec = ClusterSpec(
-        "demo", "my-proj", "us-east5-b", "gke", accel, Capacity("spot"), options=options, **nodes
+        "demo",
+        "my-proj",
+        "us-east5-b",
+        "gke",
+        accel,
+        Capacity("spot"),
+        options=GkeOptions(**options),
+        **nodes,
     )
     return plan_create(spec)
 

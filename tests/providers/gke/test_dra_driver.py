@@ -18,13 +18,14 @@ from tests.support import crd
 from tests.support.core import validate_core
 from xcli.errors import UserError
 from xcli.gateways.kube.release_config import merged
-from xcli.plan.dra import CHANNEL_DEVICE_CLASS, CHANNEL_RESOURCE
-from xcli.plan.incluster import setup_steps
-from xcli.plan.kube_steps import K8sInstall, K8sWait
-from xcli.plan.kueue_objects import cluster_queue
+from xcli.plan.gke.dra import CHANNEL_DEVICE_CLASS, CHANNEL_RESOURCE
+from xcli.plan.gke.kube_steps import K8sInstall, K8sWait
+from xcli.plan.gke.kueue_objects import cluster_queue
 from xcli.plan.model import resolve
 from xcli.plan.steps import K8sApply
 from xcli.providers.gke import dra_driver
+from xcli.providers.gke import options as gke_opts
+from xcli.providers.gke.bodies import setup_steps
 from xcli.providers.gke.planner import plan_create
 from xcli.spec import ClusterSpec
 from xcli.workload.team import objects as team_objects
@@ -35,7 +36,7 @@ A3_ULTRA = CASES["h200-141gb-8-x2-on-demand"][1]
 
 
 def _with_version(spec: ClusterSpec, version: str) -> ClusterSpec:
-    return replace(spec, options={**spec.options, "gke_version": version})
+    return replace(spec, options=replace(gke_opts.of(spec), gke_version=version))
 
 
 def _applied(spec: ClusterSpec) -> list[K8sApply]:

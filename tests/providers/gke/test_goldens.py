@@ -17,8 +17,8 @@ from tests.support.discovery import check_request
 from xcli.app.cluster import with_note
 from xcli.cli.main import cli
 from xcli.cluster_index import Choice
-from xcli.plan.incluster import setup_steps
 from xcli.plan.render import plan_json
+from xcli.providers.gke.bodies import setup_steps
 from xcli.providers.gke.planner import plan_create
 
 GOLDENS = REPO / "tests" / "goldens" / "gke"

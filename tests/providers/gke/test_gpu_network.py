@@ -15,10 +15,10 @@ from tests.support.core import validate_core
 from tests.support.discovery import check_request
 from xcli.catalog import lookup
 from xcli.errors import UserError
-from xcli.plan.incluster import setup_steps
 from xcli.plan.steps import ApiCall, K8sApply
 from xcli.providers.gke import gpu_network as gn
 from xcli.providers.gke import gpu_objects
+from xcli.providers.gke.bodies import setup_steps
 from xcli.providers.gke.planner import plan_create
 from xcli.spec import Capacity, ClusterSpec
 

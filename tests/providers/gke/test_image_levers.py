@@ -10,11 +10,12 @@ import pytest
 
 from tests.providers.gke.test_planner import SPOT2, body
 from xcli.errors import UserError
+from xcli.providers.gke import options as gke_opts
 from xcli.providers.gke.planner import plan_create
 
 
 def with_options(**options: Any) -> Any:
-    return replace(SPOT2, options={**SPOT2.options, **options})
+    return replace(SPOT2, options=replace(gke_opts.of(SPOT2), **options))
 
 
 def test_image_streaming_sets_gcfs_on_every_accelerator_pool() -> None:

@@ -19,12 +19,14 @@ from tests.support.gke_live import Recorder
 from xcli.catalog import lookup
 from xcli.errors import UserError
 from xcli.gateways.google.compute import ComputeGateway
-from xcli.plan import pathways_pool as pw
 from xcli.plan.contract import StepContext
-from xcli.plan.incluster import metadata_configmap, setup_steps
-from xcli.plan.kueue_objects import cluster_queue, kueue_objects
-from xcli.plan.steps import ApiCall
+from xcli.plan.gke import pathways_pool as pw
+from xcli.plan.gke.incluster import metadata_configmap
+from xcli.plan.gke.kueue_objects import cluster_queue, kueue_objects
+from xcli.plan.steps import ApiCall, K8sApply
 from xcli.providers.gke import pathways
+from xcli.providers.gke.bodies import setup_steps
+from xcli.providers.gke.options import GkeOptions
 from xcli.providers.gke.planner import GkeObserved, ObservedPool, plan_create
 from xcli.spec import Capacity
 
@@ -32,7 +34,7 @@ SPEC = CASES["v5p-128-x2-pathways"][1]
 
 
 def with_options(**options: object) -> Any:
-    return replace(SPEC, options={"pathways": True, **options})
+    return replace(SPEC, options=GkeOptions(**{"pathways": True, **options}))
 
 
 def test_the_machine_is_read_before_anything_is_created() -> None:
@@ -65,7 +67,7 @@ def test_the_pool_body_fits_container_v1_and_follows_xpk() -> None:
 
 
 def test_no_pathways_no_pool_and_no_flavor() -> None:
-    plain = replace(SPEC, options={})
+    plain = replace(SPEC, options=GkeOptions())
     ids = [s.id for s in plan_create(plain, None, setup_steps).steps]
     assert pathways.CHECK_ID not in ids and pathways.POOL_ID not in ids
     assert "k8s-pathways-flavor" not in ids
@@ -80,11 +82,11 @@ def test_an_existing_pool_is_kept() -> None:
 
 
 def test_the_flavor_and_the_queue_cover_heads_and_workers() -> None:
-    objects = dict(kueue_objects(SPEC))
+    objects = dict(kueue_objects(SPEC, pw.DEFAULT_MACHINE))
     flavor = objects["pathways-flavor"]
     validate(flavor)
     assert flavor["spec"]["nodeLabels"] == {"cloud.google.com/gke-nodepool": "cpu-np"}
-    queue = cluster_queue(SPEC)
+    queue = cluster_queue(SPEC, pw.DEFAULT_MACHINE)
     validate(queue)
     (group,) = queue["spec"]["resourceGroups"]
     names = [f["name"] for f in group["flavors"]]
@@ -92,7 +94,8 @@ def test_the_flavor_and_the_queue_cover_heads_and_workers() -> None:
     cpu = {r["name"]: r["nominalQuota"] for r in group["flavors"][1]["resources"]}
     # sized from the pool: 20 nodes x n2-standard-64's allocatable, no chips
     assert cpu == {"google.com/tpu": 0, "cpu": "1275400m", "memory": "4997560Mi"}
-    assert metadata_configmap(SPEC)["data"]["pathways_pool"] == "cpu-np"
+    meta = plan_create(SPEC, None, setup_steps).by_id()["k8s-metadata"]
+    assert isinstance(meta, K8sApply) and meta.manifest["data"]["pathways_pool"] == "cpu-np"
 
 
 def test_the_cohort_carve_touches_only_the_accelerator_flavor() -> None:

@@ -11,9 +11,10 @@ from tests.plan.gke_cases import CASES
 from tests.support.discovery import check_request
 from xcli.catalog import lookup
 from xcli.errors import UserError
-from xcli.plan import gke
 from xcli.plan.operations import OperationCall, destructive_steps
 from xcli.plan.steps import ApiCall, Wait
+from xcli.providers.gke import bodies as gke
+from xcli.providers.gke.options import DEFAULT_POOL_PARALLELISM, GkeOptions
 from xcli.providers.gke.planner import GkeObserved, ObservedPool, plan_create
 from xcli.providers.gke.planner_delete import plan_delete
 from xcli.spec import Capacity, ClusterSpec
@@ -106,7 +107,7 @@ def test_tpu7x_multi_host_uses_the_workload_policy_instead_of_a_topology() -> No
 
 def test_gke_options_reach_the_cluster_body() -> None:
     options = {"release_channel": "rapid", "gke_version": "1.34.1-gke.1"}
-    spec = replace(SPOT2, options={**options, "cpu_machine_type": "n2-standard-16"})
+    spec = replace(SPOT2, options=GkeOptions(**options, cpu_machine_type="n2-standard-16"))
     cluster = plan_create(spec).steps[0]
     assert isinstance(cluster, ApiCall) and cluster.body is not None
     got = cluster.body["cluster"]
@@ -149,7 +150,7 @@ def test_a_pool_of_another_accelerator_needs_force_and_is_then_replaced() -> Non
         plan_create(SPOT2, seen)
     assert "demo-np-0 already exists with another configuration: v5p-128" in caught.value.message
     assert "--force" in caught.value.hint
-    forced = plan_create(replace(SPOT2, options={"force": True}), seen)
+    forced = plan_create(replace(SPOT2, force=True), seen)
     assert [s.id for s in forced.steps] == ["remove-pool-0", "pool-0"]
     assert forced.steps[1].after == ("remove-pool-0",)
     assert len(destructive_steps(forced)) == 1
@@ -184,7 +185,7 @@ def test_cluster_in_another_zone_or_being_deleted_is_refused() -> None:
 
 
 def test_pools_share_a_bounded_lane() -> None:
-    plan = plan_create(replace(SPOT2, num_slices=8, options={"pool_parallelism": 3}))
+    plan = plan_create(replace(SPOT2, num_slices=8, options=GkeOptions(pool_parallelism=3)))
     assert plan.lane_limits == {gke.POOL_LANE: 3}
     assert {s.lane for s in plan.steps if s.id.startswith("pool-")} == {gke.POOL_LANE}
 
@@ -195,7 +196,7 @@ def test_by_default_every_slice_of_the_largest_shape_is_created_at_once() -> Non
     plan = plan_create(CASES["tpu7x-512-x36-spot"][1])
     pools = [s for s in plan.steps if s.id.startswith("pool-")]
     assert len(pools) == 36 and len({s.after for s in pools}) == 1
-    assert plan.lane_limits == {gke.POOL_LANE: gke.DEFAULT_POOL_PARALLELISM} == {"node-pools": 100}
+    assert plan.lane_limits == {gke.POOL_LANE: DEFAULT_POOL_PARALLELISM} == {"node-pools": 100}
     assert plan.max_parallel >= 36
 
 

@@ -18,6 +18,7 @@ from tests.support.gke_live import live, ref_of
 from xcli.errors import UserError
 from xcli.providers.gke import nat
 from xcli.providers.gke.cidr import parse_cidrs
+from xcli.providers.gke.options import GkeOptions
 from xcli.providers.gke.planner import plan_create
 from xcli.providers.gke.private import settings
 
@@ -27,7 +28,7 @@ SPEC = CASES["private-authorized-nat"][1]
 
 
 def with_options(**options: Any) -> Any:
-    return replace(SPEC, options={"private": True, **options})
+    return replace(SPEC, options=GkeOptions(**{"private": True, **options}))
 
 
 def test_the_golden_has_private_nodes_authorized_networks_dns_endpoint_and_nat() -> None:
@@ -74,7 +75,7 @@ def test_every_private_body_fits_container_v1(options: dict[str, Any]) -> None:
 
 
 def test_private_without_authorized_networks_is_closed_and_the_plan_says_so() -> None:
-    plan = plan_create(replace(SPEC, options={"private": True}))
+    plan = plan_create(replace(SPEC, options=GkeOptions(private=True)))
     cluster = plan.steps[[s.id for s in plan.steps].index("cluster")].body["cluster"]  # type: ignore[attr-defined]
     endpoints = cluster["controlPlaneEndpointsConfig"]
     assert endpoints["ipEndpointsConfig"] == {"enabled": True, "enablePublicEndpoint": False}
@@ -223,8 +224,8 @@ def test_a_rerun_cannot_turn_an_existing_cluster_private_or_public() -> None:
         assert env.provider.observe(ref_of(SPEC)).private is True
         assert env.plan(SPEC).steps  # the same flags again: fine
         with pytest.raises(UserError, match="exists with private nodes"):
-            env.plan(replace(public, options={}))
+            env.plan(replace(public, options=GkeOptions()))
     with live(FakeNet()) as env:
         assert env.run(env.plan(public), ref_of(public)).ok
         with pytest.raises(UserError, match="exists with public nodes"):
-            env.plan(replace(public, options={"private": True}))
+            env.plan(replace(public, options=GkeOptions(private=True)))

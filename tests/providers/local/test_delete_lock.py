@@ -29,7 +29,7 @@ REF = ClusterRef("race", "", "", "local")
 def _spec() -> ClusterSpec:
     return ClusterSpec(
         name="race", project="", zone="", provider="local", accelerator=lookup("v5litepod-8"),
-        capacity=Capacity("on-demand"), num_slices=1, options={},
+        capacity=Capacity("on-demand"), num_slices=1,
     )  # fmt: skip
 
 

@@ -29,7 +29,7 @@ from tests.providers.queued_resource.test_provider import (
 )
 from tests.support.qr_specs import SCENARIOS
 from xcli.errors import CloudError, UserError
-from xcli.plan.cluster import ClusterRef
+from xcli.plan.cluster import ClusterRef, WaitLogin
 from xcli.plan.contract import StepContext
 from xcli.plan.model import Step
 from xcli.plan.tpu_steps import TOKENINFO
@@ -126,7 +126,7 @@ def test_node_with_os_login_is_not_given_a_metadata_key(isolated_home: Path) -> 
     _project()
     _states("ACTIVE")
     responses.get(f"{BASE}/nodes/boot", json=node({"enable-oslogin": "true"}))
-    results = run(provider(fake).plan_wait(REF, 600, {"ssh_user": "alice"}), fake)
+    results = run(provider(fake).plan_wait(REF, 600, WaitLogin(ssh_user="alice")), fake)
     error = results["ssh-access"].error
     assert isinstance(error, UserError) and "boot uses OS Login" in error.message
     assert "xcli cluster wait --os-login" in error.hint

@@ -13,6 +13,7 @@ from tests.conftest import REPO
 from tests.support.discovery import check_request
 from tests.support.qr_specs import SCENARIOS, spec
 from xcli.errors import UserError
+from xcli.plan.cluster import WaitLogin
 from xcli.plan.model import symbolic
 from xcli.plan.render import plan_json, plan_text
 from xcli.plan.steps import ApiCall
@@ -78,7 +79,7 @@ def test_the_login_requests_are_among_those_checked() -> None:
 
 
 def test_wait_plan_requests_fit_and_use_node_refs() -> None:
-    plan = plan_wait("my-proj", "us-east5-b", "q", {"ssh_user": "alice"}, 600)
+    plan = plan_wait("my-proj", "us-east5-b", "q", WaitLogin(ssh_user="alice"), 600)
     access = plan.by_id()["ssh-access"]
     assert access.details()["nodes"] == "${wait-active.nodes}"
     for api, method, url, body in requests_of(plan):
@@ -231,7 +232,7 @@ def test_login_requests() -> None:
     for call in (check, key):
         body = symbolic(call.body) if call.body is not None else None
         check_request(call.api, call.method, str(call.url), body)
-    wait = plan_wait("my-proj", "us-east5-b", "q", {"os_login": True}, 600)
+    wait = plan_wait("my-proj", "us-east5-b", "q", WaitLogin(os_login=True), 600)
     assert [s.id for s in wait.steps] == [
         "ssh-key",
         "caller",

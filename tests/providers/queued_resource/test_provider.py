@@ -18,7 +18,7 @@ from tests.support.qr_specs import SCENARIOS
 from xcli.errors import CloudError, Interrupted
 from xcli.execute.live import LiveExecutor
 from xcli.gateways.tpu.api import TpuGateway
-from xcli.plan.cluster import ClusterRef
+from xcli.plan.cluster import ClusterRef, WaitLogin
 from xcli.plan.contract import NullReporter, StepResult
 from xcli.plan.model import Step
 from xcli.providers.queued_resource import access as tpu_access
@@ -182,7 +182,7 @@ def test_waiting_then_failed_shows_the_reason() -> None:
     fake = FakeTime()
     _project()
     _states("WAITING_FOR_RESOURCES", "FAILED")
-    plan = provider(fake).plan_wait(REF, 3600, {"ssh_user": "alice"})
+    plan = provider(fake).plan_wait(REF, 3600, WaitLogin(ssh_user="alice"))
     results = run(plan, fake)
     error = results["wait-active"].error
     assert isinstance(error, CloudError)
@@ -197,7 +197,7 @@ def test_active_then_suspended_is_explained() -> None:
 
     fake = FakeTime()
     _states("ACTIVE")
-    step = provider(fake).plan_wait(REF, 3600, {"ssh_user": "alice"}).by_id()["wait-active"]
+    step = provider(fake).plan_wait(REF, 3600, WaitLogin(ssh_user="alice")).by_id()["wait-active"]
     wait = provider(fake).handlers(REF)["wait"]
     ctx = StepContext(step, Recorder(), threading.Event(), {})
     assert wait(step, ctx) == {"state": "ACTIVE", "nodes": ["boot"]}
@@ -214,7 +214,7 @@ def test_wait_times_out_and_says_it_stays_queued() -> None:
     fake = FakeTime()
     _project()
     _states("WAITING_FOR_RESOURCES")
-    results = run(provider(fake).plan_wait(REF, 60, {"ssh_user": "alice"}), fake)
+    results = run(provider(fake).plan_wait(REF, 60, WaitLogin(ssh_user="alice")), fake)
     error = results["wait-active"].error
     assert isinstance(error, CloudError) and "still WAITING_FOR_RESOURCES" in error.message
     assert "stays queued" in error.hint
@@ -225,7 +225,7 @@ def test_ctrl_c_while_waiting_leaves_it_queued() -> None:
     fake = FakeTime()
     _states("WAITING_FOR_RESOURCES")
     handlers = provider(fake).handlers(REF)
-    plan = provider(fake).plan_wait(REF, 3600, {"ssh_user": "alice"})
+    plan = provider(fake).plan_wait(REF, 3600, WaitLogin(ssh_user="alice"))
     cancelled = threading.Event()
 
     def sleep_then_interrupt(seconds: float, event: threading.Event) -> None:
@@ -413,7 +413,7 @@ def test_wait_plan_sets_up_every_slice_it_finds(isolated_home: Path) -> None:
         _operation(f"p{i}")
         responses.post(f"{BASE}/nodes/boot-{i}:getGuestAttributes", json=GUEST)
     _project(enable_oslogin="FALSE")
-    plan = provider(fake).plan_wait(REF, 3600, {"ssh_user": "carol", "ssh_key": str(key)})
+    plan = provider(fake).plan_wait(REF, 3600, WaitLogin(ssh_key=str(key), ssh_user="carol"))
     results = run(plan, fake)
     assert results["ssh-access"].status == "ok", results["ssh-access"].error
     assert results["wait-active"].outputs["nodes"] == ["boot-0", "boot-1"]

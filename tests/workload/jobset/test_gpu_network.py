@@ -19,7 +19,7 @@ import yaml
 from tests.support.core import validate_core
 from tests.support.crd import validate
 from tests.workload.cases import meta_for, spec_for
-from xcli.plan.gpu_networks import NETWORK_NAMES, network_names
+from xcli.plan.gke.gpu_networks import NETWORK_NAMES, network_names
 from xcli.plan.model import Ref
 from xcli.plan.steps import K8sApply
 from xcli.workload.jobset.manifest import build_jobset

@@ -8,7 +8,7 @@ import pytest
 
 from tests.workload.cases import meta_for, spec_for
 from xcli.errors import UserError
-from xcli.plan.kube_steps import K8sDelete
+from xcli.plan.gke.kube_steps import K8sDelete
 from xcli.plan.model import Plan
 from xcli.plan.render import plan_document
 from xcli.plan.steps import K8sApply

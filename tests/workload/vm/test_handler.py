@@ -8,8 +8,8 @@ from pathlib import Path
 from tests.workload.vm.test_plan import local_run
 from xcli.execute.live import LiveExecutor
 from xcli.plan.steps import WorkerCommand
+from xcli.plan.vm_run import WorkerExit
 from xcli.workload.vm.handler import WorkloadFailed, make_handler
-from xcli.workload.vm.plan import WorkerExit
 
 
 def test_worker_2_failing_once_restarts_everyone_then_succeeds(tmp_path: Path) -> None:

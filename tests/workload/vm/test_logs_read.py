@@ -10,7 +10,8 @@ import threading
 import tracemalloc
 from pathlib import Path
 
-from xcli.workload.vm import read, runs
+from xcli import vm_runs as runs
+from xcli.workload.vm import read
 
 
 def finished_run(name: str) -> Path:

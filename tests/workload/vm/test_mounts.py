@@ -15,9 +15,9 @@ from tests.workload.vm.test_plan import WORKERS, _spec
 from xcli.errors import UserError
 from xcli.plan.render import plan_json, plan_text
 from xcli.plan.storage import Storage
+from xcli.plan.vm_run import VmWorkloadRun
 from xcli.workload.storage_mounts import resolve, with_env
 from xcli.workload.vm import mounts
-from xcli.workload.vm.plan import VmWorkloadRun
 
 OPTIONS = ("implicit-dirs", "metadata-cache:ttl-secs:-1", "uid=1000")
 DATA = Storage("data", "gcsfuse", "my-dataset", "/mnt/data", readonly=True, mount_options=OPTIONS)

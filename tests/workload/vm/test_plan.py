@@ -19,17 +19,13 @@ from tests.workload.cases import meta_for
 from xcli.plan.cluster import Worker
 from xcli.plan.model import Plan
 from xcli.plan.render import plan_document
+from xcli.plan.vm_run import Decision, VmWorkloadRun, WorkerExit, decide, run_with_restarts
 from xcli.workload.spec import WorkloadSpec, workload_spec
 from xcli.workload.vm.plan import (
-    Decision,
-    VmWorkloadRun,
-    WorkerExit,
-    decide,
     env_file_text,
     env_upload_path,
     plan_vm_workload,
     registry_host,
-    run_with_restarts,
     worker_env,
     worker_script,
 )

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from xcli.workload.vm import runs
+from xcli import vm_runs as runs
 
 DAMAGED = ["[]", '"text"', "{not json", '{"state": "running", "pid": "abc"}',
            '{"state": "running", "pid": [1]}', '{"state": "running", "pid": {"a": 1}}']  # fmt: skip

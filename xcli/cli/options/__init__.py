@@ -1,8 +1,9 @@
 """Provider-specific flags of `xcli cluster create`, one module per provider.
 
 Each module defines OPTIONS, a list of click.option decorators. `cluster create` takes the
-union; the values of the chosen provider's flags go to ClusterSpec.options, and a flag that
-belongs only to another provider is refused with a hint.
+union; a flag that belongs only to another provider is refused with a hint. The generic
+switches (the terraform and force groups) become fields of the CreateRequest; the values of the
+chosen provider's own flags go to its options builder (Registry.options), which types them.
 """
 
 from __future__ import annotations
@@ -74,8 +75,17 @@ def provider_options(func: Any) -> Any:
     return func
 
 
-def split_options(provider: str, values: Mapping[str, Any]) -> dict[str, Any]:
-    """The chosen provider's option values; refuse flags set for another provider."""
+# Groups whose flags are switches of the request itself (CreateRequest fields of their names),
+# not settings of a provider.
+SWITCHES = ("terraform", "force")
+
+
+def split_options(
+    provider: str, values: Mapping[str, Any]
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(the request's switches, the chosen provider's own flag values); refuse flags set for
+    another provider."""
+    switches: dict[str, Any] = {}
     mine: dict[str, Any] = {}
     for group in MODULES:
         owners = SHARED_BY.get(group, (group,))
@@ -83,11 +93,11 @@ def split_options(provider: str, values: Mapping[str, Any]) -> dict[str, Any]:
             name = _dest(option)
             value = values.get(name)
             if provider in owners:
-                mine[name] = value
+                (switches if group in SWITCHES else mine)[name] = value
             elif value not in (None, False, (), [], ""):
                 flag = "--" + name.replace("_", "-")
                 raise UserError(
                     f"{flag} applies only to --provider {' or '.join(owners)}",
                     hint=f"drop {flag}, or choose --provider {owners[0]}",
                 )
-    return mine
+    return switches, mine

@@ -1,4 +1,4 @@
-"""The live handler of `k8s_cohort_read` (plan/cohort_read.py): list the cluster's
+"""The live handler of `k8s_cohort_read` (plan/gke/cohort_read.py): list the cluster's
 ClusterQueues and work out the chips its own queue keeps once the teams' are taken out."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from xcli.gateways.kube.api import KubeApi
-from xcli.plan.cohort_read import CohortRead, chips_left
 from xcli.plan.contract import Handler, StepContext
-from xcli.plan.kueue_objects import KUEUE_API
+from xcli.plan.gke.cohort_read import CohortRead, chips_left
+from xcli.plan.gke.kueue_objects import KUEUE_API
 
 
 def handler(api_for: Callable[[str], KubeApi]) -> Handler:

@@ -24,7 +24,7 @@ from xcli.gateways.backoff import RetryPolicy, Sleep, Timing, event_sleep, growi
 from xcli.gateways.kube import cohort_read
 from xcli.gateways.kube.api import KubeApi, kind_for_plural, register_crd
 from xcli.plan.contract import Handler, StepContext
-from xcli.plan.kube_steps import K8sDelete, K8sInstall, K8sWait
+from xcli.plan.gke.kube_steps import K8sDelete, K8sInstall, K8sWait
 from xcli.plan.steps import K8sApply
 
 Fetch = Callable[[str], str]
@@ -288,7 +288,7 @@ def _ready(api: KubeApi, item: str) -> bool:
 def _rolled_out(deployment: Mapping[str, Any]) -> bool:
     """The Deployment's newest template runs everywhere: what `kubectl rollout status` checks
     (https://kubernetes.io/docs/concepts/workloads/controllers/deployment/#complete-deployment).
-    A changed pod template (a new configuration, plan/kueue_config.py) keeps the old pods
+    A changed pod template (a new configuration, plan/gke/kueue_config.py) keeps the old pods
     Available while the new ones start; the controller that matters is the new one. Counts the
     API server has not reported yet do not hold the wait."""
     meta, spec = deployment.get("metadata") or {}, deployment.get("spec") or {}

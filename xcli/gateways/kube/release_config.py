@@ -1,5 +1,5 @@
 """Change a controller's configuration file inside a parsed release manifest (the live side of
-K8sInstall's `config_patch`, plan/kueue_config.py).
+K8sInstall's `config_patch`, plan/gke/kueue_config.py).
 
 The file is one YAML document under a key of a ConfigMap of the manifest; `merge` is deep-merged
 into it (mappings merge key by key, anything else replaces) and it is written back as YAML. The

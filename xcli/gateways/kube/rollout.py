@@ -14,7 +14,7 @@ from xcli.errors import CloudError
 from xcli.gateways.backoff import Sleep, Timing, event_sleep, growing, poll
 from xcli.gateways.kube.api import KubeApi
 from xcli.plan.contract import StepContext
-from xcli.plan.daemonset_steps import K8sRollout
+from xcli.plan.gke.daemonset_steps import K8sRollout
 
 
 def rollout_handler(

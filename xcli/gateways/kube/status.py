@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from xcli.gateways.kube.api import KubeApi
-from xcli.plan.incluster import METADATA_CONFIGMAP
-from xcli.plan.kueue_objects import CLUSTER_QUEUE, KUEUE_API, NAMESPACE
-from xcli.plan.versions import version_note
+from xcli.plan.gke.incluster import METADATA_CONFIGMAP
+from xcli.plan.gke.kueue_objects import CLUSTER_QUEUE, KUEUE_API, NAMESPACE
+from xcli.plan.gke.versions import version_note
 
 
 def cluster_status(api: KubeApi) -> dict[str, Any]:
@@ -25,7 +25,7 @@ def cluster_status(api: KubeApi) -> dict[str, Any]:
         "queue": _queue(queue) if queue else None,
     }
     note = version_note(data, str(data.get("cluster", ""))) if config is not None else ""
-    if note:  # set up by an xcli this one cannot fully use (plan/versions.py)
+    if note:  # set up by an xcli this one cannot fully use (plan/gke/versions.py)
         found["setup_warning"] = note
     return found
 

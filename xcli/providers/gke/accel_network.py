@@ -23,7 +23,7 @@ Cluster Toolkit's rule is the machine prefix). tpu7x stays without it: XPK does 
 no Google page read says what it changes there. GPU pools keep the explicit GPUDirect networks
 xcli builds (gpu_network.py), which Cluster Toolkit forbids beside the profile; XPK's A4X pools
 use the profile instead, a path xcli does not take (docs/gpu.md says why). xcli sets Dataplane V2
-on every cluster (plan/gke.py). The version is checked here: a `--gke-version` older than the
+on every cluster (bodies.py). The version is checked here: a `--gke-version` older than the
 minimum gets no profile and a plan note says so; no version (the channel's default) gets the
 profile and a note naming the minimum.
 """
@@ -33,6 +33,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from xcli.providers.gke import options as gke_opts
 from xcli.spec import ClusterSpec
 
 PROFILE = "auto"
@@ -67,14 +68,14 @@ def _new_enough(version: str) -> bool | None:
 
 
 def enabled(spec: ClusterSpec) -> bool:
-    return applies(spec) and _new_enough(str(spec.options.get("gke_version") or "")) is not False
+    return applies(spec) and _new_enough(str(gke_opts.of(spec).gke_version or "")) is not False
 
 
 def notes(spec: ClusterSpec) -> list[str]:
     if not applies(spec):
         return []
     family = spec.accelerator.family
-    version = str(spec.options.get("gke_version") or "")
+    version = str(gke_opts.of(spec).gke_version or "")
     if not enabled(spec):
         return [
             f"{family} node pools get no accelerator network profile: --gke-version {version} "

@@ -6,11 +6,11 @@ Cluster), the accelerator node pools: TPU slices by machine type and `placementP
 tpuTopology` (or node count, for slices placed by a workload policy), GPU pools by
 `config.accelerators`. One accelerator shape per cluster, as `cluster create` makes them.
 
-The plan (`plan_adapt`) is the in-cluster setup of `cluster create` (plan/incluster.py:
+The plan (`plan_adapt`) is the in-cluster setup of `cluster create` (plan/gke/incluster.py:
 JobSet, Kueue, flavors, queues, priorities, the metadata ConfigMap), after one `gke_adapt_read`
 step. That step reads the JobSet and Kueue controllers already installed (their image tags):
 it refuses to replace a newer release with xcli's older one, and asks before an upgrade across a
-breaking API change (plan/versions.py BREAKING_BELOW; XPK issue #296 is what happens without:
+breaking API change (plan/gke/versions.py BREAKING_BELOW; XPK issue #296 is what happens without:
 https://github.com/AI-Hypercomputer/xpk/issues/296).
 
 A live run reads the cluster first and plans for what it found; a dry-run reads nothing, so the
@@ -27,11 +27,12 @@ from xcli.catalog import Accelerator, all_names, lookup
 from xcli.errors import UserError
 from xcli.gateways.kube.api import KubeApi
 from xcli.plan.contract import Handler, StepContext
-from xcli.plan.incluster import CONTROLLERS, JOBSET_VERSION, KUEUE_VERSION, setup_steps
+from xcli.plan.gke.incluster import CONTROLLERS, JOBSET_VERSION, KUEUE_VERSION
+from xcli.plan.gke.versions import BREAKING_BELOW, upgrade_kind
 from xcli.plan.model import Plan, Step
 from xcli.plan.steps import Text
-from xcli.plan.versions import BREAKING_BELOW, upgrade_kind
 from xcli.providers.gke import pathways
+from xcli.providers.gke.bodies import setup_steps
 from xcli.providers.gke.provider import pool_capacity, pool_nodes
 from xcli.spec import Capacity, ClusterSpec
 
@@ -126,9 +127,12 @@ def spec_for(
     name: str,
     project: str,
     zone: str,
-    options: Mapping[str, object] | None = None,
+    pathways: bool = False,
+    pathways_cpu_machine_type: str | None = None,
 ) -> ClusterSpec:
-    """`options`: --pathways and --pathways-cpu-machine-type, the only pool adapt may add."""
+    """--pathways and --pathways-cpu-machine-type: the only pool adapt may add."""
+    from xcli.providers.gke.options import GkeOptions
+
     return ClusterSpec(
         name=name,
         project=project,
@@ -138,7 +142,9 @@ def spec_for(
         capacity=detected.capacity,
         num_slices=detected.slices,
         num_nodes=detected.nodes,
-        options=dict(options or {}),
+        options=GkeOptions(
+            pathways=pathways, pathways_cpu_machine_type=pathways_cpu_machine_type or None
+        ),
     )
 
 

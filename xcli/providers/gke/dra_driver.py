@@ -3,7 +3,7 @@ the DRA APIs the cluster body turns on, and the cluster version it needs.
 
 A4X workloads reach the NVLink domain of their rack through a ComputeDomain
 (resource.nvidia.com/v1beta1) and the IMEX channel its ResourceClaimTemplate hands every pod
-(plan/dra.py). Both exist only once the driver runs (container-engine-accelerators 992db812
+(plan/gke/dra.py). Both exist only once the driver runs (container-engine-accelerators 992db812
 gpudirect-rdma/nccl-test-imex-a4x.yaml). Cluster Toolkit installs it for A4X
 (examples/gke-a4x/gke-a4x.yaml l.268-269) with Helm; xcli applies the same chart, rendered
 offline once into manifests/nvidia-dra-driver-gpu-v25.3.0.yaml (its header says how), one
@@ -15,7 +15,7 @@ Versions, decided from what each part reads:
   turned on (since 1.24; GKE "Use Kubernetes beta APIs"), at every version, 1.34 and later
   included: so the cluster body turns on the four resource.k8s.io/v1beta1 APIs Cluster Toolkit
   turns on (gke-a4x.yaml l.161-165, on its 1.35 clusters, l.56) whatever the version.
-- Kueue v0.19.2 reads the pods' claims as resource.k8s.io/v1, GA in Kubernetes 1.34 (plan/dra.py
+- Kueue v0.19.2 reads the pods' claims as resource.k8s.io/v1, GA in Kubernetes 1.34 (plan/gke/dra.py
   MIN_KUBERNETES): below 1.34 no A4X workload is ever admitted, so `--gke-version` below 1.34 is
   refused before any call. Without `--gke-version` the cluster gets its release channel's
   default, which the plan cannot know: it says so in a note.
@@ -28,10 +28,11 @@ from functools import cache
 from typing import Any
 
 from xcli.errors import UserError
-from xcli.plan.dra import MIN_KUBERNETES, needs_compute_domain
-from xcli.plan.kube_steps import K8sWait
+from xcli.plan.gke.dra import MIN_KUBERNETES, needs_compute_domain
+from xcli.plan.gke.kube_steps import K8sWait
 from xcli.plan.model import Step
 from xcli.plan.steps import K8sApply, Text
+from xcli.providers.gke import options as gke_opts
 from xcli.spec import ClusterSpec
 
 VERSION = "v25.3.0"
@@ -58,7 +59,7 @@ def cluster_minor(spec: ClusterSpec) -> tuple[int, int] | None:
     """(major, minor) of `--gke-version` ("1.35", "1.34.1-gke.1829001"); None when the version
     is the release channel's default ("", "-") or an alias xcli cannot place ("latest" is
     always new enough)."""
-    found = _MINOR.match(str(spec.options.get("gke_version") or "").strip())
+    found = _MINOR.match(str(gke_opts.of(spec).gke_version or "").strip())
     return (int(found.group(1)), int(found.group(2))) if found else None
 
 
@@ -71,7 +72,7 @@ def check(spec: ClusterSpec) -> None:
     raise UserError(
         f"{spec.accelerator.name} workloads need Kubernetes {need} or later: Kueue accounts "
         f"their ComputeDomain channels only through the resource.k8s.io/v1 API, and "
-        f"--gke-version {spec.options.get('gke_version')} is older",
+        f"--gke-version {gke_opts.of(spec).gke_version} is older",
         hint=f"pass --gke-version {need} or later, or leave it out for the channel's default",
     )
 
@@ -83,7 +84,7 @@ def notes(spec: ClusterSpec) -> list[str]:
         f"NVIDIA DRA driver {VERSION} (ComputeDomain) installed, with the "
         "resource.k8s.io/v1beta1 APIs its DeviceClasses use turned on"
     )
-    if cluster_minor(spec) is None and str(spec.options.get("gke_version") or "") != "latest":
+    if cluster_minor(spec) is None and str(gke_opts.of(spec).gke_version or "") != "latest":
         need = ".".join(map(str, MIN_KUBERNETES))
         say += (
             f"; the cluster gets its release channel's default version, which must be {need} "

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xcli.plan import compute, gke
+from xcli.plan import compute
 from xcli.plan.model import Step
 from xcli.plan.operations import OperationCall
+from xcli.providers.gke import bodies as gke
 from xcli.providers.gke import gpu_network as gn
 from xcli.spec import ClusterSpec
 

@@ -270,7 +270,7 @@ def object_steps(spec: ClusterSpec, cluster: Text, after: tuple[str, ...]) -> li
 
 def with_objects(setup: Sequence[Step], objects: Sequence[Step]) -> list[Step]:
     """The in-cluster setup with the stack's objects applied before the metadata ConfigMap,
-    whose presence says the cluster is ready for workloads (xcli.plan.incluster)."""
+    whose presence says the cluster is ready for workloads (xcli.plan.gke.incluster)."""
     if not objects:
         return list(setup)
     ids = tuple(s.id for s in objects)

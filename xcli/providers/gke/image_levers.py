@@ -18,6 +18,7 @@ import re
 from typing import Any
 
 from xcli.errors import UserError
+from xcli.providers.gke import options as gke_opts
 from xcli.spec import ClusterSpec
 
 IMAGE_TYPE = "COS_CONTAINERD"
@@ -33,12 +34,11 @@ _IMAGE = re.compile(
 
 def streaming(spec: ClusterSpec) -> bool:
     """Image streaming is on when asked for, and whenever a secondary boot disk is given."""
-    return bool(spec.options.get("image_streaming")) or bool(boot_disks(spec))
+    return gke_opts.of(spec).image_streaming or bool(boot_disks(spec))
 
 
 def boot_disks(spec: ClusterSpec) -> tuple[str, ...]:
-    value = spec.options.get("secondary_boot_disk") or ()
-    return tuple(str(d) for d in value) if isinstance(value, (list, tuple)) else (str(value),)
+    return gke_opts.of(spec).secondary_boot_disk
 
 
 def disk_image(value: str, project: str) -> str:
@@ -63,7 +63,7 @@ def check(spec: ClusterSpec) -> None:
     """Refuse a malformed disk image, or a --gke-version too old for one, before planning."""
     for value in boot_disks(spec):
         disk_image(value, spec.project)
-    version = str(spec.options.get("gke_version") or "")
+    version = str(gke_opts.of(spec).gke_version or "")
     found = _VERSION.match(version)
     if boot_disks(spec) and found and tuple(map(int, found.groups())) < MIN_BOOT_DISK_VERSION:
         raise UserError(
@@ -102,6 +102,6 @@ def notes(spec: ClusterSpec) -> list[str]:
             "secondary boot disk(s): set at node-pool creation only; existing pools keep what "
             "they have (a new disk image means a new node pool)"
         )
-    if not spec.options.get("image_streaming"):
+    if not gke_opts.of(spec).image_streaming:
         out.append("image streaming turned on: secondary boot disks require it")
     return out

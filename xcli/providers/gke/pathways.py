@@ -1,7 +1,7 @@
 """`cluster create --pathways` on GKE: the heads' CPU pool and the check of its machine type.
 
 The facts (pool, machine, the head's needs, the Kueue flavor) and their sources are in
-xcli/plan/pathways_pool.py. This module adds the steps: a read of the machine type in the zone
+xcli/plan/gke/pathways_pool.py. This module adds the steps: a read of the machine type in the zone
 (Compute `machineTypes.get`: XPK lists the zone's types instead, xpk@367c838
 src/xpk/core/pathways.py; one GET answers the same question for the one type asked), then the
 node pool, after the cluster. A machine type xcli knows to be too small is refused before any
@@ -16,11 +16,13 @@ from typing import Any, ClassVar
 
 from xcli.errors import UserError
 from xcli.gateways.google.compute import ComputeGateway
-from xcli.plan import compute, gke
-from xcli.plan import pathways_pool as pw
+from xcli.plan import compute
 from xcli.plan.contract import StepContext
+from xcli.plan.gke import pathways_pool as pw
 from xcli.plan.model import Step
 from xcli.plan.operations import OperationCall
+from xcli.providers.gke import bodies as gke
+from xcli.providers.gke import options as gke_opts
 from xcli.spec import ClusterSpec
 
 CHECK_ID = "pathways-machine"
@@ -58,10 +60,14 @@ class MachineCheck(Step):
         }
 
 
+def _machine(spec: ClusterSpec) -> str:
+    return gke_opts.of(spec).pathways_cpu_machine_type or pw.DEFAULT_MACHINE
+
+
 def check(spec: ClusterSpec) -> None:
     """Before any call: Pathways needs TPUs, and a head machine that can hold a head."""
-    if not pw.enabled(spec.options):
-        if spec.options.get("pathways_cpu_machine_type"):
+    if not gke_opts.of(spec).pathways:
+        if gke_opts.of(spec).pathways_cpu_machine_type:
             raise UserError(
                 "--pathways-cpu-machine-type applies only with --pathways",
                 hint="add --pathways, or drop --pathways-cpu-machine-type",
@@ -72,7 +78,7 @@ def check(spec: ClusterSpec) -> None:
             f"--pathways runs on TPU slices; {spec.accelerator.name} is a GPU",
             hint="pick a --tpu-type, or drop --pathways",
         )
-    name = pw.machine(spec.options)
+    name = _machine(spec)
     shape = pw.SHAPES.get(name)
     if shape is not None and not pw.fits(shape):
         raise UserError(
@@ -91,7 +97,7 @@ def pool_body(spec: ClusterSpec) -> dict[str, Any]:
             "locations": [spec.zone],
             "initialNodeCount": pw.MIN_NODES,
             "config": {
-                "machineType": pw.machine(spec.options),
+                "machineType": _machine(spec),
                 "workloadMetadataConfig": {"mode": "GKE_METADATA"},
                 "oauthScopes": list(pw.SCOPES),
                 "resourceLabels": {"xcli-role": "pathways-head"},
@@ -109,15 +115,15 @@ def pool_body(spec: ClusterSpec) -> dict[str, Any]:
 
 def read_steps(spec: ClusterSpec) -> list[Step]:
     """The read of the machine type: a pre-flight step, before anything is created."""
-    if not pw.enabled(spec.options):
+    if not gke_opts.of(spec).pathways:
         return []
     return [
         MachineCheck(
             id=CHECK_ID,
-            summary=f"check machine type {pw.machine(spec.options)} can hold a Pathways head",
+            summary=f"check machine type {_machine(spec)} can hold a Pathways head",
             project=spec.project,
             zone=spec.zone,
-            machine_type=pw.machine(spec.options),
+            machine_type=_machine(spec),
         )
     ]
 
@@ -126,14 +132,14 @@ def pool_steps(
     spec: ClusterSpec, after: tuple[str, ...], existing: Mapping[str, Any]
 ) -> list[Step]:
     """The heads' pool, unless it exists already (then it is kept as it is)."""
-    if not pw.enabled(spec.options) or pw.POOL in existing:
+    if not gke_opts.of(spec).pathways or pw.POOL in existing:
         return []
     url = gke.cluster_url(spec.project, spec.region, spec.name) + "/nodePools"
     base = url.split("/clusters")[0]
     return [
         OperationCall(
             id=POOL_ID,
-            summary=f"create node pool {pw.POOL} ({pw.machine(spec.options)}, "
+            summary=f"create node pool {pw.POOL} ({_machine(spec)}, "
             f"{pw.MIN_NODES}-{pw.MAX_NODES} nodes) for Pathways heads",
             api="container.projects.locations.clusters.nodePools.create",
             method="POST",

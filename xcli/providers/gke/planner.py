@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from xcli.errors import UserError
-from xcli.plan import compute, gke
+from xcli.plan import compute
 from xcli.plan.model import Plan, Step
 from xcli.plan.operations import OperationCall
 from xcli.plan.steps import Wait
@@ -36,6 +36,8 @@ from xcli.providers.gke import (
     pathways,
     private,
 )
+from xcli.providers.gke import bodies as gke
+from xcli.providers.gke import options as gke_opts
 from xcli.spec import ClusterSpec
 
 # The seam for the in-cluster setup (JobSet, Kueue, priority classes, metadata ConfigMap):
@@ -199,7 +201,7 @@ def _delete_pool(spec: ClusterSpec, name: str, step_id: str, why: str, destructi
 def _pool_steps(
     spec: ClusterSpec, seen: GkeObserved, after: tuple[str, ...], notes: list[str]
 ) -> list[Step]:
-    force = bool(spec.options.get("force"))
+    force = spec.force
     steps: list[Step] = []
     for index in range(gke.pool_count(spec)):
         name = gke.pool_name(spec.name, index)
@@ -298,7 +300,7 @@ def plan_create(
     notes += accel_network.notes(spec)
     sized = gke.system_pool_note(spec)
     notes += [sized] if sized else []
-    closed = private.note(settings, bool(spec.options.get("private_endpoint")))
+    closed = private.note(settings, gke_opts.of(spec).private_endpoint)
     notes += [closed] if closed else []
     if observed is None:
         observed = GkeObserved()
@@ -330,7 +332,7 @@ def plan_create(
         f"create GKE cluster {spec.name} ({count}{spec.accelerator.name}{slices}, "
         f"{spec.capacity.kind})"
     )
-    limit = int(str(spec.options.get("pool_parallelism") or gke.DEFAULT_POOL_PARALLELISM))
+    limit = gke_opts.of(spec).parallelism
     return Plan(
         title,
         tuple(steps),

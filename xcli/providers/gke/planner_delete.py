@@ -3,8 +3,9 @@ networks (subnets and firewall rules, then networks) xcli made for it."""
 
 from __future__ import annotations
 
-from xcli.plan import compute, gke
+from xcli.plan import compute
 from xcli.plan.model import Plan, Step
+from xcli.providers.gke import bodies as gke
 from xcli.providers.gke import nat
 from xcli.providers.gke.gpu_network_steps import delete_steps
 from xcli.providers.gke.planner import DELETE_CLUSTER, DELETE_POLICY, GkeObserved, op_call

@@ -14,8 +14,8 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from xcli.plan.daemonset_steps import K8sRollout
-from xcli.plan.kube_steps import K8sDelete
+from xcli.plan.gke.daemonset_steps import K8sRollout
+from xcli.plan.gke.kube_steps import K8sDelete
 from xcli.plan.model import Plan, Step
 from xcli.plan.steps import K8sApply
 

@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from xcli.errors import UserError
-from xcli.plan import gke
+from xcli.providers.gke import bodies as gke
+from xcli.providers.gke import options as gke_opts
 from xcli.providers.gke.cidr import is_internal
 from xcli.spec import ClusterSpec
 
@@ -42,20 +43,11 @@ class Private:
         return self.network or "default"
 
 
-def _strings(value: object) -> tuple[str, ...]:
-    if not value:
-        return ()
-    if isinstance(value, str):
-        return (value,)
-    return tuple(str(v) for v in value)  # type: ignore[attr-defined]
-
-
 def settings(spec: ClusterSpec) -> Private:
     """The settings, after refusing the combinations that mean nothing or lock users out."""
-    opts = spec.options
-    nodes, endpoint = bool(opts.get("private")), bool(opts.get("private_endpoint"))
-    authorized = _strings(opts.get("authorized_networks"))
-    master = _strings(opts.get("master_ipv4_cidr"))
+    opts = gke_opts.of(spec)
+    nodes, endpoint = opts.private, opts.private_endpoint
+    authorized, master = opts.authorized_networks, opts.master_ipv4_cidr
     for flag, given in (
         ("--private-endpoint", endpoint),
         ("--authorized-networks", bool(authorized)),
@@ -86,8 +78,8 @@ def settings(spec: ClusterSpec) -> Private:
         endpoint=endpoint or (nodes and not authorized),
         authorized=authorized,
         master_cidr=master[0] if master else None,
-        network=str(opts.get("network") or "") or None,
-        subnetwork=str(opts.get("subnetwork") or "") or None,
+        network=opts.network,
+        subnetwork=opts.subnetwork,
     )
 
 

@@ -6,7 +6,7 @@ what exists through the gateways, and plans against that; the dry-run plans agai
 planning nor a dry-run needs credentials.
 
 Seams the lead wires in (this module does not build them):
-- `setup`: the in-cluster setup builder (xcli.plan.incluster.setup_steps), spliced after the
+- `setup`: the in-cluster setup builder (xcli.plan.gke.incluster.setup_steps), spliced after the
   cluster step by plan_create;
 - `extra_handlers`: handlers for step kinds other than api_call and wait (k8s_apply);
 - `node_counts` / `kueue_status`: Kubernetes reads for describe (ready nodes per pool, Kueue
@@ -98,7 +98,7 @@ class GkeProvider:
     # --- planning (pure) ---------------------------------------------------------------------
 
     def plan_create(self, spec: ClusterSpec, observed: object | None = None) -> Plan:
-        from xcli.plan.console import cluster_links
+        from xcli.plan.gke.console import cluster_links
 
         seen = observed if isinstance(observed, GkeObserved) else None
         plan = plan_create(spec, seen, self.setup)

@@ -17,8 +17,8 @@ from xcli.gateways.kube.api import KubeApi
 from xcli.gateways.kube.handlers import KubeHandlers
 from xcli.gateways.kube.status import cluster_status
 from xcli.plan.cluster import ClusterRef
-from xcli.plan.incluster import setup_steps
 from xcli.providers.gke.access import KubeConnector
+from xcli.providers.gke.bodies import setup_steps
 from xcli.providers.gke.provider import GkeProvider
 
 POOL_LABEL = "cloud.google.com/gke-nodepool"

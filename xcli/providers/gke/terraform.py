@@ -14,10 +14,12 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from xcli.errors import UserError
-from xcli.plan import gke, gke_pods
-from xcli.plan.kueue_objects import queued_provisioning
+from xcli.plan.gke.kueue_objects import queued_provisioning
 from xcli.plan.model import Step
+from xcli.providers.gke import bodies as gke
 from xcli.providers.gke import gpu_network_tf
+from xcli.providers.gke import options as gke_opts
+from xcli.providers.gke import pods as gke_pods
 from xcli.spec import ClusterSpec, check_name
 
 if TYPE_CHECKING:
@@ -41,7 +43,7 @@ def pool_name(spec: ClusterSpec, index: int) -> str:
 def _capacity(spec: ClusterSpec) -> dict[str, Any]:
     cap = spec.capacity
     # queued provisioning (GPU flex-start) takes the duration from the ProvisioningRequest, not
-    # from the pool: the API path's rule (xcli/plan/gke.py _capacity)
+    # from the pool: the API path's rule (xcli/providers/gke/bodies.py _capacity)
     seconds = None if queued_provisioning(spec) else cap.max_run_duration
     return {
         "spot": cap.kind == "spot",
@@ -159,7 +161,7 @@ class GkeTerraform:
             )
         gpu_network_tf.check(spec)
         gke.pod_range(spec)  # refuses a plan whose nodes cannot all get Pod addresses
-        channel = str(spec.options.get("release_channel") or "regular").lower()
+        channel = (gke_opts.of(spec).release_channel or "regular").lower()
         if channel not in _CHANNELS:
             raise UserError(
                 f"release channel {channel!r} is not one of {', '.join(_CHANNELS)}",
@@ -177,10 +179,10 @@ class GkeTerraform:
             "cluster": {
                 "name": spec.name,
                 "zones": [spec.zone],
-                "release_channel": str(spec.options.get("release_channel") or "regular").upper(),
-                "gke_version": spec.options.get("gke_version") or None,
+                "release_channel": gke_opts.of(spec).channel,
+                "gke_version": gke_opts.of(spec).gke_version,
                 "labels": {"created-by": "xcli"},
-                # the API path's Pod range, sized for the same nodes (xcli/plan/gke_pods.py)
+                # the API path's Pod range, sized for the same nodes (xcli/providers/gke/pods.py)
                 "pod_range": _pod_range(spec),
             }
         }
@@ -217,10 +219,10 @@ class GkeTerraform:
         return [setup], []
 
     def post_apply(self, spec: ClusterSpec, after: str) -> Sequence[Step]:
-        """The in-cluster setup of the API path (xcli.plan.incluster.setup_steps: JobSet,
+        """The in-cluster setup of the API path (xcli.plan.gke.incluster.setup_steps: JobSet,
         Kueue, the queues, priority classes and the metadata ConfigMap), against the regional
         cluster the gke-cluster module makes (location = the zone's region, as the API path)."""
-        from xcli.plan.incluster import setup_steps
+        from xcli.providers.gke.bodies import setup_steps
         from xcli.providers.gke.gpu_objects import object_steps, with_objects
         from xcli.providers.gke.planner import cluster_resource
 

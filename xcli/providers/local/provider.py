@@ -16,6 +16,7 @@ from xcli.plan.contract import Handler
 from xcli.plan.model import Plan, Ref
 from xcli.plan.steps import LocalAction
 from xcli.providers.base import Provider
+from xcli.providers.local import options as local_opts
 from xcli.providers.local.layout import (
     HOST,
     MAX_WORKERS,
@@ -58,14 +59,12 @@ def _check(spec: ClusterSpec) -> tuple[int, int | None]:
             f"most {MAX_WORKERS}",
             hint="use a smaller --tpu-type or fewer --num-slices",
         )
-    base = spec.options.get("base_port")
-    if base is not None:
-        base = int(str(base))
-        if base < 1024 or base + 2 * total > 65535:
-            raise UserError(
-                f"--base-port {base} leaves no room for {2 * total + 1} ports",
-                hint=f"choose a port from 1024 to {65535 - 2 * total}",
-            )
+    base = local_opts.of(spec).base_port
+    if base is not None and (base < 1024 or base + 2 * total > 65535):
+        raise UserError(
+            f"--base-port {base} leaves no room for {2 * total + 1} ports",
+            hint=f"choose a port from 1024 to {65535 - 2 * total}",
+        )
     return total, base
 
 

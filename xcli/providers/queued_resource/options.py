@@ -1,7 +1,8 @@
 """The queued-resource provider's own options, checked before anything is planned.
 
-The CLI hands them over as plain values in ClusterSpec.options (files already read); this module
-turns them into one frozen QrOptions or raises a UserError naming the flag.
+The CLI hands them over as plain values (click's names, files already read); this module, the
+only one that reads them by name, turns them into one frozen QrOptions (Registry.options, once
+per request) or raises a UserError naming the flag.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from xcli.errors import UserError
-from xcli.spec import parse_duration
+from xcli.spec import ClusterSpec, ProviderOptions, parse_duration
 
 DEFAULT_KEY = "~/.ssh/xcli_ed25519"
 _LABEL = re.compile(r"^[a-z][a-z0-9_-]{0,62}$")
@@ -25,7 +26,7 @@ _RESERVED_METADATA = ("ssh-keys",)
 
 
 @dataclass(frozen=True)
-class QrOptions:
+class QrOptions(ProviderOptions):
     runtime_version: str | None = None
     network: str | None = None
     subnetwork: str | None = None
@@ -178,6 +179,31 @@ def qr_options(raw: Mapping[str, object]) -> QrOptions:
         wait=not raw.get("async_"),
         os_login=os_login,
     )
+
+
+def create_options(raw: Mapping[str, object]) -> QrOptions:
+    """`cluster create`'s options (Registry.options): a key named with --ssh-key must be an
+    SSH private key file of this machine (UserKeys), checked before anything else of them."""
+    if raw.get("ssh_key"):
+        from xcli.providers.queued_resource.access import check_user_key
+
+        check_user_key(str(raw["ssh_key"]))
+    return qr_options(raw)
+
+
+def of(spec: ClusterSpec) -> QrOptions:
+    """The spec's QrOptions; a spec built without options gets the defaults."""
+    found = spec.options
+    if isinstance(found, QrOptions):
+        return found
+    if type(found) is ProviderOptions:
+        return qr_options({})
+    raise TypeError(f"a queued-resource spec carries {type(found).__name__}, not QrOptions")
+
+
+def wait_options(ssh_key: str | None, ssh_user: str | None, os_login: bool) -> QrOptions:
+    """`cluster wait`'s login flags (--ssh-key, --ssh-user, --os-login), checked as create's."""
+    return qr_options({"ssh_key": ssh_key, "ssh_user": ssh_user, "os_login": os_login})
 
 
 def _os_login(flag: bool, node_value: str | None) -> bool:

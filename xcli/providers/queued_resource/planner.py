@@ -21,12 +21,14 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from xcli.errors import UserError
+from xcli.plan.cluster import WaitLogin
 from xcli.plan.model import Plan, Ref, Step
 from xcli.plan.steps import ApiCall, LocalAction, Text, Wait
 from xcli.plan.tpu_steps import TpuSshAccess
 from xcli.providers import reservation
+from xcli.providers.queued_resource import options as qr_opts
 from xcli.providers.queued_resource.login_plan import login_steps
-from xcli.providers.queued_resource.options import QrOptions, qr_options
+from xcli.providers.queued_resource.options import QrOptions
 from xcli.spec import ClusterSpec, check_name
 
 ROOT = "https://tpu.googleapis.com"
@@ -85,7 +87,7 @@ def check_spec(spec: ClusterSpec) -> QrOptions:
             "Cloud TPU reservations have no blocks",
             hint="pass the reservation name, projects/P/reservations/R, or - for any",
         )
-    return qr_options(spec.options)
+    return qr_opts.of(spec)
 
 
 def _reservation(spec: ClusterSpec) -> str:
@@ -261,9 +263,9 @@ def plan_create(spec: ClusterSpec) -> Plan:
     )
 
 
-def plan_wait(project: str, zone: str, name: str, raw: dict[str, object], timeout: int) -> Plan:
+def plan_wait(project: str, zone: str, name: str, given: WaitLogin, timeout: int) -> Plan:
     """Wait for an existing queued resource, then set up SSH access to all its nodes."""
-    opts = qr_options(raw)
+    opts = qr_opts.wait_options(given.ssh_key, given.ssh_user, given.os_login)
     login = login_steps(project, opts)
     steps: list[Step] = [
         _key_step(opts),

@@ -11,7 +11,7 @@ from typing import Any
 from xcli.errors import NotFoundError
 from xcli.gateways.google.compute import ComputeGateway
 from xcli.gateways.tpu.api import TpuGateway
-from xcli.plan.cluster import ClusterRef, ClusterSummary, SshAccess, Worker
+from xcli.plan.cluster import ClusterRef, ClusterSummary, SshAccess, WaitLogin, Worker
 from xcli.plan.contract import Handler, StepContext
 from xcli.plan.model import Plan
 from xcli.providers import reservation
@@ -70,8 +70,8 @@ class QueuedResourceProvider:
     def plan_delete(self, ref: ClusterRef) -> Plan:
         return qr_plan.plan_delete(ref.project, ref.zone, ref.name)
 
-    def plan_wait(self, ref: ClusterRef, timeout_seconds: int, options: dict[str, object]) -> Plan:
-        return qr_plan.plan_wait(ref.project, ref.zone, ref.name, options, timeout_seconds)
+    def plan_wait(self, ref: ClusterRef, timeout_seconds: int, login: WaitLogin) -> Plan:
+        return qr_plan.plan_wait(ref.project, ref.zone, ref.name, login, timeout_seconds)
 
     def handlers(self, ref: ClusterRef) -> Mapping[str, Handler]:
         gateway = self._gateway(ref.zone)

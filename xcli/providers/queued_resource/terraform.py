@@ -15,7 +15,7 @@ from xcli.plan.steps import LocalAction, Wait
 from xcli.plan.tpu_steps import TpuSshAccess
 from xcli.providers.queued_resource import planner as qr_plan
 from xcli.providers.queued_resource.login_plan import login_steps
-from xcli.providers.queued_resource.options import DEFAULT_KEY
+from xcli.providers.queued_resource.options import DEFAULT_KEY, of
 from xcli.spec import ClusterSpec, check_name
 
 if TYPE_CHECKING:
@@ -29,7 +29,7 @@ def tf_queued_resource_settings(spec: ClusterSpec) -> dict[str, Any]:
     accel = spec.accelerator
     return {
         "accelerator_type": accel.tpu_accelerator_type,
-        "runtime_version": str(spec.options.get("runtime_version") or accel.runtime_version),
+        "runtime_version": str(of(spec).runtime_version or accel.runtime_version),
         "slices": spec.num_slices,
         "capacity": spec.capacity.kind,
     }
@@ -59,15 +59,16 @@ class QueuedResourceTerraform:
 
     def inputs(self, spec: ClusterSpec) -> dict[str, Any]:
         qr = tf_queued_resource_settings(spec)
+        opts = of(spec)
         return {
             "queued_resource": {
                 "name": spec.name,
                 "num_slices": spec.num_slices,
                 "accelerator_type": qr["accelerator_type"],
                 "runtime_version": qr["runtime_version"],
-                "network": spec.options.get("network") or None,
-                "subnetwork": spec.options.get("subnetwork") or None,
-                "enable_external_ips": not spec.options.get("internal_ips"),
+                "network": opts.network,
+                "subnetwork": opts.subnetwork,
+                "enable_external_ips": not opts.internal_ips,
                 "description": f"xcli cluster {spec.name}",
             }
         }

@@ -1,6 +1,6 @@
 """Goodput of a VM-style run (queued resources, local) from its record on this machine.
 
-Sources (xcli/workload/vm/runs.py): state.json's `created` (submission), its `timeline` (each
+Sources (xcli/vm_runs.py): state.json's `created` (submission), its `timeline` (each
 attempt's start and each worker exit, timestamped by the runner) and `finished`; the runner's
 `goodput.jsonl` (every output line with a goodput mark, timestamped where the runner read it).
 An attempt holds every worker from its start until the first worker that fails (the restart
@@ -80,7 +80,7 @@ def segments(state: dict[str, Any], end: float) -> tuple[Segment, ...]:
 
 
 def vm_timeline(folder: Path, state: dict[str, Any], now: float | None = None) -> Timeline:
-    from xcli.workload.vm.runs import FINISHED, MARKS, effective_state
+    from xcli.vm_runs import FINISHED, MARKS, effective_state
 
     now = time.time() if now is None else now
     finished = effective_state(state) in FINISHED and effective_state(state) != "lost"

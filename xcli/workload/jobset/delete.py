@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xcli.plan.kube_steps import K8sDelete
+from xcli.plan.gke.kube_steps import K8sDelete
 from xcli.plan.model import Plan, Step
 from xcli.plan.steps import Text
 from xcli.workload.jobset.manifest import API_VERSION

@@ -30,8 +30,8 @@ import json
 from typing import Any
 
 from xcli.catalog import Accelerator
-from xcli.plan.dra import needs_compute_domain as needs_compute_domain  # one rule, re-exported
-from xcli.plan.gpu_networks import network_names
+from xcli.plan.gke.dra import needs_compute_domain as needs_compute_domain  # one rule, re-exported
+from xcli.plan.gke.gpu_networks import network_names
 
 NVIDIA_LIB64 = "/usr/local/nvidia/lib64"
 SHM_VOLUME = "shared-memory"

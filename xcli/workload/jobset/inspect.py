@@ -22,7 +22,7 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
-from xcli.plan.inspect_steps import Bundle, K8sLogs, K8sRead
+from xcli.plan.gke.inspect_steps import Bundle, K8sLogs, K8sRead
 from xcli.plan.model import Plan, Step
 from xcli.plan.steps import Text
 from xcli.workload.jobset.manifest import API_VERSION as JOBSET_API

@@ -16,7 +16,7 @@ from xcli.errors import CloudError
 from xcli.gateways.bundle import write_archive
 from xcli.plan.cluster import ClusterRef
 from xcli.plan.contract import Handler, StepContext
-from xcli.plan.inspect_steps import Bundle, K8sLogs, K8sRead
+from xcli.plan.gke.inspect_steps import Bundle, K8sLogs, K8sRead
 from xcli.workload.jobset.inspect import redact, summarize, workload_kueue
 from xcli.workload.jobset.live import Live
 

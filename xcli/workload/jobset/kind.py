@@ -249,7 +249,7 @@ class JobSetKind:
 
 def _links(ctx: Context, spec: Any) -> dict[str, str]:
     """The Cloud Console pages of the workload and of its first pod's logs (XPK prints both)."""
-    from xcli.plan.console import workload_links
+    from xcli.plan.gke.console import workload_links
     from xcli.workload.spec import GPU_REPLICATED_JOB, TPU_REPLICATED_JOB
 
     rjob = TPU_REPLICATED_JOB if spec.accelerator.kind == "tpu" else GPU_REPLICATED_JOB

@@ -26,7 +26,7 @@ from xcli.errors import CloudError, ConfigError, Interrupted, NotFoundError
 from xcli.gateways.kube.api import KubeApi
 from xcli.plan.cluster import ClusterRef
 from xcli.plan.contract import Handler
-from xcli.plan.versions import version_note
+from xcli.plan.gke.versions import version_note
 from xcli.workload.jobset.manifest import API_VERSION as JOBSET_API
 from xcli.workload.jobset.report import admission, queue_position
 from xcli.workload.jobset.view import (
@@ -103,7 +103,7 @@ def read_cluster(
 
     The ConfigMap is always in `default`; a namespace other than that must hold a team's
     LocalQueue (`xcli team create`), else Kueue would never admit the workload. `warn` hears
-    when the cluster was set up by an xcli this one cannot fully use (plan/versions.py)."""
+    when the cluster was set up by an xcli this one cannot fully use (plan/gke/versions.py)."""
     api = live.api(ref)
     config = api.get("v1", "ConfigMap", METADATA_CONFIGMAP, NAMESPACE)
     if config is None:

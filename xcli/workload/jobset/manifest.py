@@ -234,7 +234,7 @@ def capacity_selectors(meta: ClusterMeta) -> dict[str, str]:
     if capacity.kind == "spot":
         return {"cloud.google.com/gke-spot": "true"}
     if capacity.kind == "flex-start":
-        # the label GKE puts on flex-start nodes, GPU and TPU (xcli/plan/kueue_objects.py
+        # the label GKE puts on flex-start nodes, GPU and TPU (xcli/plan/gke/kueue_objects.py
         # FLEX_START_LABEL); gke-queued is only a taint, tolerated above
         return {"cloud.google.com/gke-flex-start": "true"}
     return {}

@@ -9,7 +9,7 @@ from collections.abc import Collection, Mapping
 from typing import Any
 
 from xcli.errors import UserError
-from xcli.plan.kube_steps import K8sDelete
+from xcli.plan.gke.kube_steps import K8sDelete
 from xcli.plan.model import Plan, Ref, Step
 from xcli.plan.steps import K8sApply, Text
 from xcli.spec import format_duration

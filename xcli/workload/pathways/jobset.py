@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from xcli.plan import pathways_pool as pool
+from xcli.plan.gke import pathways_pool as pool
 from xcli.workload.pathways.spec import PathwaysSpec
 
 API_VERSION = "jobset.x-k8s.io/v1alpha2"

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from xcli.errors import UserError
-from xcli.plan import pathways_pool
+from xcli.plan.gke import pathways_pool
 from xcli.plan.model import Plan, Step, symbolic
 from xcli.plan.steps import K8sApply, Text
 from xcli.workload.jobset.kind import JobSetKind

@@ -14,7 +14,7 @@ from typing import Any
 from xcli.gateways.backoff import Sleep
 from xcli.gateways.kube.api import KubeApi
 from xcli.plan.contract import Handler
-from xcli.plan.kueue_objects import CLUSTER_QUEUE, KUEUE_API
+from xcli.plan.gke.kueue_objects import CLUSTER_QUEUE, KUEUE_API
 from xcli.workload.team.objects import TEAM_LABEL
 
 HEADERS = ("TEAM", "NAMESPACE", "FLAVOR", "QUOTA", "USED", "BORROWED", "PENDING", "ADMITTED")

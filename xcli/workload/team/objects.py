@@ -1,6 +1,6 @@
 """A team's Kubernetes objects (pure): its Namespace, its ClusterQueue in the cohort, and the
 LocalQueue its workloads name. Kueue v0.19.2, `kueue.x-k8s.io/v1beta2` like every other Kueue
-object xcli writes (plan/kueue_objects.py); the fields are those of
+object xcli writes (plan/gke/kueue_objects.py); the fields are those of
 https://kueue.sigs.k8s.io/docs/concepts/cluster_queue/ and the CRDs in tests/data/kueue/.
 
 Quota. A cohort's capacity is the sum of its ClusterQueues' nominal quotas, so a team's chips
@@ -14,7 +14,7 @@ Preemption (https://kueue.sigs.k8s.io/docs/concepts/preemption/):
   and (under fair sharing) a queue may borrow by preempting other queues' *borrowed* workloads
   whenever the fair-sharing strategies allow it, whatever their priority.
 `fairSharing.weight` orders queues competing for unused chips: the cluster's setup switches
-Kueue's fair sharing on in its Configuration (plan/kueue_config.py,
+Kueue's fair sharing on in its Configuration (plan/gke/kueue_config.py,
 https://kueue.sigs.k8s.io/docs/concepts/fair_sharing/).
 No `borrowWithinCohort`: Kueue ignores it under fair sharing (kueue v0.19.2
 site/content/en/docs/concepts/preemption.md l.121-124, "but not borrowWithinCohort";
@@ -30,9 +30,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from xcli.catalog import all_names, lookup
-from xcli.plan import cohort_read
-from xcli.plan.dra import CHANNEL_RESOURCE, needs_compute_domain
-from xcli.plan.kueue_objects import (
+from xcli.plan.gke import cohort_read
+from xcli.plan.gke.dra import CHANNEL_RESOURCE, needs_compute_domain
+from xcli.plan.gke.kueue_objects import (
     COHORT,
     CPU_PER_VM,
     KUEUE_API,
@@ -65,7 +65,7 @@ def namespace(spec: TeamSpec) -> dict[str, Any]:
 
 def covered(quotas: Sequence[Quota]) -> list[str]:
     """Chip resources first (in quota order), then cpu and memory: one resource group; on A4X
-    also the ComputeDomain channel every pod claims (plan/dra.py), or Kueue would never admit
+    also the ComputeDomain channel every pod claims (plan/gke/dra.py), or Kueue would never admit
     an A4X workload of the team."""
     chips = list(dict.fromkeys(q.resource for q in quotas))
     channels = [CHANNEL_RESOURCE] if any(_channels(q) for q in quotas) else []

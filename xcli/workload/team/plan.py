@@ -15,8 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from xcli.plan.kube_steps import K8sDelete
-from xcli.plan.kueue_objects import CLUSTER_QUEUE, COHORT, KUEUE_API
+from xcli.plan.gke.kube_steps import K8sDelete
+from xcli.plan.gke.kueue_objects import CLUSTER_QUEUE, COHORT, KUEUE_API
 from xcli.plan.model import Plan, Ref, Step
 from xcli.plan.steps import K8sApply, Text
 from xcli.workload.team import objects

@@ -19,9 +19,9 @@ from typing import Any
 from xcli.errors import ConfigError, UserError
 from xcli.gateways.kube.api import KubeApi
 from xcli.plan.contract import Handler, StepContext
-from xcli.plan.incluster import METADATA_CONFIGMAP
-from xcli.plan.kueue_objects import CLUSTER_QUEUE, COHORT, KUEUE_API, NAMESPACE
-from xcli.plan.versions import version_note
+from xcli.plan.gke.incluster import METADATA_CONFIGMAP
+from xcli.plan.gke.kueue_objects import CLUSTER_QUEUE, COHORT, KUEUE_API, NAMESPACE
+from xcli.plan.gke.versions import version_note
 from xcli.workload.team.objects import queue_name
 from xcli.workload.team.plan import TeamRead
 

@@ -13,13 +13,8 @@ from typing import Any, Protocol
 from xcli.errors import Interrupted, XcliError
 from xcli.plan.contract import Handler, StepContext
 from xcli.plan.steps import WorkerCommand
-from xcli.workload.vm.plan import (
-    Decision,
-    VmWorkloadRun,
-    WorkerExit,
-    env_file_text,
-    run_with_restarts,
-)
+from xcli.plan.vm_run import Decision, VmWorkloadRun, WorkerExit, run_with_restarts
+from xcli.workload.vm.plan import env_file_text
 
 
 class WorkloadFailed(XcliError):

@@ -25,13 +25,13 @@ from xcli.workload.protocol import (
 if TYPE_CHECKING:
     from xcli.gateways.backoff import Sleep
     from xcli.plan.cluster import ClusterRef, SshAccess, Worker
+    from xcli.plan.vm_run import VmWorkloadRun
     from xcli.providers import Capabilities
     from xcli.providers.base import VmAccess
     from xcli.workload.backends import KindGateways
     from xcli.workload.request import WorkloadRequest
     from xcli.workload.spec import ClusterMeta, WorkloadSpec
     from xcli.workload.stragglers.marks import Arrivals
-    from xcli.workload.vm.plan import VmWorkloadRun
 
 
 def _event_sleep() -> Sleep:
@@ -122,12 +122,13 @@ class VmKind:
 
 def _create(ctx: Context, provider: str, caps: Capabilities, request: WorkloadRequest) -> Creation:
     from xcli.errors import InternalError, UserError
+    from xcli.plan.vm_run import VmWorkloadRun
     from xcli.workload import storage_records
     from xcli.workload.request import spec_from_request
     from xcli.workload.spec import parse_env
     from xcli.workload.storage_mounts import with_env
     from xcli.workload.vm import mounts as vm_mounts
-    from xcli.workload.vm.plan import VmWorkloadRun, check_env_values
+    from xcli.workload.vm.plan import check_env_values
 
     check_env_values(parse_env(request.env_pairs, request.env_file))  # before any API call
     # only files on this machine: checked before any worker or API is asked
@@ -209,8 +210,8 @@ class _Run:
         from xcli.gateways.workload_driver import record_run
         from xcli.gateways.workload_runner import BroadcastRunner
         from xcli.plan.fanout import SshSettings, targets_for
+        from xcli.vm_runs import MARKS, RecordingRunner, refuse_running, run_dir
         from xcli.workload.vm.handler import make_handler
-        from xcli.workload.vm.runs import MARKS, RecordingRunner, refuse_running, run_dir
 
         spec, chosen, access = self.spec, self.chosen, self.access
         several = len({w.slice for w in chosen}) > 1

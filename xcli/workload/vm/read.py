@@ -1,5 +1,5 @@
 """`workload list|status|logs|wait|delete` of VM-style workloads (queued resources, local), as
-recorded on this machine (xcli.workload.vm.runs) by the foreground run or the background
+recorded on this machine (xcli.vm_runs) by the foreground run or the background
 driver, returned as data (xcli/workload/protocol.py). Polling sleeps through the injected
 sleep (xcli.gateways.backoff.event_sleep by default), which Ctrl-C ends at once."""
 
@@ -36,8 +36,8 @@ def vm_goodput_report(folder: Path, state: dict[str, Any]) -> dict[str, Any]:
 
 
 def _summary(folder: Path) -> dict[str, Any]:
+    from xcli.vm_runs import effective_state, read_state
     from xcli.workload.goodput import fractions
-    from xcli.workload.vm.runs import effective_state, read_state
 
     state = read_state(folder)
     now = time.time()
@@ -64,7 +64,7 @@ def _failure_text(failure: dict[str, Any] | None) -> str:
 
 
 def vm_list(cluster: str, state: str | None) -> Listing:
-    from xcli.workload.vm.runs import runs
+    from xcli.vm_runs import runs
 
     rows = [_summary(f) for f in runs(cluster)]
     rows = [r for r in rows if state is None or r["state"] == state]
@@ -79,8 +79,8 @@ def vm_list(cluster: str, state: str | None) -> Listing:
 
 
 def vm_status(cluster: str, name: str) -> Report:
+    from xcli.vm_runs import find
     from xcli.workload.goodput.render import summary
-    from xcli.workload.vm.runs import find
 
     folder, state = find(cluster, name)
     report = {**_summary(folder), "exits": state.get("exits", []), "cluster": cluster}
@@ -108,8 +108,8 @@ def vm_status(cluster: str, name: str) -> Report:
 
 
 def vm_goodput(cluster: str, name: str) -> Report:
+    from xcli.vm_runs import find
     from xcli.workload.goodput.render import text
-    from xcli.workload.vm.runs import find
 
     folder, state = find(cluster, name)
     report = vm_goodput_report(folder, state)
@@ -162,7 +162,7 @@ def vm_logs(
     follow: bool,
     sleep: Sleep,
 ) -> Iterator[LogLine]:
-    from xcli.workload.vm.runs import FINISHED, effective_state, find, read_state
+    from xcli.vm_runs import FINISHED, effective_state, find, read_state
 
     worker, slice_ = selection
     cancelled = threading.Event()  # nobody sets it: in the main thread Ctrl-C raises itself
@@ -276,7 +276,7 @@ def _vm_wait(
     timeout: tuple[str | None, float | None],
     sleep: Sleep,
 ) -> Outcome:
-    from xcli.workload.vm.runs import FINISHED, effective_state, find, read_state
+    from xcli.vm_runs import FINISHED, effective_state, find, read_state
 
     folder, _ = find(cluster, name)
     cancelled = threading.Event()  # nobody sets it: in the main thread Ctrl-C raises itself
@@ -304,7 +304,7 @@ def _vm_wait(
 def vm_delete(cluster: str, names: list[str]) -> Deletion:
     """Stop each run's workers and forget its record, once the question is answered."""
     from xcli.state_files import writable
-    from xcli.workload.vm.runs import find
+    from xcli.vm_runs import find
 
     if not names:
         return Deletion(notes=(f"no matching workloads on cluster {cluster}",))
@@ -332,7 +332,7 @@ def vm_delete(cluster: str, names: list[str]) -> Deletion:
 
 def vm_select(cluster: str, state: str | None, older_than: float | None) -> list[str]:
     """Names of workloads in `state` that finished more than `older_than` seconds ago."""
-    from xcli.workload.vm.runs import effective_state, read_state, runs
+    from xcli.vm_runs import effective_state, read_state, runs
 
     now, names = time.time(), []
     for folder in runs(cluster):

@@ -5,9 +5,9 @@ Pure: `setup_steps` turns a ClusterSpec into steps; nothing here talks to a clus
 The Kueue objects and priority classes themselves are built in kueue_objects.py.
 Order (each line runs after the one above it; items on one line run concurrently):
   1. install JobSet and Kueue from their pinned release manifests (Kueue with fair sharing
-     on in its Configuration, plan/kueue_config.py); PriorityClasses
+     on in its Configuration, plan/gke/kueue_config.py); PriorityClasses
   2. wait until their CRDs are Established, their controllers Available and webhooks answer
-  3. read the teams' ClusterQueues in the cohort (plan/cohort_read.py); ResourceFlavor,
+  3. read the teams' ClusterQueues in the cohort (plan/gke/cohort_read.py); ResourceFlavor,
      ClusterQueue (its chips less the teams'), LocalQueue (and for GPU flex-start the
      ProvisioningRequestConfig and AdmissionCheck)
   4. the metadata ConfigMap, last, so that its presence means the setup finished
@@ -22,11 +22,11 @@ from __future__ import annotations
 from typing import Any
 
 from xcli import __version__
-from xcli.plan import pathways_pool, system_pool
-from xcli.plan.cohort_read import carved, cohort_read
-from xcli.plan.kube_steps import K8sInstall, K8sWait
-from xcli.plan.kueue_config import kueue_config_patch
-from xcli.plan.kueue_objects import (
+from xcli.plan.gke import pathways_pool, system_pool
+from xcli.plan.gke.cohort_read import carved, cohort_read
+from xcli.plan.gke.kube_steps import K8sInstall, K8sWait
+from xcli.plan.gke.kueue_config import kueue_config_patch
+from xcli.plan.gke.kueue_objects import (
     CLUSTER_QUEUE,
     COHORT,
     KUEUE_API,
@@ -41,9 +41,9 @@ from xcli.plan.kueue_objects import (
     uses_topology,
     vm_count,
 )
+from xcli.plan.gke.system_pool import Controllers
 from xcli.plan.model import Step
 from xcli.plan.steps import K8sApply, Text
-from xcli.plan.system_pool import Controllers
 from xcli.spec import ClusterSpec
 
 JOBSET_VERSION = "v0.12.0"
@@ -69,7 +69,7 @@ def release_url(component: str, version: str) -> str:
 
 
 def controller_limits(component: str, ctl: Controllers) -> dict[str, Any]:
-    """The controller's resources for the cluster's size (XPK's sizing, plan/system_pool.py):
+    """The controller's resources for the cluster's size (XPK's sizing, plan/gke/system_pool.py):
     the release defaults are sized for small clusters, and a Kueue controller out of memory
     stops all admission. Kueue's request equals its limit, as XPK sets it, so the scheduler
     places it on a node that holds it."""
@@ -88,10 +88,18 @@ def controller_limits(component: str, ctl: Controllers) -> dict[str, Any]:
     }
 
 
-def setup_steps(spec: ClusterSpec, cluster: Text, after: tuple[str, ...]) -> list[Step]:
-    """The in-cluster setup steps for `spec`, run against `cluster` once `after` have run."""
-    chosen = spec.options.get("cpu_machine_type")
-    ctl = system_pool.size(vm_count(spec), str(chosen) if chosen else None).controllers
+def setup_steps(
+    spec: ClusterSpec,
+    cluster: Text,
+    after: tuple[str, ...],
+    *,
+    cpu_machine_type: str | None = None,
+    pathways: str | None = None,
+) -> list[Step]:
+    """The in-cluster setup steps for `spec`, run against `cluster` once `after` have run.
+    `cpu_machine_type`: the system pool's machine as given (None: sized by the cluster);
+    `pathways`: the machine type of the Pathways heads' pool (None: no such pool)."""
+    ctl = system_pool.size(vm_count(spec), cpu_machine_type).controllers
     installs = [
         K8sInstall(
             id=f"k8s-install-{name}",
@@ -129,9 +137,9 @@ def setup_steps(spec: ClusterSpec, cluster: Text, after: tuple[str, ...]) -> lis
         cluster, (wait.id,), flavor_name(spec), acc.resource_name, spec.total_chips, COHORT
     )
     queue = []
-    for key, obj in kueue_objects(spec):
+    for key, obj in kueue_objects(spec, pathways):
         summary = f"Kueue {obj['kind']} {obj['metadata']['name']}"
-        if key == "cluster-queue":  # less the chips teams hold (plan/cohort_read.py)
+        if key == "cluster-queue":  # less the chips teams hold (plan/gke/cohort_read.py)
             carve = carved(obj, acc.resource_name, flavor_name(spec))
             summary += " (its chips less those teams hold)"
             queue.append(_apply(f"k8s-{key}", summary, (read.id,), cluster, carve))
@@ -143,7 +151,7 @@ def setup_steps(spec: ClusterSpec, cluster: Text, after: tuple[str, ...]) -> lis
         f"ConfigMap {NAMESPACE}/{METADATA_CONFIGMAP} describing the cluster for workloads",
         done,
         cluster,
-        metadata_configmap(spec),
+        metadata_configmap(spec, pathways=pathways is not None),
     )
     return [*installs, *priorities, wait, read, *queue, metadata]
 
@@ -154,7 +162,7 @@ def _apply(
     return K8sApply(id=sid, summary=f"apply {summary}", after=after, cluster=cluster, manifest=obj)
 
 
-def metadata_configmap(spec: ClusterSpec) -> dict[str, Any]:
+def metadata_configmap(spec: ClusterSpec, pathways: bool = False) -> dict[str, Any]:
     """What workloads need to know about the cluster, as strings (ConfigMap data is strings)."""
     acc = spec.accelerator
     data = {
@@ -189,8 +197,8 @@ def metadata_configmap(spec: ClusterSpec) -> dict[str, Any]:
         "reservation": spec.capacity.reservation,
         "max_run_duration_seconds": spec.capacity.max_run_duration,
         # the heads' pool exists: `workload create --pathways` refuses a cluster without it
-        "pathways_pool": pathways_pool.POOL if pathways_pool.enabled(spec.options) else "",
-        "pathways_flavor": pathways_pool.FLAVOR if pathways_pool.enabled(spec.options) else "",
+        "pathways_pool": pathways_pool.POOL if pathways else "",
+        "pathways_flavor": pathways_pool.FLAVOR if pathways else "",
     }
     data.update({k: str(v) for k, v in optional.items() if v})  # absent, rather than empty
     return {

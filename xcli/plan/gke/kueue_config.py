@@ -1,6 +1,6 @@
 """What xcli changes in Kueue's own Configuration (pure): fair sharing, switched on, and on A4X
 the ComputeDomain channel's DeviceClass mapped to a resource the ClusterQueue covers
-(`resources.deviceClassMappings`, plan/dra.py).
+(`resources.deviceClassMappings`, plan/gke/dra.py).
 
 Kueue reads its Configuration (`config.kueue.x-k8s.io/v1beta2`, kind Configuration) from the
 key `controller_manager_config.yaml` of the ConfigMap `kueue-system/kueue-manager-config` in
@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 from xcli.catalog import Accelerator
-from xcli.plan.dra import device_class_mappings
+from xcli.plan.gke.dra import device_class_mappings
 
 CONFIG_API = "config.kueue.x-k8s.io/v1beta2"
 CONFIGMAP = "kueue-system/kueue-manager-config"

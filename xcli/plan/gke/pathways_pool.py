@@ -90,14 +90,6 @@ def _reserved(total: int, tiers: tuple[tuple[int, float], ...]) -> int:
     return int(out + 0.999)
 
 
-def machine(options: dict[str, object]) -> str:
-    return str(options.get("pathways_cpu_machine_type") or DEFAULT_MACHINE)
-
-
-def enabled(options: dict[str, object]) -> bool:
-    return bool(options.get("pathways"))
-
-
 def flavor(meta: dict[str, Any]) -> dict[str, Any]:
     return {
         "apiVersion": "kueue.x-k8s.io/v1beta2",
@@ -107,12 +99,12 @@ def flavor(meta: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def quota(options: dict[str, object], covered: list[str]) -> list[dict[str, Any]]:
+def quota(machine: str, covered: list[str]) -> list[dict[str, Any]]:
     """The flavor's quota in the ClusterQueue's one resource group: zero of every accelerator
     resource, and the pool's cpu and memory at its maximum size. The machine's shape comes
     from SHAPES; a type xcli does not know is sized as the default (the live check has read
     that it is at least as large as the head needs)."""
-    shape = SHAPES.get(machine(options), SHAPES[DEFAULT_MACHINE])
+    shape = SHAPES.get(machine, SHAPES[DEFAULT_MACHINE])
     cpu, memory = allocatable(shape)
     values = {"cpu": f"{MAX_NODES * cpu}m", "memory": f"{MAX_NODES * memory}Mi"}
     return [{"name": name, "nominalQuota": values.get(name, 0)} for name in covered]

@@ -25,8 +25,8 @@ from typing import Any
 
 from xcli import paths
 from xcli.errors import NotFoundError, UserError
+from xcli.plan.vm_run import Decision, Outcome, WorkerExit, decide
 from xcli.state_files import open_private, private_dir, write_private
-from xcli.workload.vm.plan import Decision, Outcome, WorkerExit, decide
 
 FINISHED = ("succeeded", "failed", "stopped", "lost")
 MARKS = "goodput.jsonl"  # xcli/workload/goodput/vm.py reads it with state.json's timeline

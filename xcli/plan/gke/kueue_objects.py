@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from xcli.plan import pathways_pool
-from xcli.plan.dra import channel_quota
+from xcli.plan.gke import pathways_pool
+from xcli.plan.gke.dra import channel_quota
 from xcli.spec import ClusterSpec
 
 KUEUE_API = "kueue.x-k8s.io/v1beta2"
@@ -81,7 +81,7 @@ SPOT_LABEL = "cloud.google.com/gke-spot"
 FLEX_START_LABEL = "cloud.google.com/gke-flex-start"
 # Queued-provisioning pools carry this taint (cluster-autoscaler@7d25050
 # pkg/provisioningrequests/pods/pods.go l.35-40); GKE does not add the label of the same name,
-# which is why xcli's queued pools set it themselves (plan/gke.py, as Cluster Toolkit's
+# which is why xcli's queued pools set it themselves (providers/gke/bodies.py, as Cluster Toolkit's
 # modules/compute/gke-node-pool/main.tf l.68-76 does).
 QUEUED_LABEL = "cloud.google.com/gke-queued"
 
@@ -194,7 +194,8 @@ def vm_count(spec: ClusterSpec) -> int:
     return spec.num_slices * spec.accelerator.vms_per_slice
 
 
-def cluster_queue(spec: ClusterSpec) -> dict[str, Any]:
+def cluster_queue(spec: ClusterSpec, pathways: str | None = None) -> dict[str, Any]:
+    """`pathways`: the machine type of the Pathways heads' pool, None when it has none."""
     resource = spec.accelerator.resource_name
     vms = vm_count(spec)
     quota: list[dict[str, Any]] = [
@@ -204,13 +205,13 @@ def cluster_queue(spec: ClusterSpec) -> dict[str, Any]:
         *channel_quota(spec.accelerator, vms),  # A4X: the IMEX channel each pod claims
     ]
     flavors: list[dict[str, Any]] = [{"name": flavor_name(spec), "resources": quota}]
-    if pathways_pool.enabled(spec.options):
+    if pathways is not None:
         # Kueue lets a resource be covered by one group only, so the heads' flavor joins the
         # accelerator's group (with none of its chips); the node-pool label it carries keeps
         # heads off the TPU flavor and workers off this one
         covered = [q["name"] for q in quota]
         flavors.append(
-            {"name": pathways_pool.FLAVOR, "resources": pathways_pool.quota(spec.options, covered)}
+            {"name": pathways_pool.FLAVOR, "resources": pathways_pool.quota(pathways, covered)}
         )
     body: dict[str, Any] = {
         "namespaceSelector": {},
@@ -290,14 +291,17 @@ def provisioning_objects(spec: ClusterSpec) -> list[dict[str, Any]]:
     return [config, check]
 
 
-def kueue_objects(spec: ClusterSpec) -> list[tuple[str, dict[str, Any]]]:
-    """(step key, object) for every Kueue object of the cluster, in apply order."""
+def kueue_objects(
+    spec: ClusterSpec, pathways: str | None = None
+) -> list[tuple[str, dict[str, Any]]]:
+    """(step key, object) for every Kueue object of the cluster, in apply order; `pathways`:
+    the machine type of the Pathways heads' pool (None: no such pool)."""
     found = [("topology", topology(spec))] if uses_topology(spec) else []
     found.append(("flavor", resource_flavor(spec)))
-    if pathways_pool.enabled(spec.options):
+    if pathways is not None:
         found.append(("pathways-flavor", pathways_pool.flavor(meta(pathways_pool.FLAVOR))))
     if queued_provisioning(spec):
         config, check = provisioning_objects(spec)
         found += [("provisioning-config", config), ("admission-check", check)]
-    found += [("cluster-queue", cluster_queue(spec)), ("local-queue", local_queue())]
+    found += [("cluster-queue", cluster_queue(spec, pathways)), ("local-queue", local_queue())]
     return found

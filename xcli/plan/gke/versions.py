@@ -1,7 +1,7 @@
 """Which in-cluster setups this xcli can use: the one place that says so.
 
 `cluster create` and `cluster adapt` write `xcli_version` into the cluster's metadata
-ConfigMap (plan/incluster.py). Every command that reads that ConfigMap (workload create, team
+ConfigMap (plan/gke/incluster.py). Every command that reads that ConfigMap (workload create, team
 create, cluster describe) compares it with this xcli: a cluster set up by a newer xcli may hold
 objects or keys this one does not know, and one set up before MIN_SETUP_VERSION lacks what
 this one relies on (the Kueue cohort that teams share, the `default` LocalQueue of the right

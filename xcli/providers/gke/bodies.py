@@ -12,9 +12,12 @@ from __future__ import annotations
 from typing import Any
 
 from xcli.errors import UserError
-from xcli.plan import gke_pods
-from xcli.plan import system_pool as cpu_pool
-from xcli.plan.kueue_objects import QUEUED_LABEL, queued_provisioning
+from xcli.plan.gke import system_pool as cpu_pool
+from xcli.plan.gke.kueue_objects import QUEUED_LABEL, queued_provisioning
+from xcli.plan.model import Step
+from xcli.plan.steps import Text
+from xcli.providers.gke import options as gke_opts
+from xcli.providers.gke import pods as gke_pods
 from xcli.spec import ClusterSpec
 
 CONTAINER = "https://container.googleapis.com/v1"
@@ -24,13 +27,6 @@ RELEASE_CHANNELS = ("RAPID", "REGULAR", "STABLE", "EXTENDED")
 DEFAULT_CPU_MACHINE = cpu_pool.DEFAULT_MACHINE
 SYSTEM_POOL = "system"
 POOL_LANE = "node-pools"
-# Node pools created at once. GKE runs one operation per node pool at a time and none while a
-# cluster-level operation runs, and documents no cap on concurrent operations on different
-# pools (https://cloud.google.com/kubernetes-engine/docs/troubleshooting/concurrent-operations);
-# XPK creates node pools 100 at a time (AI-Hypercomputer/xpk@367c8382 src/xpk/core/nodepool.py
-# l.424-429, `batch=100`, raised from 10 by PR #1068 for clusters of 288 cubes). xcli keeps a
-# sliding window of the same width rather than fixed batches, and backs off on 429.
-DEFAULT_POOL_PARALLELISM = 100
 POOL_NAME_LIMIT = 40  # GKE node pool names: at most 40 characters
 
 
@@ -71,7 +67,7 @@ def check_gke_spec(spec: ClusterSpec) -> None:
             f"node pool name {last!r} would be longer than GKE's {POOL_NAME_LIMIT} characters",
             hint=f"use a cluster name of at most {keep} characters",
         )
-    channel = str(spec.options.get("release_channel") or "REGULAR").upper()
+    channel = gke_opts.of(spec).channel
     if channel not in RELEASE_CHANNELS:
         raise UserError(
             f"release channel {channel.lower()!r} does not exist",
@@ -81,13 +77,13 @@ def check_gke_spec(spec: ClusterSpec) -> None:
 
 
 def pod_range(spec: ClusterSpec) -> int | None:
-    """The Pod range prefix the cluster asks for; None for GKE's default /14 (gke_pods.py)."""
+    """The Pod range prefix the cluster asks for; None for GKE's default /14 (pods.py)."""
     return gke_pods.pod_range(spec, 4 * system_pool_size(spec))
 
 
 def system_pool(spec: ClusterSpec) -> cpu_pool.SystemPool:
     """The CPU pool for the controllers (Kueue, JobSet) and DNS, sized by the cluster
-    (plan/system_pool.py); --cpu-machine-type is kept as given."""
+    (plan/gke/system_pool.py); --cpu-machine-type is kept as given."""
     vms = (
         spec.num_nodes
         if spec.accelerator.kind == "gpu"
@@ -97,7 +93,7 @@ def system_pool(spec: ClusterSpec) -> cpu_pool.SystemPool:
 
 
 def _chosen_machine(spec: ClusterSpec) -> str | None:
-    return str(spec.options["cpu_machine_type"]) if spec.options.get("cpu_machine_type") else None
+    return gke_opts.of(spec).cpu_machine_type
 
 
 def system_pool_size(spec: ClusterSpec) -> int:
@@ -109,7 +105,7 @@ def system_pool_note(spec: ClusterSpec) -> str | None:
 
 
 def cluster_body(spec: ClusterSpec) -> dict[str, Any]:
-    channel = str(spec.options.get("release_channel") or "REGULAR").upper()
+    channel = gke_opts.of(spec).channel
     pool = system_pool(spec)
     machine, size = pool.machine, pool.nodes
     ip_policy: dict[str, Any] = {"useIpAliases": True}
@@ -139,9 +135,9 @@ def cluster_body(spec: ClusterSpec) -> dict[str, Any]:
             }
         ],
     }
-    version = spec.options.get("gke_version")
+    version = gke_opts.of(spec).gke_version
     if version:
-        cluster["initialClusterVersion"] = str(version)
+        cluster["initialClusterVersion"] = version
     return {"cluster": cluster}
 
 
@@ -187,7 +183,7 @@ def _node_config(spec: ClusterSpec, labels: dict[str, str]) -> dict[str, Any]:
 
 def _sizing(spec: ClusterSpec, pool: dict[str, Any], nodes: int) -> None:
     """Fixed size, or for flex-start autoscaling from zero (what GKE's flex-start docs pair);
-    and the pods-per-node cap of the accelerator's pools (gke_pods.py)."""
+    and the pods-per-node cap of the accelerator's pools (pods.py)."""
     cap = gke_pods.max_pods(spec.accelerator)
     if cap is not None:
         pool["maxPodsConstraint"] = {"maxPodsPerNode": str(cap)}
@@ -262,3 +258,18 @@ def policy_body(spec: ClusterSpec) -> dict[str, Any]:
 
 def pool_count(spec: ClusterSpec) -> int:
     return 1 if spec.accelerator.kind == "gpu" else spec.num_slices
+
+
+def setup_steps(spec: ClusterSpec, cluster: Text, after: tuple[str, ...]) -> list[Step]:
+    """The in-cluster setup (plan/gke/incluster.py) with what this cluster's options ask for: the
+    system pool's machine type and the Pathways heads' pool."""
+    from xcli.plan.gke import incluster
+
+    opts = gke_opts.of(spec)
+    return incluster.setup_steps(
+        spec,
+        cluster,
+        after,
+        cpu_machine_type=opts.cpu_machine_type,
+        pathways=opts.pathways_machine,
+    )

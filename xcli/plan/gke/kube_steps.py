@@ -4,7 +4,7 @@ JSON form (every step also has id, kind, summary, after):
 - k8s_install: "cluster", "component", "version", "url", "field_manager", "force_conflicts",
   "limits" (container resource limits set on the release's controller before it is applied),
   "config_patch" (only when set: fields merged into a configuration file of the release's
-  ConfigMap, and the controller restarted when that changes it; plan/kueue_config.py)
+  ConfigMap, and the controller restarted when that changes it; plan/gke/kueue_config.py)
 - k8s_wait: "cluster", "crds", "deployments", "probes", "timeout_seconds"
 - k8s_delete: "cluster", "api_version", "resource", "namespace", "name", "propagation",
   "timeout_seconds"
@@ -41,7 +41,7 @@ class K8sInstall(Step):
     {fields}, "restart": "ns/deployment", "annotation": "key"}: the YAML document under `key`
     (of that apiVersion and kind) gets `merge` deep-merged into it, and the Deployment's pod
     template gets the SHA-256 of the new data under `annotation`, so its pods restart exactly
-    when the configuration changed (plan/kueue_config.py).
+    when the configuration changed (plan/gke/kueue_config.py).
     """
 
     kind: ClassVar[str] = "k8s_install"

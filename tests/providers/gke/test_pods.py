@@ -13,7 +13,8 @@ from xcli.catalog import lookup
 from xcli.cli.errors import run_guarded
 from xcli.cli.main import cli
 from xcli.errors import UserError
-from xcli.plan import gke, gke_pods
+from xcli.providers.gke import bodies as gke
+from xcli.providers.gke import pods as gke_pods
 from xcli.spec import Capacity, ClusterSpec
 
 CREATE = "container.projects.locations.clusters.create"
