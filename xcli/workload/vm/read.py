@@ -120,7 +120,7 @@ def vm_arrivals(cluster: str, name: str) -> Arrivals:
     """Every worker's arrival marks, from the runner's goodput.jsonl; each worker's address
     from run.json (its VM, or the emulated worker's loopback port)."""
     from xcli.workload.stragglers.marks import from_runner_lines
-    from xcli.workload.vm.runs import MARKS, find
+    from xcli.vm_runs import MARKS, find
 
     folder, _ = find(cluster, name)
     try:
