@@ -119,8 +119,8 @@ def vm_goodput(cluster: str, name: str) -> Report:
 def vm_arrivals(cluster: str, name: str) -> Arrivals:
     """Every worker's arrival marks, from the runner's goodput.jsonl; each worker's address
     from run.json (its VM, or the emulated worker's loopback port)."""
-    from xcli.workload.stragglers.marks import from_runner_lines
     from xcli.vm_runs import MARKS, find
+    from xcli.workload.stragglers.marks import from_runner_lines
 
     folder, _ = find(cluster, name)
     try:
