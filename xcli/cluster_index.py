@@ -87,7 +87,16 @@ def provider_for(
 ) -> str:
     if explicit is not None:
         return explicit
-    found = [p for p in providers_of(name) if allowed is None or p in allowed]
+    recorded = providers_of(name)
+    found = [p for p in recorded if allowed is None or p in allowed]
+    if recorded and not found and allowed is not None:  # not a silent fall-back (issue 37)
+        raise UserError(
+            f"cluster {name} was created with --provider {' and '.join(recorded)} on this "
+            f"machine, which this command does not reach (it works with "
+            f"{', '.join(allowed)})",
+            hint="a GKE cluster's workers are pods: xcli workload logs|status reach them; pass "
+            "--provider if you mean another cluster of that name",
+        )
     if len(found) > 1:
         raise UserError(
             f"cluster {name} is known under several providers: {', '.join(found)}",

@@ -63,6 +63,29 @@ class Setting:
     source: str  # "flag --project", "environment XCLI_PROJECT", "config file PATH", ...
 
 
+def _unique_keys_loader(yaml: Any) -> Any:
+    """PyYAML's SafeLoader that refuses a key given twice in a mapping: safe_load keeps the
+    last one silently, and YAML 1.2 says keys of a mapping are unique (spec section 3.2.1.1)."""
+
+    class UniqueKeys(yaml.SafeLoader):  # type: ignore[misc]
+        pass
+
+    def mapping(loader: Any, node: Any) -> dict[Any, Any]:
+        loader.flatten_mapping(node)
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            key = loader.construct_object(key_node, deep=True)
+            if key in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"the key {key!r} is given twice", key_node.start_mark
+                )
+            seen.add(key)
+        return dict(loader.construct_pairs(node, deep=True))
+
+    UniqueKeys.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, mapping)
+    return UniqueKeys
+
+
 def read_user_config(path: Path | None = None) -> dict[str, Any]:
     path = path or paths.config_file()
     if not os.path.lexists(path):
@@ -71,7 +94,7 @@ def read_user_config(path: Path | None = None) -> dict[str, Any]:
     import yaml  # only when a config file exists: a plain command pays nothing for it
 
     try:
-        data = yaml.safe_load(text) or {}
+        data = yaml.load(text, Loader=_unique_keys_loader(yaml)) or {}  # a SafeLoader
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""

@@ -5,6 +5,7 @@ Every error carries a one-line message and a hint: what the user can do next.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 
@@ -24,6 +25,31 @@ class XcliError(Exception):
 
 class UserError(XcliError):
     """Bad input: a flag, a name, a file. Raised before anything is sent anywhere."""
+
+
+class InputErrors(UserError):
+    """Every problem one command line has, each a (message, hint), reported together (issue 36:
+    one run shows them all instead of one per run)."""
+
+    def __init__(self, problems: list[tuple[str, str]]) -> None:
+        super().__init__(problems[0][0], problems[0][1])
+        self.problems = tuple(problems)
+
+
+def collect(*checks: Callable[[], object]) -> None:
+    """Run checks that do not depend on each other, each one, and raise every UserError they
+    raise together (one InputErrors; a single one as it was raised)."""
+    problems: list[tuple[str, str]] = []
+    first: UserError | None = None
+    for check in checks:
+        try:
+            check()
+        except UserError as exc:
+            first = first or exc
+            more = exc.problems if isinstance(exc, InputErrors) else ((exc.message, exc.hint),)
+            problems.extend(more)
+    if first is not None:
+        raise first if len(problems) == 1 else InputErrors(problems)
 
 
 class ConfigError(UserError):

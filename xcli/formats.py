@@ -97,40 +97,8 @@ def flag_callback(check: Any) -> Any:
         check(str(value))
         return value
 
+    callback.pure_check = True  # type: ignore[attr-defined]  # cli/line_checks.py runs it early
     return callback
-
-
-# The reference grammar of github.com/distribution/reference (commit a3fb7846, reference.go's
-# package comment): name [":" tag] ["@" digest]; name = [domain "/"] path; a path component is
-# [a-z0-9]+ joined by ".", "_", "__" or "-"+; a tag is [\w][\w.-]{0,127}; the name is at most
-# 255 characters (NameTotalLengthMax).
-_DOMAIN_PART = r"(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])"
-_DOMAIN = rf"(?:{_DOMAIN_PART}(?:\.{_DOMAIN_PART})*|\[[0-9a-fA-F:.]+\])(?::[0-9]+)?"
-_PATH_PART = r"[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*"
-_IMAGE_NAME = re.compile(rf"(?:{_DOMAIN}/)?{_PATH_PART}(?:/{_PATH_PART})*")
-_TAG = re.compile(r"[\w][\w.-]{0,127}", re.ASCII)
-_DIGEST = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,}")
-
-
-def image_reference(value: str, what: str = "image") -> str:
-    """An OCI image reference (repo/img:tag, host:port/img@sha256:...)."""
-    rest, _, digest = value.partition("@")
-    name, tag = rest, ""
-    if ":" in rest.rsplit("/", 1)[-1]:
-        name, _, tag = rest.rpartition(":")
-    ok = (
-        _IMAGE_NAME.fullmatch(name) is not None
-        and len(name) <= 255
-        and (not tag or _TAG.fullmatch(tag) is not None)
-        and (not digest or _DIGEST.fullmatch(digest) is not None)
-        and not (rest.endswith(":") or value.endswith("@"))
-    )
-    if not ok:
-        raise UserError(
-            f"{what} {value[:80]!r} is not an image reference",
-            hint="write it as [HOST[:PORT]/]PATH[:TAG][@DIGEST], e.g. us-docker.pkg.dev/p/r/img:1",
-        )
-    return value
 
 
 def finite(value: float | None, flag: str) -> float | None:

@@ -42,6 +42,13 @@ def image_cache_dir() -> Path:
     compressed layers `workload create --script-dir` built, so an unchanged folder is neither
     read nor compressed again."""
     env = os.environ.get("XCLI_IMAGE_CACHE")
+    if env and not os.path.isabs(env):  # as XCLI_HOME: a relative one writes into the cwd
+        from xcli.errors import UserError
+
+        raise UserError(
+            f"XCLI_IMAGE_CACHE {env[:80]!r} is a relative path",
+            hint=f"set it to an absolute path, e.g. XCLI_IMAGE_CACHE=$PWD/{env[:40]}",
+        )
     if env:
         return Path(env)
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")

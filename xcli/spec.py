@@ -54,6 +54,35 @@ def check_duration(text: str, what: str, low: int, high: int) -> int:
 _NAME = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
 
 
+_DNS_LABEL = r"[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?"
+_K8S_NAMES = {
+    # https://kubernetes.io/docs/concepts/overview/working-with-objects/names/
+    "label": (re.compile(_DNS_LABEL), 63, "a DNS-1123 label: lowercase letters, digits and "
+              "hyphens, at most 63, starting and ending with a letter or digit"),
+    "subdomain": (re.compile(rf"{_DNS_LABEL}(?:\.{_DNS_LABEL})*"), 253, "a DNS-1123 subdomain: "
+                  "lowercase letters, digits, '-' and '.', at most 253, starting and ending "
+                  "with a letter or digit"),
+}  # fmt: skip
+
+
+def is_k8s_name(value: str, form: str = "label") -> bool:
+    pattern, longest, _rule = _K8S_NAMES[form]
+    return pattern.fullmatch(value) is not None and len(value) <= longest
+
+
+def k8s_name(value: str, what: str, form: str = "label") -> str:
+    """The one check of a Kubernetes object name (`form`: "label" for namespaces and container
+    names, "subdomain" for Secrets and most objects), as Kubernetes' names page defines them."""
+    if is_k8s_name(value, form):
+        return value
+    _pattern, longest, rule = _K8S_NAMES[form]
+    suggestion = re.sub(r"[^a-z0-9-]+", "-", value.lower()).strip("-")[:longest].rstrip("-")
+    raise UserError(
+        f"{what} {value[:80]!r} is not a Kubernetes name ({rule})",
+        hint=f"e.g. {what} {suggestion or 'team-a'}",
+    )
+
+
 def check_name(value: str, what: str, max_len: int) -> str:
     """Lowercase letters, digits and hyphens; starts with a letter, ends with a letter or digit."""
     if not value:

@@ -38,11 +38,24 @@ def _size(count: int) -> str:
     return f"{count} bytes"
 
 
+def expand_home(path: Path | str, what: str) -> Path:
+    """`path` with `~` or `~user` expanded; a user this machine does not know is one error
+    (Path.expanduser raises RuntimeError for it)."""
+    try:
+        return Path(path).expanduser()
+    except RuntimeError:
+        user = str(path)[1:].split("/", 1)[0]
+        raise UserError(
+            f"{what} {path}: there is no user {user!r} on this machine",
+            hint="write the full path, or ~/ for your own home folder",
+        ) from None
+
+
 def read_bytes(path: Path | str, what: str, limit: int, why: str = "") -> bytes:
     """The bytes of a regular file of at most `limit` bytes; `what` names it in messages."""
     # "--metadata-from-file KEY=" + FILE reads as the user typed it
     label = f"{what}{path}" if what.endswith("=") else f"{what} {path}"
-    path = Path(path).expanduser()
+    path = expand_home(path, what)
     try:
         info = path.stat()
     except FileNotFoundError:
@@ -103,13 +116,19 @@ def decode(data: bytes, where: str) -> str:
     return text
 
 
-def check_writable_file(path: Path | str, what: str) -> Path:
-    """A file xcli will write: not an existing folder, and in a folder it can write into."""
-    target = Path(path).expanduser()
+def check_writable_file(path: Path | str, what: str, *, folder_exists: bool = False) -> Path:
+    """A file xcli will write: not an existing folder, and in a folder it can write into
+    (`folder_exists`: a folder that exists already, for writers that do not create it)."""
+    target = expand_home(path, what)
     if target.is_dir():
         raise UserError(
             f"{what} {path} is a folder, not a file",
             hint=f"name a file, e.g. {what} {target / 'out.yaml'}",
+        )
+    if folder_exists and not target.parent.exists():
+        raise UserError(
+            f"{what} {path}: the folder {target.parent} does not exist",
+            hint="create it first, or name a file in a folder that exists",
         )
     check_writable_folder(target.parent, what)
     return target
@@ -117,7 +136,7 @@ def check_writable_file(path: Path | str, what: str) -> Path:
 
 def check_writable_folder(path: Path | str, what: str) -> Path:
     """Refuse a folder xcli will create or write into when it, or a parent, is not a folder."""
-    target = Path(path).expanduser()
+    target = expand_home(path, what)
     probe = target
     while True:
         try:

@@ -210,7 +210,7 @@ def test_a_node_that_never_pulls_times_out() -> None:
 @pytest.mark.parametrize(
     ("changes", "message"),
     [({"timeout": "10s"}, "--timeout"), ({"cluster": "Bad_Name"}, "cluster"),
-     ({"image": "two words"}, "not an image reference")],
+     ({"image": "two words"}, "invalid image reference")],
 )  # fmt: skip
 def test_bad_input_is_refused_before_anything(changes: dict[str, Any], message: str) -> None:
     cluster = ClusterWorld()

@@ -305,3 +305,17 @@ def test_follow_waits_for_pods_of_a_queued_workload(
     assert code == 0 and out == ""
     assert err.count("workload later: waiting for its pods") == 1
     assert cluster.clock.sleeps == [3.0, 3.0]
+
+
+def test_wait_without_timeout_still_has_a_bound(
+    cluster: Cluster, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 37: every wait has a bound, so a CI job never hangs (default 7d, said in --help)."""
+    set_up(cluster.fake)
+    add_jobset(cluster.fake, "v6e-256-x2", "w", [])
+    code, _, err = cluster.run(["workload", "wait", "w", *WHERE], capsys)
+    assert code == 124
+    assert "workload w: still not finished after 7d" in err
+    assert sum(cluster.clock.sleeps) == 7 * 86400
+    code, _, err = cluster.run(["workload", "wait", "w", *WHERE, "--timeout", "400d"], capsys)
+    assert code == 1 and "--timeout 400d is out of range" in err

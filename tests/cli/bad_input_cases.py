@@ -1534,6 +1534,12 @@ def _storage() -> list[Case]:
     ]
 
 
+def _issue_37() -> list[Case]:
+    from tests.cli.bad_input_cases_37 import cases
+
+    return cases()
+
+
 def all_cases() -> list[Case]:
     cases = [
         *_storage(),
@@ -1563,6 +1569,7 @@ def all_cases() -> list[Case]:
         *_values(),
         *_state_and_files(),
         *_huge_and_more(),
+        *_issue_37(),
     ]
     ids = [c.id for c in cases]
     assert len(ids) == len(set(ids)), "duplicate case ids"

@@ -127,7 +127,7 @@ def test_compilation_cache_on_gcs_is_in_every_container(
         "--num-nodes",
         "2",
         "--compilation-cache",
-        "gs://b/c",  # the issue's example: an existing bucket is checked by its characters
+        "gs://bkt/c",  # issue 16's gs://b/c: no bucket of 1 character exists (issue 37)
         "--env",
         "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS=5",
         "--output",
@@ -139,8 +139,8 @@ def test_compilation_cache_on_gcs_is_in_every_container(
     assert containers
     for container in containers:
         env = [(e["name"], e.get("value")) for e in container["env"]]
-        assert ("JAX_COMPILATION_CACHE_DIR", "gs://b/c") in env
-        assert ("XLA_PERSISTENT_CACHE_PATH", "gs://b/c") in env
+        assert ("JAX_COMPILATION_CACHE_DIR", "gs://bkt/c") in env
+        assert ("XLA_PERSISTENT_CACHE_PATH", "gs://bkt/c") in env
         assert ("JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES", "0") in env
         # the user's --env wins over the default minimum
         names = [n for n, _ in env]
@@ -193,8 +193,10 @@ def test_compilation_cache_on_gcs_is_in_every_container(
         ),
         (
             ["--compilation-cache", "gs://My-Bucket/c"],
-            "error: --compilation-cache 'gs://My-Bucket/c' is not gs://BUCKET/PATH",
-            "hint: bucket names are lowercase letters",
+            "error: --compilation-cache 'gs://My-Bucket/c': bucket name 'My-Bucket' may contain "
+            "only lowercase letters, digits, -, _ and ., and must start and end with a letter "
+            "or digit",
+            "hint: bucket names: 3-63 characters",
         ),
         (
             ["--compilation-cache", "cache"],

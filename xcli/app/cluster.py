@@ -144,41 +144,60 @@ def create(req: CreateRequest, deps: Deps) -> CreateResult:
 
 
 def _spec(req: CreateRequest, deps: Deps) -> ClusterSpec:
-    """The frozen ClusterSpec, after every check that needs nothing remote."""
+    """The frozen ClusterSpec, after every check that needs nothing remote. Checks that do not
+    depend on each other are all run and reported together (issue 36: one answer per mistake)."""
     from xcli.catalog import lookup
-    from xcli.spec import ClusterSpec, capacity_from_flags, terraform_from_flags
+    from xcli.errors import collect
+    from xcli.spec import Capacity, ClusterSpec, capacity_from_flags, terraform_from_flags
 
     caps = deps.registry.capabilities(req.provider)
-    # --force replaces what differs: what a reconciling provider does itself, or Terraform does
-    if req.force and not req.terraform and not caps.observer:
-        raise UserError(
-            f"--force applies to --provider {req.provider} only with --terraform DIR",
-            hint="drop --force",
-        )
-    if bool(req.tpu_type) == bool(req.device_type):
-        raise UserError(
-            "pass exactly one of --tpu-type and --device-type",
-            hint="e.g. --tpu-type v6e-256 or --device-type h100-80gb-8",
-        )
-    accel = lookup(req.tpu_type or req.device_type or "")
-    check_counts(accel, req.tpu_type, req.num_slices, req.num_nodes)
-    if caps.cloud:  # before any call, in --dry-run too; the local provider has no zone
-        from xcli.catalog.zones import check_zone
 
-        check_zone(accel, req.where.zone)  # the zone alone: its error comes first
-    # built once, here: the provider's own builder types its flags (a --ssh-key is checked)
-    options = deps.registry.options(req.provider, req.flags)
+    def force() -> None:
+        # --force replaces what differs: what a reconciling provider does, or Terraform does
+        if req.force and not req.terraform and not caps.observer:
+            raise UserError(
+                f"--force applies to --provider {req.provider} only with --terraform DIR",
+                hint="drop --force",
+            )
+
+    def one_shape() -> None:
+        if bool(req.tpu_type) == bool(req.device_type):
+            raise UserError(
+                "pass exactly one of --tpu-type and --device-type",
+                hint="e.g. --tpu-type v6e-256 or --device-type h100-80gb-8",
+            )
+
+    collect(force, one_shape)
+    accel = lookup(req.tpu_type or req.device_type or "")
+
+    def offered() -> None:
+        if caps.cloud:  # before any call, in --dry-run too; the local provider has no zone
+            from xcli.catalog.zones import check_zone
+
+            check_zone(accel, req.where.zone)
+
     no_choice = not (req.spot or req.reservation or req.flex_start)
-    capacity = capacity_from_flags(
-        on_demand=req.on_demand or (not caps.cloud and no_choice),
-        spot=req.spot,
-        reservation=req.reservation,
-        flex_start=req.flex_start,
-        max_run_duration=req.max_run_duration,
-        guaranteed=req.guaranteed,
-        min_duration=req.min_duration,
-        project=req.where.project_flag,
+    found: list[Any] = []
+    collect(
+        lambda: check_counts(accel, req.tpu_type, req.num_slices, req.num_nodes),
+        offered,
+        # built once, here: the provider's own builder types its flags (a --ssh-key is checked)
+        lambda: found.append(deps.registry.options(req.provider, req.flags)),
+        lambda: found.append(
+            capacity_from_flags(
+                on_demand=req.on_demand or (not caps.cloud and no_choice),
+                spot=req.spot,
+                reservation=req.reservation,
+                flex_start=req.flex_start,
+                max_run_duration=req.max_run_duration,
+                guaranteed=req.guaranteed,
+                min_duration=req.min_duration,
+                project=req.where.project_flag,
+            )
+        ),
     )
+    options, capacity = found
+    assert isinstance(capacity, Capacity)
     terraform = terraform_from_flags(req.terraform, req.apply, req.state_bucket)
     project, zone = location(deps.registry, req.provider, req.where)
     return ClusterSpec(

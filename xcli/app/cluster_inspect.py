@@ -48,6 +48,10 @@ def inspect(req: InspectRequest, deps: Deps) -> dict[str, Any] | None:
             "say how its VMs and runs are",
         )
     target = req.archive or Path(f"xcli-inspect-{req.cluster}.tar.gz")
+    if req.archive is not None:  # before the first read, not after it (issue 37)
+        from xcli.user_files import check_writable_file
+
+        check_writable_file(req.archive, "--archive", folder_exists=True)
     project, zone = req.where.project, req.where.zone
     plan = plan_inspect(
         gke_cluster_path(project, zone, req.cluster),

@@ -95,14 +95,15 @@ def adapt(req: AdaptRequest, deps: Deps) -> None:
 def preload_image(req: PreloadRequest, deps: Deps) -> None:
     """Pull an image onto every accelerator node through a DaemonSet, then delete it (unless
     `keep`)."""
-    from xcli.formats import image_reference
+    from xcli.image import reference
     from xcli.providers.gke.access import kube_handlers
     from xcli.providers.gke.preload import plan_preload
     from xcli.spec import check_duration, check_name
     from xcli.workload.jobset.plan import gke_cluster_path
 
     check_name(req.cluster, "cluster", 40)
-    image = image_reference(req.image)  # the OCI reference grammar (xcli/formats.py)
+    reference.parse(req.image, what="image")  # the one reference parser (xcli/image/reference.py)
+    image = req.image
     seconds = check_duration(req.timeout, "--timeout", 60, 24 * 3600)
     ref = ref_for(deps.registry, req.cluster, GKE, req.where)
     where = gke_cluster_path(ref.project, ref.zone, req.cluster)

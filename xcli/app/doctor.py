@@ -65,6 +65,7 @@ def plan(req: DoctorRequest, deps: Deps) -> tuple[Plan, Accelerator | None, str,
             f"--provider {req.provider} needs no credentials, APIs or quota",
             hint="run doctor with --provider gke or --provider queued-resource",
         )
+    _check_shape(req, accel, deps)
     project, zone = location(deps.registry, req.provider, req.where)
     region = zone.rsplit("-", 1)[0]
     creds = CredentialsRead(id="credentials", summary="find credentials and whose they are")
@@ -92,11 +93,31 @@ def plan(req: DoctorRequest, deps: Deps) -> tuple[Plan, Accelerator | None, str,
                 url=f"{COMPUTE}/projects/{project}/regions/{region}",
             )
         )
+    notes: list[str] = []
     if accel is not None:
         zone_read = _zone_read(accel, caps.tpu_api, project, zone)
         steps += [zone_read] if zone_read is not None else []
+        if zone_read is None:  # what the live run judges without a read: say so (issue 37)
+            notes.append(f"whether {zone} offers {accel.name}: xcli's zone table, no read")
     title = f"check credentials, APIs{', quota and zone' if accel else ''} for {req.provider}"
-    return Plan(title, tuple(steps)), accel, project, zone
+    return Plan(title, tuple(steps), tuple(notes)), accel, project, zone
+
+
+def _check_shape(req: DoctorRequest, accel: Accelerator | None, deps: Deps) -> None:
+    """A GPU named as --tpu-type, or asked of a provider that runs no GPU: refused, as
+    `cluster create` refuses them."""
+    if accel is None or accel.kind != "gpu":
+        return
+    if req.tpu_type:
+        raise UserError(
+            f"--tpu-type {req.tpu_type} is a GPU shape",
+            hint=f"pass it as --device-type {req.tpu_type}",
+        )
+    if not deps.registry.capabilities(req.provider).kubernetes:
+        raise UserError(
+            f"--provider {req.provider} runs TPUs only, not the GPU {accel.name}",
+            hint="check a GPU shape with --provider gke",
+        )
 
 
 def _zone_read(accel: Accelerator, tpu_api: bool, project: str, zone: str) -> Any:

@@ -87,7 +87,19 @@ def attach_request(
     options = checks.mount_options(mount.mount_options, kind)
     target = target_of(where, deps)
     instance = source.instance
-    if target.cloud:
+    given = {"--bucket": source.bucket, "--instance": source.instance, "--disk": source.disk}
+    if target.cloud:  # a source flag of another type would be dropped without a word (issue 37)
+        from xcli.errors import collect
+
+        def refuse(flag: str) -> None:
+            raise UserError(
+                f"{flag} names another type's source; {kind} storage takes "
+                f"{unit(kind).source_flag}",
+                hint=f"drop {flag}",
+            )
+
+        collect(*(lambda f=f: refuse(f) for f, v in given.items()
+                  if v and f != unit(kind).source_flag))  # fmt: skip
         instance = unit(kind).check_source(
             name,
             source.bucket,

@@ -98,6 +98,10 @@ def create(req: CreateRequest, deps: Deps) -> Created:
     if req.image is not None and req.image.base is not None:  # HOST/NAME@${build.digest}
         image = workload_image.planned(req.image, lambda: ctx.project, lambda: ctx.zone)
         w = dataclasses.replace(w, image=image)
+    elif w.image:  # the one reference parser, before the cluster is read
+        from xcli.image import reference
+
+        reference.parse(w.image, what="--docker-image")
     creation = kind.plan_create(ctx, w)
     plan, handlers = creation.plan, creation.handlers
     if req.image is not None:
@@ -174,11 +178,18 @@ def logs(
 ) -> Iterator[LogLine]:
     """The kind's log lines; the goodput marks (xcli's own protocol, most lines of a long run)
     only with `show_marks`. xcli's notes about a worker are always kept."""
+    if since is not None:  # before the cluster is reached (issue 37: checks before the network)
+        from xcli.spec import check_duration
+
+        check_duration(since, "--since", 1, LONGEST_SINCE)
     kind, ctx = _open(deps, target)
     lines = kind.logs(ctx, target.cluster, name, selection, follow, since)
     if show_marks:
         return lines
     return (line for line in lines if line.note or MARK not in line.text)
+
+
+LONGEST_SINCE = 365 * 86400  # Kubernetes' sinceSeconds is an int64; no node keeps a year of logs
 
 
 def wait(
@@ -255,7 +266,9 @@ def check_namespace(value: str) -> str:
     starting and ending with a letter or digit, at most 63 characters;
     https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#dns-label-names).
     """
-    if re.fullmatch(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?", value):
+    from xcli.spec import is_k8s_name  # the one rule for Kubernetes names
+
+    if is_k8s_name(value, "label"):
         return value
     suggestion = re.sub(r"[^a-z0-9-]+", "-", value.lower()).strip("-")[:63].rstrip("-")
     raise UserError(

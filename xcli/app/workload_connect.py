@@ -37,6 +37,17 @@ def backend_target(port: int) -> str:
     return f"grpc://127.0.0.1:{port}"
 
 
+def check(req: ConnectRequest, deps: Deps) -> None:
+    """What the live run checks before it reads anything, and the dry-run too: a provider that
+    runs Pathways, a namespace by Kubernetes' rule, a local port that is free."""
+    from xcli.app.workload import check_namespace, kind_entry
+    from xcli.workload.pathways.connect import reserve
+
+    kind_entry(deps, req.target.provider, "pathways")  # refuses a provider without Pathways
+    check_namespace(req.target.namespace)
+    reserve(req.local_port).close()
+
+
 def preview(req: ConnectRequest) -> list[str]:
     """What a live run opens (--dry-run): nothing is read, so the pod is named by pattern."""
     from xcli.workload.pathways.jobset import HEAD, PROXY_PORT
@@ -75,14 +86,33 @@ def connect(
     stop: threading.Event,
 ) -> None:
     """Forward 127.0.0.1:`local_port` to the head pod's proxy until `stop` is set."""
+    from xcli.app.workload import check_namespace, kind_entry
+    from xcli.workload.pathways.connect import reserve
+
+    target = req.target
+    kind_entry(deps, target.provider, "pathways")  # refuses a provider without Pathways
+    check_namespace(target.namespace)
+    listener = reserve(req.local_port)  # before the first request: a port in use comes first
+    try:
+        _forward(req, deps, ready, stop, listener)
+    except BaseException:
+        listener.close()
+        raise
+
+
+def _forward(
+    req: ConnectRequest,
+    deps: Deps,
+    ready: Callable[[str], None],
+    stop: threading.Event,
+    listener: Any,
+) -> None:
     from xcli.app.where import ref_for
-    from xcli.app.workload import kind_entry
     from xcli.app.workload_facts import cluster_live
     from xcli.workload.jobset.live import get_jobset, pods_of
     from xcli.workload.pathways.connect import Waiting, forward
 
     target = req.target
-    kind_entry(deps, target.provider, "pathways")  # refuses a provider without Pathways
     live = cluster_live(deps)
     ref = ref_for(deps.registry, target.cluster, target.provider, target.where)
     jobset = get_jobset(live, ref, req.name, target.namespace)
@@ -109,4 +139,5 @@ def connect(
         waiting,
         lambda port: ready(backend_target(port)),
         stop,
+        listener,
     )

@@ -21,6 +21,7 @@ from xcli.errors import UserError
 from xcli.image import build as image_build
 from xcli.plan.model import Plan
 from xcli.plan.steps import K8sApply
+from xcli.user_files import expand_home
 
 if TYPE_CHECKING:
     from xcli.app.deps import Deps
@@ -56,7 +57,7 @@ def destination(flags: ImageFlags, project: Callable[[], str], zone: Callable[[]
 
 def request_for(flags: ImageFlags, repository: str, platform: str) -> image_build.BuildRequest:
     return image_build.BuildRequest(
-        flags.script_dir.expanduser(),
+        expand_home(flags.script_dir, "--script-dir"),
         flags.base or image_build.DEFAULT_BASE,
         platform,
         repository,
@@ -75,7 +76,7 @@ def planned(flags: ImageFlags, project: Callable[[], str], zone: Callable[[], st
     from xcli.image import reference
 
     reference.parse(flags.base or "", what="--base-docker-image")
-    folder = flags.script_dir.expanduser()
+    folder = expand_home(flags.script_dir, "--script-dir")
     if not folder.is_dir():
         raise UserError(
             f"--script-dir {flags.script_dir} is not a folder",
@@ -102,8 +103,12 @@ def finish(
         return plan, handlers
     repository = image.split("@", 1)[0].rsplit("/", 1)[0]
     request = request_for(flags, repository, platform_of(plan))
-    deps.say(f"packing {request.script_dir} for {request.platform}")
-    built = image_build.prepare(request, Store(paths.image_cache_dir()), _every(2.0, deps.say))
+    built = image_build.prepare(
+        request,
+        Store(paths.image_cache_dir()),
+        _every(2.0, deps.say),
+        packing=lambda: deps.say(f"packing {request.script_dir} for {request.platform}"),
+    )
     packed = sum(x.size for x in built.layers)
     deps.say(
         f"packed {len(built.context.entries)} paths ({built.context.total_bytes / 1e6:.1f} MB) "

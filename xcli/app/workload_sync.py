@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from xcli.errors import CloudError
 from xcli.image import sync
+from xcli.user_files import expand_home
 
 if TYPE_CHECKING:
     from xcli.app.deps import Deps, Location
@@ -32,7 +33,7 @@ def prepare(script_dir: Path, cluster: str, deps: Deps) -> sync.ScriptSync:
     from xcli.image.layers import Store
 
     store = Store(paths.image_cache_dir())
-    ctx = context.scan(script_dir.expanduser())
+    ctx = context.scan(expand_home(script_dir, "--script-dir"))
     layers = tuple(store.build(ctx))
     deps.say(
         f"packed {script_dir} ({ctx.total_bytes / 1e6:.1f} MB) into {len(layers)} layer(s) "

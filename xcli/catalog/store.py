@@ -167,6 +167,16 @@ def lookup(name: str) -> Accelerator:
             if name.strip().isprintable() and name.strip()
             else "`xcli catalog list` shows every name",
         )
+    if not name.isascii():  # int() reads full-width and other digits as 0-9: refuse them
+        import unicodedata
+
+        plain = unicodedata.normalize("NFKC", name)
+        raise NotFoundError(
+            f"accelerator name {name!r} has characters other than ASCII letters and digits",
+            hint=f"write it in ASCII, e.g. {plain!r}"
+            if plain.isascii()
+            else "`xcli catalog list` shows every name",
+        )
     text = name.lower()
     gpu = _GPU_NAME.match(text)
     if gpu and gpu["type"] in _data()["gpus"]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import click
 
+from xcli import formats
 from xcli.cli import complete
 from xcli.cli.common import Common, common_options
 
@@ -39,6 +40,9 @@ from xcli.cli.common import Common, common_options
 @click.option(
     "--pathways-cpu-machine-type",
     metavar="TYPE",
+    callback=formats.flag_callback(
+        lambda v: formats.machine_type(v, "--pathways-cpu-machine-type")
+    ),
     help="Machine type of the Pathways head pool (default n2-standard-64; at least 49 vCPUs "
     "and 238592 MB).",
 )

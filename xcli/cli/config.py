@@ -34,10 +34,15 @@ def set_(key: str, value: str, common: Common) -> None:
     settings.read_user_config()  # a broken file is reported before anything else
     settings.check_value(key, value)
     if common.dry_run:
-        click.echo(f"would set {key} = {value} in {paths.config_file()}")
-        return
-    path = settings.set_user_value(key, value)
-    click.echo(f"{key} = {value} (saved in {path})")
+        path, done = paths.config_file(), False
+    else:
+        path, done = settings.set_user_value(key, value), True
+    if common.output != "text":  # --output is not dropped without a word (issue 37)
+        emit(common.output, {"key": key, "value": value, "file": str(path), "saved": done})
+    elif done:
+        click.echo(f"{key} = {value} (saved in {path})")
+    else:
+        click.echo(f"would set {key} = {value} in {path}")
 
 
 @config.command("get")

@@ -15,7 +15,7 @@ import sys
 
 import click
 
-from xcli.errors import InternalError, Interrupted, XcliError
+from xcli.errors import InputErrors, InternalError, Interrupted, XcliError
 
 
 def say_error(message: str, hint: str = "") -> None:
@@ -67,6 +67,10 @@ def run_guarded(
         return 130
     except InternalError as exc:
         return _bug(exc, debug)
+    except InputErrors as exc:
+        for message, hint in exc.problems:
+            say_error(message, hint)
+        return exc.exit_code
     except XcliError as exc:
         if debug:
             import traceback

@@ -55,11 +55,13 @@ class LazyGroup(click.Group):
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         # XPK's names, before click parses (and guesses at) them: see cli/xpk_names.py.
         if ctx.parent is None and not ctx.resilient_parsing and args:
+            from xcli.cli.line_checks import check_line
             from xcli.cli.xpk_names import translate
             from xcli.formats import ascii_numbers
 
             ascii_numbers(args)
             args = translate(self, ctx, args)
+            check_line(self, ctx, args)
         return super().parse_args(ctx, args)
 
     def invoke(self, ctx: click.Context) -> Any:

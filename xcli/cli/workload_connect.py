@@ -66,7 +66,8 @@ def connect(
     seconds = parse_duration(timeout, "--timeout")
     where = target(common, cluster, provider, namespace)
     req = use.ConnectRequest(where, chosen, local_port, float(seconds))
-    if common.dry_run:
+    if common.dry_run:  # the live run's checks first (issue 37: dry-run equal to live)
+        use.check(req, deps(common))
         for line in use.preview(req):
             click.echo(line)
         return 0

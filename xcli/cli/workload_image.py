@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from xcli.errors import UserError
+from xcli.errors import InputErrors, UserError
+from xcli.spec import k8s_name
 
 if TYPE_CHECKING:
     from xcli.app.workload_image import ImageFlags
@@ -59,6 +60,44 @@ OPTIONS: list[Callable[[Any], Any]] = [
 ]
 
 
+def _refuse_dropped(
+    provider: str,
+    building: bool,
+    builds_in_a_pod: bool,
+    repository: str | None,
+    name: str | None,
+    secret: str | None,
+) -> None:
+    """The image flags that would be dropped without a word (issue 37), all in one error."""
+    problems: list[tuple[str, str]] = []
+    if repository is not None and not building:
+        problems.append(
+            (
+                "--image-repository is where a built image is pushed, and nothing is built",
+                "build with --base-docker-image and --script-dir instead of --docker-image, "
+                "or drop --image-repository",
+            )
+        )
+    pod_only = (("--docker-name", name), ("--docker-image-pull-secret", secret))
+    for flag, value in pod_only if not builds_in_a_pod else ():
+        if value is not None:
+            problems.append(
+                (
+                    f"{flag} applies to a Kubernetes pod's container; --provider {provider} "
+                    "runs none",
+                    f"drop {flag}",
+                )
+            )
+    names = (("--docker-name", name, "label"), ("--docker-image-pull-secret", secret, "subdomain"))
+    for flag, value, form in names if builds_in_a_pod else ():
+        try:
+            k8s_name(value, flag, form) if value is not None else None
+        except UserError as exc:
+            problems.append((exc.message, exc.hint))
+    if problems:
+        raise InputErrors(problems)
+
+
 def image_flags(
     flags: dict[str, Any], builds_in_a_pod: bool, plain_process: bool = True
 ) -> ImageFlags | None:
@@ -81,6 +120,12 @@ def image_flags(
             "no container to build an image for",
             hint="leave out --base-docker-image: --script-dir DIR alone copies DIR to every "
             "worker and runs the command in it",
+        )
+    _refuse_dropped(flags["provider"], building, builds_in_a_pod, repository, name, secret)
+    if verbose and script_dir is None and not building:
+        raise UserError(
+            "--verbose lists what .dockerignore leaves out of --script-dir, which is not given",
+            hint="add --script-dir DIR, or drop --verbose",
         )
     if not builds_in_a_pod:
         if script_dir is None:

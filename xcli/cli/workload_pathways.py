@@ -45,8 +45,9 @@ OPTIONS: list[Callable[[Any], Any]] = [
     click.option(
         "--max-slice-restarts",
         type=click.IntRange(1, 1000),
-        default=1,
-        help="With --elastic-slices: restarts of each slice's hosts before the workload fails.",
+        default=None,
+        help="With --elastic-slices: restarts of each slice's hosts before the workload fails "
+        "[default: 1].",
     ),
 ]
 
@@ -57,7 +58,9 @@ def options_from(flags: dict[str, Any]) -> PathwaysOptions | None:
     """The Pathways options, or None without --pathways (its flags then refused)."""
     if not flags.pop("pathways", False):
         given = [f for f in _ONLY_WITH if flags.get(f)]
-        given += [f for f, d in (("elastic_slices", 0), ("max_slice_restarts", 1)) if flags[f] != d]
+        given += [
+            f for f, d in (("elastic_slices", 0), ("max_slice_restarts", None)) if flags[f] != d
+        ]
         if given:
             name = "--" + given[0].replace("_", "-")
             raise UserError(
@@ -66,12 +69,18 @@ def options_from(flags: dict[str, Any]) -> PathwaysOptions | None:
         for f in (*_ONLY_WITH, "elastic_slices", "max_slice_restarts"):
             flags.pop(f, None)
         return None
+    restarts = flags.pop("max_slice_restarts")
+    if restarts is not None and not flags["elastic_slices"]:  # it would be dropped silently
+        raise UserError(
+            "--max-slice-restarts applies only with --elastic-slices",
+            hint="add --elastic-slices N, or drop --max-slice-restarts",
+        )
     found = PathwaysOptions(
         gcs_location=flags.pop("pathways_gcs_location"),
         version=flags.pop("pathways_version"),
         headless=flags.pop("headless"),
         elastic_slices=flags.pop("elastic_slices"),
-        max_slice_restarts=flags.pop("max_slice_restarts"),
+        max_slice_restarts=1 if restarts is None else restarts,
     )
     if found.headless and flags.get("command"):
         raise UserError(

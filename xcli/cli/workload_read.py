@@ -224,11 +224,21 @@ def logs(
     return view.log_lines(common.output, lines)
 
 
+WAIT_BOUND = "7d"  # as long as flex-start capacity is kept at most (--max-run-duration)
+
+
 @click.command("wait")
 @workload_argument
 @cluster_option
 @provider_option
-@click.option("--timeout", metavar="D", help="Give up after D (e.g. 30m, 6h); default: never.")
+@click.option(
+    "--timeout",
+    metavar="D",
+    default=WAIT_BOUND,
+    show_default=True,
+    help="Give up after D (e.g. 30m, 6h; at most 365d). Every wait has a bound, so a CI job "
+    "never hangs: pass a longer one for a longer run.",
+)
 @namespace_option
 @read_options
 def wait(
@@ -237,7 +247,7 @@ def wait(
     workload_flag: str | None,
     cluster: str,
     provider: str,
-    timeout: str | None,
+    timeout: str,
     namespace: str,
 ) -> int:
     """Wait until a workload finishes, for scripts and CI.
@@ -253,10 +263,10 @@ def wait(
     from xcli.app import workload as use
     from xcli.cli import workload_view as view
     from xcli.cli.wiring import deps
-    from xcli.spec import parse_duration
+    from xcli.spec import check_duration
 
     name = str(workload_name(name, workload_flag))
-    seconds = parse_duration(timeout, "--timeout") if timeout else None
+    seconds = check_duration(timeout, "--timeout", 1, 365 * 86400)
     check_names(cluster, name)
     where = target(common, cluster, provider, namespace)
     return view.outcome(common.output, use.wait(where, name, timeout, seconds, deps(common)))

@@ -83,11 +83,16 @@ def prepare(
     store: Store,
     progress: Callable[[int], None] | None = None,
     max_bytes: int = folder.MAX_BYTES,
+    packing: Callable[[], None] | None = None,
 ) -> Build:
-    """Check every input, pack the folder, and plan the push. No network."""
+    """Check every input, pack the folder, and plan the push. No network. `packing` is called
+    once every check has passed, just before the (slow) packing starts, so a refusal comes
+    first and alone."""
     base = reference.parse(request.base, what="--base-docker-image")
     dest = target(request)
     context = folder.scan(request.script_dir, max_bytes=max_bytes)
+    if packing is not None:
+        packing()
     layers = tuple(store.build(context, progress))
     steps: list[Step] = []
     ar = _ar_repository(dest)

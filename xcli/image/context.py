@@ -55,7 +55,7 @@ def scan(root: Path, *, max_bytes: int = MAX_BYTES) -> Context:
         raise UserError(f"script folder {root} {what}", hint="pass --script-dir DIR")
     if not os.access(root, os.R_OK | os.X_OK):
         raise UserError(f"script folder {root} is not readable", hint="check its permissions")
-    patterns = ignore.parse(_read_ignore(root))
+    patterns = ignore.parse(_read_ignore(root), where=str(root / ".dockerignore"))
     keep_walking = any(p.exception for p in patterns)
     entries: list[Entry] = []
     left_out: list[str] = []
@@ -99,7 +99,13 @@ def _walk(
         st = os.lstat(full)
         out = ignore.excluded(path, patterns)
         if out:
-            left_out.append(path)
+            left_out.append(printable(path))
+        elif printable(name) != name:
+            raise UserError(
+                f"{folder / printable(name)}: the name is not UTF-8, which an image's file "
+                "names must be",
+                hint="rename it with a UTF-8 name, or leave out its folder in .dockerignore",
+            )
         if stat.S_ISDIR(st.st_mode):
             if not out:
                 if not os.access(full, os.R_OK | os.X_OK):
@@ -109,6 +115,12 @@ def _walk(
                 _walk(root, path, patterns, keep_walking, entries, left_out)
         elif not out:
             entries.append(_entry(root, path, full, st))
+
+
+def printable(text: str) -> str:
+    """A name as UTF-8 text: bytes that are not UTF-8 (os.listdir keeps them as surrogates,
+    PEP 383) become U+FFFD, so the name can be printed or written into a tar header."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def _entry(root: Path, path: str, full: Path, st: os.stat_result) -> Entry:

@@ -1,11 +1,17 @@
 """Image references: `[host[:port]/]name[:tag][@digest]`, as Docker and the OCI distribution
 spec write them.
 
-Rules followed (google/go-containerregistry `pkg/name`, commit 3f4ff3ca60f5, files
-`registry.go`, `repository.go`, `tag.go`, `digest.go`; opencontainers/distribution-spec
-`spec.md` at 967efdc079b9, "Pulling manifests"): the first component is a host when it holds a
-`.` or `:` or is `localhost`; no host means Docker Hub (`index.docker.io`, official images under
-`library/`); `docker.io` is written `index.docker.io`, whose API host is `registry-1.docker.io`;
+The one parser of references in xcli: --docker-image, --base-docker-image, --image-repository
+and `cluster preload-image` all go through `parse`.
+
+Rules followed (the grammar of github.com/distribution/reference at commit a3fb7846,
+`reference.go`'s package comment and `regexp.go`: domain components, port, path components,
+tag, digest, 255 characters of name; google/go-containerregistry `pkg/name`, commit
+3f4ff3ca60f5, files `registry.go`, `repository.go`, `tag.go`, `digest.go`;
+opencontainers/distribution-spec `spec.md` at 967efdc079b9, "Pulling manifests"): the first
+component is a host when it holds a `.` or `:` or is `localhost`; no host means Docker Hub
+(`index.docker.io`, official images under `library/`); `docker.io` is written
+`index.docker.io`, whose API host is `registry-1.docker.io`;
 the name matches `[a-z0-9]+((\\.|_|__|-+)[a-z0-9]+)*(/...)*`, a tag
 `[a-zA-Z0-9_][a-zA-Z0-9._-]{0,127}`, a digest `sha256:` and 64 lowercase hex digits; the
 scheme is http only for loopback hosts (`localhost`, `127.0.0.1`, `[::1]`).
@@ -24,7 +30,11 @@ _COMPONENT = r"[a-z0-9]+(?:(?:\.|_|__|-+)[a-z0-9]+)*"
 _NAME = re.compile(rf"^{_COMPONENT}(?:/{_COMPONENT})*$")
 _TAG = re.compile(r"^[a-zA-Z0-9_][a-zA-Z0-9._-]{0,127}$")
 _DIGEST = re.compile(r"^sha256:[a-f0-9]{64}$")
-_HOST = re.compile(r"^(?:[a-zA-Z0-9.-]+|\[[0-9a-fA-F:]+\])(?::[0-9]{1,5})?$")
+# distribution/reference (a3fb7846) `domainComponent` `(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*
+# [a-zA-Z0-9])` joined by '.', or an IPv6 address in brackets, then an optional `:port`
+_LABEL = r"(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])"
+_HOST = re.compile(rf"^(?:{_LABEL}(?:\.{_LABEL})*|\[[0-9a-fA-F:]+\])(?::([0-9]+))?$")
+_WHITESPACE = re.compile(r"[\s\x00-\x1f\x7f]")
 _HINT = (
     "write it as [HOST[:PORT]/]NAME[:TAG][@sha256:DIGEST] with a lowercase NAME, e.g. "
     "python:3.10 or us-docker.pkg.dev/PROJECT/REPO/IMAGE:TAG"
@@ -77,9 +87,11 @@ def parse(text: str, *, what: str = "image") -> ImageRef:
     def bad(why: str) -> UserError:
         return UserError(f"invalid {what} reference {text!r}: {why}", hint=_HINT)
 
-    rest, digest = text.strip(), ""
+    rest, digest = text, ""
     if not rest:
         raise bad("it is empty")
+    if _WHITESPACE.search(rest):  # "img\n" is not "img": nothing is trimmed
+        raise bad("it holds whitespace or control characters")
     if "@" in rest:
         rest, digest = rest.split("@", 1)
         if not _DIGEST.match(digest):
@@ -88,8 +100,11 @@ def parse(text: str, *, what: str = "image") -> ImageRef:
     first, _, remainder = rest.partition("/")
     if remainder and ("." in first or ":" in first or first == "localhost"):
         host, path = first, remainder
-        if not _HOST.match(host):
+        found = _HOST.match(host)
+        if not found:
             raise bad(f"{host!r} is not a host[:port]")
+        if found.group(1) is not None and not 0 < int(found.group(1)) <= 65535:
+            raise bad(f"the port {found.group(1)} is not 1-65535")
     tag = ""
     if ":" in path.rsplit("/", 1)[-1]:
         path, tag = path.rsplit(":", 1)

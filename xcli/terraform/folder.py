@@ -9,7 +9,6 @@ xcli's own shipped files.
 from __future__ import annotations
 
 import json
-import re
 import shlex
 from dataclasses import asdict
 from typing import Any
@@ -25,19 +24,17 @@ RECORD = "xcli.json"
 RECORD_FORMAT = "xcli.terraform/v1"
 PLAN_FILE = "tfplan"
 _ROOT_TEMPLATES = ("versions.tf", "providers.tf", "main.tf", "variables.tf", "outputs.tf")
-_BUCKET = re.compile(r"^[a-z0-9][a-z0-9._-]{1,61}[a-z0-9]$")
 _GITIGNORE = "\n".join([".terraform/", "tfplan", "terraform.tfstate", "*.tfstate.backup", ""])
 
 
 def check_state_bucket(value: str) -> str:
     """A Cloud Storage bucket name (gs:// accepted), checked before anything is written."""
-    name = value.removeprefix("gs://").rstrip("/")
-    if not _BUCKET.match(name) or ".." in name:
-        raise UserError(
-            f"--state-bucket {value!r} is not a Cloud Storage bucket name",
-            hint="3-63 lowercase letters, digits, dashes, underscores and dots, e.g. my-tf-state",
-        )
-    return name
+    from xcli.plan.storage_types.gcsfuse import bucket_name  # every bucket flag's rule
+
+    try:
+        return bucket_name(value, new=True)
+    except UserError as exc:
+        raise UserError(f"--state-bucket {value!r}: {exc.message}", hint=exc.hint) from None
 
 
 def state_backend(spec: ClusterSpec) -> dict[str, str] | None:

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 from xcli.errors import ConfigError, NotFoundError, UserError
 from xcli.plan.storage import Storage, mount_point_problem, mounts_collide
+from xcli.plan.storage_types.gcsfuse import gcs_location
 from xcli.workload.spec import WorkloadSpec
 
 CHECKPOINT_ENV = "XCLI_CHECKPOINT_DIR"
@@ -34,7 +35,6 @@ CHECKPOINT_ENV = "XCLI_CHECKPOINT_DIR"
 # starting and ending with a letter or digit (https://cloud.google.com/storage/docs/buckets).
 # an existing bucket: its characters only (as `storage attach` checks one); Cloud Storage has
 # judged the length of a bucket that exists, and `storage create` checks every naming rule
-_BUCKET = re.compile(r"^[a-z0-9]([a-z0-9._-]{0,220}[a-z0-9])?$")
 _NAME = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
 
 
@@ -126,14 +126,7 @@ def check_form(value: str, flag: str) -> str:
             hint="Cloud Storage object names are at most 1,024 bytes; use a shorter path",
         )
     if value.startswith("gs://"):
-        parts = value[5:].split("/")
-        if not _BUCKET.match(parts[0]) or ".." in parts:
-            raise UserError(
-                f"{flag} {value!r} is not gs://BUCKET/PATH",
-                hint="bucket names are lowercase letters, digits, '-', '_' or '.', starting and "
-                "ending with a letter or digit",
-            )
-        return value.rstrip("/") if len(parts) > 1 else value
+        return gcs_location(value, flag)  # every gs:// flag's rule
     if not posixpath.isabs(value):
         raise UserError(
             f"{flag} {value!r} is neither gs://BUCKET/PATH nor an absolute path",

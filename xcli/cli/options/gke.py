@@ -59,6 +59,9 @@ OPTIONS: list[Callable[[Any], Any]] = [
     click.option(
         "--pathways-cpu-machine-type",
         metavar="TYPE",
+        callback=formats.flag_callback(
+            lambda v: formats.machine_type(v, "--pathways-cpu-machine-type")
+        ),
         help="Machine type of the Pathways head pool; it must have at least 49 vCPUs and "
         "238592 MB (gke; default n2-standard-64, as XPK).",
     ),

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from xcli.errors import CloudError
+from xcli.errors import CloudError, UserError
 
 if TYPE_CHECKING:
     from wsproto import WSConnection
@@ -241,6 +241,24 @@ def relay(local: socket.socket, tunnel: Tunnel, stop: threading.Event) -> None:
         local.close()
 
 
+def listen(local_port: int) -> socket.socket:
+    """A socket listening on 127.0.0.1:`local_port` (0: any free port); a port in use is one
+    error, said before anything is read from the cluster."""
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        listener.bind(("127.0.0.1", local_port))
+    except OSError as exc:
+        listener.close()
+        raise UserError(
+            f"cannot listen on 127.0.0.1:{local_port}: {exc.strerror}",
+            hint="choose another --local-port, or 0 for any free port",
+        ) from None
+    listener.listen(8)
+    listener.settimeout(_TICK)
+    return listener
+
+
 class Forwarder:
     """Listens on 127.0.0.1:`local_port` (0: any free port); each connection gets a tunnel."""
 
@@ -250,22 +268,12 @@ class Forwarder:
         local_port: int = 0,
         open_tunnel: Callable[[Target], Any] = Tunnel,
         warn: Callable[[str], None] | None = None,
+        listener: socket.socket | None = None,
     ) -> None:
         self.target = target
         self._open = open_tunnel
         self._warn = warn  # hears why a connection could not be forwarded
-        self.listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            self.listener.bind(("127.0.0.1", local_port))
-        except OSError as exc:
-            self.listener.close()
-            raise CloudError(
-                f"cannot listen on 127.0.0.1:{local_port}: {exc.strerror}",
-                hint="choose another --local-port, or 0 for any free port",
-            ) from None
-        self.listener.listen(8)
-        self.listener.settimeout(_TICK)
+        self.listener = listener if listener is not None else listen(local_port)
         self.port: int = self.listener.getsockname()[1]
 
     def serve(self, stop: threading.Event) -> None:

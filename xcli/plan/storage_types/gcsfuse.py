@@ -181,4 +181,28 @@ def bucket_name(name: str, *, new: bool) -> str:
     raise bad("may not be an IP address")
 
 
+def gcs_location(value: str, flag: str) -> str:
+    """`gs://BUCKET[/PATH]`, the one rule of every gs:// flag: the bucket by Google's naming rules
+    (`bucket_name`, https://cloud.google.com/storage/docs/buckets#naming), the path without
+    `.` or `..` segments, control characters or more than 1,024 bytes
+    (https://cloud.google.com/storage/docs/objects#naming). Returned without a trailing '/'."""
+    example = f"e.g. {flag} gs://my-bucket/path"
+    if not value.startswith("gs://"):
+        raise UserError(f"{flag} {value[:80]!r} is not a gs:// location", hint=example)
+    bucket, _, path = value[5:].partition("/")
+    try:
+        bucket_name(bucket, new=True)
+    except UserError as exc:
+        raise UserError(f"{flag} {value[:80]!r}: {exc.message}", hint=exc.hint) from None
+    if any(ord(c) < 32 or ord(c) == 127 for c in path) or len(path.encode()) > 1024:
+        raise UserError(
+            f"{flag} {value[:80]!r}: the object path has a control character or is over "
+            "1,024 bytes",
+            hint=example,
+        )
+    if any(part in (".", "..") for part in path.rstrip("/").split("/") if path):
+        raise UserError(f"{flag} {value[:80]!r}: the path has a '.' or '..' part", hint=example)
+    return value.rstrip("/") if path else value
+
+
 GCSFUSE = Gcsfuse()

@@ -202,6 +202,8 @@ def _pool_steps(
     spec: ClusterSpec, seen: GkeObserved, after: tuple[str, ...], notes: list[str]
 ) -> list[Step]:
     force = spec.force
+    if force and not seen.pools:  # issue 37: no flag is dropped without a word
+        notes.append(f"--force: cluster {spec.name} has no node pool yet, so none is replaced")
     steps: list[Step] = []
     for index in range(gke.pool_count(spec)):
         name = gke.pool_name(spec.name, index)
@@ -333,6 +335,8 @@ def plan_create(
         f"{spec.capacity.kind})"
     )
     limit = gke_opts.of(spec).parallelism
+    if gke_opts.of(spec).pool_parallelism:  # the lane limit is not a step: say it (issue 37)
+        notes.append(f"node pools are created at most {limit} at a time (--pool-parallelism)")
     return Plan(
         title,
         tuple(steps),

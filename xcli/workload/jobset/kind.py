@@ -72,6 +72,9 @@ class JobSetKind:
         plan = plan_workload_create(spec, meta, existing, cluster)
         plan = add_to_plan(plan, mounts.storages, mounts.notes)
         plan = replace(plan, links=_links(ctx, spec))
+        if request.detach:  # issue 37: no flag is dropped without a word
+            note = "--detach changes nothing here: a JobSet always runs detached"
+            plan = replace(plan, notes=(*plan.notes, note))
         where = f"{spec.name} --cluster {spec.cluster}{_ns_flag(ctx)}"
         return Creation(
             plan,

@@ -3,6 +3,7 @@ the Kubernetes API (xcli/gateways/kube/portforward.py), once the proxy serves.""
 
 from __future__ import annotations
 
+import socket
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -27,6 +28,13 @@ class Waiting:
     warn: Callable[[str], None] | None = None  # hears a connection that could not be forwarded
 
 
+def reserve(local_port: int) -> socket.socket:
+    """The local port, listened on before the cluster is read: a port in use is said first."""
+    from xcli.gateways.kube.portforward import listen
+
+    return listen(local_port)
+
+
 def forward(
     api: KubeApi,
     namespace: str,
@@ -35,13 +43,15 @@ def forward(
     waiting: Waiting,
     ready: Callable[[int], None],
     stop: threading.Event,
+    listener: socket.socket | None = None,
 ) -> None:
-    """Listen on 127.0.0.1:`local_port`, wait until the proxy accepts a connection, call
-    `ready` with the port listened on, and forward until `stop` is set."""
+    """Listen on 127.0.0.1:`local_port` (or on `listener`, from `reserve`), wait until the proxy
+    accepts a connection, call `ready` with the port listened on, and forward until `stop` is
+    set."""
     from xcli.gateways.kube.portforward import Forwarder
 
     stream = api.stream_target(namespace, pod, PROXY_PORT)
-    forwarder = Forwarder(stream, local_port, warn=waiting.warn)
+    forwarder = Forwarder(stream, local_port, warn=waiting.warn, listener=listener)
     try:
         _wait_serving(stream, waiting, stop)
         if stop.is_set():

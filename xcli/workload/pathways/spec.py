@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from xcli.catalog.model import Accelerator
 from xcli.errors import UserError
+from xcli.plan.storage_types.gcsfuse import gcs_location
 
 MAX_NAME = 22  # DOCS pathways-interactive-mode
 IMAGE_REPO = "us-docker.pkg.dev/cloud-tpu-v2-images/pathways"  # XPK and PJ defaults
@@ -26,7 +27,6 @@ IMAGE_REPO = "us-docker.pkg.dev/cloud-tpu-v2-images/pathways"  # XPK and PJ defa
 # pathways-utils' service deploy script pins (PU, `server:jax-0.9.0`). Printed by the plan.
 DEFAULT_VERSION = "jax-0.9.0"
 _TAG = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$")  # OCI distribution spec tag grammar
-_GCS = re.compile(r"^gs://[a-z0-9][a-z0-9._-]{1,220}[a-z0-9](/[^\s]*)?$")
 
 # `--instance_type=<version>:<topology>` of the resource manager: XPK's pathways_tpu_version
 # (src/xpk/core/system_characteristics.py), by GKE machine type (PJ MachineTypeToTPUVersionMap
@@ -114,11 +114,7 @@ def check(spec: PathwaysSpec) -> None:
             f"--pathways-version {spec.version!r} is not an image tag",
             hint=f"pass a tag of {IMAGE_REPO}/server, e.g. {DEFAULT_VERSION}",
         )
-    if not _GCS.match(spec.gcs_location):
-        raise UserError(
-            f"--pathways-gcs-location {spec.gcs_location!r} is not a gs:// location",
-            hint="pass gs://BUCKET/PATH in a bucket of your project",
-        )
+    gcs_location(spec.gcs_location, "--pathways-gcs-location")  # every gs:// flag's rule
     if not 0 <= spec.elastic_slices < spec.num_slices:
         raise UserError(
             f"--elastic-slices {spec.elastic_slices} must be below the {spec.num_slices} "

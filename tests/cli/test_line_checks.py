@@ -1,0 +1,136 @@
+"""The command line's own rules (xcli/cli/line_checks.py): one mechanism for every option.
+
+Every option of every command that takes a value is walked from the click tree, so an option
+added tomorrow is covered by the same test without a row of its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import click
+import pytest
+
+from xcli.cli.errors import run_guarded
+from xcli.cli.main import cli
+
+P = ["--project", "my-proj-1", "--zone", "us-east5-b"]
+
+
+def _leaves(
+    group: click.Group, ctx: click.Context, path: list[str]
+) -> Iterator[tuple[list[str], click.Command]]:
+    for name in group.list_commands(ctx):
+        command = group.get_command(ctx, name)
+        assert command is not None, name
+        if isinstance(command, click.Group):
+            yield from _leaves(command, ctx, [*path, name])
+        else:
+            yield [*path, name], command
+
+
+def _value_options() -> list[tuple[list[str], str]]:
+    ctx = click.Context(cli)
+    found = []
+    for path, command in _leaves(cli, ctx, []):
+        for param in command.get_params(ctx):
+            if isinstance(param, click.Option) and not param.is_flag and not param.count:
+                found.append(
+                    (path, param.opts[-1] if param.opts[-1].startswith("--") else param.opts[0])
+                )
+    return found
+
+
+OPTIONS = _value_options()
+
+
+def test_the_walk_finds_the_options_of_every_command() -> None:
+    assert len(OPTIONS) > 150
+    assert (["workload", "delete"], "--older-than") in OPTIONS
+    assert (["workload", "create"], "--script-dir") in OPTIONS
+
+
+@pytest.mark.parametrize(
+    ("path", "option"), OPTIONS, ids=[f"{' '.join(p)} {o}" for p, o in OPTIONS]
+)
+def test_an_empty_value_is_refused_by_every_option(
+    path: list[str], option: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = run_guarded(cli, [*path, option, ""], debug=False, obj=None)
+    err = capsys.readouterr().err
+    assert code == 1, err
+    assert err.splitlines()[0] == f"error: {option} was given an empty value", err
+    assert err.splitlines()[1].startswith(f"hint: give {option} a value"), err
+
+
+def test_every_problem_of_a_line_is_reported_in_one_run(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 36: an XPK private-cluster recipe took 4 runs, one error each."""
+    argv = [
+        "cluster", "create", "--cluster", "c", "--tpu-type", "v5p-8", "--spot",
+        "--num-slices", "1_0", "--zone", "", "--output", "bogus", "--network", "Bad Net",
+        "--project", "my-proj-1", "--dry-run",
+    ]  # fmt: skip
+    code = run_guarded(cli, argv, debug=False)
+    out, err = capsys.readouterr()
+    assert (code, out) == (1, "")
+    lines = err.splitlines()
+    assert [line.split(" ")[0] for line in lines] == ["error:", "hint:"] * 4, err
+    assert lines[0] == "error: --num-slices '1_0' is not a number written with the digits 0-9"
+    assert lines[1] == "hint: write it as digits only, e.g. --num-slices 10"
+    assert lines[2] == "error: --zone was given an empty value"
+    assert "'bogus' is not one of 'text', 'json', 'yaml'" in lines[4]
+    assert lines[6] == "error: --network 'Bad Net' is not a valid value"
+
+
+def test_one_value_its_type_refuses_is_still_clicks_own_message(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code = run_guarded(cli, ["catalog", "list", "--output", "bogus"], debug=False)
+    assert code == 1
+    assert capsys.readouterr().err.startswith("error: Invalid value for '--output' / '-o'")
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--num-slices", "1_0"], "--num-slices '1_0' is not a number"),
+        (["--num-slices", "+1_0"], "--num-slices '+1_0' is not a number"),
+        (["--num-slices=1_0"], "--num-slices '1_0' is not a number"),
+    ],
+)
+def test_numbers_with_underscores_are_refused(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    line = ["cluster", "create", "--cluster", "c", "--tpu-type", "v5p-8", "--spot", *argv, *P]
+    assert run_guarded(cli, [*line, "--dry-run"], debug=False) == 1
+    assert (
+        capsys.readouterr().err.splitlines()[0] == f"error: {message} written with the digits 0-9"
+    )
+
+
+def test_a_plain_number_still_plans(capsys: pytest.CaptureFixture[str]) -> None:
+    line = ["cluster", "create", "--cluster", "c", "--tpu-type", "v5p-8", "--spot", *P]
+    assert run_guarded(cli, [*line, "--num-slices", "2", "--dry-run"], debug=False) == 0
+    assert "(v5p-8 x2, spot)" in capsys.readouterr().out
+
+
+def test_help_is_answered_whatever_else_the_line_holds(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_guarded(cli, ["workload", "delete", "--older-than", "", "--help"], debug=False) == 0
+    assert "Usage: xcli workload delete" in capsys.readouterr().out
+
+
+def test_values_after_a_double_dash_are_arguments(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_guarded(cli, ["config", "set", "--", "project", ""], debug=False) == 1
+    assert capsys.readouterr().err.startswith("error: VALUE was given an empty value")
+
+
+def test_cluster_creates_own_refusals_come_together(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 36: the flag checks of `cluster create` that do not depend on each other are all
+    reported in one run (errors.collect), not one per run."""
+    argv = ["cluster", "create", "--cluster", "c", "--tpu-type", "v5p-8", "--num-nodes", "2"]
+    code = run_guarded(cli, [*argv, *P, "--dry-run"], debug=False)
+    err = capsys.readouterr().err.splitlines()
+    assert code == 1
+    assert err[0] == "error: --num-nodes counts GPU VMs; v5p-8 is a TPU slice"
+    assert err[2] == "error: choose how to get capacity"
+    assert len(err) == 4
