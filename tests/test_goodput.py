@@ -78,3 +78,42 @@ def test_the_profiler_server_serves_on_that_port() -> None:
     )
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.split()[-1] == str(port)
+
+
+def test_arrive_marks_what_the_straggler_reader_reads() -> None:
+    from xcli.workload.stragglers.marks import arrive_step
+
+    out = io.StringIO()
+    goodput.arrive(7, out)
+    assert out.getvalue() == "XCLI_GOODPUT arrive=7\n"
+    assert arrive_step("[s1/w2] " + out.getvalue()) == 7
+    assert parse_marks(1.0, out.getvalue()) == []  # not a step mark for goodput
+    with pytest.raises(ValueError):
+        goodput.arrive(-1, out)
+
+
+@pytest.mark.parametrize(
+    ("knob", "worker", "step", "wait"),
+    [("s1/w2=0.15", "s1/w2", 3, 0.15), ("s1/w2=0.15", "s0/w2", 3, 0.0),
+     ("s0/w1=2@12", "s0/w1", 12, 2.0), ("s0/w1=2@12", "s0/w1", 11, 0.0),
+     ("s0/w0=0.1, s0/w1=0.2", "s0/w1", 0, 0.2), ("", "s0/w0", 0, 0.0)],
+)  # fmt: skip
+def test_the_slow_worker_knob(knob: str, worker: str, step: int, wait: float) -> None:
+    assert goodput.slow_delay(knob, worker, step) == wait
+
+
+@pytest.mark.parametrize("knob", ["s1/w2", "=0.1", "s1/w2=fast", "s1/w2=-1", "s1/w2=1@x"])
+def test_a_knob_that_does_not_parse_stops_the_drill(knob: str) -> None:
+    with pytest.raises(ValueError, match="XCLI_SLOW_WORKER"):
+        goodput.slow_delay(knob, "s1/w2", 0)
+
+
+def test_arrive_waits_on_the_named_worker_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    waits: list[float] = []
+    monkeypatch.setattr(goodput.time, "sleep", waits.append)  # time only, as the house allows
+    monkeypatch.setenv("XCLI_SLOW_WORKER", "s1/w2=0.15")
+    monkeypatch.setenv("XCLI_WORKER", "s1/w2")
+    goodput.arrive(1, io.StringIO())
+    monkeypatch.setenv("XCLI_WORKER", "s1/w1")
+    goodput.arrive(1, io.StringIO())
+    assert waits == [0.15]

@@ -150,8 +150,9 @@ def test_list_and_status_return_data_for_one_renderer(cluster: Cluster) -> None:
     assert report.data["name"] == "old" and report.data["state"] == "succeeded"
     reads = len(cluster.fake.requests)
     lazy = [b for b in report.text if isinstance(b, Lazy)]
-    assert len(lazy) == 1 and len(cluster.fake.requests) == reads  # not read until shown
+    assert len(lazy) == 2 and len(cluster.fake.requests) == reads  # not read until shown
     assert lazy[0].make().startswith("goodput")
+    assert lazy[1].make() == ""  # the straggler line: no arrival marks, no line
     assert report.text[-1] == "workers: no pods yet"  # no pods were added
     assert not any(isinstance(b, Table) for b in report.text)
     assert f"{JOBSETS}/old" in {r.url.path for r in cluster.fake.requests}

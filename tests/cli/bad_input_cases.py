@@ -1614,6 +1614,7 @@ def all_cases() -> list[Case]:
         *_usage(),
         *_teams(),
         *_goodput(),
+        *_stragglers(),
         *_network_test(),
         *_gpu_networks(),
         *_private_and_reservations(),
@@ -1702,6 +1703,29 @@ def _teams() -> list[Case]:
             ("cluster", "adapt", *P, "--cluster", "c", "--tpu-type", "v6e-7", "--dry-run"),
         ),
     ]
+
+
+def _stragglers() -> list[Case]:
+    """`workload stragglers` and `workload report` (issue 33): checked before any read."""
+    s = ("workload", "stragglers")
+    r = ("workload", "report", "t", *LOCAL, "--cluster", "c")
+    return [
+        Case("names/stragglers-upper", "names", (*s, "Train", "--cluster", "c", *P)),
+        Case("names/stragglers-unknown-local", "names", (*s, "nope", *LOCAL, "--cluster", "c")),
+        Case("counts/stragglers-window-1", "counts", (*s, "t", *LOCAL, "--cluster", "c",
+                                                      "--window", "1")),
+        Case("durations/stragglers-since-zero", "durations", (*s, "t", *LOCAL, "--cluster", "c",
+                                                             "--since", "0s")),
+        Case("durations/stragglers-since-empty", "durations", (*s, "t", *LOCAL, "--cluster",
+                                                              "c", "--since", "")),
+        Case("durations/stragglers-since-no-unit", "durations", (*s, "t", *LOCAL, "--cluster",
+                                                                "c", "--since", "30")),
+        Case("files/report-output-empty", "files", (*r, "--output-file", "")),
+        Case("files/report-output-folder", "files", (*r, "--output-file", "{cwd}")),
+        Case("files/report-output-no-folder", "files", (*r, "--output-file", "{cwd}/no/r.html")),
+        Case("counts/report-window-huge", "counts", (*r, "--output-file", "r.html", "--window",
+                                                     "1000001")),
+    ]  # fmt: skip
 
 
 def _goodput() -> list[Case]:

@@ -398,6 +398,10 @@ _ROWS: dict[str, Row] = {
     "workload delete --state": Refused("wd", ("--state", "failed"), "--state", drop=("t",)),
     "workload delete --older-than": Refused("wd", ("--older-than", "1d"), "--older-than"),
     "workload delete --namespace": Plan("wd", ("--namespace", "team-a")),
+    "workload create --show-marks": Unchecked(
+        "changes only the live output of a VM-style run, which a dry-run does not have "
+        "(tests/workload/stragglers/test_local_jax_e2e.py checks the stream hides the marks)"
+    ),
     "workload goodput --workload": Plan("gp", ("--workload", "u"), drop=("t",)),
     "workload goodput --cluster": Gap(
         "gp",
@@ -525,8 +529,16 @@ _NOT_YET = {
         "--cluster --provider --state --name-contains --namespace --project --zone --output --help"
     ),
     "workload logs": (
-        "--workload --cluster --provider --worker --slice --follow --since --namespace "
-        "--project --zone --output --help"
+        "--workload --cluster --provider --worker --slice --follow --since --show-marks "
+        "--namespace --project --zone --output --help"
+    ),
+    "workload stragglers": (
+        "--workload --cluster --provider --window --since --namespace --project --zone "
+        "--output --help"
+    ),
+    "workload report": (
+        "--workload --cluster --provider --output-file --window --since --namespace --project "
+        "--zone --output --help"
     ),
     "workload profile": (
         "--workload --cluster --provider --duration --hosts --port --log-dir --session "

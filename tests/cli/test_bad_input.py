@@ -76,6 +76,8 @@ def test_the_table_is_large_and_covers_every_command() -> None:
         "workload logs",
         "workload wait",
         "workload delete",
+        "workload stragglers",
+        "workload report",
         "ssh",
         "scp",
         "catalog show",

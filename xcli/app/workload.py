@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from xcli.workload.request import WorkloadRequest
 
 DEFAULT_NAMESPACE = "default"
+MARK = "XCLI_GOODPUT"  # the prefix of xcli.goodput's lines
 
 
 @dataclass(frozen=True)
@@ -164,13 +165,22 @@ def list_workloads(
 
 
 def status(target: Target, name: str, deps: Deps) -> Report:
+    """The kind's status, and in text one line when a chronic straggler exists (read only
+    when the text is shown: `--output json` reads no more than before)."""
+    from xcli.app.stragglers import status_line
+
     kind, ctx = _open(deps, target)
-    return kind.status(ctx, target.cluster, name)
+    report = kind.status(ctx, target.cluster, name)
+    return status_line(report, kind, ctx, target.cluster, name)
 
 
 def goodput(target: Target, name: str, deps: Deps) -> Report:
+    """The kind's goodput report, with the time lost to stragglers beside the badput."""
+    from xcli.app.stragglers import with_time_lost
+
     kind, ctx = _open(deps, target)
-    return kind.goodput(ctx, target.cluster, name)
+    report = kind.goodput(ctx, target.cluster, name)
+    return with_time_lost(report, kind, ctx, target.cluster, name)
 
 
 def logs(
@@ -180,13 +190,19 @@ def logs(
     follow: bool,
     since: str | None,
     deps: Deps,
+    show_marks: bool = False,
 ) -> Iterator[LogLine]:
+    """The kind's log lines; the goodput marks (xcli's own protocol, most lines of a long run)
+    only with `show_marks`. xcli's notes about a worker are always kept."""
     if since is not None:  # before the cluster is reached (issue 37: checks before the network)
         from xcli.spec import check_duration
 
         check_duration(since, "--since", 1, LONGEST_SINCE)
     kind, ctx = _open(deps, target)
-    return kind.logs(ctx, target.cluster, name, selection, follow, since)
+    lines = kind.logs(ctx, target.cluster, name, selection, follow, since)
+    if show_marks:
+        return lines
+    return (line for line in lines if line.note or MARK not in line.text)
 
 
 LONGEST_SINCE = 365 * 86400  # Kubernetes' sinceSeconds is an int64; no node keeps a year of logs
@@ -277,6 +293,11 @@ def check_namespace(value: str) -> str:
         "or digit)",
         hint=f"try --namespace {suggestion}" if suggestion else "e.g. --namespace team-a",
     )
+
+
+def open_kind(deps: Deps, target: Target) -> tuple[WorkloadKind, Context]:
+    """The kind and its context, for the use cases beside this module (app/stragglers.py)."""
+    return _open(deps, target)
 
 
 def _open(deps: Deps, target: Target) -> tuple[WorkloadKind, Context]:

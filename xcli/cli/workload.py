@@ -143,6 +143,12 @@ def _workload_options(func: Any) -> Any:
         namespace_option,
         scheduler_option,
         click.option(
+            "--show-marks",
+            is_flag=True,
+            help="queued-resource or local: also print the XCLI_GOODPUT progress lines in "
+            "the live output (they are always recorded; `workload logs --show-marks`).",
+        ),
+        click.option(
             "--detach",
             is_flag=True,
             help="queued-resource or local: run in the background and return at once "
@@ -333,8 +339,10 @@ def _add_commands() -> None:
     from xcli.cli.workload_delete import delete
     from xcli.cli.workload_profile import profile, stacks
     from xcli.cli.workload_read import goodput, list_workloads, logs, status, wait
+    from xcli.cli.workload_stragglers import report, stragglers
 
-    for command in (list_workloads, status, logs, wait, delete, goodput, connect, profile, stacks):
+    for command in (list_workloads, status, logs, wait, delete, goodput, connect, profile, stacks,
+                    stragglers, report):  # fmt: skip
         workload.add_command(command)
 
 

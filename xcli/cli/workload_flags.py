@@ -152,6 +152,7 @@ def request_from(flags: dict[str, Any]) -> WorkloadRequest:
         namespace=flags["namespace"],
         scheduler=flags.get("scheduler"),
         detach=flags["detach"],
+        show_marks=bool(flags.get("show_marks")),
         output_manifest_file=flags["output_manifest_file"],
         storage=tuple(flags.get("storage") or ()),
         compilation_cache=flags.get("compilation_cache"),

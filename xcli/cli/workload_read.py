@@ -195,6 +195,11 @@ def status(
 @click.option("--slice", "slice_", default="all", show_default=True, help="Slice index.")
 @click.option("--follow", "-f", is_flag=True, help="Keep printing until the workers end.")
 @click.option("--since", metavar="D", help="Only lines newer than D (90s, 10m, 2h).")
+@click.option(
+    "--show-marks",
+    is_flag=True,
+    help="Also print the XCLI_GOODPUT progress lines (xcli.goodput), hidden by default.",
+)
 @namespace_option
 @read_options
 def logs(
@@ -207,6 +212,7 @@ def logs(
     slice_: str,
     follow: bool,
     since: str | None,
+    show_marks: bool,
     namespace: str,
 ) -> int:
     """Print the workers' logs, each line prefixed like `xcli ssh`: [w3], or [s1/w3] when the
@@ -217,6 +223,7 @@ def logs(
       xcli workload logs train-1 --cluster demo --worker 0
       xcli workload logs train-1 --cluster demo --slice 1 --follow
       xcli workload logs train-1 --cluster demo --since 10m --output json   # JSON lines
+      xcli workload logs train-1 --cluster demo --show-marks   # with the XCLI_GOODPUT lines
     """
     from xcli.app import workload as use
     from xcli.cli import workload_view as view
@@ -225,7 +232,7 @@ def logs(
     name = str(workload_name(name, workload_flag))
     check_names(cluster, name)
     where = target(common, cluster, provider, namespace)
-    lines = use.logs(where, name, (worker, slice_), follow, since, deps(common))
+    lines = use.logs(where, name, (worker, slice_), follow, since, deps(common), show_marks)
     return view.log_lines(common.output, lines)
 
 

@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # typing only: `xcli workload --help` imports this package
     from xcli.providers.base import VmAccess
     from xcli.workload.facts import Facts
     from xcli.workload.request import WorkloadRequest
+    from xcli.workload.stragglers.marks import Arrivals
 
 # Builds the live handlers of a plan's step kinds, only when a live run needs them.
 Handlers = Callable[[], Mapping[str, Any]]
@@ -162,6 +163,13 @@ class WorkloadKind(Protocol):
 
     def goodput(self, ctx: Context, cluster: str, name: str) -> Report:
         """Scheduling, runtime and program goodput, badput by cause, the interruptions."""
+        ...
+
+    def arrivals(
+        self, ctx: Context, cluster: str, name: str, since_seconds: int | None
+    ) -> Arrivals:
+        """Every worker's arrival marks (`XCLI_GOODPUT arrive=<n>`), timestamped where read;
+        `since_seconds`: only lines read that recently (None: all)."""
         ...
 
     def logs(

@@ -59,6 +59,7 @@ class WorkloadRequest:
     namespace: str = "default"
     scheduler: str | None = None
     detach: bool = False
+    show_marks: bool = False  # VM-style live stream: print the XCLI_GOODPUT lines too
     output_manifest_file: Path | None = None
     storage: tuple[str, ...] = ()  # --storage NAME[,NAME], as typed
     compilation_cache: str | None = None

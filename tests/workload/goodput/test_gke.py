@@ -98,6 +98,22 @@ EXPECTED = {
     ],
     "program_goodput_missing": None,
     "restarts": {"disruptions": 1, "failures": 0},  # a Kueue preemption
+    "submitted": "2026-11-22T10:00:00.000+00:00",
+    "end": "2026-11-22T11:00:05.000+00:00",
+    "segments": [
+        {
+            "start": "2026-11-22T10:02:00.000+00:00",
+            "end": "2026-11-22T10:30:00.000+00:00",
+            "ended_by": "preemption",
+        },
+        {
+            "start": "2026-11-22T10:47:00.000+00:00",
+            "end": "2026-11-22T11:00:05.000+00:00",
+            "ended_by": None,
+        },
+    ],
+    "straggler_seconds": None,  # worker 0's log has no arrival marks
+    "chronic_stragglers": [],
 }
 
 
@@ -108,9 +124,12 @@ def test_a_preempted_and_readmitted_jobset(
     code, out, err = cluster.run(["workload", "goodput", "train-2", *WHERE, "-o", "json"], capsys)
     assert code == 0, err
     assert json.loads(out) == EXPECTED
-    (log,) = [r for r in cluster.fake.requests if r.url.path.endswith("/log")]
+    log, *arrivals = [r for r in cluster.fake.requests if r.url.path.endswith("/log")]
     assert log.url.path == f"{NS}/pods/train-2-slice-0-0-7kq2x/log"
     assert log.url.params["timestamps"] == "true" and log.url.params["container"] == "main"
+    # then every pod's log, for the arrival marks (straggler_seconds)
+    pods = {p["metadata"]["name"] for p in _load("pods.json")}
+    assert {r.url.path for r in arrivals} == {f"{NS}/pods/{p}/log" for p in pods}
     (events,) = [r for r in cluster.fake.requests if r.url.path == f"{NS}/events"]
     assert events.url.params["fieldSelector"] == (
         "involvedObject.kind=Workload,involvedObject.name=jobset-train-2-5f2d7"
@@ -216,10 +235,12 @@ def test_a_jobset_restart_with_the_failed_attempts_pods_still_there(
         None, 27, 19,
     )  # fmt: skip
     assert report["notes"] == []
-    logs = sorted(r.url.path for r in cluster.fake.requests if r.url.path.endswith("/log"))
-    assert logs == [  # worker 0 of both attempts, with timestamps
+    logs = [r.url.path for r in cluster.fake.requests if r.url.path.endswith("/log")]
+    assert sorted(logs[:2]) == [  # worker 0 of both attempts, with timestamps
         f"{NS}/pods/train-3-slice-0-0-ab0x9/log",
         f"{NS}/pods/train-3-slice-0-0-cd0x9/log",
     ]
+    # then the current attempt's pods, every one, for the arrival marks (straggler_seconds)
+    assert sorted(logs[2:]) == [f"{NS}/pods/train-3-slice-0-{w}-cd{w}x9/log" for w in range(4)]
     code, out, _ = cluster.run(["workload", "goodput", "train-3", *WHERE], capsys)
     assert "xcli.goodput.flops_per_step(x)" in out  # how to enable MFU

@@ -39,8 +39,12 @@ class OutputSink:
         log_dir: Path | None,
         append: bool = False,
         marks: Path | None = None,
+        show_marks: bool = True,
     ) -> None:
         self.marks = marks  # goodput marks with the time they were read (JSON lines)
+        # False (a workload's live stream): mark lines go to the logs and the marks file only;
+        # they are xcli's protocol, and in a 300-step run they were 301 of 374 lines
+        self.show_marks = show_marks
         self.append = append  # keep earlier runs' output in the log files (workload restarts)
         self.stdout = stdout
         self.stderr = stderr
@@ -141,6 +145,8 @@ class WorkerStream:
         lines = chunk.split(b"\n")
         if lines[-1] == b"":
             lines.pop()
+        if not self.sink.show_marks and MARK in chunk:
+            lines = [line for line in lines if MARK not in line]
         text = b"".join(self._prefix + line + b"\n" for line in lines)
         self.sink.write(self.sink.stderr if err else self.sink.stdout, text)
 

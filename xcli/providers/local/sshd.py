@@ -44,6 +44,8 @@ class WorkerSite:
     client_key: Any  # asyncssh.SSHKey
     procs: Path  # registry folder: one file per live process group
     children: set[int] = field(default_factory=set)
+    # what every command runs under: the worker's own hostname (hostnames.py); () for none
+    wrap: tuple[str, ...] = ()
 
 
 class _Auth(asyncssh.SSHServer):
@@ -128,10 +130,10 @@ class _Session(asyncssh.SSHServerProcess[bytes]):
 
     # --- running the command --------------------------------------------------------------
     def _argv(self) -> list[str]:
-        shell = self._site.shell
+        shell, wrap = self._site.shell, list(self._site.wrap)
         if self.command is None:
-            return [shell, "-l"]
-        return [shell, "-c", self.command]
+            return [*wrap, shell, "-l"]
+        return [*wrap, shell, "-c", self.command]
 
     def _env(self) -> dict[str, str]:
         env = dict(self._site.env)

@@ -21,6 +21,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from xcli.providers.local import hostnames
 from xcli.providers.local.layout import (
     DIR_VAR,
     HOST,
@@ -122,6 +123,7 @@ class Supervisor:
         client_key = asyncssh.read_private_key(self.files.client_key)
         shell = pwd.getpwuid(os.getuid()).pw_shell or "/bin/sh"
         base_env = login_env(self.spec.user, shell)
+        own_hostnames = hostnames.usable(self.files.root)
         ssh_ports: list[int] = []
         for n, (s, w) in enumerate(layout.workers()):
             directory = self.files.worker_dir(s, w)
@@ -142,11 +144,19 @@ class Supervisor:
             extra = _free_ports(2 * n + 1, self.avoid | set(ssh_ports))
             ports = Ports(tuple(ssh_ports), tuple(extra[:n]), extra[n], tuple(extra[n + 1 :]))
         for site, (s, w) in zip(self.sites, layout.workers(), strict=True):
+            name = hostnames.hostname_for(layout.cluster, s, w)
+            tmp = site.directory / "tmp"  # its own temporary folder, as its own disk has
+            private_dir(tmp)
+            if own_hostnames:
+                hosts = hostnames.write_hosts(self.files.root / f"hosts-s{s}-w{w}", name)
+                site.wrap = hostnames.prefix(name, hosts)
             site.env = {
                 **base_env,
                 # a worker's home is its own folder, as each TPU VM has its own: `~` in a
                 # command means what it means to scp and sftp (the worker's folder)
                 "HOME": str(site.directory),
+                "TMPDIR": str(tmp),
+                "HOSTNAME": name,
                 **worker_env(layout, ports, s, w),
                 "XCLI_WORKER_DIR": str(site.directory),
                 INSTANCE_VAR: self.instance,

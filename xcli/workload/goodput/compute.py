@@ -113,6 +113,17 @@ def compute(tl: Timeline) -> Report:
         flops_per_step=flops[-1] if flops else None,
         last_checkpoint=int(checkpoints[-1].value) if checkpoints else None,
         notes=tl.notes,
+        submitted=tl.submitted,
+        end=tl.end,
+        segments=tuple(_span(seg, tl.end) for seg in segs),
+    )
+
+
+def _span(seg: Segment, end: float) -> tuple[float, float, str | None]:
+    return (
+        seg.start,
+        seg.end if seg.end is not None else end,
+        seg.cause.kind if seg.cause else None,
     )
 
 

@@ -140,6 +140,10 @@ class Report:
     # why program_goodput is None: no_flops_per_step, no_step_time, steps_not_timed,
     # no_peak_flops (docs/goodput.md)
     program_goodput_missing: str | None = None
+    submitted: float = 0.0
+    end: float = 0.0
+    # (start, end, what ended it: an interruption's cause, None for the last) per segment
+    segments: tuple[tuple[float, float, str | None], ...] = ()
 
     @property
     def restarts(self) -> dict[str, int]:
@@ -166,6 +170,11 @@ class Report:
             "notes": list(self.notes),
             "program_goodput_missing": self.program_goodput_missing,
             "restarts": self.restarts,
+            "submitted": iso(self.submitted),
+            "end": iso(self.end),
+            "segments": [
+                {"start": iso(a), "end": iso(b), "ended_by": cause} for a, b, cause in self.segments
+            ],
         }
 
 

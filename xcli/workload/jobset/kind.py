@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from xcli.workload.backends import KindGateways
     from xcli.workload.jobset.live import Live
     from xcli.workload.request import WorkloadRequest
+    from xcli.workload.stragglers.marks import Arrivals
 
 WORKERS_HEADERS = ("WORKER", "POD", "PHASE", "NODE", "EXIT", "REASON")
 
@@ -163,6 +164,14 @@ class JobSetKind:
 
         report = goodput_report(self.live, ctx.cluster_ref(cluster), name, ctx.namespace)
         return Report(report, tuple(text(report, name)))
+
+    def arrivals(
+        self, ctx: Context, cluster: str, name: str, since_seconds: int | None
+    ) -> Arrivals:
+        from xcli.workload.jobset.arrivals import arrivals
+
+        ref = ctx.cluster_ref(cluster)
+        return arrivals(self.live, ref, name, ctx.namespace, since_seconds)
 
     def logs(
         self,

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from xcli.workload.backends import KindGateways
     from xcli.workload.request import WorkloadRequest
     from xcli.workload.spec import ClusterMeta, WorkloadSpec
+    from xcli.workload.stragglers.marks import Arrivals
 
 
 def _event_sleep() -> Sleep:
@@ -71,6 +72,13 @@ class VmKind:
         from xcli.workload.vm.read import vm_goodput
 
         return vm_goodput(cluster, name)
+
+    def arrivals(
+        self, ctx: Context, cluster: str, name: str, since_seconds: int | None
+    ) -> Arrivals:
+        from xcli.workload.vm.read import vm_arrivals
+
+        return vm_arrivals(cluster, name)  # a local file: `since` is applied to the marks
 
     def logs(
         self,
@@ -150,7 +158,7 @@ def _create(ctx: Context, provider: str, caps: Capabilities, request: WorkloadRe
     (step,) = plan.steps
     assert isinstance(step, VmWorkloadRun)
     recoverer = cast("Recoverer", access_of) if caps.recover and spec.recover else None
-    run = _Run(provider, ref, spec, chosen, access, step, recoverer)
+    run = _Run(provider, ref, spec, chosen, access, step, recoverer, request.show_marks)
     follow = None
     if request.detach:
         where = f"{spec.name} --cluster {ref.name} --provider {provider}"
@@ -194,6 +202,7 @@ class _Run:
     access: SshAccess
     step: VmWorkloadRun
     recoverer: Recoverer | None = None  # --recover on a provider that can re-create
+    show_marks: bool = False  # --show-marks: the goodput mark lines in the live stream too
 
     def handlers(self) -> dict[str, Any]:
         import shutil
@@ -219,8 +228,9 @@ class _Run:
         refuse_running(folder)
         record_run(folder, self.step, targets, settings, engine)  # what `workload delete` stops
         sink = OutputSink(
-            sys.stdout.buffer, sys.stderr.buffer, folder / "logs", append=True, marks=folder / MARKS
-        )
+            sys.stdout.buffer, sys.stderr.buffer, folder / "logs", append=True,
+            marks=folder / MARKS, show_marks=self.show_marks,
+        )  # fmt: skip
         from xcli.plan.hang import HangWatch
 
         watch = HangWatch(spec.hang_after) if spec.hang_after is not None else None

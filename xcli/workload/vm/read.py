@@ -16,6 +16,7 @@ from typing import Any
 from xcli.errors import Interrupted, UserError
 from xcli.gateways.backoff import Sleep
 from xcli.workload.protocol import Deletion, Listing, LogLine, Outcome, Report, Table
+from xcli.workload.stragglers.marks import Arrivals
 
 POLL = 0.1
 
@@ -113,6 +114,29 @@ def vm_goodput(cluster: str, name: str) -> Report:
     folder, state = find(cluster, name)
     report = vm_goodput_report(folder, state)
     return Report(report, tuple(text(report, name)))
+
+
+def vm_arrivals(cluster: str, name: str) -> Arrivals:
+    """Every worker's arrival marks, from the runner's goodput.jsonl; each worker's address
+    from run.json (its VM, or the emulated worker's loopback port)."""
+    from xcli.vm_runs import MARKS, find
+    from xcli.workload.stragglers.marks import from_runner_lines
+
+    folder, _ = find(cluster, name)
+    try:
+        run = json.loads((folder / "run.json").read_text())
+        hosts = {
+            str(t["label"]): str(t["host"])
+            + ("" if int(t.get("port") or 22) == 22 else f":{t['port']}")
+            for t in run.get("targets") or []
+        }
+    except (OSError, ValueError, KeyError, TypeError):
+        hosts = {}
+    try:
+        with (folder / MARKS).open(encoding="utf-8", errors="replace") as lines:
+            return from_runner_lines(lines, hosts)
+    except OSError:
+        return from_runner_lines([], hosts)
 
 
 def _label(path: Path) -> str:
