@@ -174,7 +174,10 @@ def _workload_options(func: Any) -> Any:
 def _create_groups() -> list[tuple[str, list[str]]]:
     """`workload create --help` headings, as `cluster create --help` has them (issue 36)."""
     return [
-        ("Workload", ["cluster", "provider", "name", "command", "namespace", "replace"]),
+        (
+            "Workload",
+            ["cluster", "provider", "name", "command", "namespace", "replace", "show_marks"],
+        ),
         ("Shape (default: the cluster's)", ["tpu_type", "device_type", "num_slices", "num_nodes"]),
         (
             "Image (none given: this folder on python:3.10, as XPK does)",
@@ -186,13 +189,18 @@ def _create_groups() -> list[tuple[str, list[str]]]:
                 "image_verbose",
                 "docker_name",
                 "pull_secret",
+                "script_include",
             ],
         ),
-        ("Environment", ["env_pairs", "env_file"]),
+        ("Environment", ["env_pairs", "env_file", "env_secret"]),
         (
             "Restarts, priority and lifetime",
             [
                 "max_restarts",
+                "max_disruptions",
+                "restart_scope",
+                "recover",
+                "hang_after",
                 "restart_on_exit_codes",
                 "priority",
                 "scheduler",
