@@ -395,8 +395,9 @@ _ROWS: dict[str, Row] = {
     "workload delete --workload": Plan("wd", ("--workload", "u"), drop=("t",)),
     "workload delete --cluster": Plan("wd", ("--cluster", "d"), drop=("--cluster", "c")),
     "workload delete --provider": Refused("wd", ("--provider", "local"), "--dry-run"),
-    "workload delete --state": Refused("wd", ("--state", "failed"), "--state", drop=("t",)),
+    "workload delete --state": Plan("wd", ("--state", "failed"), drop=("t",)),
     "workload delete --older-than": Refused("wd", ("--older-than", "1d"), "--older-than"),
+    "workload delete --name-contains": Plan("wd", ("--name-contains", "x"), drop=("t",)),
     "workload delete --namespace": Plan("wd", ("--namespace", "team-a")),
     "workload create --show-marks": Unchecked(
         "changes only the live output of a VM-style run, which a dry-run does not have "
@@ -518,8 +519,8 @@ _NOT_YET = {
         "--zone --output --dry-run --out --help"
     ),
     "workload delete": (
-        "--workload --cluster --provider --state --older-than --namespace --project "
-        "--zone --output --dry-run --out --yes --help"
+        "--workload --cluster --provider --state --older-than --name-contains --namespace "
+        "--project --zone --output --dry-run --out --yes --help"
     ),
     "workload goodput": (
         "--workload --cluster --provider --namespace --source --log-name --job-name "

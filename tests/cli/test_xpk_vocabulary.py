@@ -81,13 +81,19 @@ def test_refused_names_get_the_hint_not_a_spelling_guess(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     argv = ["workload", "create", "--cluster", "c", "--workload", "w", "--command", "x"]
-    code, _, err = run([*argv, "--deploy-stacktrace-sidecar"], capsys)
+    code, _, err = run([*argv, "--use-vertex-tensorboard"], capsys)
     assert code == 1
     lines = err.splitlines()
     assert lines[0] == (
-        "error: XPK's --deploy-stacktrace-sidecar is not taken by `xcli workload create`"
+        "error: XPK's --use-vertex-tensorboard is not taken by `xcli workload create`"
     )
-    assert lines[1] == "hint: xcli adds no stack-trace sidecar" and len(lines) == 2
+    assert lines[1] == "hint: xcli does not create Vertex AI Tensorboards or Experiments"
+    assert len(lines) == 2
+    # XPK's stack-trace sidecar: accepted, with a note naming xcli's way (nothing dropped
+    # without a word)
+    code, _, err = run([*argv, "--deploy-stacktrace-sidecar", "--dry-run"], capsys)
+    assert err.startswith("note: --deploy-stacktrace-sidecar ignored: xcli adds no sidecar: "
+                          "`xcli workload stacks W --cluster C`")  # fmt: skip
     code, _, err = run([*argv, "--on-demand"], capsys)
     assert code == 1 and "Did you mean" not in err and "cluster create --on-demand" in err
     # an XPK flag of another command: still no guess

@@ -57,6 +57,11 @@ PLACEHOLDERS = {
 # where a document's own text gives a variable another value (usage/clusters.md:378-380: adapt
 # takes h200-141gb-8 only)
 OVERRIDES = {"docs/usage/clusters.md:384": {"DEVICE_TYPE": "h200-141gb-8"}}
+# where a workflow step runs for one input only: reusable_storage_create.yaml:79 runs the attach
+# of line 81 `if: inputs.storage-command == 'attach' && inputs.storage-type == 'gcsfuse'`
+GITHUB_OVERRIDES = {
+    ".github/workflows/reusable_storage_create.yaml:81": {"inputs.storage-type": "gcsfuse"},
+}
 READ_ONLY = {
     ("cluster", "list"), ("cluster", "describe"), ("workload", "list"), ("storage", "list"),
     ("info",), ("inspector",), ("version",), ("config",),
@@ -74,7 +79,8 @@ class Command:
         text = self.text
         for key, value in PLACEHOLDERS.items():
             text = text.replace(key, value)
-        text = re.sub(r"\$\{\{\s*([\w.-]+)\s*\}\}", lambda m: GITHUB.get(m.group(1), "x"), text)
+        github = {**GITHUB, **GITHUB_OVERRIDES.get(self.source, {})}
+        text = re.sub(r"\$\{\{\s*([\w.-]+)\s*\}\}", lambda m: github.get(m.group(1), "x"), text)
         text = text.replace("$(date +%H%M)", "1200").replace("$(date +%H-%M-%S)", "12-00-00")
         text = text.replace("$(USER)", "alice")
         values = {**VALUES, **OVERRIDES.get(self.source, {})}

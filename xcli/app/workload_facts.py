@@ -41,6 +41,9 @@ class LiveFacts:
     def workload_state(self, read: Callable[[], str]) -> str:
         return f" ({read()})"
 
+    def selected(self, read: Callable[[], list[str]]) -> list[str] | None:
+        return read()
+
 
 @dataclass(frozen=True)
 class DryFacts:
@@ -84,6 +87,9 @@ class DryFacts:
 
     def workload_state(self, read: Callable[[], str]) -> str:
         return ""
+
+    def selected(self, read: Callable[[], list[str]]) -> list[str] | None:
+        return None
 
 
 LIVE_FACTS = LiveFacts()

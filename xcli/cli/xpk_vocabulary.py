@@ -284,7 +284,12 @@ FATES: dict[str, Fate] = {
     "--debug-dump-gcs": refused(
         "--env XLA_FLAGS=--xla_dump_to=DIR with DIR on a `--storage` gcsfuse mount"
     ),
-    "--deploy-stacktrace-sidecar": refused("xcli adds no stack-trace sidecar"),
+    # XPK: a sidecar that forwards the stack traces the workload writes to /tmp/debugging to
+    # Cloud Logging (src/xpk/parser/workload.py:175-182 at 367c838253be)
+    "--deploy-stacktrace-sidecar": ignored(
+        "xcli adds no sidecar: `xcli workload stacks W --cluster C` dumps every worker's "
+        "Python stacks when you ask (py-spy), grouped by where they are"
+    ),
     "--use-vertex-tensorboard": _NO_VERTEX,
     "--experiment-name": _NO_VERTEX,
     "--ramdisk-directory": _NO_MTC,
@@ -362,9 +367,19 @@ FATES_BY_COMMAND: dict[tuple[str, str], Fate] = {
     ("storage attach", "--size"): ignored(
         "xcli reads the size from the instance (a bucket's volume size is nominal)"
     ),
+    # XPK's `workload delete` without --workload deletes every workload its filters keep:
+    # --filter-by-job a part of the name, --filter-by-status a state (src/xpk/commands/
+    # workload.py:939-983, src/xpk/core/workload.py:274-323 at 367c838253be)
+    ("workload delete", "--filter-by-job"): mapped("--name-contains"),
     ("workload delete", "--filter-by-status"): mapped(
-        "--state", values=_STATES, strict=True, note="other states: name the workload"
-    ),
+        "--state",
+        values={
+            **_STATES, "RUNNING": "running", "QUEUED": "queued", "FINISHED": "finished",
+            "EVERYTHING": "",
+        },
+        strict=True,
+        note="xcli's states are its JobSets' (queued: suspended until Kueue admits it)",
+    ),  # fmt: skip
     ("workload list", "--filter-by-status"): mapped(
         "--state",
         values={**_STATES, "RUNNING": "running", "QUEUED": "queued", "EVERYTHING": ""},

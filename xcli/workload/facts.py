@@ -43,3 +43,8 @@ class Facts(Protocol):
         """` (STATE)` of a workload about to be deleted, as the question names it; `read`
         refuses an unknown name. A dry-run reads nothing: ''."""
         ...
+
+    def selected(self, read: Callable[[], list[str]]) -> list[str] | None:
+        """The workloads a `workload delete` selection keeps (`read` lists them). A dry-run
+        reads nothing: None, and the plan says what a live run reads."""
+        ...
