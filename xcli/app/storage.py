@@ -126,7 +126,12 @@ def create_storage(req: CreateStorage, deps: Deps) -> None:
 
 def detach(req: RemoveStorage, deps: Deps) -> None:
     """Detach: the PV, PVC, access grant and record go; the data stays."""
+    from xcli.storage import unread
+
     target, found = _existing(req, deps)
+    if found is None:  # a dry-run that read nothing: the plan says what is read first
+        _run(unread.plan_detach(req.name, req.cluster.namespace, target.ref.name), target, deps)
+        return
     if not target.kube:
         plan = files.plan_detach(target.ref.name, found.record)
     else:
@@ -138,8 +143,13 @@ def detach(req: RemoveStorage, deps: Deps) -> None:
 
 def delete(req: RemoveStorage, deps: Deps) -> None:
     """Detach, then delete what `storage create` made, with its data (asking first)."""
+    from xcli.storage import unread
+
     deps.require_answerable(f"delete storage {req.name}")  # before anything is read
     target, found = _existing(req, deps, created=True)
+    if found is None:  # a dry-run that read nothing: the plan says what is read first
+        _run(unread.plan_delete(req.name, req.cluster.namespace, target.ref.name), target, deps)
+        return
     record = found.record
     kind = find_type(record.type)
     if not record.created or kind is None or not kind.creatable:
@@ -166,8 +176,11 @@ def list_storages(cluster: ClusterWhere, deps: Deps) -> list[Storage]:
     return reader.records(target.ref, cluster.namespace) or []
 
 
-def _existing(req: RemoveStorage, deps: Deps, created: bool = False) -> tuple[Target, Found]:
-    """The target and the record to undo (read, or described by the flags for a dry-run)."""
+def _existing(
+    req: RemoveStorage, deps: Deps, created: bool = False
+) -> tuple[Target, Found | None]:
+    """The target and the record to undo (read, or described by the flags for a dry-run;
+    None: a dry-run of a Kubernetes cluster with nothing described)."""
     from xcli.storage import checks
 
     name = checks.storage_name(req.name)
@@ -179,12 +192,7 @@ def _existing(req: RemoveStorage, deps: Deps, created: bool = False) -> tuple[Ta
         given = gke.record_of(described)
     found = _reader(target, deps).records(target.ref, namespace)
     if found is None:  # nothing was read (a dry-run of a Kubernetes cluster)
-        if given is None:
-            raise UserError(
-                "a --dry-run reads nothing from the cluster, so it needs the storage described",
-                hint="add --type and the --bucket, --instance or --disk it was attached with",
-            )
-        return target, Found(given)
+        return target, (None if given is None else Found(given))
     record = find(found, name, target.ref.name)
     shared = any(_same_grant(record, other) for other in found if other.name != name)
     return target, Found(record, shared)
