@@ -74,6 +74,9 @@ class Found:
 
 def attach(req: AttachStorage, deps: Deps) -> None:
     """Attach existing storage: CSI driver add-on, access, PV and PVC, and a record."""
+    if req.source.manifest:
+        _attach_manifest(req, deps)
+        return
     areq, target = attach_request(req.name, req.cluster, req.source, req.mount, deps)
     reader = _reader(target, deps)
     _check_type(areq, target)
@@ -82,6 +85,45 @@ def attach(req: AttachStorage, deps: Deps) -> None:
         plan = files.plan_attach(target.ref.name, _local_record(areq, target))
     else:
         plan = gke.plan_attach(areq, reader.addon_on(target.ref, areq.type))
+    _confirm_recreate(plan, target, deps)
+    _run(plan, target, deps)
+
+
+def _attach_manifest(req: AttachStorage, deps: Deps) -> None:
+    """XPK's `storage attach --manifest FILE`: the file's PV and PVC, checked, then applied
+    with xcli's record (the CSI driver add-on and a bucket's grant as for any attach)."""
+    from xcli.errors import collect
+    from xcli.storage import manifest
+
+    src = req.source
+
+    def conflict(flag: str, value: object) -> None:
+        if value:
+            raise UserError(
+                f"{flag} goes without --manifest: the file's PersistentVolume names the "
+                + ("mount options" if flag == "--mount-options" else "source"),
+                hint=f"drop {flag}, or drop --manifest",
+            )
+
+    given = {"--bucket": src.bucket, "--instance": src.instance, "--disk": src.disk,
+             "--location": src.location, "--path": src.path,
+             "--mount-options": req.mount.mount_options}  # fmt: skip
+    collect(*(lambda f=f, v=v: conflict(f, v) for f, v in given.items()))
+    areq, target = attach_request(req.name, req.cluster, req.source, req.mount, deps)
+    if not target.kube:
+        raise UserError(
+            "--manifest is for clusters with Kubernetes (GKE): it holds a PersistentVolume and "
+            "its claim",
+            hint="attach with --bucket (and --path on local clusters) instead",
+        )
+    areq = replace(areq, readonly=req.mount.readonly)  # the file's access modes, as written
+    kind = unit(areq.type)
+    objects = manifest.read(src.manifest, kind.driver, areq.type, areq.namespace)
+    reader = _reader(target, deps)
+    _check_new(areq, target, reader)
+    plan = gke.plan_attach_manifest(
+        areq, objects, src.manifest, reader.addon_on(target.ref, areq.type)
+    )
     _confirm_recreate(plan, target, deps)
     _run(plan, target, deps)
 
@@ -176,9 +218,7 @@ def list_storages(cluster: ClusterWhere, deps: Deps) -> list[Storage]:
     return reader.records(target.ref, cluster.namespace) or []
 
 
-def _existing(
-    req: RemoveStorage, deps: Deps, created: bool = False
-) -> tuple[Target, Found | None]:
+def _existing(req: RemoveStorage, deps: Deps, created: bool = False) -> tuple[Target, Found | None]:
     """The target and the record to undo (read, or described by the flags for a dry-run;
     None: a dry-run of a Kubernetes cluster with nothing described)."""
     from xcli.storage import checks

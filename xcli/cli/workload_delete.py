@@ -26,7 +26,9 @@ from xcli.errors import UserError
     type=click.Choice(["queued", "running", "succeeded", "failed", "finished"]),
     help="Without a NAME: only the workloads in this state (finished: succeeded or failed).",
 )
-@click.option("--older-than", metavar="D", help="Without a NAME: only those older than D (e.g. 7d).")
+@click.option(
+    "--older-than", metavar="D", help="Without a NAME: only those older than D (e.g. 7d)."
+)
 @click.option(
     "--name-contains",
     metavar="TEXT",

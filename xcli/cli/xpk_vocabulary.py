@@ -329,7 +329,10 @@ FATES: dict[str, Fate] = {
         switch=True,
         note="xcli's Filestore volumes are ReadWriteMany (--readonly: ReadOnlyMany)",
     ),
-    "--manifest": refused("xcli writes the PersistentVolume and claim from --instance or --disk"),
+    "--manifest": refused(
+        "xcli writes the PersistentVolume and claim from --instance or --disk; `xcli storage "
+        "attach --manifest FILE` applies yours"
+    ),
     "--prefetch-metadata": ignored("xcli's gcsfuse options prefetch metadata already"),
     "--no-prefetch-metadata": refused(
         "xcli's gcsfuse volumes always prefetch metadata on mount (gcsfuseMetadataPrefetchOnMount)"
@@ -356,6 +359,9 @@ FATES_BY_COMMAND: dict[tuple[str, str], Fate] = {
     ("cluster adapt", "--flex"): mapped("--flex-start"),
     ("workload create", "--device-type"): alias(),
     ("storage attach", "--vol"): ignored("xcli reads the share name from the instance"),
+    ("storage attach", "--manifest"): alias(
+        "the file's PersistentVolume and claim are applied as written, with xcli's record"
+    ),
     ("storage create", "--vol"): mapped("--share"),
     ("workload list", "--filter-by-job"): mapped("--name-contains"),
     ("info", "--dry-run"): ignored("this command only reads, so it runs as it is"),
@@ -374,7 +380,10 @@ FATES_BY_COMMAND: dict[tuple[str, str], Fate] = {
     ("workload delete", "--filter-by-status"): mapped(
         "--state",
         values={
-            **_STATES, "RUNNING": "running", "QUEUED": "queued", "FINISHED": "finished",
+            **_STATES,
+            "RUNNING": "running",
+            "QUEUED": "queued",
+            "FINISHED": "finished",
             "EVERYTHING": "",
         },
         strict=True,
