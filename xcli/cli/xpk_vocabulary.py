@@ -388,7 +388,7 @@ FATES_BY_COMMAND: dict[tuple[str, str], Fate] = {
         },
         strict=True,
         note="xcli's states are its JobSets' (queued: suspended until Kueue admits it)",
-    ),  # fmt: skip
+    ),
     ("workload list", "--filter-by-status"): mapped(
         "--state",
         values={**_STATES, "RUNNING": "running", "QUEUED": "queued", "EVERYTHING": ""},
