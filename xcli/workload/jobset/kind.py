@@ -254,7 +254,7 @@ class JobSetKind:
                 return Deletion(notes=(f"no {words} on cluster {cluster}",))
             notes = (f"{words}: {', '.join(names)}",)
             question = f"Delete these {len(names)} workload(s) on cluster {cluster}?"
-        plan = plan_workload_delete(names, path, cluster, ctx.namespace)
+        plan = plan_workload_delete(names or [], path, cluster, ctx.namespace)
         return Deletion(notes, question, plan, lambda: handlers(self.live, ref))
 
 
