@@ -242,6 +242,7 @@ _ROWS: dict[str, Row] = {
         "wc", ("--output-manifest-file", "{tmp}/m.yaml"), "{tmp}/m.yaml"
     ),
     "workload create --replace": Plan("wc", ("--replace",)),
+    "workload create --flex-start": Plan("wc", ("--flex-start",)),
     "workload create --namespace": Plan("wc", ("--namespace", "team-a")),
     "workload create --scheduler": Plan("wc", ("--scheduler", "gke.io/high-throughput-scheduler")),
     "workload create --detach": Note("wc", ("--detach",), "--detach changes nothing here"),
@@ -363,6 +364,7 @@ _ROWS: dict[str, Row] = {
     "storage create --network": Plan("sc-fs", ("--network", "my-net")),
     "storage create --share": Plan("sc-fs", ("--share", "vol2")),
     "storage attach --namespace": Plan("sa", ("--namespace", "team-a")),
+    "storage attach --manifest": Refused("sa", ("--manifest", "pv.yaml"), "without --manifest"),
     "storage attach --provider": Plan("sa", ("--provider", "queued-resource")),
     "storage attach --cluster": Plan("sa", ("--cluster", "d"), drop=("--cluster", "c")),
     "storage attach --path": Refused("sa", ("--path", "/data"), "--path"),
@@ -488,7 +490,7 @@ _NOT_YET = {
     ),
     "storage attach": (
         "--namespace --provider --cluster --path --location --disk --instance --bucket "
-        "--type --kubernetes-service-account --mount-options --auto-mount --readonly "
+        "--manifest --type --kubernetes-service-account --mount-options --auto-mount --readonly "
         "--mount-point --project --zone --output --dry-run --out --yes --help"
     ),
     "storage create": (

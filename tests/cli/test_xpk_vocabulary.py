@@ -180,9 +180,10 @@ XPK_DOCS = [
     ),
     (  # docs/usage/workloads.md, lines 31-34
         'xcli workload create --workload xpk-test-workload --command "echo goodbye" '
-        "--cluster xpk-test --flex --tpu-type=v5litepod-16 --project=my-project",
-        1,
-        "hint: a workload runs on its cluster's capacity (cluster create --on-demand",
+        "--cluster xpk-test --flex --tpu-type=v5litepod-16 --project=my-project "
+        "--docker-image=gcr.io/my-project/img:1",
+        0,  # issue 36: --flex-start, the cluster's flex-start pools (the image: not XPK's)
+        "",
     ),
     (  # docs/usage/storage.md, lines 33-36
         "xcli storage attach test-fuse-storage --type=gcsfuse --project=my-project "
@@ -261,3 +262,24 @@ def test_every_alias_same_row_takes_xpks_form_as_typed() -> None:
                 checked += 1
     assert bad == []
     assert checked > 100  # every alias row of the page, in both spellings
+
+
+def test_xpks_workload_flex_asks_for_the_clusters_flex_start_capacity(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """XPK's `workload create --flex` (docs/usage/workloads.md:31) is `--flex-start`: planned
+    for a flex-start cluster (its nodes' label selected), refused on a cluster of another
+    capacity with the way to get one."""
+    argv = ["workload", "create", "--cluster", "c", "--workload", "w", "--command", "x",
+            "--docker-image", "gcr.io/p/i:1", *WHERE, "--dry-run", "-o", "json"]  # fmt: skip
+    code, out, err = run([*argv, "--tpu-type", "v5litepod-16", "--flex"], capsys)
+    assert code == 0, err
+    assert '"cloud.google.com/gke-flex-start": "true"' in out
+    meta = tmp_path / "meta.yaml"
+    meta.write_text("accelerator: v5litepod-16\ncapacity: spot\n")
+    code, _, err = run([*argv, "--flex", "--cluster-metadata", str(meta)], capsys)
+    assert code == 1 and err.splitlines() == [
+        "error: --flex-start: cluster c has spot capacity, not flex-start",
+        "hint: a workload runs on its cluster's capacity: create the cluster with `xcli cluster "
+        "create --flex-start` (XPK's cluster create --flex), or drop --flex-start",
+    ]

@@ -130,7 +130,7 @@ def _meta_from_flags(ref: ClusterRef, request: WorkloadRequest) -> ClusterMeta:
         name=ref.name,
         provider=ref.provider,
         accelerator=accel,
-        capacity=Capacity("on-demand"),
+        capacity=Capacity("flex-start" if request.flex_start else "on-demand"),
         num_slices=request.num_slices or 1,
         num_nodes=request.num_nodes or 1,
         source="flags",

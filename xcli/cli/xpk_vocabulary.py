@@ -421,6 +421,14 @@ FATES_BY_COMMAND: dict[tuple[str, str], Fate] = {
         for command in ("workload create", "workload create-pathways")
         for flag in ("--on-demand", "--spot", "--reservation", "--flex")
     },
+    # XPK's workload --flex: flex-start capacity (for node auto-provisioning, src/xpk/core/
+    # capacity.py l.94-96 at 367c838253be); xcli's workload asks its cluster's flex-start pools
+    **{
+        (command, "--flex"): mapped(
+            "--flex-start", note="the cluster must have flex-start pools (cluster create --flex)"
+        )
+        for command in ("workload create", "workload create-pathways")
+    },
 }
 
 
