@@ -38,6 +38,9 @@ class LiveFacts:
         # every workload: auto-mount storages are mounted even when none is named
         return from_cluster(api(), namespace), ()
 
+    def unread(self, names: Sequence[str], records: Sequence[Storage]) -> tuple[str, ...]:
+        return ()  # every record was read; a name without one is refused (storage_mounts)
+
     def workload_state(self, read: Callable[[], str]) -> str:
         return f" ({read()})"
 
@@ -70,20 +73,26 @@ class DryFacts:
         from xcli.workload.storage_records import from_files
 
         records = from_files(self.storage_records)
-        given = {r.name for r in records}
-        missing = [n for n in names if n not in given]
-        if missing:
-            raise UserError(
-                f"a dry-run reads no cluster, so storage {missing[0]} is unknown",
-                hint=f"pass --storage-record FILE (kubectl get configmap "
-                f"xcli-storage-{missing[0]} -o yaml > FILE)",
-            )
         if not (names or self.storage_records):  # the plain plans stay as they were
             return records, ()
-        note = "storage records from --storage-record files only (no cluster read): " + (
+        notes = [
+            "storage records from --storage-record files only (no cluster read): "
             "auto-mount storages of the cluster are not shown"
-        )
-        return records, (note,)
+        ]
+        missing = self.unread(names, records)
+        if missing:
+            notes.append(
+                f"a dry-run reads no cluster: storage {', '.join(missing)} is mounted from its "
+                "record, which the live run reads first (${storage-NAME.*} below); the pod "
+                "settings its type adds (gcsfuse: the sidecar annotations) come with it; "
+                f"--storage-record FILE plans it exactly (kubectl get configmap "
+                f"xcli-storage-{missing[0]} -o yaml > FILE)"
+            )
+        return records, tuple(notes)
+
+    def unread(self, names: Sequence[str], records: Sequence[Storage]) -> tuple[str, ...]:
+        given = {r.name for r in records}
+        return tuple(n for n in names if n not in given)
 
     def workload_state(self, read: Callable[[], str]) -> str:
         return ""

@@ -71,7 +71,8 @@ class JobSetKind:
         spec = with_env(spec, mounts)
         cluster = gke_cluster_path(ctx.project, ctx.zone, spec.cluster)
         plan = plan_workload_create(spec, meta, existing, cluster)
-        plan = add_to_plan(plan, mounts.storages, mounts.notes)
+        plan = add_to_plan(plan, mounts.storages, mounts.notes, mounts.unread, spec.cluster,
+                           spec.namespace)  # fmt: skip
         plan = replace(plan, links=_links(ctx, spec))
         if request.detach:  # issue 37: no flag is dropped without a word
             note = "--detach changes nothing here: a JobSet always runs detached"
