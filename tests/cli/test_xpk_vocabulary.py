@@ -283,3 +283,28 @@ def test_xpks_workload_flex_asks_for_the_clusters_flex_start_capacity(
         "hint: a workload runs on its cluster's capacity: create the cluster with `xcli cluster "
         "create --flex-start` (XPK's cluster create --flex), or drop --flex-start",
     ]
+
+
+def test_xpks_own_mistakes_get_an_answer_that_names_them(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Two lines XPK's docs have and XPK's argparse refuses too (issue 36): an underscore
+    spelling (docs/usage/storage.md:58) and an option without its value (troubleshooting.md:113)."""
+    code, _, err = run(["storage", "create", "s", "--type=gcpfilestore", "--access_mode=x",
+                        "--cluster", "c", *WHERE, "--dry-run"], capsys)  # fmt: skip
+    assert code == 1 and err.splitlines() == [
+        "error: `xcli storage create` takes no --access_mode: XPK's flag is --access-mode "
+        "(XPK refuses --access_mode too)",
+        "hint: write --access-mode",
+    ]
+    code, _, err = run(["workload", "create", "--cluster", "--workload", "w", "--command", "x",
+                        *WHERE, "--dry-run"], capsys)  # fmt: skip
+    assert code == 1 and err.splitlines() == [
+        "error: --cluster has no value: the word after it is the option --workload",
+        "hint: give --cluster its value, e.g. `xcli workload create --cluster NAME ...`",
+    ]
+    # a value that merely starts like an option is still a value
+    code, _, err = run(["cluster", "create", "--cluster", "c", "--tpu-type", "v5litepod-16",
+                        "--custom-cluster-arguments", "--network=n", *WHERE, "--dry-run"],
+                       capsys)  # fmt: skip
+    assert "has no value" not in err

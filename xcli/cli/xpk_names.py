@@ -112,10 +112,12 @@ def _flags(key: str, command: click.Command, args: list[str]) -> list[str]:
         if not token.startswith("-") or (name not in xpk and name in known):
             out.append(token)
             if token.startswith("-") and not eq and known[name] and j < len(args):
+                _check_value(key, name, args[j], known)
                 out.append(args[j])  # the option's value, even when it starts with "-"
                 j += 1
             continue
         if name not in xpk:
+            _refuse_spelling(key, name, xpk)
             _refuse_elsewhere(key, name)
             out.append(token)
             continue
@@ -127,6 +129,7 @@ def _flags(key: str, command: click.Command, args: list[str]) -> list[str]:
         if takes and fate.switch:  # xcli's own `--readonly` (a switch) is left as it is
             takes = args[j].strip().lower() in ("true", "false")
         if takes:
+            _check_value(key, name, args[j], {**known, **xpk})
             given = args[j]
             j += 1
         while fate.many and given is not None and j < len(args) and not args[j].startswith("-"):
@@ -195,6 +198,27 @@ def _apply(key: str, name: str, fate: Fate, value: str | None) -> list[str]:
     if fate.suffix and value.isdigit():
         value += fate.suffix
     return [*fate.to, value]
+
+
+def _check_value(key: str, name: str, value: str, known: dict[str, bool]) -> None:
+    """`--cluster --workload w` (XPK's docs/troubleshooting.md:113): the value is missing, and
+    the next option would be taken for it; XPK's argparse refuses the line too."""
+    if value.startswith("--") and value in known:  # the option alone (`--network=n` is a value)
+        raise UserError(
+            f"{name} has no value: the word after it is the option {value}",
+            hint=f"give {name} its value, e.g. `xcli {key} {name} NAME ...`",
+        )
+
+
+def _refuse_spelling(key: str, name: str, xpk: dict[str, bool]) -> None:
+    """`--access_mode` (XPK's docs/usage/storage.md:58, 67): XPK spells it with dashes, and its
+    argparse refuses the underscore too."""
+    dashed = name.replace("_", "-")
+    if dashed != name and dashed in xpk:
+        raise UserError(
+            f"`xcli {key}` takes no {name}: XPK's flag is {dashed} (XPK refuses {name} too)",
+            hint=f"write {dashed}",
+        )
 
 
 def _refuse_elsewhere(key: str, name: str) -> None:
