@@ -283,6 +283,9 @@ def test_xpks_workload_flex_asks_for_the_clusters_flex_start_capacity(
         "hint: a workload runs on its cluster's capacity: create the cluster with `xcli cluster "
         "create --flex-start` (XPK's cluster create --flex), or drop --flex-start",
     ]
+    pathways = ["workload", "create-pathways", *argv[2:]]  # the Pathways kind checks it too
+    code, _, err = run([*pathways, "--flex", "--cluster-metadata", str(meta)], capsys)
+    assert code == 1 and "error: --flex-start: cluster c has spot capacity" in err
 
 
 def test_xpks_own_mistakes_get_an_answer_that_names_them(
