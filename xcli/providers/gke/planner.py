@@ -36,6 +36,7 @@ from xcli.providers.gke import (
     nat,
     pathways,
     private,
+    slicing,
 )
 from xcli.providers.gke import bodies as gke
 from xcli.providers.gke import options as gke_opts
@@ -295,13 +296,14 @@ def plan_create(
     setup: SetupBuilder | None = None,
 ) -> Plan:
     """The create plan; `setup` adds the in-cluster steps once the cluster answers."""
+    spec = slicing.resolve(spec)  # --super-slicing: one node pool per --num-cubes cube
     gke.check_gke_spec(spec)
     settings = private.settings(spec)
     image_levers.check(spec)
     pathways.check(spec)
     limits.check(spec)  # GKE's node cap and the default subnet's size (issue 32)
     notes: list[str] = image_levers.notes(spec) + dra_driver.notes(spec) + limits.notes(spec)
-    notes += accel_network.notes(spec)
+    notes += accel_network.notes(spec) + slicing.notes(spec)
     sized = gke.system_pool_note(spec)
     notes += [sized] if sized else []
     closed = private.note(settings, gke_opts.of(spec).private_endpoint)
@@ -323,7 +325,8 @@ def plan_create(
     steps += pathways.pool_steps(spec, tuple(s.id for s in cluster), observed.pools)
     # the reservation pre-flight reads come first; nothing is created before they pass
     created = tuple(int(s.id[5:]) for s in steps if s.id.startswith("pool-") and _creates(s))
-    pre = reservation.check_step(spec, created) + pathways.read_steps(spec)
+    dense = slicing.enabled(spec)  # dynamic slicing: an All Capacity reservation, read live
+    pre = reservation.check_step(spec, created, all_capacity=dense) + pathways.read_steps(spec)
     steps = pre + [replace(s, after=(*(p.id for p in pre), *s.after)) for s in steps]
     if setup is not None:
         cluster_ids = tuple(s.id for s in steps if s.id == "cluster")
