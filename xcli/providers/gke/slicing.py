@@ -22,6 +22,7 @@ What it changes in a GKE cluster's plan, each from a named source (docs/upstream
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Any
 
@@ -78,6 +79,12 @@ def resolve(spec: ClusterSpec) -> ClusterSpec:
             f"(GKE's dynamic slicing: {MIN_VERSION} or later, Rapid channel)",
             hint="drop --release-channel (rapid is the default with --super-slicing)",
         )
+    if opts.gke_version and _older(opts.gke_version, MIN_VERSION):
+        raise UserError(
+            f"--super-slicing needs GKE {MIN_VERSION} or later, not {opts.gke_version}",
+            hint=f"pass --gke-version {MIN_VERSION} or later, or drop it (the Rapid channel's "
+            "default)",
+        )
     cubes = opts.num_cubes or spec.num_slices
     if opts.num_cubes is not None and spec.num_slices not in (1, opts.num_cubes):
         raise UserError(
@@ -86,6 +93,15 @@ def resolve(spec: ClusterSpec) -> ClusterSpec:
             hint=f"drop --num-slices, or pass --num-slices {opts.num_cubes}",
         )
     return replace(spec, num_slices=cubes)
+
+
+def _older(version: str, than: str) -> bool:
+    """1.35.1-gke.9 < 1.35.2-gke.1842000: numbers compared left to right; a bare 1.35 is
+    taken as that minor's first release."""
+    def parts(v: str) -> tuple[int, ...]:
+        return tuple(int(p) for p in re.findall(r"\d+", v))
+
+    return parts(version) < parts(than)
 
 
 def cluster_body(spec: ClusterSpec, body: dict[str, Any]) -> dict[str, Any]:
