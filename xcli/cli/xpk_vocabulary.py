@@ -154,6 +154,10 @@ _NO_SUB_SLICING = refused(
     "v6e sub-slicing is not settled (docs/tpu.md says why): create the cluster with the "
     "--tpu-type its workloads use; TPU7x clusters take --super-slicing"
 )
+_ADAPT_SLICING = refused(
+    "xcli cluster create --super-slicing --num-cubes N makes a dynamic-slicing cluster; adapt "
+    "does not change another tool's pools"
+)
 _PATHWAYS = planned("xcli's Pathways workloads take the flags of docs/pathways.md")
 _PATHWAYS_IMAGES = refused(
     "xcli pins both Pathways images with --pathways-version TAG (docs/pathways.md)"
@@ -356,6 +360,9 @@ FATES_BY_COMMAND: dict[tuple[str, str], Fate] = {
         "`xcli cluster delete --terraform DIR` destroys with the state DIR names"
     ),
     ("cluster adapt", "--flex"): mapped("--flex-start"),
+    # adapt sets up a cluster some other tool made: its pools are already there
+    ("cluster adapt", "--super-slicing"): _ADAPT_SLICING,
+    ("cluster adapt", "--num-cubes"): _ADAPT_SLICING,
     ("workload create", "--device-type"): alias(),
     ("storage attach", "--vol"): ignored("xcli reads the share name from the instance"),
     ("storage create", "--vol"): mapped("--share"),
