@@ -22,9 +22,7 @@ def levels_on_nodes(cluster: Cluster) -> list[str]:
         if topology is None:
             continue  # references_resolve reports a missing one
         wanted = spec.get("nodeLabels", {})
-        pools = [
-            p for p in cluster.pools if all(p.labels.get(k) == v for k, v in wanted.items())
-        ]
+        pools = [p for p in cluster.pools if all(p.labels.get(k) == v for k, v in wanted.items())]
         levels = [lv["nodeLabel"] for lv in topology["spec"].get("levels", [])]
         counted = [p.name for p in pools if all(level in p.labels for level in levels)]
         if pools and not counted:

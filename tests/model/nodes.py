@@ -59,8 +59,7 @@ def _conditions(
         "queued_provisioning": bool(pool.get("queuedProvisioning", {}).get("enabled")),
         "arm64": _arch(machine) == "arm64",
         # RDMA GPU machines from a reservation: Compute Engine's physical topology labels
-        "rdma_reservation": machine.startswith(tuple(rdma))
-        and reserved == "SPECIFIC_RESERVATION",
+        "rdma_reservation": machine.startswith(tuple(rdma)) and reserved == "SPECIFIC_RESERVATION",
         # TPU7x sub-block pools of dynamic slicing (a PROVISION_ONLY workload policy)
         "provision_only": tpu
         and pool.get("placementPolicy", {}).get("policyName") in provision_only,

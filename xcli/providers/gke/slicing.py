@@ -98,6 +98,7 @@ def resolve(spec: ClusterSpec) -> ClusterSpec:
 def _older(version: str, than: str) -> bool:
     """1.35.1-gke.9 < 1.35.2-gke.1842000: numbers compared left to right; a bare 1.35 is
     taken as that minor's first release."""
+
     def parts(v: str) -> tuple[int, ...]:
         return tuple(int(p) for p in re.findall(r"\d+", v))
 
