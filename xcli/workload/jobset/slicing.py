@@ -14,7 +14,7 @@ partition and host: plan/gke/dynamic_slicing.py).
 
 Cluster Toolkit's `gcluster job` also writes `kueue.x-k8s.io/podset-required-topology:
 cloud.google.com/gke-tpu-partition-<topology>-id` (cluster-toolkit@1047080
-pkg/orchestrator/gke/scheduling.go l.150-166), a level its own Topology does not list for any
+pkg/orchestrator/gke/scheduling.go l.148-169), a level its own Topology does not list for any
 shape but 4x4x4 (modules/management/kubectl-apply/kueue/
 kueue-configuration-dynamic-slicing.yaml.tftpl l.1-9): not followed here, see docs/upstream.md.
 """
