@@ -62,6 +62,7 @@ def test_the_samples_are_compute_v1_reservations() -> None:
         (spec_for(release_channel="stable"), "Rapid release channel", "drop --release-channel"),
         (spec_for(gke_version="1.35.1-gke.5"), "1.35.2-gke.1842000 or later", "--gke-version"),
         (spec_for(slices=2), "--num-cubes 4 and --num-slices 2 disagree", "--num-slices 4"),
+        (spec_for(pathways=True), "--super-slicing with --pathways", "drop --pathways"),
         (
             replace(spec_for(), options=GkeOptions(num_cubes=2)),
             "--num-cubes counts the sub-blocks",

@@ -109,3 +109,16 @@ def test_cubes_follow_xpks_rule() -> None:
     assert cubes("4x4x4") == 1 and cubes("4x8x12") == 6 and cubes("16x24x24") == 144
     assert cubes("8x4x4") is None and cubes("2x2x4") is None and cubes("4x4") is None
     assert cubes("axbxc") is None
+
+
+def test_pathways_workers_are_refused_on_a_super_slicing_cluster() -> None:
+    from xcli.workload.pathways.kind import check_cluster
+    from xcli.workload.pathways.spec import PathwaysSpec
+
+    spec = PathwaysSpec(
+        name="pw", accelerator=lookup("tpu7x-128"), num_slices=1, gcs_location="gs://b/p"
+    )
+    with pytest.raises(UserError) as caught:
+        check_cluster(spec, replace(SUPER, pathways_pool="cpu-np"), [])
+    assert "--super-slicing cluster" in caught.value.message
+    assert "without --pathways" in (caught.value.hint or "")

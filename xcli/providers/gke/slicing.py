@@ -66,6 +66,13 @@ def resolve(spec: ClusterSpec) -> ClusterSpec:
             hint=f"pass --tpu-type tpu7x-4x4x4 --num-cubes {what}; workloads then ask for "
             f"the slice they need with --tpu-type tpu7x-<topology>",
         )
+    if opts.pathways:
+        raise UserError(
+            "--super-slicing with --pathways: xcli's Pathways workers need one node pool per "
+            "slice, and a super-slicing cluster's slices span sub-block pools",
+            hint="drop --pathways (workloads then run as JobSets of any tpu7x-AxBxC shape), or "
+            "make a cluster of explicit pools for Pathways",
+        )
     if spec.capacity.kind != "reservation":
         raise UserError(
             "--super-slicing needs an All Capacity reservation: GKE's dynamic slicing runs "
