@@ -157,3 +157,13 @@ def test_without_super_slicing_nothing_changes() -> None:
     assert "addonsConfig" not in cluster and cluster["releaseChannel"]["channel"] == "REGULAR"
     policy = next(s for s in doc["plan"] if s["id"] == "policy")["request"]["body"]
     assert policy["name"] == "demo-wp-4x4x4" and "acceleratorTopologyMode" not in str(policy)
+
+
+def test_a_setup_without_the_steps_it_replaces_is_a_bug_not_a_silent_plan() -> None:
+    from xcli.providers.gke import slicing
+    from xcli.providers.gke.bodies import setup_steps as full
+
+    spec = slicing.resolve(spec_for())
+    steps = [s for s in full(spec, "c", ()) if s.id != "k8s-flavor"]
+    with pytest.raises(RuntimeError, match="k8s-flavor"):
+        slicing.setup(spec, steps)

@@ -39,6 +39,8 @@ from xcli.spec import ClusterSpec
 # use-gke-dynamic-slicing, "Requirements").
 MIN_VERSION = "1.35.2-gke.1842000"
 CHECK_STEP = "k8s-admission-check-slice"
+# the in-cluster setup's steps (plan/gke/incluster.py) whose objects dynamic slicing replaces
+REPLACED = ("k8s-topology", "k8s-flavor", "k8s-cluster-queue", "k8s-metadata")
 
 
 def enabled(spec: ClusterSpec) -> bool:
@@ -148,6 +150,10 @@ def setup(spec: ClusterSpec, steps: list[Step]) -> list[Step]:
     metadata in place of the node-pool ones."""
     if not enabled(spec):
         return steps
+    found = {s.id for s in steps if isinstance(s, K8sApply)}
+    missing = sorted(set(REPLACED) - found)
+    if missing:  # the in-cluster setup changed shape: say so rather than send it unchanged
+        raise RuntimeError(f"dynamic slicing: the in-cluster setup has no step {missing}")
     out: list[Step] = []
     for step in steps:
         if not isinstance(step, K8sApply):
