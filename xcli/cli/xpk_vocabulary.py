@@ -158,6 +158,10 @@ _ADAPT_SLICING = refused(
     "xcli cluster create --super-slicing --num-cubes N makes a dynamic-slicing cluster; adapt "
     "does not change another tool's pools"
 )
+_PATHWAYS_SLICING = refused(
+    "xcli's Pathways workers need one node pool per slice: xcli cluster create --super-slicing "
+    "runs TPU7x JobSets of any shape, without --pathways"
+)
 _PATHWAYS = planned("xcli's Pathways workloads take the flags of docs/pathways.md")
 _PATHWAYS_IMAGES = refused(
     "xcli pins both Pathways images with --pathways-version TAG (docs/pathways.md)"
@@ -363,6 +367,8 @@ FATES_BY_COMMAND: dict[tuple[str, str], Fate] = {
     # adapt sets up a cluster some other tool made: its pools are already there
     ("cluster adapt", "--super-slicing"): _ADAPT_SLICING,
     ("cluster adapt", "--num-cubes"): _ADAPT_SLICING,
+    ("cluster create-pathways", "--super-slicing"): _PATHWAYS_SLICING,
+    ("cluster create-pathways", "--num-cubes"): _PATHWAYS_SLICING,
     ("workload create", "--device-type"): alias(),
     ("storage attach", "--vol"): ignored("xcli reads the share name from the instance"),
     ("storage create", "--vol"): mapped("--share"),
