@@ -4,7 +4,7 @@ What it changes in a GKE cluster's plan, each from a named source (docs/upstream
 - the checks, before any call: TPU7x only, pools of the 4x4x4 sub-block only (GKE: "a sub-block
   ... represents a 16-node group of TPU VMs with a 4x4x4 topology ... a node pool maps directly
   to a sub-block", https://cloud.google.com/kubernetes-engine/docs/concepts/dynamic-slicing;
-  XPK accepts super-slicing for tpu7x-4x4x4 alone, src/xpk/core/system_characteristics.py),
+  XPK accepts super-slicing for tpu7x-4x4x4 alone, src/xpk/core/system_characteristics.py l.593),
   a reservation (dynamic slicing runs only on All Capacity mode reservations; a live run reads
   it and refuses one that is not DENSE and ALL_CAPACITY: providers/reservation_check.py), the
   Rapid channel (GKE's requirements for dynamic slicing), and XPK's `--num-cubes` rules
