@@ -167,3 +167,47 @@ def test_a_setup_without_the_steps_it_replaces_is_a_bug_not_a_silent_plan() -> N
     steps = [s for s in full(spec, "c", ()) if s.id != "k8s-flavor"]
     with pytest.raises(RuntimeError, match="k8s-flavor"):
         slicing.setup(spec, steps)
+
+
+# --- a cluster that exists -----------------------------------------------------------------
+
+
+def _pool(index: int, policy: str) -> Any:
+    from xcli.providers.gke.planner import ObservedPool
+
+    return ObservedPool(
+        f"demo-np-{index}", "RUNNING", "tpu7x-128", "tpu7x-standard-4t", 16, "reservation", policy
+    )
+
+
+def test_an_existing_cluster_without_the_add_on_gets_it_turned_on() -> None:
+    from tests.support.discovery import check_request
+    from xcli.providers.gke.planner import GkeObserved
+
+    pools = {f"demo-np-{i}": _pool(i, "demo-wp-4x4x4-ss") for i in range(4)}
+    seen = GkeObserved("RUNNING", (ZONE,), pools, ("demo-wp-4x4x4-ss",), slice_controller=False)
+    doc = plan_document(plan_create(spec_for(), seen, setup_steps))
+    (update,) = [s for s in doc["plan"] if s["id"] == "cluster"]
+    assert update["api"] == "container.projects.locations.clusters.update"
+    body = update["request"]["body"]
+    assert body == {"update": {"desiredAddonsConfig": {"sliceControllerConfig": {"enabled": True}}}}
+    check_request(update["api"], "PUT", update["request"]["url"], body)
+    assert not [s for s in doc["plan"] if s["id"].startswith("pool-")]  # the cubes are kept
+    on = replace(seen, slice_controller=True)
+    doc = plan_document(plan_create(spec_for(), on, setup_steps))
+    assert not [s for s in doc["plan"] if s["id"] == "cluster"]
+    assert any("exists (RUNNING); kept as it is" in n for n in doc["notes"])
+
+
+def test_pools_made_without_super_slicing_are_not_taken_for_sub_blocks() -> None:
+    from xcli.providers.gke.planner import GkeObserved
+
+    pools = {f"demo-np-{i}": _pool(i, "demo-wp-4x4x4") for i in range(4)}
+    seen = GkeObserved("RUNNING", (ZONE,), pools, ("demo-wp-4x4x4",), slice_controller=True)
+    with pytest.raises(UserError) as caught:
+        plan_create(spec_for(), seen, setup_steps)
+    assert "workload policy demo-wp-4x4x4, not demo-wp-4x4x4-ss" in caught.value.message
+    assert "--force" in (caught.value.hint or "")
+    forced = replace(spec_for(), force=True)
+    steps = [s.id for s in plan_create(forced, seen, setup_steps).steps]
+    assert "remove-pool-0" in steps and "pool-0" in steps  # replaced, asking first

@@ -50,6 +50,7 @@ CREATE_CLUSTER = "container.projects.locations.clusters.create"
 DELETE_CLUSTER = "container.projects.locations.clusters.delete"
 CREATE_POOL = "container.projects.locations.clusters.nodePools.create"
 DELETE_POOL = "container.projects.locations.clusters.nodePools.delete"
+UPDATE_CLUSTER = "container.projects.locations.clusters.update"
 INSERT_POLICY = "compute.resourcePolicies.insert"
 DELETE_POLICY = "compute.resourcePolicies.delete"
 BUSY = ("PROVISIONING", "RECONCILING")
@@ -63,6 +64,7 @@ class ObservedPool:
     machine_type: str
     nodes: int  # initialNodeCount, or the autoscaling maximum for flex-start pools
     capacity: str  # on-demand, spot, reservation, flex-start
+    policy: str = ""  # placementPolicy.policyName (tpu7x workload policies), "" for none
 
 
 @dataclass(frozen=True)
@@ -79,6 +81,8 @@ class GkeObserved:
     )
     routers: tuple[str, ...] = ()  # Cloud Routers xcli made for the cluster's NAT (nat.py)
     private: bool | None = None  # the cluster's nodes are private (None: no cluster)
+    # addonsConfig.sliceControllerConfig.enabled of an existing cluster (None: no cluster)
+    slice_controller: bool | None = None
 
 
 def cluster_resource(project: str, region: str, name: str) -> str:
@@ -140,8 +144,25 @@ def _cluster_steps(spec: ClusterSpec, seen: GkeObserved, notes: list[str]) -> li
                 timeout_seconds=3600,
             )
         ]
+    if slicing.enabled(spec) and seen.slice_controller is False:
+        return [_slice_controller_on(spec)]
     notes.append(f"cluster {spec.name} exists ({status}); kept as it is")
     return []
+
+
+def _slice_controller_on(spec: ClusterSpec) -> Step:
+    """--super-slicing on a cluster made without it: turn the add-on on (GKE's dynamic slicing
+    docs: `gcloud container clusters update --enable-slice-controller`; container.v1
+    ClusterUpdate.desiredAddonsConfig)."""
+    url = gke.cluster_url(spec.project, spec.region, spec.name)
+    return op_call(
+        "cluster",
+        f"turn on the slice controller add-on of cluster {spec.name} (--super-slicing)",
+        UPDATE_CLUSTER,
+        "PUT",
+        url,
+        body={"update": {"desiredAddonsConfig": {"sliceControllerConfig": {"enabled": True}}}},
+    )
 
 
 def _mismatch(spec: ClusterSpec, pool: ObservedPool) -> str:
@@ -156,6 +177,10 @@ def _mismatch(spec: ClusterSpec, pool: ObservedPool) -> str:
         diffs.append(f"{pool.nodes} nodes, not {want}")
     if pool.capacity != spec.capacity.kind:
         diffs.append(f"{pool.capacity} capacity, not {spec.capacity.kind}")
+    policy = gke.policy_name(spec)
+    if spec.accelerator.placement == "workload-policy" and pool.policy not in ("", policy):
+        # e.g. a pool made without --super-slicing: its slices are not PROVISION_ONLY cubes
+        diffs.append(f"workload policy {pool.policy}, not {policy}")
     return "; ".join(diffs)
 
 
