@@ -136,15 +136,17 @@ _DRIVER = "xcli turns the {0} CSI driver on when `xcli storage attach --type {1}
 _NOT_TOOLS = "xcli calls the APIs directly: it runs and downloads no gcloud or kubectl"
 _CAPACITY_IS_CLUSTERS = refused(
     "a workload runs on its cluster's capacity (cluster create --on-demand|--spot|"
-    "--reservation|--flex-start); xcli has no node auto-provisioning for a workload to choose"
+    "--reservation|--flex-start), on an auto-provisioned cluster too: re-run cluster create "
+    "with --enable-autoprovisioning and the other capacity to change it"
 )
 _NO_VERTEX = refused("xcli does not create Vertex AI Tensorboards or Experiments")
 _NO_MTC = refused(
     "xcli has no multi-tier checkpointing; `workload create --checkpoint-dir gs://B/P` "
     "gives every worker a checkpoint folder"
 )
-_NO_NAP = refused(
-    "xcli creates the node pools a cluster needs; it does not set up auto-provisioning"
+_NAP_ADAPT = refused(
+    "`xcli cluster adapt` sets up a cluster's existing pools; for node auto-provisioning use "
+    "`xcli cluster create --enable-autoprovisioning` (docs/tpu.md)"
 )
 _SLICING_LATER = planned("one workload per slice shape: create the cluster with that --tpu-type")
 _PATHWAYS = planned("xcli's Pathways workloads take the flags of docs/pathways.md")
@@ -241,9 +243,10 @@ FATES: dict[str, Fate] = {
     "--sub-slicing": _SLICING_LATER,
     "--super-slicing": _SLICING_LATER,
     "--num-cubes": _SLICING_LATER,
-    "--enable-autoprovisioning": _NO_NAP,
-    "--autoprovisioning-min-chips": _NO_NAP,
-    "--autoprovisioning-max-chips": _NO_NAP,
+    # node auto-provisioning (issue 38): the same names (xcli/providers/gke/nap.py)
+    "--enable-autoprovisioning": alias(),
+    "--autoprovisioning-min-chips": alias(),
+    "--autoprovisioning-max-chips": alias(),
     "--create-vertex-tensorboard": _NO_VERTEX,
     "--tensorboard-region": _NO_VERTEX,
     "--tensorboard-name": _NO_VERTEX,
@@ -349,6 +352,9 @@ FATES_BY_COMMAND: dict[tuple[str, str], Fate] = {
         "`xcli cluster delete --terraform DIR` destroys with the state DIR names"
     ),
     ("cluster adapt", "--flex"): mapped("--flex-start"),
+    ("cluster adapt", "--enable-autoprovisioning"): _NAP_ADAPT,
+    ("cluster adapt", "--autoprovisioning-min-chips"): _NAP_ADAPT,
+    ("cluster adapt", "--autoprovisioning-max-chips"): _NAP_ADAPT,
     ("workload create", "--device-type"): alias(),
     ("storage attach", "--vol"): ignored("xcli reads the share name from the instance"),
     ("storage create", "--vol"): mapped("--share"),

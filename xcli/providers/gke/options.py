@@ -38,6 +38,10 @@ class GkeOptions(ProviderOptions):
     private_endpoint: bool = False
     authorized_networks: tuple[str, ...] = ()
     master_ipv4_cidr: tuple[str, ...] = ()
+    # node auto-provisioning (providers/gke/nap.py); the chip limits as given
+    autoprovisioning: bool = False
+    autoprovisioning_min_chips: int | None = None
+    autoprovisioning_max_chips: int | None = None
 
     @property
     def channel(self) -> str:
@@ -73,6 +77,9 @@ def gke_options(flags: Mapping[str, object]) -> GkeOptions:
         private_endpoint=bool(flags.get("private_endpoint")),
         authorized_networks=_texts(flags.get("authorized_networks")),
         master_ipv4_cidr=_texts(flags.get("master_ipv4_cidr")),
+        autoprovisioning=bool(flags.get("enable_autoprovisioning")),
+        autoprovisioning_min_chips=_count(flags.get("autoprovisioning_min_chips")),
+        autoprovisioning_max_chips=_count(flags.get("autoprovisioning_max_chips")),
     )
 
 
@@ -91,6 +98,10 @@ DEFAULTS = GkeOptions()
 
 def _text(value: object) -> str | None:
     return str(value) if value not in (None, "") else None
+
+
+def _count(value: object) -> int | None:
+    return None if value is None or value == "" else int(str(value))
 
 
 def _texts(value: object) -> tuple[str, ...]:
