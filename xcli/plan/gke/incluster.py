@@ -28,13 +28,13 @@ from xcli.plan.gke.jobset_config import jobset_config_patch
 from xcli.plan.gke.kube_steps import K8sInstall, K8sWait
 from xcli.plan.gke.kueue_config import kueue_config_patch
 from xcli.plan.gke.kueue_objects import (
-    Autoprovisioning,
     CLUSTER_QUEUE,
     COHORT,
     KUEUE_API,
     LOCAL_QUEUE,
     NAMESPACE,
     PRIORITIES,
+    Autoprovisioning,
     flavor_name,
     kueue_objects,
     meta,
@@ -160,9 +160,7 @@ def setup_steps(
         f"ConfigMap {NAMESPACE}/{METADATA_CONFIGMAP} describing the cluster for workloads",
         done,
         cluster,
-        metadata_configmap(
-            spec, pathways=pathways is not None, jobset_gates=jobset_gates, nap=nap
-        ),
+        metadata_configmap(spec, pathways=pathways is not None, jobset_gates=jobset_gates, nap=nap),
     )
     return [*installs, *priorities, wait, read, *queue, metadata]
 

@@ -186,8 +186,9 @@ def notes(spec: ClusterSpec) -> list[str]:
     return [
         f"node auto-provisioning: no {spec.accelerator.name} node pools are created now; GKE "
         f"creates pools when workloads are submitted (minutes per pool: a TPU slice gets one "
-        f"of its own) and deletes them when empty, with {lim.min_chips}..{lim.max_chips} {lim.resource} chips in "
-        f"the cluster ({lim.cpu:,} vCPUs and {lim.memory_gb:,} GB across all pools)",
+        f"of its own) and deletes them when empty, with {lim.min_chips}..{lim.max_chips} "
+        f"{lim.resource} chips in the cluster ({lim.cpu:,} vCPUs and {lim.memory_gb:,} GB "
+        "across all pools)",
         "workloads of any shape of the family run within that limit; raise it with "
         "`xcli cluster create ... --enable-autoprovisioning --autoprovisioning-max-chips N`",
     ]
