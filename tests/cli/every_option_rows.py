@@ -82,6 +82,8 @@ BASES: dict[str, tuple[str, ...]] = {
     "cc-gpu": ("cluster", "create", "--cluster", "c", "--device-type", "h100-80gb-8", "--spot",
                *P, "--dry-run"),
     "cc-flex": ("cluster", "create", "--cluster", "c", *TPU, "--flex-start", *P, "--dry-run"),
+    "cc-nap": ("cluster", "create", "--cluster", "c", *TPU, "--spot", "--enable-autoprovisioning",
+               *P, "--dry-run"),
     "cc-qr": ("cluster", "create", "--provider", "queued-resource", "--cluster", "q", *TPU,
               "--spot", *P, "--dry-run"),
     "cc-qr-g": ("cluster", "create", "--provider", "queued-resource", "--cluster", "q", *TPU,
@@ -168,6 +170,13 @@ _ROWS: dict[str, Row] = {
         "cc", ("--secondary-boot-disk", "projects/my-proj-1/global/images/disk-1")
     ),
     "cluster create --pathways": Plan("cc", ("--pathways",)),
+    "cluster create --enable-autoprovisioning": Plan("cc", ("--enable-autoprovisioning",)),
+    "cluster create --autoprovisioning-min-chips": Plan(
+        "cc-nap", ("--autoprovisioning-min-chips", "2")
+    ),
+    "cluster create --autoprovisioning-max-chips": Plan(
+        "cc-nap", ("--autoprovisioning-max-chips", "64")
+    ),
     "cluster create --pathways-cpu-machine-type": Plan(
         "cc", ("--pathways", "--pathways-cpu-machine-type", "n2-standard-64")
     ),

@@ -138,7 +138,17 @@ def _pod_range(spec: ClusterSpec) -> str | None:
 
 
 class GkeTerraform:
-    flags = frozenset({"release_channel", "gke_version", "force"})
+    # the NAP flags reach check(), which refuses them with the reason
+    flags = frozenset(
+        {
+            "release_channel",
+            "gke_version",
+            "force",
+            "enable_autoprovisioning",
+            "autoprovisioning_min_chips",
+            "autoprovisioning_max_chips",
+        }
+    )
 
     def check(self, spec: ClusterSpec) -> None:
         check_name(pool_name(spec, max(spec.num_slices, 1) - 1), "node pool", _MAX_GKE_NAME)
@@ -158,6 +168,15 @@ class GkeTerraform:
                 f"{spec.accelerator.name} needs a workload-policy placement, which --terraform "
                 "does not write yet",
                 hint="drop --terraform to create it through the API, or pick a single-host shape",
+            )
+        if gke_opts.of(spec).autoprovisioning:
+            raise UserError(
+                "--enable-autoprovisioning cannot be written to a Terraform folder yet: the "
+                "gke-cluster module has no cluster_autoscaling block (the provider's "
+                "resource_limits and auto_provisioning_defaults), and its tpu-node-pool or "
+                "gpu-node-pool module would create the pools NAP is to make",
+                hint="drop --terraform to create it through the API, or drop "
+                "--enable-autoprovisioning to write the pools",
             )
         gpu_network_tf.check(spec)
         gke.pod_range(spec)  # refuses a plan whose nodes cannot all get Pod addresses
