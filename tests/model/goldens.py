@@ -157,12 +157,22 @@ MADE: dict[str, Source] = {
     "made/workload-on-v6e-256-x32-spot": "gke/v6e-256-x32-spot.json",
     # issue 32 item 4: an image built from a folder and pushed to the default repository
     "made/workload-with-built-image-on-v6e-256-x2-spot": "gke/v6e-256-x2-spot.json",
+    # issue 38: node auto-provisioning; the TPU ones are of other slice sizes than the
+    # cluster's (several slice sizes in one cluster), NAP making their pools
+    "made/workload-v6e-16-x4-on-v6e-256-x2-nap-spot": "gke/v6e-256-x2-nap-spot.json",
+    "made/workload-v6e-256-x4-on-v6e-256-nap-reservation": "gke/v6e-256-nap-reservation.json",
+    "made/workload-on-a100-40gb-8-x2-nap-spot": "gke/a100-40gb-8-x2-nap-spot.json",
+    "made/workload-on-a100-40gb-8-x2-nap-reservation": "gke/a100-40gb-8-x2-nap-reservation.json",
 }
 # extra flags of a made workload; SCRIPT_DIR is a folder made for the run
 SCRIPT_DIR = "{script_dir}"
 MADE_FLAGS: dict[str, list[str]] = {
     "made/workload-with-built-image-on-v6e-256-x2-spot": [
         "--base-docker-image", "python:3.10", "--script-dir", SCRIPT_DIR,
+    ],
+    "made/workload-v6e-16-x4-on-v6e-256-x2-nap-spot": ["--tpu-type", "v6e-16", "--num-slices", "4"],
+    "made/workload-v6e-256-x4-on-v6e-256-nap-reservation": [
+        "--tpu-type", "v6e-256", "--num-slices", "4",
     ],
 }  # fmt: skip
 WORKLOAD_FLAGS = ["--workload", "train-1", "--docker-image", "us-docker.pkg.dev/p/r/t:1"]
@@ -181,7 +191,7 @@ def _made(name: str) -> str:
         extra = [f.replace(SCRIPT_DIR, str(Path(folder) / "src")) for f in MADE_FLAGS.get(name, [])]
         argv = ["workload", "create", "--project", data["project"], "--zone", data["zone"]]
         flags = list(WORKLOAD_FLAGS)
-        if extra:  # an image built here, not --docker-image
+        if "--base-docker-image" in extra:  # an image built here, not --docker-image
             at = flags.index("--docker-image")
             del flags[at : at + 2]
         argv += ["--cluster", data["cluster"], "--cluster-metadata", str(path), *flags, *extra]
