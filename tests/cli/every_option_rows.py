@@ -75,7 +75,8 @@ TPU = ("--tpu-type", "v5p-8")
 PW_GCS = ("--pathways-gcs-location", "gs://my-bucket/pw")
 
 # Base lines: each succeeds (exit 0) without credentials or network. {app} is a folder with
-# train.py, {file} a small text file, {meta} the metadata of a GKE cluster (tests write them).
+# train.py, {file} a small text file, {meta} the metadata of a GKE cluster, {nmeta} that of a
+# node auto-provisioning one (tests write them).
 BASES: dict[str, tuple[str, ...]] = {
     "cc": ("cluster", "create", "--cluster", "c", *TPU, "--spot", *P, "--dry-run"),
     "cc-od": ("cluster", "create", "--cluster", "c", *TPU, "--on-demand", *P, "--dry-run"),
@@ -94,6 +95,8 @@ BASES: dict[str, tuple[str, ...]] = {
                    "--dry-run"),
     "wc": ("workload", "create", "--cluster", "c", "--workload", "t", "--docker-image", "img:1",
            "--command", "true", *TPU, "--num-slices", "1", *P, "--dry-run"),
+    "wc-nap": ("workload", "create", "--cluster", "c", "--workload", "t", "--docker-image",
+               "img:1", "--command", "true", "--cluster-metadata", "{nmeta}", *P, "--dry-run"),
     "wc-build": ("workload", "create", "--cluster", "c", "--workload", "t", "--command", "true",
                  *TPU, "--num-slices", "1", "--base-docker-image", "python:3.10",
                  "--script-dir", "{app}", *P, "--dry-run"),
@@ -255,6 +258,9 @@ _ROWS: dict[str, Row] = {
     "workload create --scheduler": Plan("wc", ("--scheduler", "gke.io/high-throughput-scheduler")),
     "workload create --detach": Note("wc", ("--detach",), "--detach changes nothing here"),
     "workload create --cluster-metadata": Plan("wc", ("--cluster-metadata", "{meta}")),
+    "workload create --on-demand": Plan("wc-nap", ("--on-demand",)),
+    "workload create --spot": Plan("wc", ("--spot",)),
+    "workload create --reservation": Plan("wc-nap", ("--reservation", "r1")),
     "workload create --base-docker-image": Plan(
         "wc-build",
         ("--base-docker-image", "python:3.11"),

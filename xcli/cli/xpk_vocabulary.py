@@ -134,10 +134,14 @@ _GCLOUD = (
 )
 _DRIVER = "xcli turns the {0} CSI driver on when `xcli storage attach --type {1}` needs it"
 _NOT_TOOLS = "xcli calls the APIs directly: it runs and downloads no gcloud or kubectl"
-_CAPACITY_IS_CLUSTERS = refused(
-    "a workload runs on its cluster's capacity (cluster create --on-demand|--spot|"
-    "--reservation|--flex-start), on an auto-provisioned cluster too: re-run cluster create "
-    "with --enable-autoprovisioning and the other capacity to change it"
+_NAP_FLEX = refused(
+    "on an auto-provisioning cluster a workload takes --on-demand, --spot or --reservation; "
+    "flex-start with node auto-provisioning is not in xcli (cluster create --flex-start makes "
+    "flex-start pools)"
+)
+_PATHWAYS_CAPACITY = refused(
+    "a Pathways workload runs on its cluster's capacity (cluster create --on-demand|--spot|"
+    "--reservation|--flex-start)"
 )
 _NO_VERTEX = refused("xcli does not create Vertex AI Tensorboards or Experiments")
 _NO_MTC = refused(
@@ -398,9 +402,13 @@ FATES_BY_COMMAND: dict[tuple[str, str], Fate] = {
         )
         for command in ("cluster describe", "cluster list", "workload list", "storage list")
     },
+    # node auto-provisioning (issue 38): a workload chooses the capacity GKE provisions it on
+    ("workload create", "--on-demand"): alias(),
+    ("workload create", "--spot"): alias(),
+    ("workload create", "--reservation"): alias(),
+    ("workload create", "--flex"): _NAP_FLEX,
     **{
-        (command, flag): _CAPACITY_IS_CLUSTERS
-        for command in ("workload create", "workload create-pathways")
+        ("workload create-pathways", flag): _PATHWAYS_CAPACITY
         for flag in ("--on-demand", "--spot", "--reservation", "--flex")
     },
 }

@@ -5,6 +5,7 @@ from flags and files (dry-run).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Collection, Mapping
 from typing import Any
 
@@ -12,7 +13,7 @@ from xcli.errors import UserError
 from xcli.plan.gke.kube_steps import K8sDelete
 from xcli.plan.model import Plan, Ref, Step
 from xcli.plan.steps import K8sApply, Text
-from xcli.spec import format_duration
+from xcli.spec import Capacity, format_duration
 from xcli.workload.jobset import env_secret
 from xcli.workload.jobset.gpu_network import compute_domain, needs_compute_domain
 from xcli.workload.jobset.manifest import (
@@ -80,6 +81,26 @@ def check_nap_limits(spec: WorkloadSpec, meta: ClusterMeta) -> None:
             f"{spec.total_chips}` (with the cluster's capacity flag), or ask for fewer "
             f"{'slices' if want.kind == 'tpu' else 'nodes'}",
         )
+
+
+def with_capacity(meta: ClusterMeta, capacity: Capacity | None) -> ClusterMeta:
+    """The cluster's facts with the capacity `workload create` asked for (None: the cluster's).
+    Only an auto-provisioning cluster makes pools of the capacity a workload asks for; on
+    facts from flags (a dry-run reading no cluster) it is taken as the cluster's."""
+    if capacity is None or capacity == meta.capacity:
+        return meta
+    if not meta.autoprovisioned and meta.source != "flags":
+        raise UserError(
+            f"cluster {meta.name} has its own {meta.capacity.kind} pools; a workload chooses "
+            "its capacity only on a node auto-provisioning cluster",
+            hint="drop the capacity flag, or create the cluster with --enable-autoprovisioning",
+        )
+    if "/reservationBlocks/" in str(capacity.reservation or ""):
+        raise UserError(
+            "an auto-provisioning cluster's pools cannot target a reservation block",
+            hint="name the reservation: NAME or projects/P/reservations/R",
+        )
+    return dataclasses.replace(meta, capacity=capacity)
 
 
 def _shape_flags(meta: ClusterMeta) -> str:
