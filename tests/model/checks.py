@@ -285,5 +285,5 @@ def check_all(cluster: Cluster, objects: list[dict[str, Any]]) -> list[str]:
         + pod_addresses(cluster.pod_range, cluster.addresses)
         + pool_rules(cluster.pool_bodies)
         + node_limits(cluster.body, cluster.addresses)
-        + nap_covers(cluster.body, objects)
+        + nap_covers(cluster.body, objects, cluster.pool_bodies)
     )

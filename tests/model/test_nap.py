@@ -4,6 +4,7 @@ limits.py nap_covers) catch what they are there to catch."""
 from __future__ import annotations
 
 import copy
+from typing import Any
 
 from tests.model.checks import check_all, flavors_fit
 from tests.model.cluster import cluster_of
@@ -40,3 +41,32 @@ def test_an_accelerator_the_limits_do_not_name_gets_no_pool() -> None:
     limits[2]["resourceType"] = "tpu-v5p-slice"
     lines = flavors_fit(cluster_of(plan))
     assert lines and "gke-tpu-accelerator=tpu-v6e-slice" in lines[0]
+
+
+def _pathways_nap_plan() -> list[dict[str, Any]]:
+    import json
+
+    from xcli.catalog import lookup
+    from xcli.plan.render import plan_json
+    from xcli.providers.gke.bodies import setup_steps
+    from xcli.providers.gke.options import GkeOptions
+    from xcli.providers.gke.planner import plan_create
+    from xcli.spec import Capacity, ClusterSpec
+
+    options = GkeOptions(autoprovisioning=True, pathways=True)
+    spec = ClusterSpec(
+        "demo", "my-proj", "us-east5-b", "gke", lookup("v6e-16"), Capacity("spot"),
+        options=options,
+    )  # fmt: skip
+    plan: list[dict[str, Any]] = json.loads(plan_json(plan_create(spec, None, setup_steps)))["plan"]
+    return plan
+
+
+def test_the_pathways_head_pool_fits_in_nap_cpu_limit() -> None:
+    plan = _pathways_nap_plan()
+    assert check_all(cluster_of(plan), applied_objects(plan)) == []
+    (cluster_step,) = [s for s in plan if s["id"] == "cluster"]
+    limits = cluster_step["request"]["body"]["cluster"]["autoscaling"]["resourceLimits"]
+    limits[0]["maximum"] = "1056"  # what it was before the heads' pool was counted
+    lines = check_all(cluster_of(plan), applied_objects(plan))
+    assert any("NAP's cpu limit is 1056" in line for line in lines), lines

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from xcli.errors import UserError
+from xcli.plan.gke import pathways_pool
 from xcli.plan.gke import system_pool as cpu_pool
 from xcli.plan.gke.kueue_objects import CPU_PER_VM, MEMORY_TIB_PER_VM, Autoprovisioning
 from xcli.providers.gke import options as gke_opts
@@ -78,12 +79,19 @@ def limits(spec: ClusterSpec) -> Limits:
     cpus, gib = next(((c, g) for n, c, g in cpu_pool.MACHINES if n == system.machine), (0, 0))
     # the system pool's autoscaling maximum is 4 x its size (bodies.cluster_body)
     top = 4 * system.nodes
+    cpu, memory = vms * CPU_PER_VM + top * cpus, vms * MEMORY_TIB_PER_VM * GB_PER_TIB + top * gib
+    if opts.pathways_machine:  # the heads' pool counts too, at its largest (pathways_pool.py)
+        shape = pathways_pool.SHAPES.get(
+            opts.pathways_machine, pathways_pool.SHAPES[pathways_pool.DEFAULT_MACHINE]
+        )
+        cpu += pathways_pool.MAX_NODES * shape.guest_cpus
+        memory += pathways_pool.MAX_NODES * math.ceil(shape.memory_mb / 1024)
     return Limits(
         resource=spec.accelerator.gke_accelerator,
         min_chips=low,
         max_chips=high,
-        cpu=vms * CPU_PER_VM + top * cpus,
-        memory_gb=vms * MEMORY_TIB_PER_VM * GB_PER_TIB + top * gib,
+        cpu=cpu,
+        memory_gb=memory,
     )
 
 
