@@ -73,6 +73,9 @@ WORKLOADS: dict[str, Pairing] = {
     "workload/pathways-batch.json": Pairing("gke/v5p-128-x2-pathways.json"),
     "workload/pathways-headless.json": Pairing("gke/v5p-128-x2-pathways.json"),
     "workload/pathways-elastic.json": Pairing("gke/v5p-128-x2-pathways.json"),
+    # issue 38: workloads of other slice sizes on the v6e-256 NAP cluster (NAP makes the pools)
+    "workload/v6e-16-x4-nap.json": Pairing("gke/v6e-256-nap-reservation.json"),
+    "workload/v6e-64-x2-nap-spot.json": Pairing("gke/v6e-256-nap-reservation.json"),
     "network/h100-mega-80gb-8.txt": Pairing(("h100-mega-80gb-8", ON_DEMAND, 2)),
     "network/gb200-4.txt": Pairing(("gb200-4", ON_DEMAND, 4)),
     "team/workload-namespace-t.json": Pairing(
