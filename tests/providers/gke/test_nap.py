@@ -159,3 +159,27 @@ def test_chip_limits_without_nap_are_refused() -> None:
     )  # fmt: skip
     with pytest.raises(UserError, match="need --enable-autoprovisioning"):
         nap.check(plain)
+
+
+def test_the_live_gateway_sends_both_bodies_as_gapic_messages() -> None:
+    """The container gateway parses the NAP create and update bodies into the real GAPIC
+    requests (no field dropped: the message's JSON has the same autoscaling)."""
+    from google.protobuf import json_format
+
+    from xcli.gateways.google.container import ContainerGateway
+
+    gateway = ContainerGateway()
+    seen = GkeObserved(cluster_status="RUNNING", locations=("us-central1-a",))
+    for observed, key in ((None, "cluster"), (seen, "update")):
+        (step,) = [s for s in plan_create(_spec(), observed).steps if s.id == "cluster"]
+        message = gateway.request(step)  # type: ignore[arg-type]
+        sent = json_format.MessageToDict(type(message).pb(message))
+        body = step.body  # type: ignore[attr-defined]
+        want = body[key]["autoscaling" if key == "cluster" else "desiredClusterAutoscaling"]
+        got = sent[key]["autoscaling" if key == "cluster" else "desiredClusterAutoscaling"]
+        # proto3 leaves a minimum of 0 out of the JSON: the same value
+        zero = [
+            {k: v for k, v in r.items() if (k, v) != ("minimum", "0")}
+            for r in want["resourceLimits"]
+        ]
+        assert got == {**want, "resourceLimits": zero}
