@@ -138,6 +138,8 @@ def test_a_rerun_on_an_existing_cluster_updates_its_limits() -> None:
         (_spec("tpu7x-128", zone="us-central1-c"), "workload policy"),
         (_spec("h100-80gb-8", zone="us-east5-b"), "GPUDirect"),
         (_spec(capacity=Capacity("flex-start")), "--flex-start"),
+        (_spec("v6e-16", zone="us-east5-b", gke_version="1.30"), "from 1.31.1-gke.1146000 on"),
+        (_spec("v5p-8", zone="us-east5-a", gke_version="1.29.1"), "from 1.29.2-gke.1035000"),
         (_spec(capacity=Capacity("reservation", reservation="a,b")), "one reservation"),
         (
             _spec(capacity=Capacity("reservation", reservation="r/reservationBlocks/b")),
@@ -149,6 +151,12 @@ def test_refusals_name_the_way(spec: ClusterSpec, says: str) -> None:
     with pytest.raises(UserError) as caught:
         nap.check(spec)
     assert says in str(caught.value) and caught.value.hint
+
+
+@pytest.mark.parametrize("version", ["1.31", "1.31.1-gke.1146000", "1.32.0", "1.29.2-gke.1035000"])
+def test_versions_nap_makes_the_pools_on_pass(version: str) -> None:
+    family = "v5p-8" if version.startswith("1.29") else "v6e-16"
+    nap.check(_spec(family, zone="us-east5-b", gke_version=version))
 
 
 def test_chip_limits_without_nap_are_refused() -> None:

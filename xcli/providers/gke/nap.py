@@ -30,6 +30,7 @@ Pure.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,6 +43,17 @@ from xcli.spec import ClusterSpec
 
 PROFILE = "OPTIMIZE_UTILIZATION"  # XPK: --autoscaling-profile=optimize-utilization
 GB_PER_TIB = 1024
+# The first GKE versions whose NAP makes pools of each TPU family (GKE "Use node
+# auto-provisioning", Requirements: 1.27.6 or later for v4 and v5e; 1.28.7-gke.1020000 or
+# later and 1.29.2-gke.1035000 or later for v5p; 1.31.1-gke.1146000 or later for Trillium).
+# tpu7x and GPUs are not listed there: no version is checked for them.
+MIN_VERSIONS: dict[str, tuple[tuple[int, ...], ...]] = {
+    "v4": ((1, 27, 6),),
+    "v5e": ((1, 27, 6),),
+    "v5p": ((1, 28, 7, 1020000), (1, 29, 2, 1035000)),
+    "v6e": ((1, 31, 1, 1146000),),
+}
+_VERSION = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+)(?:-gke\.(\d+))?)?$")
 
 
 @dataclass(frozen=True)
@@ -140,6 +152,7 @@ def check(spec: ClusterSpec) -> None:
             hint="drop --enable-autoprovisioning for this GPU, or use one without GPUDirect "
             "(a100-40gb-8, l4-8)",
         )
+    _check_version(accel.family, opts.gke_version)
     lim = limits(spec)
     if lim.max_chips <= lim.min_chips:
         raise UserError(
@@ -154,6 +167,25 @@ def check(spec: ClusterSpec) -> None:
             hint=f"pass --autoprovisioning-max-chips {accel.chips} or more, or a smaller "
             "--tpu-type/--device-type",
         )
+
+
+def _check_version(family: str, version: str | None) -> None:
+    """Refuse a --gke-version older than the first whose NAP makes this family's pools. Only
+    the parts given are compared ("1.30" is GKE's newest 1.30); an alias is left to GKE."""
+    found = _VERSION.match((version or "").strip())
+    floors = MIN_VERSIONS.get(family)
+    if found is None or not floors:
+        return
+    given = tuple(int(p) for p in found.groups() if p is not None)
+    floor = next((f for f in floors if f[:2] == given[:2]), floors[0])
+    if given[:2] > floor[:2] or given >= floor[: len(given)]:
+        return
+    want = ".".join(map(str, floor[:3])) + (f"-gke.{floor[3]}" if len(floor) > 3 else "")
+    raise UserError(
+        f"--gke-version {version}: GKE's node auto-provisioning makes {family} pools from "
+        f"{want} on",
+        hint=f"pass --gke-version {want} or later, or leave it out for the channel's default",
+    )
 
 
 def autoscaling(spec: ClusterSpec, scopes: list[str]) -> dict[str, Any]:
