@@ -103,3 +103,13 @@ def test_a_gpu_workload_counts_its_gpus() -> None:
     with pytest.raises(UserError, match="needs 24 chips"):
         check_fits(_spec(meta, "a100-40gb-8", nodes=3), meta, ())
     assert lookup("a100-40gb-8").gke_accelerator == "nvidia-tesla-a100"
+
+
+def test_another_shape_on_explicit_pools_names_nap_as_the_way() -> None:
+    plain = cluster_meta_from_dict({"accelerator": "v6e-256", "num_slices": "2"}, "demo")
+    with pytest.raises(UserError) as caught:
+        check_fits(_spec(plain, "v6e-16"), plain, ())
+    assert caught.value.hint is not None and "--enable-autoprovisioning" in caught.value.hint
+    with pytest.raises(UserError) as other:
+        check_fits(_spec(plain, "v5p-8"), plain, ())
+    assert other.value.hint is not None and "autoprovisioning" not in other.value.hint

@@ -9,6 +9,7 @@ import dataclasses
 from collections.abc import Collection, Mapping
 from typing import Any
 
+from xcli.catalog import Accelerator
 from xcli.errors import UserError
 from xcli.plan.gke.kube_steps import K8sDelete
 from xcli.plan.model import Plan, Ref, Step
@@ -40,7 +41,7 @@ def check_fits(spec: WorkloadSpec, meta: ClusterMeta, existing: Collection[str])
         raise UserError(
             f"cluster {meta.name} has {have.name}, not {want.name}",
             hint=f"drop --tpu-type/--device-type to use {have.name}, or pick a cluster with "
-            f"{want.name} (`xcli cluster list`)",
+            f"{want.name} (`xcli cluster list`)" + nap_hint(want, have),
         )
     if want.kind == "tpu" and spec.num_slices > meta.num_slices and not meta.autoprovisioned:
         raise UserError(
@@ -58,6 +59,16 @@ def check_fits(spec: WorkloadSpec, meta: ClusterMeta, existing: Collection[str])
             f"workload {spec.name} already exists on cluster {meta.name}",
             hint="pick another --workload name, or pass --replace to delete it and run again",
         )
+
+
+def nap_hint(want: Accelerator, have: Accelerator) -> str:
+    """What would run another shape of the same family: a node auto-provisioning cluster."""
+    if want.gke_accelerator != have.gke_accelerator:
+        return ""
+    return (
+        f"; a cluster made with --enable-autoprovisioning runs any {have.family} shape within "
+        "its chip limit (docs/tpu.md)"
+    )
 
 
 def check_nap_limits(spec: WorkloadSpec, meta: ClusterMeta) -> None:
