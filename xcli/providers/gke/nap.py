@@ -11,7 +11,7 @@ Facts (docs/upstream.md, "Node auto-provisioning"):
   enableNodeAutoprovisioning, autoscalingProfile, resourceLimits, autoprovisioningLocations,
   autoprovisioningNodePoolDefaults);
 - the accelerator's limit is named by its GKE accelerator value (`tpu-v6e-slice`,
-  `nvidia-h100-80gb`), from 0 (or --autoprovisioning-min-chips) to the chips of the shape asked
+  `nvidia-tesla-a100`), from 0 (or --autoprovisioning-min-chips) to the chips of the shape asked
   for (or --autoprovisioning-max-chips): XPK's rule and names (AI-Hypercomputer/xpk@367c838
   src/xpk/core/nap.py create_autoprovisioning_config, its recipes/NAP_cluster-create.md golden);
 - the limits bind every pool, the system pool too (GKE "About node auto-provisioning",
