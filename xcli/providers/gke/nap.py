@@ -58,7 +58,7 @@ _VERSION = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+)(?:-gke\.(\d+))?)?$")
 
 @dataclass(frozen=True)
 class Limits:
-    resource: str  # the GKE accelerator value NAP limits: tpu-v6e-slice, nvidia-h100-80gb
+    resource: str  # the GKE accelerator value NAP limits: tpu-v6e-slice, nvidia-tesla-a100
     min_chips: int
     max_chips: int
     cpu: int  # vCPUs of the whole cluster at most
