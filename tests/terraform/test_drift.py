@@ -338,4 +338,4 @@ def test_nap_cluster_autoscaling_matches_the_api_path(
         "autoUpgrade": True,
     }
     assert "auto_repair  = true" in main and "auto_upgrade = true" in main
-    assert "module \"tpu_node_pool\"" not in (folder / "main.tf").read_text(encoding="utf-8")
+    assert 'module "tpu_node_pool"' not in (folder / "main.tf").read_text(encoding="utf-8")
