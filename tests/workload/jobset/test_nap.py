@@ -113,3 +113,18 @@ def test_another_shape_on_explicit_pools_names_nap_as_the_way() -> None:
     with pytest.raises(UserError) as other:
         check_fits(_spec(plain, "v5p-8"), plain, ())
     assert other.value.hint is not None and "autoprovisioning" not in other.value.hint
+
+
+def test_a_pathways_workload_is_held_to_the_limit_too() -> None:
+    from dataclasses import replace
+
+    from xcli.workload.pathways.kind import check_cluster
+    from xcli.workload.pathways.spec import PathwaysSpec
+
+    meta = _meta(pathways_pool="cpu-np")
+    fits = PathwaysSpec(
+        name="pw", accelerator=lookup("v6e-256"), num_slices=2, gcs_location="gs://b/p"
+    )
+    check_cluster(fits, meta, ())  # 512 chips: within; more slices than the cluster was made with
+    with pytest.raises(UserError, match="auto-provisioning limit of 512"):
+        check_cluster(replace(fits, num_slices=3), meta, ())
