@@ -166,7 +166,7 @@ def create(
       xcli cluster create --cluster p --tpu-type v6e-16 --spot --private \\
           --authorized-networks 10.1.0.0/16
       xcli cluster create --cluster r --tpu-type v5p-128 --num-slices 2 --reservation a,b
-      xcli cluster create --cluster n --tpu-type v6e-256 --num-slices 2 --spot \
+      xcli cluster create --cluster n --tpu-type v6e-256 --num-slices 2 --spot \\
           --enable-autoprovisioning    # GKE makes pools of any v6e shape at submit time
     """
     from xcli.app import cluster as use_case
