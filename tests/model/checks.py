@@ -16,6 +16,8 @@
     (placement x queued provisioning x machine family), GKE's node cap and the subnet's size;
     (h') nap_covers: a workload on a node auto-provisioning cluster fits its chip limit (the
     pools NAP makes for it are in the cluster: tests/model/cluster.py _nap_pools).
+(j) levels_on_nodes (tests/model/levels.py): a flavor's Topology levels are labels its nodes
+    carry.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from typing import Any
 from tests.model.addresses import pod_addresses
 from tests.model.admission import flavors_admit
 from tests.model.cluster import FACTS, Cluster, kind_of
+from tests.model.levels import levels_on_nodes
 from tests.model.limits import nap_covers, node_limits, pool_rules
 from tests.model.scheduling import misfit, requests
 
@@ -286,4 +289,5 @@ def check_all(cluster: Cluster, objects: list[dict[str, Any]]) -> list[str]:
         + pool_rules(cluster.pool_bodies)
         + node_limits(cluster.body, cluster.addresses)
         + nap_covers(cluster.body, objects, cluster.pool_bodies)
+        + levels_on_nodes(cluster)
     )

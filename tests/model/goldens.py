@@ -64,6 +64,8 @@ WORKLOADS: dict[str, Pairing] = {
             1,
         )
     ),
+    # issue 38: a 4x4x8 slice on the four sub-blocks of the super-slicing cluster golden
+    "workload/tpu7x-4x4x8-super-slicing.json": Pairing("gke/tpu7x-128-x4-super-slicing.json"),
     "workload/h100-80gb-8-x2.json": Pairing("gke/h100-80gb-8-x2-on-demand.json"),
     "workload/h100-mega-80gb-8-x4.json": Pairing(("h100-mega-80gb-8", ON_DEMAND, 4)),
     "workload/h200-141gb-8-x2.json": Pairing("gke/h200-141gb-8-x2-on-demand.json"),
@@ -166,6 +168,10 @@ MADE: dict[str, Source] = {
     "made/workload-v6e-256-x4-on-v6e-256-nap-reservation": "gke/v6e-256-nap-reservation.json",
     "made/workload-on-a100-40gb-8-x2-nap-spot": "gke/a100-40gb-8-x2-nap-spot.json",
     "made/workload-on-a100-40gb-8-x2-nap-reservation": "gke/a100-40gb-8-x2-nap-reservation.json",
+    # issue 38: several slice sizes in one cluster: the whole cluster as one 4x8x8 slice, and
+    # two 4x4x4 slices, on the same four sub-blocks as workload/tpu7x-4x4x8-super-slicing.json
+    "made/workload-4x8x8-on-tpu7x-128-x4-super-slicing": "gke/tpu7x-128-x4-super-slicing.json",
+    "made/workload-2x4x4x4-on-tpu7x-128-x4-super-slicing": "gke/tpu7x-128-x4-super-slicing.json",
 }
 # extra flags of a made workload; SCRIPT_DIR is a folder made for the run
 SCRIPT_DIR = "{script_dir}"
@@ -176,6 +182,10 @@ MADE_FLAGS: dict[str, list[str]] = {
     "made/workload-v6e-16-x4-on-v6e-256-x2-nap-spot": ["--tpu-type", "v6e-16", "--num-slices", "4"],
     "made/workload-v6e-256-x4-on-v6e-256-nap-reservation": [
         "--tpu-type", "v6e-256", "--num-slices", "4",
+    ],
+    "made/workload-4x8x8-on-tpu7x-128-x4-super-slicing": ["--tpu-type", "tpu7x-4x8x8"],
+    "made/workload-2x4x4x4-on-tpu7x-128-x4-super-slicing": [
+        "--tpu-type", "tpu7x-4x4x4", "--num-slices", "2",
     ],
 }  # fmt: skip
 WORKLOAD_FLAGS = ["--workload", "train-1", "--docker-image", "us-docker.pkg.dev/p/r/t:1"]
@@ -194,7 +204,7 @@ def _made(name: str) -> str:
         extra = [f.replace(SCRIPT_DIR, str(Path(folder) / "src")) for f in MADE_FLAGS.get(name, [])]
         argv = ["workload", "create", "--project", data["project"], "--zone", data["zone"]]
         flags = list(WORKLOAD_FLAGS)
-        if "--base-docker-image" in extra:  # an image built here, not --docker-image
+        if SCRIPT_DIR in MADE_FLAGS.get(name, []):  # an image built here, not --docker-image
             at = flags.index("--docker-image")
             del flags[at : at + 2]
         argv += ["--cluster", data["cluster"], "--cluster-metadata", str(path), *flags, *extra]

@@ -128,3 +128,11 @@ def test_a_pathways_workload_is_held_to_the_limit_too() -> None:
     check_cluster(fits, meta, ())  # 512 chips: within; more slices than the cluster was made with
     with pytest.raises(UserError, match="auto-provisioning limit of 512"):
         check_cluster(replace(fits, num_slices=3), meta, ())
+
+
+def test_the_nap_hint_is_not_given_for_shapes_nap_refuses() -> None:
+    from xcli.workload.jobset.plan import nap_hint
+
+    assert nap_hint(lookup("tpu7x-128"), lookup("tpu7x-8")) == ""  # workload policy
+    assert nap_hint(lookup("h100-80gb-8"), lookup("h100-80gb-8")) == ""  # GPUDirect
+    assert "--enable-autoprovisioning" in nap_hint(lookup("tpu7x-8"), lookup("tpu7x-128"))

@@ -119,6 +119,13 @@ def check(spec: ClusterSpec) -> None:
             )
         return
     accel, cap = spec.accelerator, spec.capacity
+    if opts.super_slicing:
+        raise UserError(
+            "--enable-autoprovisioning and --super-slicing both decide the cluster's TPU pools",
+            hint="choose one: --super-slicing for TPU7x sub-blocks of an All Capacity "
+            "reservation, --enable-autoprovisioning for pools GKE makes per workload "
+            "(docs/tpu.md)",
+        )
     if cap.kind == "flex-start":
         raise UserError(
             "--flex-start with --enable-autoprovisioning is not in xcli: flex-start pools "

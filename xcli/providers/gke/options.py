@@ -42,11 +42,17 @@ class GkeOptions(ProviderOptions):
     autoprovisioning: bool = False
     autoprovisioning_min_chips: int | None = None
     autoprovisioning_max_chips: int | None = None
+    # dynamic slicing (providers/gke/slicing.py): node pools of 4x4x4 sub-blocks that GKE's
+    # slice controller joins into slices of the workloads' shapes
+    super_slicing: bool = False
+    num_cubes: int | None = None
 
     @property
     def channel(self) -> str:
-        """The release channel the API takes (REGULAR by default)."""
-        return (self.release_channel or "REGULAR").upper()
+        """The release channel the API takes: REGULAR by default, RAPID for dynamic slicing
+        (GKE's dynamic slicing needs a Rapid-channel cluster: providers/gke/slicing.py)."""
+        default = "RAPID" if self.super_slicing else "REGULAR"
+        return (self.release_channel or default).upper()
 
     @property
     def parallelism(self) -> int:
@@ -80,6 +86,8 @@ def gke_options(flags: Mapping[str, object]) -> GkeOptions:
         autoprovisioning=bool(flags.get("enable_autoprovisioning")),
         autoprovisioning_min_chips=_count(flags.get("autoprovisioning_min_chips")),
         autoprovisioning_max_chips=_count(flags.get("autoprovisioning_max_chips")),
+        super_slicing=bool(flags.get("super_slicing")),
+        num_cubes=int(str(cubes)) if (cubes := flags.get("num_cubes")) else None,
     )
 
 

@@ -15,7 +15,7 @@ from xcli.plan.gke.kube_steps import K8sDelete
 from xcli.plan.model import Plan, Ref, Step
 from xcli.plan.steps import K8sApply, Text
 from xcli.spec import Capacity, format_duration
-from xcli.workload.jobset import env_secret
+from xcli.workload.jobset import env_secret, slicing
 from xcli.workload.jobset.gpu_network import compute_domain, needs_compute_domain
 from xcli.workload.jobset.manifest import (
     API_VERSION,
@@ -37,19 +37,23 @@ def check_fits(spec: WorkloadSpec, meta: ClusterMeta, existing: Collection[str])
     want, have = spec.accelerator, meta.accelerator
     if meta.autoprovisioned:
         check_nap_limits(spec, meta)
+    elif slicing.on(meta):  # slices of the workload's shape, formed from the cluster's sub-blocks
+        slicing.check_fits(spec, meta)
     elif want.name != have.name:
         raise UserError(
             f"cluster {meta.name} has {have.name}, not {want.name}",
             hint=f"drop --tpu-type/--device-type to use {have.name}, or pick a cluster with "
-            f"{want.name} (`xcli cluster list`)" + nap_hint(want, have),
+            f"{want.name} (`xcli cluster list`)"
+            + slicing.other_shape_hint(want, have)
+            + nap_hint(want, have),
         )
-    if want.kind == "tpu" and spec.num_slices > meta.num_slices and not meta.autoprovisioned:
+    elif want.kind == "tpu" and spec.num_slices > meta.num_slices:
         raise UserError(
             f"{spec.num_slices} slices requested but cluster {meta.name} has {meta.num_slices}",
             hint=f"use --num-slices {meta.num_slices} or fewer, or grow the cluster with "
             f"`xcli cluster create --cluster {meta.name} --num-slices {spec.num_slices} ...`",
         )
-    if want.kind == "gpu" and spec.num_nodes > meta.num_nodes and not meta.autoprovisioned:
+    elif want.kind == "gpu" and spec.num_nodes > meta.num_nodes:
         raise UserError(
             f"{spec.num_nodes} nodes requested but cluster {meta.name} has {meta.num_nodes}",
             hint=f"use --num-nodes {meta.num_nodes} or fewer",
@@ -65,6 +69,8 @@ def nap_hint(want: Accelerator, have: Accelerator) -> str:
     """What would run another shape of the same family: a node auto-provisioning cluster."""
     if want.gke_accelerator != have.gke_accelerator:
         return ""
+    if want.gpu_network or (want.multi_host and want.placement == "workload-policy"):
+        return ""  # shapes NAP does not take (providers/gke/nap.py check)
     return (
         f"; a cluster made with --enable-autoprovisioning runs any {have.family} shape within "
         "its chip limit (docs/tpu.md)"
@@ -208,6 +214,7 @@ def plan_notes(spec: WorkloadSpec, meta: ClusterMeta, *, existing_known: bool) -
         "it at once",
         f"finished JobSets are deleted after {format_duration(spec.ttl_after_finished)}",
     ]
+    notes += slicing.note(spec, meta)
     if spec.accelerator.kind == "tpu" and spec.num_slices > 1:
         notes.append(
             f"multislice coordinator: {coordinator_host(spec)} (MEGASCALE_* set from the "
