@@ -234,3 +234,9 @@ def test_live_rerun_with_a_new_limit_updates_the_cluster() -> None:
         puts = fake.calls("PUT", "/clusters/demo")
     assert len(puts) == 1
     assert info["autoprovisioning"]["limits"]["tpu-v6e-slice"] == [0, 1024]
+
+
+def test_nap_and_super_slicing_together_are_refused() -> None:
+    spec = _spec("tpu7x-8", zone="us-central1-c", super_slicing=True)
+    with pytest.raises(UserError, match="both decide the cluster's TPU pools"):
+        nap.check(spec)
