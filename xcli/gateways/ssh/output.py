@@ -1,13 +1,13 @@
-"""What a broadcast prints: prefixed whole lines and per-worker logs.
-
-Both SSH engines feed raw bytes in here. Each worker's stdout and stderr are line-buffered
-separately and written as whole lines, `[w3] ...`, under one lock, so lines are never mixed,
-whatever the engine or thread; stderr goes to stderr. A line longer than MAX_LINE is written in
-pieces of MAX_LINE bytes (a bounded buffer; docs/ssh.md says so). Every worker also gets a log
-file with the raw bytes, flushed as each chunk arrives (a follower sees it at once). A sink
-given a `marks` file also appends there, as one JSON line with the wall-clock time it was read,
-every output line that carries a goodput mark (`XCLI_GOODPUT`, printed by xcli.goodput): the
-program needs no clock (docs/goodput.md).
+"""What a broadcast prints: prefixed whole lines and per-worker logs. Both SSH engines feed raw
+bytes in here. Each worker's stdout and stderr are line-buffered separately and written as
+whole lines, `[w3] ...`, under one lock, so lines are never mixed, whatever the engine or
+thread; stderr goes to stderr. On a terminal, lines go above a live progress display
+(xcli/terminal.py), never into its last line. A line longer than MAX_LINE is written in pieces
+of MAX_LINE bytes (a bounded buffer; docs/ssh.md says so). Every worker also gets a log file
+with the raw bytes, flushed as each chunk arrives (a follower sees it at once). A sink given a
+`marks` file also appends there, as one JSON line with the wall-clock time it was read, every
+output line that carries a goodput mark (`XCLI_GOODPUT`, printed by xcli.goodput): the program
+needs no clock (docs/goodput.md).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
-from xcli import paths
+from xcli import paths, terminal
 from xcli.state_files import open_private, private_dir
 
 KEEP_RUNS = 20
@@ -71,9 +71,18 @@ class OutputSink:
         with self.lock:
             if self.reader_gone.is_set() and out is self.stdout:
                 return
-            try:
+
+            def put() -> None:
+                assert out is not None
                 out.write(data)
                 out.flush()
+
+            try:
+                # on a terminal, above a live progress display if one is up (issue 36)
+                if _on_terminal(out):
+                    terminal.above(put)
+                else:
+                    put()
             except BrokenPipeError:
                 if out is not self.stdout:
                     raise
@@ -168,6 +177,13 @@ class WorkerStream:
             if self._log is not None:
                 log, self._log = self._log, None
                 log.close()
+
+
+def _on_terminal(out: BinaryIO) -> bool:
+    try:
+        return out.isatty()
+    except (OSError, ValueError):  # closed, or a stream with no descriptor
+        return False
 
 
 def default_log_dir(kind: str = "ssh") -> Path:
