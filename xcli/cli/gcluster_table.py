@@ -209,7 +209,14 @@ ROWS: tuple[Row, ...] = (
         "queued, running, succeeded, failed",
     ),
     Row("list --name-contains", "substring", "workload list", ("--name-contains",)),
-    Row("logs JOB [-f]", "", "workload logs", ("--follow",), "also --since, --worker, --slice"),
+    Row(
+        "logs JOB [-f]",
+        "one job; no other flag (`logs.go:34`)",
+        "workload logs",
+        ("--follow",),
+        "also --since, --worker, --slice, --timestamps (each line's time) and --merge (every "
+        "worker's lines in one stream by time)",
+    ),
     Row("cancel JOB", "deletes it", "workload delete", (), "`xcli workload delete W --cluster C`"),
 )
 
@@ -218,6 +225,7 @@ ADDS = (
     "Cloud TPU queued resources (`--provider queued-resource`) and the local emulator "
     "(`--provider local`: real sshd processes on loopback, real CPU JAX)",
     "`xcli workload status|goodput|wait`: per-worker state, goodput and badput, exit codes",
+    "`xcli workload logs --merge --timestamps`: every worker's lines in one stream by time",
     "dry-runs that need no credentials, no gcloud and no kubectl, printing every request",
     "teams with their own namespace, queue and quota (`xcli team create`)",
     "`xcli cluster create`: the cluster, its node pools, Kueue and JobSet, in one plan",
