@@ -10,17 +10,13 @@ descriptor, as the sink did before: the same check finds the collision, so it ca
 
 from __future__ import annotations
 
-import fcntl
 import os
-import pty
-import re
-import struct
-import subprocess
 import sys
-import termios
 import textwrap
 
 import pytest
+
+from tests.support.pty_screen import Screen, run_on_pty
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="a Linux pseudo-terminal")
 
@@ -70,112 +66,16 @@ CHILD = textwrap.dedent(
 )
 
 
-def _run_on_pty(mode: str) -> bytes:
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 120, 0, 0))
-    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "COLUMNS", "LINES")}
-    env["TERM"] = "xterm-256color"
-    proc = subprocess.Popen(
-        [sys.executable, "-c", CHILD, mode],
-        stdin=slave,
-        stdout=slave,
-        stderr=slave,
-        env=env,
-        close_fds=True,
-    )
-    os.close(slave)
-    data = bytearray()
-    while True:
-        try:
-            chunk = os.read(master, 65536)
-        except OSError:  # EIO: the child closed the terminal
-            break
-        if not chunk:
-            break
-        data += chunk
-    os.close(master)
-    assert proc.wait(timeout=120) == 0, data.decode(errors="replace")[-2000:]
-    return bytes(data)
-
-
-CSI = re.compile(rb"\x1b\[([?0-9;]*)([A-Za-z])")
-
-
-class Screen:
-    """Just enough of a terminal for rich's live display: text, CR, LF, cursor up/down,
-    column, erase in line; colours and cursor visibility ignored. Rows never scroll away."""
-
-    def __init__(self) -> None:
-        self.rows: list[list[str]] = [[]]
-        self.row = self.col = 0
-        self.collisions: list[str] = []
-
-    def _line(self) -> list[str]:
-        while len(self.rows) <= self.row:
-            self.rows.append([])
-        return self.rows[self.row]
-
-    def text(self, row: int) -> str:
-        return "".join(self.rows[row]).rstrip()
-
-    def feed(self, data: bytes) -> None:
-        at = 0
-        while at < len(data):
-            m = CSI.match(data, at)
-            if m is not None:
-                self._csi(m.group(1).decode(), m.group(2).decode())
-                at = m.end()
-                continue
-            byte = data[at : at + 1]
-            at += 1
-            if byte == b"\r":
-                self.col = 0
-            elif byte == b"\n":
-                self.row += 1
-                self._line()
-            elif byte == b"\x1b":
-                raise AssertionError(f"escape the model does not know: {data[at - 1 : at + 8]!r}")
-            elif byte >= b" ":
-                line = self._line()
-                while len(line) <= self.col:
-                    line.append(" ")
-                line[self.col] = byte.decode()
-                self.col += 1
-                now = self.text(self.row)
-                if "PROGRESS" in now and "WORKER" in now and now not in self.collisions:
-                    self.collisions.append(now)
-
-    def _csi(self, params: str, final: str) -> None:
-        n = int(params) if params.isdigit() else 1
-        if final == "A":
-            self.row = max(0, self.row - n)
-        elif final == "B":
-            self.row += n
-        elif final == "G":
-            self.col = n - 1
-        elif final == "K":
-            line = self._line()
-            mode = int(params or 0)
-            if mode == 2:
-                line.clear()
-            elif mode == 0:
-                del line[self.col :]
-            else:
-                line[: self.col] = [" "] * min(self.col, len(line))
-        elif final not in "mhl":  # colours, cursor shown or hidden
-            raise AssertionError(f"CSI {params}{final} is not modelled")
-
-
 def _screen(mode: str) -> Screen:
     screen = Screen()
-    screen.feed(_run_on_pty(mode))
+    screen.feed(run_on_pty([sys.executable, "-c", CHILD, mode], os.environ))
     return screen
 
 
 def test_worker_lines_print_above_the_live_table() -> None:
     screen = _screen("sink")
     assert screen.collisions == []
-    lines = [screen.text(r) for r in range(len(screen.rows))]
+    lines = screen.lines()
     want = {f"[w{i}] WORKER {i} line {n}" for i in range(WORKERS) for n in range(ROUNDS)}
     worker_lines = [line for line in lines if "WORKER" in line]
     assert sorted(worker_lines) == sorted(want)  # each once, whole, none lost or doubled
