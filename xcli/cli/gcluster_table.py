@@ -107,7 +107,9 @@ ROWS: tuple[Row, ...] = (
         "gcluster's manifest does not do what its guide "
         "says: it writes `podFailurePolicy` FailJob for codes NotIn the list with "
         "`backoffLimit: 0`, and JobSet FailJobSet on PodFailurePolicy, so a listed code fails "
-        "the Job by its backoff limit and restarts the JobSet, counted against maxRestarts; "
+        "the Job by its backoff limit and restarts the JobSet, counted against maxRestarts, "
+        "and any other code fails the JobSet at once; the guide's budget-free rule (`Ignore` "
+        "for codes `In` the list) was the code until commit b75035c9 (2026-04-28); "
         "xcli says the same: these codes (and 42, 128-255) restart, each restart counted",
     ),
     Row("submit --gke-ttl-after-finished", "1h", SUBMIT, ("--ttl-after-finished",), "default 12h"),
