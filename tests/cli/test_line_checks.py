@@ -156,13 +156,13 @@ def test_xpks_filestore_attach_gets_every_answer_in_one_run(
     found = _errors(capsys.readouterr().err)
     assert [e for e, _ in found] == [
         "error: `xcli storage attach` takes no --tier (XPK's `storage create` has it)",
-        "error: No such option '--access_mode'.",
         "error: --project was given an empty value",
         "error: --cluster was given an empty value",
         "error: --zone was given an empty value",
+        "error: No such option '--access_mode'.",
     ]
     assert all(hint.startswith("hint: ") for _, hint in found)
-    assert found[1][1] == "hint: did you mean --access-mode?"
+    assert found[-1][1] == "hint: did you mean --access-mode?"
     fixed = [t for t in line if not t.startswith(("--tier", "--project", "--cluster", "--zone"))]
     fixed = [t.replace("--access_mode", "--access-mode") for t in fixed]
     assert run_guarded(cli, [*fixed, "--cluster=xpk-test", *P], debug=False) == 0
@@ -191,3 +191,19 @@ def test_xpks_private_cluster_recipe_gets_every_answer_in_one_run(
     found = _errors(capsys.readouterr().err)
     assert [e for e, _ in found] == ["error: no zone set", "error: choose how to get capacity"]
     assert all(hint.startswith("hint: ") for _, hint in found)
+
+
+def test_an_unknown_option_is_named_beside_a_value_problem(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    line = ["storage", "attach", "fs", "--type", "gcsfuse", "--bogus", "--project=",
+            "--cluster", "c", "--dry-run"]  # fmt: skip
+    assert run_guarded(cli, line, debug=False) == 1
+    assert [e for e, _ in _errors(capsys.readouterr().err)] == [
+        "error: --project was given an empty value",
+        "error: No such option '--bogus'.",
+    ]
+    # alone, it is click's: exit 2 with its own words, as on every command
+    line.remove("--project=")
+    assert run_guarded(cli, line, debug=False) == 2
+    assert "error: No such option '--bogus'." in capsys.readouterr().err

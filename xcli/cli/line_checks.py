@@ -47,12 +47,14 @@ def check_line(
     ctx: click.Context,
     args: list[str],
     earlier: Sequence[tuple[str, str]] = (),
+    beside: Sequence[tuple[str, str]] = (),
 ) -> None:
     """Raise InputErrors naming every problem of `args` (what follows `xcli`), after those
-    found `earlier` on the line (XPK's refused names, cli/xpk_names.py), or return."""
+    found `earlier` on the line (XPK's refused names, cli/xpk_names.py), or return. `beside`
+    (options nobody knows) are named only with other problems: alone they are click's."""
     found = _command(root, ctx, args)
     if found is None:
-        _raise(list(earlier))
+        _raise([*earlier, *beside] if earlier else [])
         return
     command, path, rest = found
     if any(a in ("--help", "-h") for a in _before_dashes(rest)):
@@ -65,8 +67,8 @@ def check_line(
         problem = problem or _value_problem(given, ctx, path)
         if problem is not None:
             problems.append(problem)
-    if ours or len(problems) > 1:
-        _raise(problems)
+    if ours or len(problems) > 1 or (problems and beside):
+        _raise([*problems, *beside])
     # one value its type or callback refuses: click reports it, as it always has
 
 

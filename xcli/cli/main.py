@@ -64,7 +64,7 @@ class LazyGroup(click.Group):
             args = translate(self, ctx, args, refused)
             # one answer per mistake (issue 36): XPK's refused names and the value checks of
             # the rewritten line, all in one error
-            check_line(self, ctx, args, refused.all())
+            check_line(self, ctx, args, refused.problems, refused.unknown)
         return super().parse_args(ctx, args)
 
     def invoke(self, ctx: click.Context) -> Any:

@@ -35,6 +35,7 @@ class Refusals:
     unknown: list[Problem] = field(default_factory=list)
 
     def all(self) -> list[Problem]:
+        """Every problem, or none: unknown options alone are click's to report."""
         return [*self.problems, *self.unknown] if self.problems else []
 
 
@@ -54,7 +55,7 @@ def translate(
 
 
 def _translate(
-    root: click.Group, ctx: click.Context, args: list[str], problems: Refusals
+    root: click.Group, ctx: click.Context, args: list[str], found: Refusals
 ) -> list[str]:
     words: list[str] = []
     command: click.Command = root
@@ -66,16 +67,16 @@ def _translate(
         sub = command.get_command(ctx, token)
         if sub is None:
             rest = args[i + 1 :]
-            return _other_command(root, ctx, " ".join([*words, token]), rest, args, problems)
+            return _other_command(root, ctx, " ".join([*words, token]), rest, args, found)
         words.append(token)
         command = sub
         i += 1
     key = " ".join(words)
     if key == "workload list" and _waits(args[i:]):
-        return _wait_form(root, ctx, args[i:], problems)
+        return _wait_form(root, ctx, args[i:], found)
     if key not in vocab.XPK_FLAGS:
         return args  # an xcli-only command: click parses it as it is
-    return args[:i] + _flags(key, command, args[i:], problems)
+    return args[:i] + _flags(key, command, args[i:], found)
 
 
 def _waits(rest: list[str]) -> bool:
@@ -83,7 +84,7 @@ def _waits(rest: list[str]) -> bool:
 
 
 def _wait_form(
-    root: click.Group, ctx: click.Context, rest: list[str], problems: Refusals
+    root: click.Group, ctx: click.Context, rest: list[str], found: Refusals
 ) -> list[str]:
     """XPK's `workload list --wait-for-job-completion W [--timeout N]` (N seconds) is
     `xcli workload wait W [--timeout Ns]` (src/xpk/parser/workload.py:523-540 at
@@ -106,7 +107,7 @@ def _wait_form(
     assert isinstance(group, click.Group)
     wait = group.get_command(ctx, "wait")
     assert wait is not None
-    kept = _flags("workload list", wait, out, problems)
+    kept = _flags("workload list", wait, out, found)
     return ["workload", "wait", name, *kept, *timeout]
 
 
@@ -116,7 +117,7 @@ def _other_command(
     key: str,
     rest: list[str],
     args: list[str],
-    problems: Refusals,
+    found: Refusals,
 ) -> list[str]:
     """An XPK command xcli spells otherwise (`inspector`: `cluster inspect`), or has not."""
     fate = vocab.COMMANDS.get(key)
@@ -131,7 +132,7 @@ def _other_command(
         assert isinstance(command, click.Group)
         command = command.get_command(ctx, word)
     assert command is not None, fate.to
-    return [*fate.to, *_flags(key, command, rest, problems)]
+    return [*fate.to, *_flags(key, command, rest, found)]
 
 
 def _known(command: click.Command) -> dict[str, bool]:
