@@ -13,7 +13,7 @@ from pathlib import Path
 
 from xcli.errors import UserError
 from xcli.plan.hang import parse_hang_after
-from xcli.spec import check_duration
+from xcli.spec import Capacity, check_duration
 from xcli.workload.scheduling import DEFAULT_SCHEDULER
 from xcli.workload.spec import DEFAULT_MAX_DISRUPTIONS, ClusterMeta, WorkloadSpec, parse_env
 
@@ -66,6 +66,8 @@ class WorkloadRequest:
     compilation_cache: str | None = None
     checkpoint_dir: str | None = None
     pathways: PathwaysOptions | None = None  # --pathways: the workload is a Pathways JobSet
+    # --on-demand|--spot|--reservation: the capacity NAP provisions (None: the cluster's)
+    capacity: Capacity | None = None
 
     @property
     def accelerator(self) -> str | None:
@@ -143,9 +145,10 @@ def check_flex_start(req: WorkloadRequest, meta: ClusterMeta) -> None:
         # l.94-96 at 367c838253be); xcli's workloads run on their cluster's pools
         raise UserError(
             f"--flex-start: cluster {meta.name} has {meta.capacity.kind} capacity, not flex-start",
-            hint="a workload runs on its cluster's capacity: create the cluster with "
+            hint="a workload runs on its cluster's flex-start pools: create the cluster with "
             "`xcli cluster create --flex-start` (XPK's cluster create --flex), or drop "
-            "--flex-start",
+            "--flex-start (on an auto-provisioning cluster: --on-demand, --spot or "
+            "--reservation)",
         )
 
 
