@@ -124,6 +124,11 @@ class Blocks:
             if progress:
                 progress(n)
 
+    def drain(self, src: IO[bytes]) -> None:
+        """Everything `src` still holds (a stream of unknown length)."""
+        while n := src.readinto(self.view[self.fill :]):  # type: ignore[attr-defined]
+            self._advance(n)
+
     def close(self) -> None:
         if self.fill:
             self.sink(self.view[: self.fill])
