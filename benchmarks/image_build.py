@@ -93,7 +93,8 @@ class Clock:
 
     def stop(self) -> tuple[float, float, float]:
         end = self._now()
-        self.wall, self.cpu, self.registry_cpu = (b - a for a, b in zip(self._start, end, strict=True))
+        spent = (b - a for a, b in zip(self._start, end, strict=True))
+        self.wall, self.cpu, self.registry_cpu = spent
         return self.wall, self.cpu, self.registry_cpu
 
 
