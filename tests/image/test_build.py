@@ -173,7 +173,7 @@ def test_layering_buckets_by_path_and_big_files_alone() -> None:
     names = [n for n, _ in parts]
     assert sum(n.startswith("file:") for n in names) == 8  # MAX_BIG alone, two in buckets
     bucket_names = [n for n in names if n.startswith("bucket")]
-    assert all(n.endswith("-of-32") for n in bucket_names)  # 40 MB + 64 MB of buckets
+    assert all(n.endswith("-of-16") for n in bucket_names)  # 40 MB + 64 MiB: 16 x 8 MiB
     again = groups([*small, *big])
     assert again == parts
     # one file changed: only its bucket's content changes
