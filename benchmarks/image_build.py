@@ -2,11 +2,12 @@
 after a one-file change, beside a baseline that does what XPK's path does, in one run.
 
     pip install -e '.[test]'
-    python benchmarks/image_build.py [--mb 200] [--files 3000] [--reps 3]
+    python benchmarks/image_build.py [--mb 200] [--files 3000] [--reps 3] [--content text]
 
 Needs Debian's `docker-registry` (scripts/test.sh installs it). Starts it on 127.0.0.1 with a
 temporary storage folder (the helper the tests use), pushes a small two-platform base, writes
-a folder of --files files totalling --mb MB (random bytes: incompressible, like weights), and
+a folder of --files files totalling --mb MB (random bytes: incompressible, like weights; with
+`--content text`, source-like text that gzip halves, where the compressor's speed shows), and
 per repetition runs, in this order:
 
   xcli-cold      an empty build cache and a new target repository (the base layer is mounted)
@@ -58,17 +59,38 @@ from xcli.image.reference import ImageRef  # noqa: E402
 from xcli.plan.model import Plan  # noqa: E402
 
 
-def make_folder(root: Path, total_mb: int, files: int) -> list[Path]:
+def make_folder(root: Path, total_mb: int, files: int, content: str = "random") -> list[Path]:
     rng = random.Random(24)
     sizes = [rng.uniform(0.2, 1.8) for _ in range(files)]
     scale = total_mb * 1024**2 / sum(sizes)
+    pool = _text(rng) if content == "text" else b""
     paths = []
     for i, size in enumerate(sizes):
         path = root / f"pkg{i % 40:02d}" / f"sub{i % 7}" / f"file{i:05d}.bin"
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(os.urandom(int(size * scale)))
+        n = int(size * scale)
+        if pool:  # a slice of the pool from a random offset: deflate's window is 32 KiB
+            start = rng.randrange(len(pool) - n) if n < len(pool) else 0
+            path.write_bytes((pool * (1 + n // len(pool)))[start : start + n])
+        else:
+            path.write_bytes(os.urandom(n))
         paths.append(path)
     return paths
+
+
+def _text(rng: random.Random) -> bytes:
+    """8 MiB of source-like text: lines of identifiers and operators from a 5000-word list."""
+    words = ["".join(rng.choice("abcdefghijklmnopqrstuvwxyz_") for _ in range(rng.randint(2, 12)))
+             for _ in range(5000)]  # fmt: skip
+    ops = [" = ", "(", ")", ", ", ".", " + ", ": ", "[", "]"]
+    lines, size = [], 0
+    while size < 8 * 1024**2:
+        line = "    " * rng.randint(0, 3) + "".join(
+            rng.choice(words) + rng.choice(ops) for _ in range(rng.randint(2, 9))
+        )
+        lines.append(line)
+        size += len(line) + 1
+    return "\n".join(lines).encode()
 
 
 PHASES: dict[str, list[float]] = {}  # contender -> the pack phase's seconds, per repetition
@@ -188,6 +210,7 @@ def main() -> None:
     parser.add_argument("--mb", type=int, default=200)
     parser.add_argument("--files", type=int, default=3000)
     parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--content", choices=("random", "text"), default="random")
     args = parser.parse_args()
     load_before = os.getloadavg()
     rows: dict[str, list[Row]] = {}
@@ -204,7 +227,7 @@ def main() -> None:
             host = registry.host
             push_base(host, "library/base", "1")
             folder = work / "src"
-            paths = make_folder(folder, args.mb, args.files)
+            paths = make_folder(folder, args.mb, args.files, args.content)
             for rep in range(args.reps):
                 cache = work / f"cache{rep}"
                 row("xcli-cold", xcli_build(folder, host, f"cold{rep}", cache, "xcli-cold", clock))
@@ -220,7 +243,7 @@ def main() -> None:
             registry.stop()
     load_after = os.getloadavg()
     print(
-        f"{args.mb} MB in {args.files} files, {args.reps} repetitions, medians; "
+        f"{args.mb} MB of {args.content} in {args.files} files, {args.reps} repetitions, medians; "
         f"load average before {load_before[0]:.2f}, after {load_after[0]:.2f}, "
         f"{os.cpu_count()} cores"
     )
