@@ -151,3 +151,20 @@ def test_a_header_is_tobufs(name: str, kind: bytes, size: int, link: str, mode: 
     info.mode, info.type, info.size, info.linkname = mode, kind, size, link
     expected = info.tobuf(tarfile.PAX_FORMAT, "utf-8", "surrogateescape")
     assert tarball._header(info) == expected
+
+
+def test_without_isal_zlib_compresses_the_same_tar(
+    tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    entries = list(context.scan(tree).entries)
+    assert type(tarball.compressor(1)).__module__.startswith("isal")  # a dependency: installed
+    with_isal = io.BytesIO()
+    tarball.pack(tree, entries, with_isal, 1)
+    monkeypatch.setitem(sys.modules, "isal", None)  # `import isal` raises ImportError
+    assert type(tarball.compressor(1)).__module__ in ("zlib", "builtins")
+    with_zlib = io.BytesIO()
+    packed = tarball.pack(tree, entries, with_zlib, 1)
+    assert gzip.decompress(with_zlib.getvalue()) == gzip.decompress(with_isal.getvalue())
+    assert packed.plain.hexdigest() == hashlib.sha256(_reference_tar(tree, entries)).hexdigest()
