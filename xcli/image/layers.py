@@ -116,7 +116,7 @@ class Store:
     def keep(self, digest: str, data: bytes) -> Path:
         """Write a blob (whole, by rename, 0600) unless a verified one is there."""
         path = self.verified(digest)
-        return path or write_private(self.blob(digest), data)
+        return path or write_private(self.blob(digest), data, durable=False)  # verified on use
 
     def _own(self, path: Path) -> bool:
         try:
@@ -151,7 +151,7 @@ class Store:
         except (OSError, ValueError, TypeError):
             pass
         layer = self._write(context.root, name, entries, progress)
-        write_private(record, json.dumps(asdict(layer)))
+        write_private(record, json.dumps(asdict(layer)), durable=False)  # checked on use
         return layer
 
     def _write(
