@@ -161,3 +161,27 @@ def test_the_left_out_reason_is_the_first_rule_that_names_any_prefix() -> None:
     assert [secrets.reason(p) for p in paths] == [by_rule(p) for p in paths]
     assert secrets.reason(".env/.git") == "version control (.git/config can hold a token)"
     assert secrets.reason("train.py") is None
+
+
+def test_a_virtual_environment_is_left_out_unless_included(tmp_path: Path) -> None:
+    """The README's set-up makes `.venv` in the folder a no-image `workload create` packs; its
+    python is a link to this machine's interpreter, outside the folder, which is refused:
+    issue 36 found the README's example failing on it. A folder holding pyvenv.cfg (PEP 405)
+    is left out by default, named, under any name; --script-include packs it (and refuses
+    the link, as before)."""
+    import sys
+
+    root = tmp_path / "proj"
+    for venv in (".venv", "envs/py311"):
+        (root / venv / "bin").mkdir(parents=True)
+        (root / venv / "pyvenv.cfg").write_text("home = /usr/bin\n")
+        (root / venv / "bin" / "python3").symlink_to(sys.executable)
+    (root / "train.py").write_text("print('train')\n")
+    (root / "venvish").mkdir()  # a folder without pyvenv.cfg is packed as any other
+    (root / "venvish" / "bin.py").write_text("")
+    ctx = context.scan(root)
+    assert _files(ctx) == ["train.py", "venvish/bin.py"]
+    assert [path for path, _ in ctx.withheld] == [".venv", "envs/py311"]
+    assert "virtual environment" in dict(ctx.withheld)[".venv"]
+    with pytest.raises(UserError, match=r"\.venv/bin/python3 is a symlink to .*outside"):
+        context.scan(root, include=(".venv",))

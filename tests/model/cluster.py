@@ -17,7 +17,7 @@ import yaml
 
 from tests.conftest import DATA
 from tests.model.addresses import PoolAddresses, pool_addresses, range_prefix
-from tests.model.nodes import NodePool, plan_pools
+from tests.model.nodes import NodePool, nap_limits, nap_pool, plan_pools
 
 FACTS: dict[str, Any] = json.loads((Path(__file__).parent / "cluster_facts.json").read_text())
 
@@ -62,6 +62,9 @@ class Cluster:
     addresses: list[PoolAddresses] = field(default_factory=list)
     body: dict[str, Any] | None = None  # the clusters.create body, once a cluster plan is seen
     pool_bodies: list[dict[str, Any]] = field(default_factory=list)  # every node-pool body
+    # `${step.chips}` of a k8s_cohort_read -> the most the live read can give: the cluster's
+    # chips (teams holding none), so a quota read live still bounds what Kueue admits
+    reads: dict[str, float] = field(default_factory=dict)
 
     def add(self, plan: list[dict[str, Any]]) -> Cluster:
         self.pools += plan_pools(plan)
@@ -78,6 +81,8 @@ class Cluster:
                 self.pool_bodies.append(step["request"]["body"]["nodePool"])
             if step.get("kind") == "k8s_install":
                 self._install(step)
+            if step.get("kind") == "k8s_cohort_read":
+                self.reads[f"${{{step['id']}.chips}}"] = float(step["chips"])
             manifest = step.get("manifest")
             if step.get("kind") == "k8s_apply" and isinstance(manifest, dict):
                 self.applied.append(Applied(step["id"], manifest))
@@ -85,7 +90,29 @@ class Cluster:
                     self.kinds |= _kinds_of_crd(manifest)
                 if manifest.get("kind") == "DeviceClass":
                     self.device_classes.add(manifest["metadata"]["name"])
+        self._nap_pools()
         return self
+
+    def _nap_pools(self) -> None:
+        """On a node auto-provisioning cluster, the pools GKE makes for what asks: each
+        ResourceFlavor and each pod template an applied object has (tests/model/nodes.py
+        nap_pool); pools already there that fit are not made twice."""
+        limits = nap_limits(self.body)
+        if not limits:
+            return
+        from tests.model.checks import pod_templates
+        from tests.model.scheduling import requests
+
+        asks = [(f["spec"].get("nodeLabels", {}), {}) for f in self.objects("ResourceFlavor")]
+        for applied in self.applied:
+            for _, pod in pod_templates(applied.obj):
+                asks.append((pod.get("nodeSelector", {}), requests(pod)))
+        for selector, asked in asks:
+            if any(all(p.labels.get(k) == v for k, v in selector.items()) for p in self.pools):
+                continue
+            made = nap_pool(selector, asked, limits, len(self.pools))
+            if made is not None:
+                self.pools.append(made)
 
     def _beta_apis(self, cluster: dict[str, Any]) -> None:
         """Kinds of the beta APIs the cluster body turns on (enableK8sBetaApis.enabledApis:

@@ -113,6 +113,17 @@ CASES: dict[str, tuple[list[str], ClusterSpec]] = {
             Capacity("reservation", reservation="res-a,res-b"), 2,
         ),
     ),
+    # issue 38: TPU7x dynamic slicing, XPK's recipe (recipes/Cluster_create_super-slicing.md)
+    # with the corpus's --num-cubes 4: four 4x4x4 sub-blocks of an All Capacity reservation
+    "tpu7x-128-x4-super-slicing": (
+        ["--tpu-type", "tpu7x-4x4x4", "--reservation", "golden-reservation/reservationBlocks/block",
+         "--super-slicing", "--num-cubes", "4"],
+        ClusterSpec(
+            "demo", PROJECT, TPU7X_ZONE, "gke", lookup("tpu7x-128"),
+            Capacity("reservation", reservation="golden-reservation/reservationBlocks/block"),
+            options=GkeOptions(super_slicing=True, num_cubes=4),
+        ),
+    ),
     # the three largest shapes (issue 28): 9,216 chips on 2,304 VMs, v5p's largest schedulable
     # job (96 cubes = 1,536 VMs, the catalogue's v5p-12288), and 32 full v6e pods
     "tpu7x-512-x36-spot": (
@@ -128,5 +139,40 @@ CASES: dict[str, tuple[list[str], ClusterSpec]] = {
     "v6e-256-x32-spot": (
         ["--tpu-type", "v6e-256", "--num-slices", "32", "--spot"],
         ClusterSpec("demo", PROJECT, ZONE, "gke", lookup("v6e-256"), Capacity("spot"), 32),
+    ),
+    # issue 38: node auto-provisioning, TPU v6e and a GPU without GPUDirect, spot and
+    # reservation (tests/providers/gke/test_nap.py compares them with XPK's NAP golden)
+    "v6e-256-x2-nap-spot": (
+        ["--tpu-type", "v6e-256", "--num-slices", "2", "--spot", "--enable-autoprovisioning"],
+        ClusterSpec(
+            "demo", PROJECT, ZONE, "gke", lookup("v6e-256"), Capacity("spot"), 2,
+            options=GkeOptions(autoprovisioning=True),
+        ),
+    ),
+    "v6e-256-nap-reservation": (
+        ["--tpu-type", "v6e-256", "--reservation", "my-reservation", "--enable-autoprovisioning",
+         "--autoprovisioning-max-chips", "1024"],
+        ClusterSpec(
+            "demo", PROJECT, ZONE, "gke", lookup("v6e-256"),
+            Capacity("reservation", reservation="my-reservation"),
+            options=GkeOptions(autoprovisioning=True, autoprovisioning_max_chips=1024),
+        ),
+    ),
+    "a100-40gb-8-x2-nap-spot": (
+        ["--device-type", "a100-40gb-8", "--num-nodes", "2", "--spot",
+         "--enable-autoprovisioning"],
+        ClusterSpec(
+            "demo", PROJECT, ZONE, "gke", lookup("a100-40gb-8"), Capacity("spot"), num_nodes=2,
+            options=GkeOptions(autoprovisioning=True),
+        ),
+    ),
+    "a100-40gb-8-x2-nap-reservation": (
+        ["--device-type", "a100-40gb-8", "--num-nodes", "2", "--reservation",
+         "projects/shared-proj/reservations/a100-res", "--enable-autoprovisioning"],
+        ClusterSpec(
+            "demo", PROJECT, ZONE, "gke", lookup("a100-40gb-8"),
+            Capacity("reservation", reservation="projects/shared-proj/reservations/a100-res"),
+            num_nodes=2, options=GkeOptions(autoprovisioning=True),
+        ),
     ),
 }  # fmt: skip

@@ -33,9 +33,11 @@ from xcli.providers.gke import (
     gpu_objects,
     image_levers,
     limits,
+    nap,
     nat,
     pathways,
     private,
+    slicing,
 )
 from xcli.providers.gke import bodies as gke
 from xcli.providers.gke import options as gke_opts
@@ -47,8 +49,10 @@ SetupBuilder = Callable[[ClusterSpec, str, tuple[str, ...]], Sequence[Step]]
 
 CREATE_CLUSTER = "container.projects.locations.clusters.create"
 DELETE_CLUSTER = "container.projects.locations.clusters.delete"
+UPDATE_CLUSTER = "container.projects.locations.clusters.update"
 CREATE_POOL = "container.projects.locations.clusters.nodePools.create"
 DELETE_POOL = "container.projects.locations.clusters.nodePools.delete"
+UPDATE_CLUSTER = "container.projects.locations.clusters.update"
 INSERT_POLICY = "compute.resourcePolicies.insert"
 DELETE_POLICY = "compute.resourcePolicies.delete"
 BUSY = ("PROVISIONING", "RECONCILING")
@@ -62,6 +66,7 @@ class ObservedPool:
     machine_type: str
     nodes: int  # initialNodeCount, or the autoscaling maximum for flex-start pools
     capacity: str  # on-demand, spot, reservation, flex-start
+    policy: str = ""  # placementPolicy.policyName (tpu7x workload policies), "" for none
 
 
 @dataclass(frozen=True)
@@ -78,6 +83,8 @@ class GkeObserved:
     )
     routers: tuple[str, ...] = ()  # Cloud Routers xcli made for the cluster's NAT (nat.py)
     private: bool | None = None  # the cluster's nodes are private (None: no cluster)
+    # addonsConfig.sliceControllerConfig.enabled of an existing cluster (None: no cluster)
+    slice_controller: bool | None = None
 
 
 def cluster_resource(project: str, region: str, name: str) -> str:
@@ -113,7 +120,9 @@ def _cluster_steps(spec: ClusterSpec, seen: GkeObserved, notes: list[str]) -> li
                 CREATE_CLUSTER,
                 "POST",
                 url,
-                body=gpu_network.with_cluster_network(spec, private.cluster_body(spec)),
+                body=nap.with_autoscaling(
+                    spec, gpu_network.with_cluster_network(spec, private.cluster_body(spec))
+                ),
             )
         ]
     if seen.locations and spec.zone not in seen.locations:
@@ -139,8 +148,43 @@ def _cluster_steps(spec: ClusterSpec, seen: GkeObserved, notes: list[str]) -> li
                 timeout_seconds=3600,
             )
         ]
+    if slicing.enabled(spec) and seen.slice_controller is False:
+        return [_slice_controller_on(spec)]
+    if nap.enabled(spec):  # the limits asked for now replace the cluster's (XPK: clusters update)
+        return [_nap_update(spec)]
     notes.append(f"cluster {spec.name} exists ({status}); kept as it is")
     return []
+
+
+def _nap_update(spec: ClusterSpec) -> Step:
+    """clusters.update with desiredClusterAutoscaling: node auto-provisioning on an existing
+    cluster, or its new limits (XPK runs `gcloud container clusters update
+    --enable-autoprovisioning --autoprovisioning-config-file`, src/xpk/core/nap.py)."""
+    url = gke.cluster_url(spec.project, spec.region, spec.name)
+    scopes = list(gke.SCOPES)
+    return op_call(
+        "cluster",
+        f"set node auto-provisioning limits on cluster {spec.name}",
+        UPDATE_CLUSTER,
+        "PUT",
+        url,
+        body={"update": {"desiredClusterAutoscaling": nap.autoscaling(spec, scopes)}},
+    )
+
+
+def _slice_controller_on(spec: ClusterSpec) -> Step:
+    """--super-slicing on a cluster made without it: turn the add-on on (GKE's dynamic slicing
+    docs: `gcloud container clusters update --enable-slice-controller`; container.v1
+    ClusterUpdate.desiredAddonsConfig)."""
+    url = gke.cluster_url(spec.project, spec.region, spec.name)
+    return op_call(
+        "cluster",
+        f"turn on the slice controller add-on of cluster {spec.name} (--super-slicing)",
+        UPDATE_CLUSTER,
+        "PUT",
+        url,
+        body={"update": {"desiredAddonsConfig": {"sliceControllerConfig": {"enabled": True}}}},
+    )
 
 
 def _mismatch(spec: ClusterSpec, pool: ObservedPool) -> str:
@@ -155,6 +199,10 @@ def _mismatch(spec: ClusterSpec, pool: ObservedPool) -> str:
         diffs.append(f"{pool.nodes} nodes, not {want}")
     if pool.capacity != spec.capacity.kind:
         diffs.append(f"{pool.capacity} capacity, not {spec.capacity.kind}")
+    policy = gke.policy_name(spec)
+    if spec.accelerator.placement == "workload-policy" and pool.policy not in ("", policy):
+        # e.g. a pool made without --super-slicing: its slices are not PROVISION_ONLY cubes
+        diffs.append(f"workload policy {pool.policy}, not {policy}")
     return "; ".join(diffs)
 
 
@@ -202,6 +250,14 @@ def _delete_pool(spec: ClusterSpec, name: str, step_id: str, why: str, destructi
 def _pool_steps(
     spec: ClusterSpec, seen: GkeObserved, after: tuple[str, ...], notes: list[str]
 ) -> list[Step]:
+    if nap.enabled(spec):  # GKE creates the accelerator pools (providers/gke/nap.py)
+        mine = sorted(n for n in seen.pools if n.startswith(f"{spec.name}-np-"))
+        if mine:
+            notes.append(
+                f"node auto-provisioning: the pools {', '.join(mine)} are kept as they are; "
+                "delete them with --force to leave the capacity to auto-provisioning"
+            )
+        return []
     force = spec.force
     if force and not seen.pools:  # issue 37: no flag is dropped without a word
         notes.append(f"--force: cluster {spec.name} has no node pool yet, so none is replaced")
@@ -268,7 +324,7 @@ def _surplus(spec: ClusterSpec, seen: GkeObserved, force: bool, notes: list[str]
 
 def _policy_steps(spec: ClusterSpec, seen: GkeObserved) -> list[Step]:
     accel = spec.accelerator
-    if not (accel.multi_host and accel.placement == "workload-policy"):
+    if nap.enabled(spec) or not (accel.multi_host and accel.placement == "workload-policy"):
         return []
     if gke.policy_name(spec) in seen.policies:
         return []
@@ -295,13 +351,16 @@ def plan_create(
     setup: SetupBuilder | None = None,
 ) -> Plan:
     """The create plan; `setup` adds the in-cluster steps once the cluster answers."""
+    spec = slicing.resolve(spec)  # --super-slicing: one node pool per --num-cubes cube
     gke.check_gke_spec(spec)
     settings = private.settings(spec)
     image_levers.check(spec)
     pathways.check(spec)
     limits.check(spec)  # GKE's node cap and the default subnet's size (issue 32)
+    nap.check(spec)
     notes: list[str] = image_levers.notes(spec) + dra_driver.notes(spec) + limits.notes(spec)
-    notes += accel_network.notes(spec)
+    notes += nap.notes(spec) + slicing.notes(spec)
+    notes += [] if nap.enabled(spec) else accel_network.notes(spec)  # a note on pools made here
     sized = gke.system_pool_note(spec)
     notes += [sized] if sized else []
     closed = private.note(settings, gke_opts.of(spec).private_endpoint)
@@ -323,7 +382,8 @@ def plan_create(
     steps += pathways.pool_steps(spec, tuple(s.id for s in cluster), observed.pools)
     # the reservation pre-flight reads come first; nothing is created before they pass
     created = tuple(int(s.id[5:]) for s in steps if s.id.startswith("pool-") and _creates(s))
-    pre = reservation.check_step(spec, created) + pathways.read_steps(spec)
+    dense = slicing.enabled(spec)  # dynamic slicing: an All Capacity reservation, read live
+    pre = reservation.check_step(spec, created, all_capacity=dense) + pathways.read_steps(spec)
     steps = pre + [replace(s, after=(*(p.id for p in pre), *s.after)) for s in steps]
     if setup is not None:
         cluster_ids = tuple(s.id for s in steps if s.id == "cluster")
@@ -334,7 +394,7 @@ def plan_create(
     slices = f" x{spec.num_slices}" if spec.accelerator.kind == "tpu" else ""
     title = (
         f"create GKE cluster {spec.name} ({count}{spec.accelerator.name}{slices}, "
-        f"{spec.capacity.kind})"
+        f"{spec.capacity.kind}{', auto-provisioned' if nap.enabled(spec) else ''})"
     )
     limit = gke_opts.of(spec).parallelism
     if gke_opts.of(spec).pool_parallelism:  # the lane limit is not a step: say it (issue 37)

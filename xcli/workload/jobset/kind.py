@@ -12,12 +12,14 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from xcli.workload.protocol import (
+    WORKER_BY_WORKER,
     Context,
     Creation,
     Deletion,
     Lazy,
     Listing,
     LogLine,
+    LogView,
     Outcome,
     Report,
     Table,
@@ -56,6 +58,7 @@ class JobSetKind:
             gke_cluster_path,
             manifest_documents,
             plan_workload_create,
+            with_capacity,
         )
         from xcli.workload.jobset.volumes import add_to_plan
         from xcli.workload.request import spec_from_request
@@ -65,6 +68,7 @@ class JobSetKind:
         check_request(request)  # before the cluster is read
         ref = ctx.cluster_ref(request.cluster)
         meta, existing = ctx.facts.cluster(self.live, ref, request, ctx.say)
+        meta = with_capacity(meta, request.capacity)  # NAP: the capacity asked for at submit
         spec = spec_from_request(request, meta)
         mounts = gke_mounts(request, ctx.facts, lambda: self.live.api(ref), spec.namespace)
         spec = with_env(spec, mounts)
@@ -181,6 +185,7 @@ class JobSetKind:
         selection: tuple[str, str],
         follow: bool,
         since: str | None,
+        view: LogView = WORKER_BY_WORKER,
     ) -> Iterator[LogLine]:
         from xcli.spec import parse_duration
         from xcli.workload.jobset.logs import stream_logs
@@ -195,6 +200,7 @@ class JobSetKind:
             follow=follow,
             since=since_seconds,
             namespace=ctx.namespace,
+            view=view,
         )
 
     def wait(
