@@ -109,7 +109,8 @@ def test_identical_places_group_whatever_the_ids_and_states() -> None:
         "s0/w0: no stack (unreachable)",
     ]
     files = report.files()
-    assert files["stacks/s1-w3.txt"] == dumps["s1/w3"] and "stacks/summary.txt" in files
+    assert files["s1-w3.txt"] == dumps["s1/w3"] and files["s0-w0.txt"] == "no stack: unreachable\n"
+    assert files["summary.txt"].splitlines()[-1] == "s0/w0: no stack (unreachable)"
 
 
 def test_a_large_small_group_names_sixteen_hosts() -> None:
