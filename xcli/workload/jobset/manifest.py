@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from xcli.workload.jobset import slicing
 from xcli.workload.jobset.gpu_network import decorate_pod, pod_annotations
 from xcli.workload.scheduling import apply_scheduling
 from xcli.workload.spec import (
@@ -98,6 +99,7 @@ def build_jobset(spec: WorkloadSpec, meta: ClusterMeta) -> dict[str, Any]:
         },
     }
     apply_scheduling(jobset, spec, meta)  # --scheduler and Kueue TAS (workload/scheduling.py)
+    slicing.apply(jobset, spec, meta)  # a --super-slicing cluster's slices (slicing.py)
     return jobset
 
 
