@@ -13,7 +13,7 @@ from pathlib import Path
 
 from xcli.errors import UserError
 from xcli.plan.hang import parse_hang_after
-from xcli.spec import check_duration
+from xcli.spec import Capacity, check_duration
 from xcli.workload.scheduling import DEFAULT_SCHEDULER
 from xcli.workload.spec import DEFAULT_MAX_DISRUPTIONS, ClusterMeta, WorkloadSpec, parse_env
 
@@ -65,6 +65,8 @@ class WorkloadRequest:
     compilation_cache: str | None = None
     checkpoint_dir: str | None = None
     pathways: PathwaysOptions | None = None  # --pathways: the workload is a Pathways JobSet
+    # --on-demand|--spot|--reservation: the capacity NAP provisions (None: the cluster's)
+    capacity: Capacity | None = None
 
     @property
     def accelerator(self) -> str | None:

@@ -88,6 +88,13 @@ class ClusterMeta:
     # without an image a workload runs as a plain process on each worker (the provider's
     # Capabilities.plain_process: the local provider)
     plain_process: bool = False
+    # node auto-provisioning (cluster create --enable-autoprovisioning): the most chips of the
+    # accelerator's family GKE may provision; 0 when the cluster has its own pools
+    nap_max_chips: int = 0
+
+    @property
+    def autoprovisioned(self) -> bool:
+        return self.nap_max_chips > 0
 
 
 def cluster_meta_from_dict(
@@ -129,7 +136,15 @@ def cluster_meta_from_dict(
         dynamic_slicing=str(data.get("dynamic_slicing", "")),
         pathways_pool=str(data.get("pathways_pool", "")),
         jobset_gates=tuple(g for g in str(data.get("jobset_feature_gates", "")).split(",") if g),
+        nap_max_chips=_nap_max(data, where),
     )
+
+
+def _nap_max(data: Mapping[str, Any], where: str) -> int:
+    """The chip limit of an auto-provisioning cluster (0: it has its own pools)."""
+    if str(data.get("autoprovisioning", "")).lower() != "true":
+        return 0
+    return _count(data.get("autoprovisioning_max_chips"), "autoprovisioning_max_chips", where)
 
 
 def _count(value: Any, key: str, where: str) -> int:

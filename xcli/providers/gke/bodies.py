@@ -264,9 +264,10 @@ def pool_count(spec: ClusterSpec) -> int:
 
 def setup_steps(spec: ClusterSpec, cluster: Text, after: tuple[str, ...]) -> list[Step]:
     """The in-cluster setup (plan/gke/incluster.py) with what this cluster's options ask for: the
-    system pool's machine type and the Pathways heads' pool."""
+    system pool's machine type, the Pathways heads' pool and node auto-provisioning's limits."""
     from xcli.plan.gke import incluster
     from xcli.plan.gke.jobset_config import gates
+    from xcli.providers.gke import nap
 
     opts = gke_opts.of(spec)
     steps = incluster.setup_steps(
@@ -276,5 +277,6 @@ def setup_steps(spec: ClusterSpec, cluster: Text, after: tuple[str, ...]) -> lis
         cpu_machine_type=opts.cpu_machine_type,
         pathways=opts.pathways_machine,
         jobset_gates=gates(opts.slice_restarts),
+        nap=nap.quota(spec),
     )
     return slicing.setup(spec, steps)  # dynamic slicing's Kueue objects (slicing.py)
