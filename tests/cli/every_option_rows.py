@@ -158,6 +158,7 @@ _ROWS: dict[str, Row] = {
     "cluster create --min-duration": Plan("cc-qr-g", ("--min-duration", "2h")),
     "cluster create --release-channel": Plan("cc", ("--release-channel", "stable")),
     "cluster create --gke-version": Plan("cc", ("--gke-version", "1.34")),
+    "cluster create --lustre-legacy-port": Plan("cc", ("--lustre-legacy-port",)),
     "cluster create --cpu-machine-type": Plan("cc", ("--cpu-machine-type", "e2-standard-16")),
     "cluster create --pool-parallelism": Note(
         "cc", ("--pool-parallelism", "1"), "node pools are created at most 1 at a time"
@@ -207,6 +208,9 @@ _ROWS: dict[str, Row] = {
     "cluster create --private-endpoint": Plan("cc-private", ("--private-endpoint",)),
     "cluster create --authorized-networks": Plan(
         "cc-private", ("--authorized-networks", "10.0.0.0/8")
+    ),
+    "cluster create --private-endpoint-subnetwork": Plan(
+        "cc-private", ("--private-endpoint-subnetwork", "cp-subnet")
     ),
     "cluster create --master-ipv4-cidr": Plan(
         "cc-private", ("--master-ipv4-cidr", "172.16.0.32/28")

@@ -212,10 +212,8 @@ FATES: dict[str, Fate] = {
         note="--private is automatically enabled because --authorized-networks was set",
     ),
     "--enable-private-endpoint": mapped("--private-endpoint"),
-    "--private-endpoint-subnetwork": refused(
-        "xcli reaches a private control plane through its DNS endpoint (--private-endpoint); "
-        "--subnetwork places the nodes"
-    ),
+    # XPK: implies --enable-private-endpoint (src/xpk/commands/cluster.py:220-228), as xcli's
+    "--private-endpoint-subnetwork": alias(),
     "--enable-master-global-access": refused(
         "xcli's private endpoint is the DNS endpoint, reachable from every region"
     ),
@@ -232,8 +230,8 @@ FATES: dict[str, Fate] = {
     "--enable-parallelstore-csi-driver": ignored(_DRIVER.format("Parallelstore", "parallelstore")),
     "--enable-pd-csi-driver": ignored(_DRIVER.format("Persistent Disk", "pd")),
     "--enable-lustre-csi-driver": ignored(_DRIVER.format("Managed Lustre", "lustre")),
-    "--enable-legacy-lustre-port": refused(
-        "xcli sets the Lustre driver up for instances on the current port (988)"
+    "--enable-legacy-lustre-port": mapped(
+        "--lustre-legacy-port", note="xcli turns the Lustre driver on with it at create"
     ),
     "--cluster-state-gcs-bucket": _STATE_BUCKET,
     "--enable-pathways": mapped("--pathways"),
@@ -337,6 +335,11 @@ FATES: dict[str, Fate] = {
     "--localqueue": ignored("xcli team list shows the ClusterQueue and every LocalQueue"),
 }
 
+_LEGACY_LUSTRE = refused(
+    "the Lustre driver's port is a cluster setting: `xcli cluster create --lustre-legacy-port` "
+    "turns the driver on with port 6988 when the cluster is made"
+)
+
 _STATES = {"SUCCESSFUL": "succeeded", "FAILED": "failed"}
 
 # (XPK command, flag) -> fate, where a flag means something else on that command.
@@ -349,6 +352,8 @@ FATES_BY_COMMAND: dict[tuple[str, str], Fate] = {
         "`xcli cluster delete --terraform DIR` destroys with the state DIR names"
     ),
     ("cluster adapt", "--flex"): mapped("--flex-start"),
+    ("cluster adapt", "--enable-legacy-lustre-port"): _LEGACY_LUSTRE,
+    ("storage attach", "--enable-legacy-lustre-port"): _LEGACY_LUSTRE,
     ("workload create", "--device-type"): alias(),
     ("storage attach", "--vol"): ignored("xcli reads the share name from the instance"),
     ("storage create", "--vol"): mapped("--share"),

@@ -57,6 +57,13 @@ OPTIONS: list[Callable[[Any], Any]] = [
         "--restart-scope slice` can restart one slice's Job alone (gke).",
     ),
     click.option(
+        "--lustre-legacy-port",
+        is_flag=True,
+        help="Turn the Managed Lustre CSI driver on at create with its legacy port 6988 "
+        "(enableLegacyLustrePort): only for nodes older than 1.33.2-gke.4655000, or Lustre "
+        "instances made with gke-support-enabled (gke).",
+    ),
+    click.option(
         "--pathways",
         is_flag=True,
         help="Add what Pathways workloads need: the CPU node pool cpu-np (1-20 nodes) for "

@@ -135,9 +135,17 @@ def cluster_body(spec: ClusterSpec) -> dict[str, Any]:
             }
         ],
     }
-    version = gke_opts.of(spec).gke_version
-    if version:
-        cluster["initialClusterVersion"] = version
+    opts = gke_opts.of(spec)
+    if opts.gke_version:
+        cluster["initialClusterVersion"] = opts.gke_version
+    if opts.lustre_legacy_port:
+        # AddonsConfig.lustreCsiDriverConfig (container.v1): XPK's --enable-legacy-lustre-port
+        # with --enable-lustre-csi-driver (AI-Hypercomputer/xpk@367c838
+        # src/xpk/commands/cluster.py l.1391-1394); `storage attach --type lustre` later finds
+        # the driver on and keeps this setting
+        cluster["addonsConfig"] = {
+            "lustreCsiDriverConfig": {"enabled": True, "enableLegacyLustrePort": True}
+        }
     return {"cluster": cluster}
 
 

@@ -32,12 +32,14 @@ class GkeOptions(ProviderOptions):
     pathways: bool = False
     pathways_cpu_machine_type: str | None = None
     slice_restarts: bool = False  # JobSet's RestartJob gate (plan/gke/jobset_config.py)
+    lustre_legacy_port: bool = False  # the Lustre CSI driver on at create, on port 6988
     network: str | None = None
     subnetwork: str | None = None
     private: bool = False
     private_endpoint: bool = False
     authorized_networks: tuple[str, ...] = ()
     master_ipv4_cidr: tuple[str, ...] = ()
+    private_endpoint_subnetwork: str | None = None
 
     @property
     def channel(self) -> str:
@@ -67,12 +69,14 @@ def gke_options(flags: Mapping[str, object]) -> GkeOptions:
         pathways=bool(flags.get("pathways")),
         pathways_cpu_machine_type=_text(flags.get("pathways_cpu_machine_type")),
         slice_restarts=bool(flags.get("slice_restarts")),
+        lustre_legacy_port=bool(flags.get("lustre_legacy_port")),
         network=_text(flags.get("network")),
         subnetwork=_text(flags.get("subnetwork")),
         private=bool(flags.get("private")),
         private_endpoint=bool(flags.get("private_endpoint")),
         authorized_networks=_texts(flags.get("authorized_networks")),
         master_ipv4_cidr=_texts(flags.get("master_ipv4_cidr")),
+        private_endpoint_subnetwork=_text(flags.get("private_endpoint_subnetwork")),
     )
 
 
