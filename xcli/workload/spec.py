@@ -310,6 +310,16 @@ def workload_spec(
     nodes = num_nodes if num_nodes is not None else meta.num_nodes
     if accel.kind == "gpu" and num_slices not in (None, 1):
         raise UserError("--num-slices is for TPUs", hint="for GPUs use --num-nodes")
+    if accel.kind == "cpu":
+        # one pod per VM of the shape, as GPU workers are laid out (XPK's CI runs CPU shapes
+        # with --num-slices=1); more VMs are a larger shape
+        if num_slices not in (None, 1) or num_nodes is not None:
+            raise UserError(
+                f"{accel.name} is a CPU shape of {accel.vms_per_slice} VMs; a workload "
+                "takes one shape, with --num-slices 1",
+                hint=f"pick a shape with more VMs ({accel.family}-<VMs>), and drop --num-nodes",
+            )
+        nodes = accel.vms_per_slice
     if priority not in PRIORITIES:
         raise UserError(
             f"unknown priority {priority!r}", hint=f"use one of {', '.join(PRIORITIES)}"
@@ -337,7 +347,7 @@ def workload_spec(
         command=command,
         accelerator=accel,
         num_slices=slices if accel.kind == "tpu" else 1,
-        num_nodes=nodes if accel.kind == "gpu" else 1,
+        num_nodes=nodes if accel.kind != "tpu" else 1,
         priority=priority,
         max_restarts=max_restarts,
         max_disruptions=max_disruptions,

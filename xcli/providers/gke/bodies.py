@@ -225,6 +225,23 @@ def tpu_pool_body(spec: ClusterSpec, index: int) -> dict[str, Any]:
     return {"nodePool": pool}
 
 
+def cpu_pool_body(spec: ClusterSpec, index: int) -> dict[str, Any]:
+    """One node pool of a CPU shape (XPK's n2-standard-32-256: 256 n2-standard-32 VMs): the
+    node label its Kueue flavor selects (NodeConfig.labels), no placement, no taint (XPK's
+    CPU pools: src/xpk/core/nodepool.py l.388-394, --num-nodes the shape's VM count)."""
+    accel = spec.accelerator
+    labels = {"xcli-accelerator": accel.name, "xcli-slice": str(index)}
+    config = _node_config(spec, labels)
+    config["labels"] = {accel.gke_label: accel.gke_accelerator}
+    pool: dict[str, Any] = {
+        "name": pool_name(spec.name, index),
+        "locations": [spec.zone],
+        "config": config,
+    }
+    _sizing(spec, pool, accel.vms_per_slice)
+    return {"nodePool": pool}
+
+
 def gpu_pool_body(spec: ClusterSpec) -> dict[str, Any]:
     accel = spec.accelerator
     config = _node_config(spec, {"xcli-accelerator": accel.name, "xcli-slice": "0"})
@@ -249,6 +266,8 @@ def gpu_pool_body(spec: ClusterSpec) -> dict[str, Any]:
 
 
 def pool_body(spec: ClusterSpec, index: int) -> dict[str, Any]:
+    if spec.accelerator.kind == "cpu":
+        return cpu_pool_body(spec, index)
     return gpu_pool_body(spec) if spec.accelerator.kind == "gpu" else tpu_pool_body(spec, index)
 
 

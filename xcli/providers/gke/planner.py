@@ -331,7 +331,14 @@ def plan_create(
         objects = gpu_objects.object_steps(spec, resource, cluster_ids)
         steps += gpu_objects.with_objects(setup(spec, resource, cluster_ids), objects)
     count = f"{spec.num_nodes} x " if spec.accelerator.kind == "gpu" else ""
-    slices = f" x{spec.num_slices}" if spec.accelerator.kind == "tpu" else ""
+    slices = f" x{spec.num_slices}" if spec.accelerator.kind != "gpu" else ""
+    if gke.pool_count(spec) == 0:
+        notes.insert(
+            0,
+            f"--num-slices 0: no {spec.accelerator.name} node pool is made, only the cluster, "
+            "its system pool and the in-cluster setup (as XPK's empty clusters); run this "
+            "command again with --num-slices N to add the pools",
+        )
     title = (
         f"create GKE cluster {spec.name} ({count}{spec.accelerator.name}{slices}, "
         f"{spec.capacity.kind})"
