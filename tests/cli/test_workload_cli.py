@@ -58,6 +58,8 @@ SCENARIOS = {
     "h200-141gb-8-x2": ["--device-type", "h200-141gb-8", "--num-nodes", "2"],
     "b200-8-x2": ["--device-type", "b200-8", "--num-nodes", "2"],
     "gb200-4-x18": ["--device-type", "gb200-4", "--num-nodes", "18"],
+    # issue 36: XPK's CPU-only shape (docs/usage/cpu.md:39)
+    "n2-standard-32-256": ["--device-type", "n2-standard-32-256", "--num-slices", "1"],
 }
 
 

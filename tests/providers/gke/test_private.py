@@ -231,7 +231,7 @@ def test_a_rerun_cannot_turn_an_existing_cluster_private_or_public() -> None:
             env.plan(replace(public, options=GkeOptions(private=True)))
 
 
-def test_a_private_endpoint_subnetwork_is_the_current_field_and_implies_the_private_endpoint() -> None:
+def test_a_private_endpoint_subnetwork_is_the_current_field_and_implies_the_endpoint() -> None:
     plan = plan_create(with_options(private_endpoint_subnetwork="cp-subnet"))
     step = next(s for s in plan.steps if s.id == "cluster")
     check_request(step.api, "POST", str(step.url), step.body)  # type: ignore[attr-defined]

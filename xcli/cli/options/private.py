@@ -14,7 +14,6 @@ from typing import Any
 import click
 
 from xcli.errors import UserError
-
 from xcli.providers.gke.cidr import parse_cidrs
 
 
