@@ -127,6 +127,10 @@ def create(req: CreateRequest, deps: Deps) -> CreateResult:
         else backend.plan_create(spec)
     )
     plan = with_note(plan, req.provider_note)
+    if deps.registry.capabilities(provider).cloud:
+        from xcli.catalog.zones import zone_note
+
+        plan = with_note(plan, zone_note(spec.accelerator, spec.zone) or "")
     deps.record.check_create(deps.registry.live_checker(provider, backend), spec)
     confirm_removals(plan, deps.confirm)
     if deps.registry.capabilities(provider).vm_workloads:
