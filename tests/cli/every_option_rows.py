@@ -159,6 +159,13 @@ _ROWS: dict[str, Row] = {
     "cluster create --release-channel": Plan("cc", ("--release-channel", "stable")),
     "cluster create --gke-version": Plan("cc", ("--gke-version", "1.34")),
     "cluster create --lustre-legacy-port": Plan("cc", ("--lustre-legacy-port",)),
+    "cluster create --vertex-tensorboard": Plan("cc", ("--vertex-tensorboard",)),
+    "cluster create --tensorboard-region": Plan(
+        "cc", ("--vertex-tensorboard", "--tensorboard-region", "us-west1")
+    ),
+    "cluster create --tensorboard-name": Plan(
+        "cc", ("--vertex-tensorboard", "--tensorboard-name", "tb-testing")
+    ),
     "cluster create --cpu-machine-type": Plan("cc", ("--cpu-machine-type", "e2-standard-16")),
     "cluster create --pool-parallelism": Note(
         "cc", ("--pool-parallelism", "1"), "node pools are created at most 1 at a time"

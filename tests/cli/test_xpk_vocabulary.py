@@ -205,7 +205,10 @@ def test_commands_from_xpk_docs(
         assert out.strip(), "a dry-run prints its plan"
 
 
-SAMPLES = {"--gke-version": "1.34.1-gke.1829001"}  # values a callback checks
+SAMPLES = {
+    "--gke-version": "1.34.1-gke.1829001",
+    "--tensorboard-region": "us-west1",
+}  # values a callback checks
 
 
 def _sample(param: click.Option) -> str:

@@ -138,7 +138,18 @@ _CAPACITY_IS_CLUSTERS = refused(
     "a workload runs on its cluster's capacity (cluster create --on-demand|--spot|"
     "--reservation|--flex-start); xcli has no node auto-provisioning for a workload to choose"
 )
-_NO_VERTEX = refused("xcli does not create Vertex AI Tensorboards or Experiments")
+# XPK's workload side: an Experiment, then these variables (src/xpk/core/docker_resources.py
+# l.235-238 at 367c838253be)
+_NO_VERTEX = refused(
+    "xcli makes the cluster's Tensorboard (`cluster create --vertex-tensorboard`) but no "
+    "workload Experiment yet; pass what XPK sets: --env UPLOAD_DATA_TO_TENSORBOARD=True "
+    "--env TENSORBOARD_PROJECT=P --env TENSORBOARD_REGION=R --env TENSORBOARD_NAME=N "
+    "--env EXPERIMENT_NAME=E"
+)
+_VERTEX_AT_CREATE = refused(
+    "`xcli cluster create --vertex-tensorboard [--tensorboard-region R] [--tensorboard-name N]` "
+    "makes the Tensorboard; `cluster adapt` does not"
+)
 _NO_MTC = refused(
     "xcli has no multi-tier checkpointing; `workload create --checkpoint-dir gs://B/P` "
     "gives every worker a checkpoint folder"
@@ -242,9 +253,11 @@ FATES: dict[str, Fate] = {
     "--enable-autoprovisioning": _NO_NAP,
     "--autoprovisioning-min-chips": _NO_NAP,
     "--autoprovisioning-max-chips": _NO_NAP,
-    "--create-vertex-tensorboard": _NO_VERTEX,
-    "--tensorboard-region": _NO_VERTEX,
-    "--tensorboard-name": _NO_VERTEX,
+    # XPK creates it through cloud-accelerator-diagnostics; xcli through aiplatform.v1's REST
+    # API (xcli/plan/vertex.py)
+    "--create-vertex-tensorboard": mapped("--vertex-tensorboard"),
+    "--tensorboard-region": alias(),
+    "--tensorboard-name": alias(),
     "--managed-mldiagnostics": refused("xcli does not install ML Diagnostics"),
     "--enable-mtc": _NO_MTC,
     "--mtc-ramdisk-size": _NO_MTC,
@@ -352,6 +365,9 @@ FATES_BY_COMMAND: dict[tuple[str, str], Fate] = {
         "`xcli cluster delete --terraform DIR` destroys with the state DIR names"
     ),
     ("cluster adapt", "--flex"): mapped("--flex-start"),
+    ("cluster adapt", "--create-vertex-tensorboard"): _VERTEX_AT_CREATE,
+    ("cluster adapt", "--tensorboard-region"): _VERTEX_AT_CREATE,
+    ("cluster adapt", "--tensorboard-name"): _VERTEX_AT_CREATE,
     ("cluster adapt", "--enable-legacy-lustre-port"): _LEGACY_LUSTRE,
     ("storage attach", "--enable-legacy-lustre-port"): _LEGACY_LUSTRE,
     ("workload create", "--device-type"): alias(),

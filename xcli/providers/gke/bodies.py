@@ -292,6 +292,7 @@ def setup_steps(spec: ClusterSpec, cluster: Text, after: tuple[str, ...]) -> lis
     system pool's machine type and the Pathways heads' pool."""
     from xcli.plan.gke import incluster
     from xcli.plan.gke.jobset_config import gates
+    from xcli.providers.gke import tensorboard
 
     opts = gke_opts.of(spec)
     return incluster.setup_steps(
@@ -301,4 +302,5 @@ def setup_steps(spec: ClusterSpec, cluster: Text, after: tuple[str, ...]) -> lis
         cpu_machine_type=opts.cpu_machine_type,
         pathways=opts.pathways_machine,
         jobset_gates=gates(opts.slice_restarts),
+        extra_metadata=tensorboard.metadata(spec),
     )

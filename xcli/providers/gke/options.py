@@ -33,6 +33,9 @@ class GkeOptions(ProviderOptions):
     pathways_cpu_machine_type: str | None = None
     slice_restarts: bool = False  # JobSet's RestartJob gate (plan/gke/jobset_config.py)
     lustre_legacy_port: bool = False  # the Lustre CSI driver on at create, on port 6988
+    vertex_tensorboard: bool = False  # plan/vertex.py
+    tensorboard_region: str | None = None
+    tensorboard_name: str | None = None
     network: str | None = None
     subnetwork: str | None = None
     private: bool = False
@@ -70,6 +73,9 @@ def gke_options(flags: Mapping[str, object]) -> GkeOptions:
         pathways_cpu_machine_type=_text(flags.get("pathways_cpu_machine_type")),
         slice_restarts=bool(flags.get("slice_restarts")),
         lustre_legacy_port=bool(flags.get("lustre_legacy_port")),
+        vertex_tensorboard=bool(flags.get("vertex_tensorboard")),
+        tensorboard_region=_text(flags.get("tensorboard_region")),
+        tensorboard_name=_text(flags.get("tensorboard_name")),
         network=_text(flags.get("network")),
         subnetwork=_text(flags.get("subnetwork")),
         private=bool(flags.get("private")),

@@ -36,6 +36,7 @@ from xcli.providers.gke import (
     nat,
     pathways,
     private,
+    tensorboard,
 )
 from xcli.providers.gke import bodies as gke
 from xcli.providers.gke import options as gke_opts
@@ -300,6 +301,7 @@ def plan_create(
     image_levers.check(spec)
     pathways.check(spec)
     limits.check(spec)  # GKE's node cap and the default subnet's size (issue 32)
+    tensorboard.check(spec)
     notes: list[str] = image_levers.notes(spec) + dra_driver.notes(spec) + limits.notes(spec)
     notes += accel_network.notes(spec)
     sized = gke.system_pool_note(spec)
@@ -321,6 +323,7 @@ def plan_create(
     after = tuple(s.id for s in steps)
     steps += _pool_steps(spec, observed, after, notes)
     steps += pathways.pool_steps(spec, tuple(s.id for s in cluster), observed.pools)
+    steps += tensorboard.steps(spec)  # independent of the cluster; the metadata waits for it
     # the reservation pre-flight reads come first; nothing is created before they pass
     created = tuple(int(s.id[5:]) for s in steps if s.id.startswith("pool-") and _creates(s))
     pre = reservation.check_step(spec, created) + pathways.read_steps(spec)
