@@ -258,3 +258,12 @@ def test_every_alias_same_row_takes_xpks_form_as_typed() -> None:
                 checked += 1
     assert bad == []
     assert checked > 100  # every alias row of the page, in both spellings
+
+
+def test_create_adapt_from_ct_is_cluster_adapt(capsys: pytest.CaptureFixture[str]) -> None:
+    # recipes/Cluster_create_adapt_from_ct.md:6 at 367c838253be, and xcli's own form
+    flags = ["--cluster=c", "--tpu-type=v6e-8", *WHERE, "--dry-run"]
+    _, ours, _ = run(["cluster", "adapt", *flags], capsys)
+    code, xpk, err = run(["cluster", "create", *flags, "--adapt-from-ct"], capsys)
+    assert code == 0 and xpk == ours and ours.startswith("Plan: adapt GKE cluster c"), err
+    assert "note: --adapt-from-ct: as `xcli cluster adapt`" in err

@@ -34,6 +34,8 @@ def translate(root: click.Group, ctx: click.Context, args: list[str]) -> list[st
     key = " ".join(words)
     if key == "workload list" and _waits(args[i:]):
         return _wait_form(root, ctx, args[i:])
+    if key == "cluster create" and ADAPT in (t.partition("=")[0] for t in args[i:]):
+        return _adapt_form(root, ctx, args[i:])
     if key not in vocab.XPK_FLAGS:
         return args  # an xcli-only command: click parses it as it is
     return args[:i] + _flags(key, command, args[i:])
@@ -67,6 +69,25 @@ def _wait_form(root: click.Group, ctx: click.Context, rest: list[str]) -> list[s
     assert wait is not None
     kept = _flags("workload list", wait, out)
     return ["workload", "wait", name, *kept, *timeout]
+
+
+ADAPT = "--adapt-from-ct"
+
+
+def _adapt_form(root: click.Group, ctx: click.Context, rest: list[str]) -> list[str]:
+    """XPK's `cluster create --adapt-from-ct` skips the cluster and node pools and sets up the
+    rest, as its `cluster adapt` does (src/xpk/commands/cluster.py l.376-385 and l.106-218 at
+    367c838253be): xcli's `cluster adapt`, the other flags translated as that command's."""
+    click.echo(
+        f"note: {ADAPT}: as `xcli cluster adapt`, which sets up a cluster made by Cluster Toolkit",
+        err=True,
+    )
+    group = root.get_command(ctx, "cluster")
+    assert isinstance(group, click.Group)
+    adapt = group.get_command(ctx, "adapt")
+    assert adapt is not None
+    kept = [t for t in rest if t.partition("=")[0] != ADAPT]
+    return ["cluster", "adapt", *_flags("cluster adapt", adapt, kept)]
 
 
 def _other_command(

@@ -230,7 +230,8 @@ FATES: dict[str, Fate] = {
     ),
     "--enable-workload-identity": ignored("Workload Identity is always on in xcli's clusters"),
     "--adapt-from-ct": refused(
-        "`xcli cluster adapt --cluster C --device-type T` sets up a Cluster Toolkit cluster"
+        "`xcli cluster adapt --cluster C --device-type T [--pathways]` sets up a Cluster "
+        "Toolkit cluster"
     ),
     "--ignore-nodepool-creation-errors": refused(
         "xcli keeps the pools that were made and names those that failed; run the same "
@@ -365,6 +366,11 @@ FATES_BY_COMMAND: dict[tuple[str, str], Fate] = {
         "`xcli cluster delete --terraform DIR` destroys with the state DIR names"
     ),
     ("cluster adapt", "--flex"): mapped("--flex-start"),
+    # the whole command becomes `cluster adapt` (xpk_names.py _adapt_form): XPK's flag skips
+    # the cluster and node pools and runs its adapt's steps (src/xpk/commands/cluster.py l.376-385)
+    ("cluster create", "--adapt-from-ct"): mapped(
+        "cluster adapt", note="the command becomes `xcli cluster adapt`; its other flags follow"
+    ),
     ("cluster adapt", "--create-vertex-tensorboard"): _VERTEX_AT_CREATE,
     ("cluster adapt", "--tensorboard-region"): _VERTEX_AT_CREATE,
     ("cluster adapt", "--tensorboard-name"): _VERTEX_AT_CREATE,
