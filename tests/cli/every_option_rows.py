@@ -160,6 +160,7 @@ _ROWS: dict[str, Row] = {
     "cluster create --gke-version": Plan("cc", ("--gke-version", "1.34")),
     "cluster create --lustre-legacy-port": Plan("cc", ("--lustre-legacy-port",)),
     "cluster create --vertex-tensorboard": Plan("cc", ("--vertex-tensorboard",)),
+    "cluster create --ml-diagnostics": Plan("cc", ("--ml-diagnostics",)),
     "cluster create --tensorboard-region": Plan(
         "cc", ("--vertex-tensorboard", "--tensorboard-region", "us-west1")
     ),

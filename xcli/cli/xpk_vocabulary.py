@@ -259,7 +259,9 @@ FATES: dict[str, Fate] = {
     "--create-vertex-tensorboard": mapped("--vertex-tensorboard"),
     "--tensorboard-region": alias(),
     "--tensorboard-name": alias(),
-    "--managed-mldiagnostics": refused("xcli does not install ML Diagnostics"),
+    # XPK: the cluster field on GKE 1.35.0-gke.3065000+, and the nodes' roles
+    # (src/xpk/commands/cluster.py l.561-582, l.1407-1410)
+    "--managed-mldiagnostics": mapped("--ml-diagnostics"),
     "--enable-mtc": _NO_MTC,
     "--mtc-ramdisk-size": _NO_MTC,
     "--mtc-gcs-bucket": _NO_MTC,

@@ -87,6 +87,14 @@ OPTIONS: list[Callable[[Any], Any]] = [
         "instances made with gke-support-enabled (gke).",
     ),
     click.option(
+        "--ml-diagnostics",
+        is_flag=True,
+        help="GKE Managed Machine Learning Diagnostics: the cluster's "
+        "managedMachineLearningDiagnosticsConfig, and the roles it writes with granted to the "
+        "nodes' default service account, as XPK's --managed-mldiagnostics (gke; GKE "
+        "1.35.0-gke.3065000 or later).",
+    ),
+    click.option(
         "--vertex-tensorboard",
         is_flag=True,
         help="Keep or create a Vertex AI Tensorboard for the cluster's workloads and record it "

@@ -138,6 +138,8 @@ def cluster_body(spec: ClusterSpec) -> dict[str, Any]:
     opts = gke_opts.of(spec)
     if opts.gke_version:
         cluster["initialClusterVersion"] = opts.gke_version
+    if opts.ml_diagnostics:  # plan/ml_diagnostics.py: XPK's --enable-managed-mldiagnostics
+        cluster["managedMachineLearningDiagnosticsConfig"] = {"enabled": True}
     if opts.lustre_legacy_port:
         # AddonsConfig.lustreCsiDriverConfig (container.v1): XPK's --enable-legacy-lustre-port
         # with --enable-lustre-csi-driver (AI-Hypercomputer/xpk@367c838

@@ -34,6 +34,7 @@ class GkeOptions(ProviderOptions):
     slice_restarts: bool = False  # JobSet's RestartJob gate (plan/gke/jobset_config.py)
     lustre_legacy_port: bool = False  # the Lustre CSI driver on at create, on port 6988
     vertex_tensorboard: bool = False  # plan/vertex.py
+    ml_diagnostics: bool = False  # plan/ml_diagnostics.py
     tensorboard_region: str | None = None
     tensorboard_name: str | None = None
     network: str | None = None
@@ -74,6 +75,7 @@ def gke_options(flags: Mapping[str, object]) -> GkeOptions:
         slice_restarts=bool(flags.get("slice_restarts")),
         lustre_legacy_port=bool(flags.get("lustre_legacy_port")),
         vertex_tensorboard=bool(flags.get("vertex_tensorboard")),
+        ml_diagnostics=bool(flags.get("ml_diagnostics")),
         tensorboard_region=_text(flags.get("tensorboard_region")),
         tensorboard_name=_text(flags.get("tensorboard_name")),
         network=_text(flags.get("network")),

@@ -33,6 +33,7 @@ from xcli.providers.gke import (
     gpu_objects,
     image_levers,
     limits,
+    ml_diagnostics,
     nat,
     pathways,
     private,
@@ -302,8 +303,9 @@ def plan_create(
     pathways.check(spec)
     limits.check(spec)  # GKE's node cap and the default subnet's size (issue 32)
     tensorboard.check(spec)
+    ml_diagnostics.check(spec)
     notes: list[str] = image_levers.notes(spec) + dra_driver.notes(spec) + limits.notes(spec)
-    notes += accel_network.notes(spec)
+    notes += accel_network.notes(spec) + ml_diagnostics.notes(spec)
     sized = gke.system_pool_note(spec)
     notes += [sized] if sized else []
     closed = private.note(settings, gke_opts.of(spec).private_endpoint)
@@ -324,6 +326,7 @@ def plan_create(
     steps += _pool_steps(spec, observed, after, notes)
     steps += pathways.pool_steps(spec, tuple(s.id for s in cluster), observed.pools)
     steps += tensorboard.steps(spec)  # independent of the cluster; the metadata waits for it
+    steps += ml_diagnostics.steps(spec)  # the nodes' roles: independent of the cluster
     # the reservation pre-flight reads come first; nothing is created before they pass
     created = tuple(int(s.id[5:]) for s in steps if s.id.startswith("pool-") and _creates(s))
     pre = reservation.check_step(spec, created) + pathways.read_steps(spec)
