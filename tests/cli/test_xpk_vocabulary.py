@@ -71,8 +71,8 @@ def test_every_fate_names_a_real_xcli_flag_or_command() -> None:
             if fate.kind == "mapped":
                 flags = {t for t in fate.to if t.startswith("-")}  # --env K=V: its values too
                 assert flags <= names, f"xcli {key}: {fate.to}"
-                for flag_name in fate.gcloud:
-                    assert flag_name[1] in names, f"xcli {key}: {flag_name}"
+                for flag_name in fate.gcloud + fate.gcloud_switches:
+                    assert flag_name[1] in names | {""}, f"xcli {key}: {flag_name}"
             if fate.kind in ("ignored", "refused"):
                 assert fate.note, (key, flag)
 
@@ -267,3 +267,19 @@ def test_create_adapt_from_ct_is_cluster_adapt(capsys: pytest.CaptureFixture[str
     code, xpk, err = run(["cluster", "create", *flags, "--adapt-from-ct"], capsys)
     assert code == 0 and xpk == ours and ours.startswith("Plan: adapt GKE cluster c"), err
     assert "note: --adapt-from-ct: as `xcli cluster adapt`" in err
+
+
+def test_gcloud_pass_through_takes_the_flags_xcli_has(capsys: pytest.CaptureFixture[str]) -> None:
+    base = ["cluster", "create", "--cluster", "demo", "--tpu-type", "v6e-8", "--spot", *WHERE,
+            "--dry-run"]  # fmt: skip
+    _, ours, _ = run(
+        [*base, "--network", "n", "--private", "--master-ipv4-cidr", "172.16.0.32/28",
+         "--authorized-networks", "10.0.0.0/8", "--release-channel", "rapid"], capsys,
+    )  # fmt: skip
+    custom = ("--network=n --enable-ip-alias --enable-private-nodes --master-ipv4-cidr "
+              "172.16.0.32/28 --enable-master-authorized-networks --master-authorized-networks "
+              "10.0.0.0/8 --release-channel=rapid")  # fmt: skip
+    code, xpk, err = run([*base, f"--custom-cluster-arguments={custom}"], capsys)
+    assert code == 0 and xpk == ours and '"channel": "RAPID"' in ours, err
+    code, _, err = run([*base, "--custom-cluster-arguments=--enable-autoscaling"], capsys)
+    assert code == 1 and "gcloud's --enable-autoscaling" in err and "hint: " in err

@@ -168,12 +168,15 @@ def _gcloud(key: str, name: str, fate: Fate, value: str) -> list[str]:
     other refused by its own name."""
     import shlex
 
-    equal, out = dict(fate.gcloud), []
+    equal, switches, out = dict(fate.gcloud), dict(fate.gcloud_switches), []
     words = shlex.split(value)
     j = 0
     while j < len(words):
         flag, eq, given = words[j].partition("=")
         j += 1
+        if flag in switches and not eq:
+            out += [switches[flag]] if switches[flag] else []
+            continue
         if not eq and j < len(words) and not words[j].startswith("-"):
             given, j = words[j], j + 1
         if flag not in equal:

@@ -129,8 +129,9 @@ COMMANDS: dict[str, CommandFate] = {
 }
 
 _GCLOUD = (
-    "xcli sends API requests, not gcloud lines: --network and --subnetwork are taken; for "
-    "anything else write the requests with --terraform DIR and edit the folder"
+    "xcli sends API requests, not gcloud lines: the gcloud flags it has an equal for are taken "
+    "(docs/from-xpk.md lists them); for anything else write the requests with --terraform DIR "
+    "and edit the folder"
 )
 _DRIVER = "xcli turns the {0} CSI driver on when `xcli storage attach --type {1}` needs it"
 _NOT_TOOLS = "xcli calls the APIs directly: it runs and downloads no gcloud or kubectl"
@@ -204,8 +205,25 @@ FATES: dict[str, Fate] = {
     ),
     # XPK hands these to `gcloud container clusters|node-pools create`
     # (src/xpk/core/cluster.py, src/xpk/core/nodepool.py at 367c838253be)
+    # the equal of each gcloud flag: `gcloud container clusters create`'s reference
+    # (https://cloud.google.com/sdk/gcloud/reference/container/clusters/create)
     "--custom-cluster-arguments": gcloud(
-        {"--network": "--network", "--subnetwork": "--subnetwork"}, _GCLOUD
+        {
+            "--network": "--network",
+            "--subnetwork": "--subnetwork",
+            "--cluster-version": "--gke-version",
+            "--release-channel": "--release-channel",
+            "--master-ipv4-cidr": "--master-ipv4-cidr",
+            "--master-authorized-networks": "--authorized-networks",
+            "--private-endpoint-subnetwork": "--private-endpoint-subnetwork",
+        },
+        _GCLOUD,
+        switches={
+            "--enable-private-nodes": "--private",
+            "--enable-private-endpoint": "--private-endpoint",
+            "--enable-ip-alias": "",  # xcli's clusters are VPC-native (useIpAliases)
+            "--enable-master-authorized-networks": "",  # implied by the networks' list
+        },
     ),
     "--custom-nodepool-arguments": gcloud({}, _GCLOUD),
     "--custom-tpu-nodepool-arguments": gcloud({}, _GCLOUD),
