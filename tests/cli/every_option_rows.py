@@ -159,6 +159,7 @@ _ROWS: dict[str, Row] = {
     "cluster create --release-channel": Plan("cc", ("--release-channel", "stable")),
     "cluster create --gke-version": Plan("cc", ("--gke-version", "1.34")),
     "cluster create --lustre-legacy-port": Plan("cc", ("--lustre-legacy-port",)),
+    "cluster create --cpu-num-nodes": Plan("cc", ("--cpu-num-nodes", "8")),
     "cluster create --vertex-tensorboard": Plan("cc", ("--vertex-tensorboard",)),
     "cluster create --ml-diagnostics": Plan("cc", ("--ml-diagnostics",)),
     "cluster create --tensorboard-region": Plan(

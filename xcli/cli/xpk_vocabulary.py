@@ -200,9 +200,7 @@ FATES: dict[str, Fate] = {
     ),
     "--default-pool-cpu-machine-type": mapped("--cpu-machine-type"),
     "--cluster-cpu-machine-type": mapped("--cpu-machine-type", note="XPK: deprecated name"),
-    "--default-pool-cpu-num-nodes": ignored(
-        "xcli's system pool autoscales with the cluster; --cpu-machine-type sets its machine"
-    ),
+    "--default-pool-cpu-num-nodes": mapped("--cpu-num-nodes"),
     # XPK hands these to `gcloud container clusters|node-pools create`
     # (src/xpk/core/cluster.py, src/xpk/core/nodepool.py at 367c838253be)
     # the equal of each gcloud flag: `gcloud container clusters create`'s reference

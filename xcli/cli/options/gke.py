@@ -54,6 +54,12 @@ OPTIONS: list[Callable[[Any], Any]] = [
         "(gke; default sized by the cluster: e2-standard-8 up to ~900 nodes).",
     ),
     click.option(
+        "--cpu-num-nodes",
+        type=click.IntRange(1, 1000),
+        help="Nodes of the system node pool, at least; fewer than the controllers need are "
+        "raised to that, and the plan says so (gke; default sized by the cluster).",
+    ),
+    click.option(
         "--pool-parallelism",
         type=click.IntRange(1, 100),
         help="Node pools created at once (gke; default 100, as XPK; GKE runs one operation "

@@ -89,7 +89,25 @@ def system_pool(spec: ClusterSpec) -> cpu_pool.SystemPool:
         if spec.accelerator.kind == "gpu"
         else (spec.accelerator.vms_per_slice * spec.num_slices)
     )
-    return cpu_pool.size(vms, _chosen_machine(spec))
+    sized = cpu_pool.size(vms, _chosen_machine(spec))
+    asked = gke_opts.of(spec).cpu_num_nodes
+    if asked and asked > sized.nodes:  # XPK's --default-pool-cpu-num-nodes: more, never fewer
+        from dataclasses import replace
+
+        return replace(sized, nodes=asked)
+    return sized
+
+
+def cpu_nodes_note(spec: ClusterSpec) -> str | None:
+    """--cpu-num-nodes below what the controllers need is raised to it, and the plan says so."""
+    asked = gke_opts.of(spec).cpu_num_nodes
+    pool = system_pool(spec)
+    if not asked or asked >= pool.nodes:
+        return None
+    return (
+        f"--cpu-num-nodes {asked}: the system pool gets {pool.nodes} x {pool.machine}, the "
+        "fewest that hold the Kueue and JobSet controllers and kube-dns for this cluster"
+    )
 
 
 def _chosen_machine(spec: ClusterSpec) -> str | None:
@@ -101,7 +119,7 @@ def system_pool_size(spec: ClusterSpec) -> int:
 
 
 def system_pool_note(spec: ClusterSpec) -> str | None:
-    return cpu_pool.note(system_pool(spec), _chosen_machine(spec))
+    return cpu_nodes_note(spec) or cpu_pool.note(system_pool(spec), _chosen_machine(spec))
 
 
 def cluster_body(spec: ClusterSpec) -> dict[str, Any]:

@@ -26,6 +26,7 @@ class GkeOptions(ProviderOptions):
     release_channel: str | None = None  # as given, any case; the planner checks and upper-cases
     gke_version: str | None = None
     cpu_machine_type: str | None = None
+    cpu_num_nodes: int | None = None  # the system pool's nodes, at least (bodies.system_pool)
     pool_parallelism: int | None = None
     image_streaming: bool = False
     secondary_boot_disk: tuple[str, ...] = ()
@@ -67,6 +68,7 @@ def gke_options(flags: Mapping[str, object]) -> GkeOptions:
         release_channel=_text(flags.get("release_channel")),
         gke_version=_text(flags.get("gke_version")),
         cpu_machine_type=_text(flags.get("cpu_machine_type")),
+        cpu_num_nodes=int(str(flags["cpu_num_nodes"])) if flags.get("cpu_num_nodes") else None,
         pool_parallelism=int(str(parallelism)) if parallelism else None,
         image_streaming=bool(flags.get("image_streaming")),
         secondary_boot_disk=_texts(flags.get("secondary_boot_disk")),
