@@ -225,6 +225,10 @@ _ROWS: dict[str, Row] = {
         "cc-private", ("--master-ipv4-cidr", "172.16.0.32/28")
     ),
     # --- workload create -------------------------------------------------------------------
+    "workload create --vertex-tensorboard": Plan("wc", ("--vertex-tensorboard",)),
+    "workload create --experiment-name": Plan(
+        "wc", ("--vertex-tensorboard", "--experiment-name", "test-experiment")
+    ),
     "workload create --cluster": Plan("wc", ("--cluster", "d"), drop=("--cluster", "c")),
     "workload create --provider": Refused("wc", ("--provider", "local"), "no local cluster c"),
     "workload create --workload": Plan("wc", ("--workload", "u"), drop=("--workload", "t")),

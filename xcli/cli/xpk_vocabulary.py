@@ -142,8 +142,8 @@ _CAPACITY_IS_CLUSTERS = refused(
 # XPK's workload side: an Experiment, then these variables (src/xpk/core/docker_resources.py
 # l.235-238 at 367c838253be)
 _NO_VERTEX = refused(
-    "xcli makes the cluster's Tensorboard (`cluster create --vertex-tensorboard`) but no "
-    "workload Experiment yet; pass what XPK sets: --env UPLOAD_DATA_TO_TENSORBOARD=True "
+    "xcli's Pathways workloads create no Experiment yet (JobSet workloads do: "
+    "--vertex-tensorboard); pass what XPK sets: --env UPLOAD_DATA_TO_TENSORBOARD=True "
     "--env TENSORBOARD_PROJECT=P --env TENSORBOARD_REGION=R --env TENSORBOARD_NAME=N "
     "--env EXPERIMENT_NAME=E"
 )
@@ -315,8 +315,8 @@ FATES: dict[str, Fate] = {
         "--env XLA_FLAGS=--xla_dump_to=DIR with DIR on a `--storage` gcsfuse mount"
     ),
     "--deploy-stacktrace-sidecar": refused("xcli adds no stack-trace sidecar"),
-    "--use-vertex-tensorboard": _NO_VERTEX,
-    "--experiment-name": _NO_VERTEX,
+    "--use-vertex-tensorboard": mapped("--vertex-tensorboard"),
+    "--experiment-name": alias(),
     "--ramdisk-directory": _NO_MTC,
     "--mtc-enabled": _NO_MTC,
     "--use-pathways": mapped("--pathways"),
@@ -389,6 +389,8 @@ FATES_BY_COMMAND: dict[tuple[str, str], Fate] = {
     ("cluster create", "--adapt-from-ct"): mapped(
         "cluster adapt", note="the command becomes `xcli cluster adapt`; its other flags follow"
     ),
+    ("workload create-pathways", "--use-vertex-tensorboard"): _NO_VERTEX,
+    ("workload create-pathways", "--experiment-name"): _NO_VERTEX,
     ("cluster adapt", "--create-vertex-tensorboard"): _VERTEX_AT_CREATE,
     ("cluster adapt", "--tensorboard-region"): _VERTEX_AT_CREATE,
     ("cluster adapt", "--tensorboard-name"): _VERTEX_AT_CREATE,

@@ -22,13 +22,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from xcli.plan.model import Ref, Step
+from xcli.plan.model import Fmt, Ref, Step, symbolic
+from xcli.plan.steps import Text
 
 DEFAULT_REGION = "us-central1"  # XPK's --tensorboard-region default
 STEP_ID = "tensorboard"
 LIST = "aiplatform.projects.locations.tensorboards.list"
 CREATE = "aiplatform.projects.locations.tensorboards.create"
 POLL = "aiplatform.projects.locations.tensorboards.operations.get"
+CREATE_EXPERIMENT = "aiplatform.projects.locations.tensorboards.experiments.create"
+WEB_SERVER = "tensorboard.googleusercontent.com"  # cloud-accelerator-diagnostics' UI host
 
 
 def vertex_url(region: str) -> str:
@@ -117,3 +120,72 @@ def metadata(region: str, name: str) -> dict[str, Any]:
         "tensorboard_id": Ref(STEP_ID, "id"),
         "tensorboard": Ref(STEP_ID, "tensorboard"),
     }
+
+
+@dataclass(frozen=True, kw_only=True)
+class EnsureExperiment(Step):
+    """A Tensorboard Experiment for one workload: created with the name as its ID and display
+    name, as XPK's create_experiment does (tensorboardExperimentId = experiment_name); one that
+    exists already (409 ALREADY_EXISTS) is kept.
+
+    JSON form: "api", "experiment", "request" (the create), "outputs" {"experiment", "url"}."""
+
+    kind: ClassVar[str] = "vertex_experiment"
+
+    region: str
+    tensorboard: Text  # projects/P/locations/R/tensorboards/ID, the tensorboard step's output
+    experiment: str
+    workload: str
+
+    def create_url(self) -> Fmt:
+        return Fmt(
+            "{}/{}/experiments?tensorboardExperimentId={}",
+            vertex_url(self.region),
+            self.tensorboard,
+            self.experiment,
+        )
+
+    def body(self) -> dict[str, Any]:
+        return {
+            "displayName": self.experiment,
+            "description": f"created by xcli for workload {self.workload}",
+            "labels": {"created-by": "xcli"},
+        }
+
+    def details(self) -> dict[str, Any]:
+        return {
+            "api": CREATE_EXPERIMENT,
+            "experiment": self.experiment,
+            "request": {
+                "method": "POST",
+                "url": symbolic(self.create_url()),
+                "body": self.body(),
+            },
+            "accept": ["ALREADY_EXISTS"],
+            "outputs": {
+                "experiment": "its resource name",
+                "url": f"https://{self.region}.{WEB_SERVER}/experiment/<its resource name, "
+                "'/' as '+'>",
+            },
+        }
+
+
+def experiment_url(region: str, experiment: str) -> str:
+    """The Tensorboard UI's address of an experiment (cloud-accelerator-diagnostics'
+    create_experiment: https://REGION.tensorboard.googleusercontent.com/experiment/NAME with
+    '/' written '+')."""
+    return f"https://{region}.{WEB_SERVER}/experiment/{experiment.replace('/', '+')}"
+
+
+# the names the variables XPK passes a workload carry (src/xpk/core/docker_resources.py
+# l.235-238: UPLOAD_DATA_TO_TENSORBOARD, then each tensorboard_config key upper-cased)
+def workload_env(
+    project: str, region: str, name: str, experiment: str
+) -> tuple[tuple[str, str], ...]:
+    return (
+        ("UPLOAD_DATA_TO_TENSORBOARD", "True"),
+        ("TENSORBOARD_PROJECT", project),
+        ("TENSORBOARD_REGION", region),
+        ("TENSORBOARD_NAME", name),
+        ("EXPERIMENT_NAME", experiment),
+    )

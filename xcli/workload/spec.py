@@ -85,6 +85,9 @@ class ClusterMeta:
     # without an image a workload runs as a plain process on each worker (the provider's
     # Capabilities.plain_process: the local provider)
     plain_process: bool = False
+    # (region, display name) of the Vertex AI Tensorboard `cluster create --vertex-tensorboard`
+    # made, if any (xcli/plan/vertex.py)
+    tensorboard: tuple[str, str] | None = None
 
 
 def cluster_meta_from_dict(
@@ -118,23 +121,31 @@ def cluster_meta_from_dict(
         provider=str(data.get("provider", "gke")),
         accelerator=lookup(str(accel_name)),
         capacity=Capacity(capacity_kind, reservation=reservation),  # type: ignore[arg-type]
-        num_slices=_count(data.get("num_slices", data.get("slices", 1)), "num_slices", where),
+        # 0: a cluster made with --num-slices 0 (no accelerator pool yet); check_fits refuses
+        num_slices=_count(
+            data.get("num_slices", data.get("slices", 1)), "num_slices", where, least=0
+        ),
         num_nodes=_count(data.get("num_nodes", 1), "num_nodes", where),
         local_queue=str(data.get("local_queue", DEFAULT_LOCAL_QUEUE)),
         source=source,
         kueue_topology=str(data.get("kueue_topology", "")),
         pathways_pool=str(data.get("pathways_pool", "")),
         jobset_gates=tuple(g for g in str(data.get("jobset_feature_gates", "")).split(",") if g),
+        tensorboard=(
+            (str(data["tensorboard_region"]), str(data["tensorboard_name"]))
+            if data.get("tensorboard_region") and data.get("tensorboard_name")
+            else None
+        ),
     )
 
 
-def _count(value: Any, key: str, where: str) -> int:
+def _count(value: Any, key: str, where: str, least: int = 1) -> int:
     try:
         count = int(str(value))
     except ValueError:
         raise ConfigError(f"{where}: {key} {value!r} is not a number") from None
-    if count < 1:
-        raise ConfigError(f"{where}: {key} must be at least 1, not {count}")
+    if count < least:
+        raise ConfigError(f"{where}: {key} must be at least {least}, not {count}")
     return count
 
 

@@ -15,7 +15,13 @@ from xcli.errors import CloudError
 from xcli.gateways.backoff import poll, timed_out
 from xcli.gateways.google.rest import RestError, RestGateway
 from xcli.plan.contract import StepContext
-from xcli.plan.vertex import CREATE, EnsureTensorboard, vertex_url
+from xcli.plan.vertex import (
+    CREATE,
+    EnsureExperiment,
+    EnsureTensorboard,
+    experiment_url,
+    vertex_url,
+)
 
 
 class VertexGateway:
@@ -38,6 +44,22 @@ class VertexGateway:
                 f"{step.summary}: {exc.message} (HTTP {exc.code})", hint=hint
             ) from None
         return _outputs(made)
+
+    def experiment(self, step: EnsureExperiment, ctx: StepContext) -> Mapping[str, Any]:
+        url = str(step.create_url())
+        try:
+            made = self.rest.send("POST", url, ctx, step.body())
+            name = str(made["name"])
+        except RestError as exc:
+            if exc.code != 409:
+                raise CloudError(
+                    f"{step.summary}: {exc.message} (HTTP {exc.code})",
+                    hint="check the cluster's Tensorboard (xcli cluster create "
+                    "--vertex-tensorboard) and your Vertex AI permissions",
+                ) from None
+            name = f"{step.tensorboard}/experiments/{step.experiment}"
+            ctx.report("exists; kept")
+        return {"experiment": name, "url": experiment_url(step.region, name)}
 
     def _find(self, step: EnsureTensorboard, ctx: StepContext) -> str | None:
         token = ""
