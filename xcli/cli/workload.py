@@ -130,6 +130,7 @@ def _workload_options(func: Any) -> Any:
         click.option("--env-file", type=click.Path(path_type=Path), help="NAME=VALUE lines."),
         click.option(
             "--vertex-tensorboard",
+            "use_tensorboard",  # not the name of cluster create's provider flag (issue 31)
             is_flag=True,
             help="gke: create the workload's Experiment in the cluster's Vertex AI Tensorboard "
             "(cluster create --vertex-tensorboard) and pass it in UPLOAD_DATA_TO_TENSORBOARD, "
@@ -224,7 +225,7 @@ def _create_groups() -> list[tuple[str, list[str]]]:
             ],
         ),
         ("Environment", ["env_pairs", "env_file", "env_secret"]),
-        ("Vertex AI Tensorboard (gke)", ["vertex_tensorboard", "experiment_name"]),
+        ("Vertex AI Tensorboard (gke)", ["use_tensorboard", "experiment_name"]),
         (
             "Restarts, priority and lifetime",
             [

@@ -82,7 +82,7 @@ def refuse_kubernetes_files(flags: dict[str, Any], manifests: bool) -> None:
     whose objects are Kubernetes manifests (`manifests`: the kind's registry entry)."""
     if manifests:
         return
-    if flags.get("vertex_tensorboard"):
+    if flags.get("use_tensorboard"):
         raise UserError(
             f"--vertex-tensorboard is for GKE workloads (JobSets), not --provider "
             f"{flags['provider']}",
@@ -170,7 +170,7 @@ def request_from(flags: dict[str, Any]) -> WorkloadRequest:
 def experiment_of(flags: dict[str, Any]) -> str | None:
     """--vertex-tensorboard [--experiment-name NAME]; the name alone is refused."""
     name = flags.get("experiment_name")
-    if not flags.get("vertex_tensorboard"):
+    if not flags.get("use_tensorboard"):
         if name:
             raise UserError(
                 "--experiment-name applies only with --vertex-tensorboard",
