@@ -88,6 +88,9 @@ BASES: dict[str, tuple[str, ...]] = {
                 "--guaranteed", *P, "--dry-run"),
     "cc-local": ("cluster", "create", "--provider", "local", "--cluster", "l", "--tpu-type",
                  "v5litepod-8", "--dry-run"),
+    # TPU7x sub-blocks on an All Capacity reservation: the base of --super-slicing's rows
+    "cc-ss": ("cluster", "create", "--cluster", "c", "--tpu-type", "tpu7x-4x4x4", "--reservation",
+              "r", "--project", "my-proj-1", "--zone", "us-central1-c", "--dry-run"),
     "cc-private": ("cluster", "create", "--cluster", "c", *TPU, "--spot", "--private", *P,
                    "--dry-run"),
     "wc": ("workload", "create", "--cluster", "c", "--workload", "t", "--docker-image", "img:1",
@@ -177,6 +180,8 @@ _ROWS: dict[str, Row] = {
     "cluster create --secondary-boot-disk": Plan(
         "cc", ("--secondary-boot-disk", "projects/my-proj-1/global/images/disk-1")
     ),
+    "cluster create --super-slicing": Plan("cc-ss", ("--super-slicing",)),
+    "cluster create --num-cubes": Plan("cc-ss", ("--super-slicing", "--num-cubes", "2")),
     "cluster create --pathways": Plan("cc", ("--pathways",)),
     "cluster create --pathways-cpu-machine-type": Plan(
         "cc", ("--pathways", "--pathways-cpu-machine-type", "n2-standard-64")

@@ -39,6 +39,17 @@ METADATA = {
         "capacity_type": "reservation",
         "reservation": "projects/shared-proj/reservations/ironwood",
     },
+    # what `cluster create --super-slicing --num-cubes 4` writes (tests/goldens/gke/
+    # tpu7x-128-x4-super-slicing.json, k8s-metadata), the keys workloads read
+    "super.yaml": {
+        "accelerator": "tpu7x-128",
+        "num_slices": "4",
+        "capacity_type": "reservation",
+        "reservation": "golden-reservation/reservationBlocks/block",
+        "kueue_topology": "xcli-super-slice",
+        "dynamic_slicing": "super",
+        "cube": "4x4x4",
+    },
 }
 SCENARIOS = {
     "v6e-256-x2": ["--tpu-type", "v6e-256", "--num-slices", "2", "--env", "A=1"],
@@ -52,6 +63,8 @@ SCENARIOS = {
         "1,3",
     ],
     "tpu7x-8": ["--cluster-metadata", "reserved.yaml", "--replace", "--ttl-after-finished", "1h"],
+    # issue 38: a 4x4x8 slice formed from two of the cluster's four sub-blocks
+    "tpu7x-4x4x8-super-slicing": ["--cluster-metadata", "super.yaml", "--tpu-type", "tpu7x-4x4x8"],
     "h100-80gb-8-x2": ["--device-type", "h100-80gb-8", "--num-nodes", "2"],
     # the GPUDirect families (A3 Mega, A3 Ultra, A4, A4X as one NVLink domain of 18 VMs)
     "h100-mega-80gb-8-x4": ["--device-type", "h100-mega-80gb-8", "--num-nodes", "4"],

@@ -131,7 +131,10 @@ def _lent(cluster: Cluster, queue: dict[str, Any], flavor: str, resource: str) -
                 for r in f.get("resources", []):
                     if r["name"] == resource:
                         if _is_ref(r["nominalQuota"]):
-                            return None
+                            if r["nominalQuota"] not in cluster.reads:
+                                return None
+                            total += cluster.reads[r["nominalQuota"]]
+                            continue
                         total += quantity(str(r["nominalQuota"]))
     return total
 

@@ -14,6 +14,8 @@
     flavor order, quota per resource).
 (g) pool_rules, (h) node_limits (tests/model/limits.py): node-pool bodies GKE refuses
     (placement x queued provisioning x machine family), GKE's node cap and the subnet's size.
+(j) levels_on_nodes (tests/model/levels.py): a flavor's Topology levels are labels its nodes
+    carry.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from typing import Any
 from tests.model.addresses import pod_addresses
 from tests.model.admission import flavors_admit
 from tests.model.cluster import FACTS, Cluster, kind_of
+from tests.model.levels import levels_on_nodes
 from tests.model.limits import node_limits, pool_rules
 from tests.model.scheduling import misfit, requests
 
@@ -283,4 +286,5 @@ def check_all(cluster: Cluster, objects: list[dict[str, Any]]) -> list[str]:
         + pod_addresses(cluster.pod_range, cluster.addresses)
         + pool_rules(cluster.pool_bodies)
         + node_limits(cluster.body, cluster.addresses)
+        + levels_on_nodes(cluster)
     )

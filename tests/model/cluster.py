@@ -62,6 +62,9 @@ class Cluster:
     addresses: list[PoolAddresses] = field(default_factory=list)
     body: dict[str, Any] | None = None  # the clusters.create body, once a cluster plan is seen
     pool_bodies: list[dict[str, Any]] = field(default_factory=list)  # every node-pool body
+    # `${step.chips}` of a k8s_cohort_read -> the most the live read can give: the cluster's
+    # chips (teams holding none), so a quota read live still bounds what Kueue admits
+    reads: dict[str, float] = field(default_factory=dict)
 
     def add(self, plan: list[dict[str, Any]]) -> Cluster:
         self.pools += plan_pools(plan)
@@ -78,6 +81,8 @@ class Cluster:
                 self.pool_bodies.append(step["request"]["body"]["nodePool"])
             if step.get("kind") == "k8s_install":
                 self._install(step)
+            if step.get("kind") == "k8s_cohort_read":
+                self.reads[f"${{{step['id']}.chips}}"] = float(step["chips"])
             manifest = step.get("manifest")
             if step.get("kind") == "k8s_apply" and isinstance(manifest, dict):
                 self.applied.append(Applied(step["id"], manifest))

@@ -64,6 +64,8 @@ WORKLOADS: dict[str, Pairing] = {
             1,
         )
     ),
+    # issue 38: a 4x4x8 slice on the four sub-blocks of the super-slicing cluster golden
+    "workload/tpu7x-4x4x8-super-slicing.json": Pairing("gke/tpu7x-128-x4-super-slicing.json"),
     "workload/h100-80gb-8-x2.json": Pairing("gke/h100-80gb-8-x2-on-demand.json"),
     "workload/h100-mega-80gb-8-x4.json": Pairing(("h100-mega-80gb-8", ON_DEMAND, 4)),
     "workload/h200-141gb-8-x2.json": Pairing("gke/h200-141gb-8-x2-on-demand.json"),
@@ -158,12 +160,20 @@ MADE: dict[str, Source] = {
     "made/workload-on-v6e-256-x32-spot": "gke/v6e-256-x32-spot.json",
     # issue 32 item 4: an image built from a folder and pushed to the default repository
     "made/workload-with-built-image-on-v6e-256-x2-spot": "gke/v6e-256-x2-spot.json",
+    # issue 38: several slice sizes in one cluster: the whole cluster as one 4x8x8 slice, and
+    # two 4x4x4 slices, on the same four sub-blocks as workload/tpu7x-4x4x8-super-slicing.json
+    "made/workload-4x8x8-on-tpu7x-128-x4-super-slicing": "gke/tpu7x-128-x4-super-slicing.json",
+    "made/workload-2x4x4x4-on-tpu7x-128-x4-super-slicing": "gke/tpu7x-128-x4-super-slicing.json",
 }
 # extra flags of a made workload; SCRIPT_DIR is a folder made for the run
 SCRIPT_DIR = "{script_dir}"
 MADE_FLAGS: dict[str, list[str]] = {
     "made/workload-with-built-image-on-v6e-256-x2-spot": [
         "--base-docker-image", "python:3.10", "--script-dir", SCRIPT_DIR,
+    ],
+    "made/workload-4x8x8-on-tpu7x-128-x4-super-slicing": ["--tpu-type", "tpu7x-4x8x8"],
+    "made/workload-2x4x4x4-on-tpu7x-128-x4-super-slicing": [
+        "--tpu-type", "tpu7x-4x4x4", "--num-slices", "2",
     ],
 }  # fmt: skip
 WORKLOAD_FLAGS = ["--workload", "train-1", "--docker-image", "us-docker.pkg.dev/p/r/t:1"]
@@ -182,7 +192,7 @@ def _made(name: str) -> str:
         extra = [f.replace(SCRIPT_DIR, str(Path(folder) / "src")) for f in MADE_FLAGS.get(name, [])]
         argv = ["workload", "create", "--project", data["project"], "--zone", data["zone"]]
         flags = list(WORKLOAD_FLAGS)
-        if extra:  # an image built here, not --docker-image
+        if SCRIPT_DIR in MADE_FLAGS.get(name, []):  # an image built here, not --docker-image
             at = flags.index("--docker-image")
             del flags[at : at + 2]
         argv += ["--cluster", data["cluster"], "--cluster-metadata", str(path), *flags, *extra]

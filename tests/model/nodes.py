@@ -44,8 +44,12 @@ class NodePool:
     allocatable: dict[str, int] = field(default_factory=dict)
 
 
-def _conditions(pool: dict[str, Any], machine: str, tpu: bool) -> dict[str, bool]:
+def _conditions(
+    pool: dict[str, Any], machine: str, tpu: bool, provision_only: frozenset[str]
+) -> dict[str, bool]:
     config = pool.get("config", {})
+    reserved = config.get("reservationAffinity", {}).get("consumeReservationType")
+    rdma = FACTS["rdma_machine_prefixes"]["prefixes"]
     return {
         "always": True,
         "gpu": bool(config.get("accelerators")),
@@ -54,6 +58,11 @@ def _conditions(pool: dict[str, Any], machine: str, tpu: bool) -> dict[str, bool
         "flex_start": bool(config.get("flexStart")),
         "queued_provisioning": bool(pool.get("queuedProvisioning", {}).get("enabled")),
         "arm64": _arch(machine) == "arm64",
+        # RDMA GPU machines from a reservation: Compute Engine's physical topology labels
+        "rdma_reservation": machine.startswith(tuple(rdma)) and reserved == "SPECIFIC_RESERVATION",
+        # TPU7x sub-block pools of dynamic slicing (a PROVISION_ONLY workload policy)
+        "provision_only": tpu
+        and pool.get("placementPolicy", {}).get("policyName") in provision_only,
     }
 
 
@@ -93,12 +102,17 @@ def _chips(machine: str) -> int:
     return int(suffix[:-1]) if suffix.endswith("t") and suffix[:-1].isdigit() else 0
 
 
-def pool_nodes(pool: dict[str, Any], policies: dict[str, str] | None = None) -> NodePool:
-    """The nodes of one node-pool body (`nodePool` of a create request, or a cluster's pool)."""
+def pool_nodes(
+    pool: dict[str, Any],
+    policies: dict[str, str] | None = None,
+    provision_only: frozenset[str] = frozenset(),
+) -> NodePool:
+    """The nodes of one node-pool body (`nodePool` of a create request, or a cluster's pool);
+    `policies`: workload policy -> topology; `provision_only`: the PROVISION_ONLY ones."""
     config = pool.get("config", {})
     machine = str(config.get("machineType", "e2-medium"))
     tpu = machine.split("-", 1)[0] in FACTS["tpu_machines"]["accelerator"]
-    when = _conditions(pool, machine, tpu)
+    when = _conditions(pool, machine, tpu, provision_only)
     values = _values(pool, machine, policies or {})
     nodes = NodePool(pool["name"], machine)
     for row in FACTS["labels"]:
@@ -121,18 +135,20 @@ def pool_nodes(pool: dict[str, Any], policies: dict[str, str] | None = None) -> 
 
 def plan_pools(plan: list[dict[str, Any]]) -> list[NodePool]:
     """Every pool a cluster plan creates, the cluster's own pools first."""
-    policies = {}
+    policies, provision_only = {}, set()
     for step in plan:
         if step.get("api") == POLICY_INSERT:
             body = step["request"]["body"]
             topology = body.get("workloadPolicy", {}).get("acceleratorTopology")
             if topology:
                 policies[body["name"]] = topology
-    pools = []
+            if body.get("workloadPolicy", {}).get("acceleratorTopologyMode") == "PROVISION_ONLY":
+                provision_only.add(body["name"])
+    pools, modes = [], frozenset(provision_only)
     for step in plan:
         if step.get("api") == CLUSTER_CREATE:
             for pool in step["request"]["body"]["cluster"].get("nodePools", []):
-                pools.append(pool_nodes(pool, policies))
+                pools.append(pool_nodes(pool, policies, modes))
         elif step.get("api") == POOL_CREATE:
-            pools.append(pool_nodes(step["request"]["body"]["nodePool"], policies))
+            pools.append(pool_nodes(step["request"]["body"]["nodePool"], policies, modes))
     return pools

@@ -113,6 +113,17 @@ CASES: dict[str, tuple[list[str], ClusterSpec]] = {
             Capacity("reservation", reservation="res-a,res-b"), 2,
         ),
     ),
+    # issue 38: TPU7x dynamic slicing, XPK's recipe (recipes/Cluster_create_super-slicing.md)
+    # with the corpus's --num-cubes 4: four 4x4x4 sub-blocks of an All Capacity reservation
+    "tpu7x-128-x4-super-slicing": (
+        ["--tpu-type", "tpu7x-4x4x4", "--reservation", "golden-reservation/reservationBlocks/block",
+         "--super-slicing", "--num-cubes", "4"],
+        ClusterSpec(
+            "demo", PROJECT, TPU7X_ZONE, "gke", lookup("tpu7x-128"),
+            Capacity("reservation", reservation="golden-reservation/reservationBlocks/block"),
+            options=GkeOptions(super_slicing=True, num_cubes=4),
+        ),
+    ),
     # the three largest shapes (issue 28): 9,216 chips on 2,304 VMs, v5p's largest schedulable
     # job (96 cubes = 1,536 VMs, the catalogue's v5p-12288), and 32 full v6e pods
     "tpu7x-512-x36-spot": (

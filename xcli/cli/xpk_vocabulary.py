@@ -158,7 +158,22 @@ _NO_MTC = refused(
 _NO_NAP = refused(
     "xcli creates the node pools a cluster needs; it does not set up auto-provisioning"
 )
-_SLICING_LATER = planned("one workload per slice shape: create the cluster with that --tpu-type")
+# v6e sub-slicing is not settled by a source xcli can follow: XPK keeps it behind
+# SUB_SLICING_ENABLED (off by default; src/xpk/utils/feature_flags.py) and selects Topology levels
+# cloud.google.com/gke-tpu-slice-<topology>-id that no GKE document says GKE puts on v6e nodes
+# (docs/tpu.md, "Explicit pools, node auto-provisioning or dynamic slicing?").
+_NO_SUB_SLICING = refused(
+    "v6e sub-slicing is not settled (docs/tpu.md says why): create the cluster with the "
+    "--tpu-type its workloads use; TPU7x clusters take --super-slicing"
+)
+_ADAPT_SLICING = refused(
+    "xcli cluster create --super-slicing --num-cubes N makes a dynamic-slicing cluster; adapt "
+    "does not change another tool's pools"
+)
+_PATHWAYS_SLICING = refused(
+    "xcli's Pathways workers need one node pool per slice: xcli cluster create --super-slicing "
+    "runs TPU7x JobSets of any shape, without --pathways"
+)
 _PATHWAYS = planned("xcli's Pathways workloads take the flags of docs/pathways.md")
 _PATHWAYS_IMAGES = refused(
     "xcli pins both Pathways images with --pathways-version TAG (docs/pathways.md)"
@@ -264,9 +279,9 @@ FATES: dict[str, Fate] = {
     "--cluster-state-gcs-bucket": _STATE_BUCKET,
     "--enable-pathways": mapped("--pathways"),
     "--pathways-gce-machine-type": mapped("--pathways-cpu-machine-type"),
-    "--sub-slicing": _SLICING_LATER,
-    "--super-slicing": _SLICING_LATER,
-    "--num-cubes": _SLICING_LATER,
+    "--sub-slicing": _NO_SUB_SLICING,
+    "--super-slicing": alias(),
+    "--num-cubes": alias(),
     "--enable-autoprovisioning": _NO_NAP,
     "--autoprovisioning-min-chips": _NO_NAP,
     "--autoprovisioning-max-chips": _NO_NAP,
@@ -396,6 +411,11 @@ FATES_BY_COMMAND: dict[tuple[str, str], Fate] = {
     ("cluster adapt", "--tensorboard-name"): _VERTEX_AT_CREATE,
     ("cluster adapt", "--enable-legacy-lustre-port"): _LEGACY_LUSTRE,
     ("storage attach", "--enable-legacy-lustre-port"): _LEGACY_LUSTRE,
+    # adapt sets up a cluster some other tool made: its pools are already there
+    ("cluster adapt", "--super-slicing"): _ADAPT_SLICING,
+    ("cluster adapt", "--num-cubes"): _ADAPT_SLICING,
+    ("cluster create-pathways", "--super-slicing"): _PATHWAYS_SLICING,
+    ("cluster create-pathways", "--num-cubes"): _PATHWAYS_SLICING,
     ("workload create", "--device-type"): alias(),
     ("storage attach", "--vol"): ignored("xcli reads the share name from the instance"),
     ("storage create", "--vol"): mapped("--share"),

@@ -34,6 +34,10 @@ from xcli.providers.reservation_check import (
 from xcli.spec import ClusterSpec
 
 STEP_ID = "reservation"
+ALL_CAPACITY_CHECK = (
+    "deploymentType DENSE and advancedDeploymentControl.reservationOperationalMode "
+    "ALL_CAPACITY (GKE's dynamic slicing runs only on All Capacity mode reservations)"
+)
 GET = "compute.reservations.get"
 # Cloud TPU API reservations, a resource of their own (tpu v2alpha1
 # projects.locations.reservations.list; Reservation.name "projects/P/locations/L/reservations/R",
@@ -91,6 +95,8 @@ class ReservationCheck(Step):
     want: Want
     slices: tuple[int, ...]  # slice (node pool) indices to place, in order
     tpu_api: bool = False  # queued resources: a Cloud TPU API reservation is also accepted
+    # GKE dynamic slicing (providers/gke/slicing.py): the reservation must be in All Capacity mode
+    all_capacity: bool = False
 
     def details(self) -> dict[str, Any]:
         reads = [
@@ -108,6 +114,8 @@ class ReservationCheck(Step):
             f"shared with project {self.want.consumer} when another project owns it",
             "named by the request when it requires specific targeting",
         ]
+        if self.want.all_capacity:
+            checks.append(ALL_CAPACITY_CHECK)
         order = ", ".join(t.value for t in self.targets)
         owners = sorted({t.owner for t in self.targets})
         missing = [
@@ -132,7 +140,7 @@ class ReservationCheck(Step):
         return {"reads": reads, "if_not_found": missing, "checks": checks, "assign": assign}
 
 
-def want_for(spec: ClusterSpec) -> Want:
+def want_for(spec: ClusterSpec, all_capacity: bool = False) -> Want:
     accel = spec.accelerator
     gpu = accel.kind == "gpu"
     return Want(
@@ -142,11 +150,15 @@ def want_for(spec: ClusterSpec) -> Want:
         gpu=accel.gke_accelerator if gpu else None,
         chips_per_vm=accel.chips_per_vm,
         vms_per_slice=spec.num_nodes if gpu else accel.vms_per_slice,
+        all_capacity=all_capacity,
     )
 
 
-def check_step(spec: ClusterSpec, slices: tuple[int, ...], tpu_api: bool = False) -> list[Step]:
-    """The pre-flight step for these slices; none without a named reservation or a slice."""
+def check_step(
+    spec: ClusterSpec, slices: tuple[int, ...], tpu_api: bool = False, all_capacity: bool = False
+) -> list[Step]:
+    """The pre-flight step for these slices; none without a named reservation or a slice.
+    `all_capacity`: refuse a reservation that is not in All Capacity mode (dynamic slicing)."""
     names = spec.capacity.reservations
     if spec.capacity.kind != "reservation" or names in ((), ("-",)) or not slices:
         return []
@@ -158,7 +170,7 @@ def check_step(spec: ClusterSpec, slices: tuple[int, ...], tpu_api: bool = False
             summary=f"read reservation{'s' if len(names) > 1 else ''} {listed} and check "
             f"{'them' if len(names) > 1 else 'it'} before anything is created",
             targets=targets,
-            want=want_for(spec),
+            want=want_for(spec, all_capacity),
             slices=slices,
             tpu_api=tpu_api,  # the caller says: queued resources also know Cloud TPU reservations
         )

@@ -28,6 +28,7 @@ class Want:
     chips_per_vm: int
     vms_per_slice: int
     targeted: bool = True  # the request names the reservation (GKE SPECIFIC_RESERVATION, QR)
+    all_capacity: bool = False  # GKE dynamic slicing: DENSE, in ALL_CAPACITY mode
 
     @property
     def tpu_family(self) -> str:
@@ -78,6 +79,8 @@ def check(name: str, owner: str, data: Mapping[str, Any], want: Want) -> None:
     if zone and zone != want.zone:
         raise refuse(name, f"it is in zone {zone}, not {want.zone}", f"pass --zone {zone}")
     _check_shape(name, data, want)
+    if want.all_capacity:
+        _check_all_capacity(name, data)
     if owner != want.consumer:
         _check_shared(name, owner, data, want.consumer)
     if data.get("specificReservationRequired") and not want.targeted:
@@ -86,6 +89,27 @@ def check(name: str, owner: str, data: Mapping[str, Any], want: Want) -> None:
             "it requires specific targeting (specificReservationRequired) and this request "
             "does not name it",
             "name it with --reservation NAME",
+        )
+
+
+def _check_all_capacity(name: str, data: Mapping[str, Any]) -> None:
+    """compute.v1 Reservation.deploymentType (DENSE: "densely deployed reservation blocks", what
+    XPK requires for super-slicing, src/xpk/commands/cluster.py l.312-340) and
+    advancedDeploymentControl.reservationOperationalMode ("applicable only to DENSE";
+    ALL_CAPACITY is the mode GKE's dynamic slicing needs). A DENSE reservation that does not
+    say its mode is let through, as XPK lets every DENSE one through."""
+    kind = data.get("deploymentType") or "not DENSE"
+    hint = (
+        "dynamic slicing needs a TPU Cluster Director reservation in All Capacity mode: list "
+        'them with gcloud compute reservations list --filter="deploymentType=DENSE"'
+    )
+    if kind != "DENSE":
+        raise refuse(name, f"its deploymentType is {kind}, and --super-slicing needs DENSE", hint)
+    control = data.get("advancedDeploymentControl") or {}
+    mode = control.get("reservationOperationalMode")
+    if mode and mode != "ALL_CAPACITY":
+        raise refuse(
+            name, f"it is in {mode} mode, and --super-slicing needs ALL_CAPACITY mode", hint
         )
 
 

@@ -79,6 +79,9 @@ class ClusterMeta:
     local_queue: str = DEFAULT_LOCAL_QUEUE
     source: str = "configmap"  # where these facts came from: configmap, file or flags
     kueue_topology: str = ""  # the Kueue Topology its flavor names (workload/scheduling.py)
+    # "super" on a cluster made with --super-slicing: its slices are 4x4x4 sub-blocks that GKE's
+    # slice controller joins into each workload's shape (workload/jobset/slicing.py)
+    dynamic_slicing: str = ""
     pathways_pool: str = ""  # the Pathways head pool (cluster create --pathways), if any
     # JobSet feature gates `cluster create` turned on (--slice-restarts: RestartJob)
     jobset_gates: tuple[str, ...] = ()
@@ -129,6 +132,7 @@ def cluster_meta_from_dict(
         local_queue=str(data.get("local_queue", DEFAULT_LOCAL_QUEUE)),
         source=source,
         kueue_topology=str(data.get("kueue_topology", "")),
+        dynamic_slicing=str(data.get("dynamic_slicing", "")),
         pathways_pool=str(data.get("pathways_pool", "")),
         jobset_gates=tuple(g for g in str(data.get("jobset_feature_gates", "")).split(",") if g),
         tensorboard=(
@@ -317,7 +321,10 @@ def workload_spec(
 ) -> WorkloadSpec:
     """Fill the defaults from the cluster, then check every value; raise UserError on bad input."""
     accel = lookup(accelerator) if accelerator else meta.accelerator
-    slices = num_slices if num_slices is not None else meta.num_slices
+    # on a --super-slicing cluster a slice is the workload's own shape, so one by default; the
+    # cluster's num_slices counts its 4x4x4 sub-blocks (workload/jobset/slicing.py)
+    default_slices = 1 if meta.dynamic_slicing else meta.num_slices
+    slices = num_slices if num_slices is not None else default_slices
     nodes = num_nodes if num_nodes is not None else meta.num_nodes
     if accel.kind == "gpu" and num_slices not in (None, 1):
         raise UserError("--num-slices is for TPUs", hint="for GPUs use --num-nodes")

@@ -134,4 +134,17 @@ OPTIONS: list[Callable[[Any], Any]] = [
         help="Machine type of the Pathways head pool; it must have at least 49 vCPUs and "
         "238592 MB (gke; default n2-standard-64, as XPK).",
     ),
+    click.option(
+        "--super-slicing",
+        is_flag=True,
+        help="Dynamic slicing for TPU7x on an All Capacity reservation: node pools of 4x4x4 "
+        "sub-blocks (--tpu-type tpu7x-4x4x4) that GKE's slice controller joins into slices of "
+        "each workload's --tpu-type (gke; needs --reservation; docs/tpu.md).",
+    ),
+    click.option(
+        "--num-cubes",
+        type=click.IntRange(1, 144),
+        help="With --super-slicing: how many 4x4x4 sub-blocks (node pools of 16 VMs) the "
+        "cluster gets (gke; default --num-slices; XPK's name).",
+    ),
 ]

@@ -18,6 +18,7 @@ from xcli.plan.model import Step
 from xcli.plan.steps import Text
 from xcli.providers.gke import options as gke_opts
 from xcli.providers.gke import pods as gke_pods
+from xcli.providers.gke import slicing
 from xcli.spec import ClusterSpec
 
 CONTAINER = "https://container.googleapis.com/v1"
@@ -45,7 +46,7 @@ def pool_name(cluster: str, index: int) -> str:
 
 def policy_name(spec: ClusterSpec) -> str:
     """One workload policy per cluster and topology; deleted with the cluster."""
-    return f"{spec.name}-wp-{spec.accelerator.topology}"
+    return f"{spec.name}-wp-{spec.accelerator.topology}{slicing.policy_suffix(spec)}"
 
 
 def check_gke_spec(spec: ClusterSpec) -> None:
@@ -166,7 +167,7 @@ def cluster_body(spec: ClusterSpec) -> dict[str, Any]:
         cluster["addonsConfig"] = {
             "lustreCsiDriverConfig": {"enabled": True, "enableLegacyLustrePort": True}
         }
-    return {"cluster": cluster}
+    return slicing.cluster_body(spec, {"cluster": cluster})
 
 
 def _capacity(spec: ClusterSpec) -> dict[str, Any]:
@@ -299,6 +300,7 @@ def policy_body(spec: ClusterSpec) -> dict[str, Any]:
         "workloadPolicy": {
             "type": "HIGH_THROUGHPUT",
             "acceleratorTopology": spec.accelerator.topology,
+            **slicing.policy_fields(spec),  # PROVISION_ONLY for dynamic slicing
         },
     }
 
@@ -315,7 +317,7 @@ def setup_steps(spec: ClusterSpec, cluster: Text, after: tuple[str, ...]) -> lis
     from xcli.providers.gke import tensorboard
 
     opts = gke_opts.of(spec)
-    return incluster.setup_steps(
+    steps = incluster.setup_steps(
         spec,
         cluster,
         after,
@@ -324,3 +326,4 @@ def setup_steps(spec: ClusterSpec, cluster: Text, after: tuple[str, ...]) -> lis
         jobset_gates=gates(opts.slice_restarts),
         extra_metadata=tensorboard.metadata(spec),
     )
+    return slicing.setup(spec, steps)  # dynamic slicing's Kueue objects (slicing.py)

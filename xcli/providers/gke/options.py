@@ -45,11 +45,17 @@ class GkeOptions(ProviderOptions):
     authorized_networks: tuple[str, ...] = ()
     master_ipv4_cidr: tuple[str, ...] = ()
     private_endpoint_subnetwork: str | None = None
+    # dynamic slicing (providers/gke/slicing.py): node pools of 4x4x4 sub-blocks that GKE's
+    # slice controller joins into slices of the workloads' shapes
+    super_slicing: bool = False
+    num_cubes: int | None = None
 
     @property
     def channel(self) -> str:
-        """The release channel the API takes (REGULAR by default)."""
-        return (self.release_channel or "REGULAR").upper()
+        """The release channel the API takes: REGULAR by default, RAPID for dynamic slicing
+        (GKE's dynamic slicing needs a Rapid-channel cluster: providers/gke/slicing.py)."""
+        default = "RAPID" if self.super_slicing else "REGULAR"
+        return (self.release_channel or default).upper()
 
     @property
     def parallelism(self) -> int:
@@ -87,6 +93,8 @@ def gke_options(flags: Mapping[str, object]) -> GkeOptions:
         authorized_networks=_texts(flags.get("authorized_networks")),
         master_ipv4_cidr=_texts(flags.get("master_ipv4_cidr")),
         private_endpoint_subnetwork=_text(flags.get("private_endpoint_subnetwork")),
+        super_slicing=bool(flags.get("super_slicing")),
+        num_cubes=int(str(cubes)) if (cubes := flags.get("num_cubes")) else None,
     )
 
 

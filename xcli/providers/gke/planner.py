@@ -37,6 +37,7 @@ from xcli.providers.gke import (
     nat,
     pathways,
     private,
+    slicing,
     tensorboard,
 )
 from xcli.providers.gke import bodies as gke
@@ -51,6 +52,7 @@ CREATE_CLUSTER = "container.projects.locations.clusters.create"
 DELETE_CLUSTER = "container.projects.locations.clusters.delete"
 CREATE_POOL = "container.projects.locations.clusters.nodePools.create"
 DELETE_POOL = "container.projects.locations.clusters.nodePools.delete"
+UPDATE_CLUSTER = "container.projects.locations.clusters.update"
 INSERT_POLICY = "compute.resourcePolicies.insert"
 DELETE_POLICY = "compute.resourcePolicies.delete"
 BUSY = ("PROVISIONING", "RECONCILING")
@@ -64,6 +66,7 @@ class ObservedPool:
     machine_type: str
     nodes: int  # initialNodeCount, or the autoscaling maximum for flex-start pools
     capacity: str  # on-demand, spot, reservation, flex-start
+    policy: str = ""  # placementPolicy.policyName (tpu7x workload policies), "" for none
 
 
 @dataclass(frozen=True)
@@ -80,6 +83,8 @@ class GkeObserved:
     )
     routers: tuple[str, ...] = ()  # Cloud Routers xcli made for the cluster's NAT (nat.py)
     private: bool | None = None  # the cluster's nodes are private (None: no cluster)
+    # addonsConfig.sliceControllerConfig.enabled of an existing cluster (None: no cluster)
+    slice_controller: bool | None = None
 
 
 def cluster_resource(project: str, region: str, name: str) -> str:
@@ -141,8 +146,25 @@ def _cluster_steps(spec: ClusterSpec, seen: GkeObserved, notes: list[str]) -> li
                 timeout_seconds=3600,
             )
         ]
+    if slicing.enabled(spec) and seen.slice_controller is False:
+        return [_slice_controller_on(spec)]
     notes.append(f"cluster {spec.name} exists ({status}); kept as it is")
     return []
+
+
+def _slice_controller_on(spec: ClusterSpec) -> Step:
+    """--super-slicing on a cluster made without it: turn the add-on on (GKE's dynamic slicing
+    docs: `gcloud container clusters update --enable-slice-controller`; container.v1
+    ClusterUpdate.desiredAddonsConfig)."""
+    url = gke.cluster_url(spec.project, spec.region, spec.name)
+    return op_call(
+        "cluster",
+        f"turn on the slice controller add-on of cluster {spec.name} (--super-slicing)",
+        UPDATE_CLUSTER,
+        "PUT",
+        url,
+        body={"update": {"desiredAddonsConfig": {"sliceControllerConfig": {"enabled": True}}}},
+    )
 
 
 def _mismatch(spec: ClusterSpec, pool: ObservedPool) -> str:
@@ -157,6 +179,10 @@ def _mismatch(spec: ClusterSpec, pool: ObservedPool) -> str:
         diffs.append(f"{pool.nodes} nodes, not {want}")
     if pool.capacity != spec.capacity.kind:
         diffs.append(f"{pool.capacity} capacity, not {spec.capacity.kind}")
+    policy = gke.policy_name(spec)
+    if spec.accelerator.placement == "workload-policy" and pool.policy not in ("", policy):
+        # e.g. a pool made without --super-slicing: its slices are not PROVISION_ONLY cubes
+        diffs.append(f"workload policy {pool.policy}, not {policy}")
     return "; ".join(diffs)
 
 
@@ -297,6 +323,7 @@ def plan_create(
     setup: SetupBuilder | None = None,
 ) -> Plan:
     """The create plan; `setup` adds the in-cluster steps once the cluster answers."""
+    spec = slicing.resolve(spec)  # --super-slicing: one node pool per --num-cubes cube
     gke.check_gke_spec(spec)
     settings = private.settings(spec)
     image_levers.check(spec)
@@ -305,7 +332,7 @@ def plan_create(
     tensorboard.check(spec)
     ml_diagnostics.check(spec)
     notes: list[str] = image_levers.notes(spec) + dra_driver.notes(spec) + limits.notes(spec)
-    notes += accel_network.notes(spec) + ml_diagnostics.notes(spec)
+    notes += accel_network.notes(spec) + slicing.notes(spec) + ml_diagnostics.notes(spec)
     sized = gke.system_pool_note(spec)
     notes += [sized] if sized else []
     closed = private.note(settings, gke_opts.of(spec).private_endpoint)
@@ -329,7 +356,8 @@ def plan_create(
     steps += ml_diagnostics.steps(spec)  # the nodes' roles: independent of the cluster
     # the reservation pre-flight reads come first; nothing is created before they pass
     created = tuple(int(s.id[5:]) for s in steps if s.id.startswith("pool-") and _creates(s))
-    pre = reservation.check_step(spec, created) + pathways.read_steps(spec)
+    dense = slicing.enabled(spec)  # dynamic slicing: an All Capacity reservation, read live
+    pre = reservation.check_step(spec, created, all_capacity=dense) + pathways.read_steps(spec)
     steps = pre + [replace(s, after=(*(p.id for p in pre), *s.after)) for s in steps]
     if setup is not None:
         cluster_ids = tuple(s.id for s in steps if s.id == "cluster")

@@ -72,6 +72,7 @@ def observed_pool(pool: Any) -> ObservedPool:
         machine_type=pool.config.machine_type,
         nodes=pool_nodes(pool),
         capacity=pool_capacity(pool),
+        policy=pool.placement_policy.policy_name,
     )
 
 
@@ -155,6 +156,7 @@ class GkeProvider:
             policies=tuple(sorted(n for n in used if n.startswith(prefix))),
             routers=routers,
             private=bool(network_facts(cluster)["private_nodes"]),
+            slice_controller=bool(cluster.addons_config.slice_controller_config.enabled),
         )
         return seen if networks is None else replace(seen, networks=networks)
 

@@ -138,9 +138,21 @@ def _pod_range(spec: ClusterSpec) -> str | None:
 
 
 class GkeTerraform:
-    flags = frozenset({"release_channel", "gke_version", "force"})
+    # super_slicing and num_cubes are taken so that check() can refuse them with the reason
+    flags = frozenset({"release_channel", "gke_version", "force", "super_slicing", "num_cubes"})
 
     def check(self, spec: ClusterSpec) -> None:
+        opts = gke_opts.of(spec)
+        if opts.super_slicing or opts.num_cubes is not None:
+            raise UserError(
+                "--super-slicing cannot be written to a Terraform folder yet: it needs a "
+                "PROVISION_ONLY workload policy and the slice controller add-on "
+                "(addons_config.slice_controller_config, as Cluster Toolkit's gke-cluster module "
+                "writes it), and xcli's Terraform modules write neither",
+                hint="drop --terraform to create it through the API (the same requests the "
+                "dry-run prints), or use Cluster Toolkit's gke-tpu-7x-advanced blueprint with "
+                "enable_dynamic_slicing_for_tpus: true",
+            )
         check_name(pool_name(spec, max(spec.num_slices, 1) - 1), "node pool", _MAX_GKE_NAME)
         if spec.capacity.kind == "guaranteed":
             raise UserError(

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from xcli.catalog.store import cpu_request
+from xcli.workload.jobset import slicing
 from xcli.workload.jobset.gpu_network import decorate_pod, pod_annotations
 from xcli.workload.scheduling import apply_scheduling
 from xcli.workload.spec import (
@@ -99,6 +100,7 @@ def build_jobset(spec: WorkloadSpec, meta: ClusterMeta) -> dict[str, Any]:
         },
     }
     apply_scheduling(jobset, spec, meta)  # --scheduler and Kueue TAS (workload/scheduling.py)
+    slicing.apply(jobset, spec, meta)  # a --super-slicing cluster's slices (slicing.py)
     return jobset
 
 

@@ -14,7 +14,7 @@ from xcli.plan.gke.kube_steps import K8sDelete
 from xcli.plan.model import Plan, Ref, Step
 from xcli.plan.steps import K8sApply, Text
 from xcli.spec import format_duration
-from xcli.workload.jobset import env_secret
+from xcli.workload.jobset import env_secret, slicing
 from xcli.workload.jobset.gpu_network import compute_domain, needs_compute_domain
 from xcli.workload.jobset.manifest import (
     API_VERSION,
@@ -34,19 +34,21 @@ def gke_cluster_path(project: str, zone: str, cluster: str) -> str:
 def check_fits(spec: WorkloadSpec, meta: ClusterMeta, existing: Collection[str]) -> None:
     """Refuse what the cluster cannot run, before anything is sent."""
     want, have = spec.accelerator, meta.accelerator
-    if want.name != have.name:
+    if slicing.on(meta):  # slices of the workload's shape, formed from the cluster's sub-blocks
+        slicing.check_fits(spec, meta)
+    elif want.name != have.name:
         raise UserError(
             f"cluster {meta.name} has {have.name}, not {want.name}",
             hint=f"drop --tpu-type/--device-type to use {have.name}, or pick a cluster with "
-            f"{want.name} (`xcli cluster list`)",
+            f"{want.name} (`xcli cluster list`)" + slicing.other_shape_hint(want, have),
         )
-    if want.kind == "tpu" and spec.num_slices > meta.num_slices:
+    elif want.kind == "tpu" and spec.num_slices > meta.num_slices:
         raise UserError(
             f"{spec.num_slices} slices requested but cluster {meta.name} has {meta.num_slices}",
             hint=f"use --num-slices {meta.num_slices} or fewer, or grow the cluster with "
             f"`xcli cluster create --cluster {meta.name} --num-slices {spec.num_slices} ...`",
         )
-    if want.kind == "gpu" and spec.num_nodes > meta.num_nodes:
+    elif want.kind == "gpu" and spec.num_nodes > meta.num_nodes:
         raise UserError(
             f"{spec.num_nodes} nodes requested but cluster {meta.name} has {meta.num_nodes}",
             hint=f"use --num-nodes {meta.num_nodes} or fewer",
@@ -150,6 +152,7 @@ def plan_notes(spec: WorkloadSpec, meta: ClusterMeta, *, existing_known: bool) -
         "it at once",
         f"finished JobSets are deleted after {format_duration(spec.ttl_after_finished)}",
     ]
+    notes += slicing.note(spec, meta)
     if spec.accelerator.kind == "tpu" and spec.num_slices > 1:
         notes.append(
             f"multislice coordinator: {coordinator_host(spec)} (MEGASCALE_* set from the "

@@ -64,6 +64,16 @@ def spec_from(request: WorkloadRequest, meta: ClusterMeta) -> PathwaysSpec:
 def check_cluster(spec: PathwaysSpec, meta: ClusterMeta, existing: Collection[str]) -> None:
     # Which providers run Pathways is their Capabilities.workloads (app/workload.py refuses
     # the others before a kind is built), so nothing here names a provider.
+    if meta.dynamic_slicing:
+        # XPK's recipes/Workload_create_pathways_super-slicing.md shows Pathways workers asking
+        # the slice controller for their slices; xcli's Pathways JobSet keeps one slice per
+        # node pool, which Kueue's super-slice Topology has no level for
+        raise UserError(
+            f"cluster {meta.name} is a --super-slicing cluster, and xcli's Pathways workers "
+            "still need one node pool per slice",
+            hint="run it without --pathways (a JobSet of the shape you need: --tpu-type "
+            "tpu7x-AxBxC), or on a cluster of explicit pools (cluster create --pathways)",
+        )
     if meta.source != "flags" and not meta.pathways_pool:
         raise UserError(
             f"cluster {meta.name} has no Pathways head pool",
