@@ -25,6 +25,7 @@ from typing import Any
 
 from xcli import paths
 from xcli.errors import NotFoundError, UserError
+from xcli.log_times import record, times_path
 from xcli.plan.vm_run import Decision, Outcome, WorkerExit, decide
 from xcli.state_files import open_private, private_dir, write_private
 
@@ -276,5 +277,11 @@ class RecordingRunner:
 def note_restart(folder: Path, workers: list[str], n: int, max_restarts: int) -> None:
     """A line in every worker's log where a restart begins."""
     for label in workers:
-        with open_private(folder / "logs" / (label.replace("/", "-") + ".log")) as log:
+        path = folder / "logs" / (label.replace("/", "-") + ".log")
+        with open_private(path) as log:
             log.write(f"xcli: restart {n} of {max_restarts}: every worker starts again\n".encode())
+            log.flush()
+            end = log.tell()
+        if times_path(path).exists():  # the line's time, for --timestamps (xcli/log_times.py)
+            with open_private(times_path(path)) as times:
+                times.write(record(end, time.time()))

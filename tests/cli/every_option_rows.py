@@ -552,7 +552,7 @@ _NOT_YET = {
     ),
     "workload logs": (
         "--workload --cluster --provider --worker --slice --follow --since --show-marks "
-        "--namespace --project --zone --output --help"
+        "--timestamps --merge --namespace --project --zone --output --help"
     ),
     "workload stragglers": (
         "--workload --cluster --provider --window --since --namespace --project --zone "

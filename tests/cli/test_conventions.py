@@ -340,6 +340,44 @@ def test_an_unknown_cluster_name_is_said_before_the_credentials_error(
     assert "no cluster deom on this machine" not in err
 
 
+def test_the_unknown_cluster_note_comes_from_the_console_script_too() -> None:
+    """The command as a user runs it (argv from the process, not handed to main): the note
+    was missing there, since it read only the argv a test passes."""
+    import os
+    import subprocess
+    import sys
+
+    from xcli import cluster_index
+
+    cluster_index.record("demo", "local")
+    env = {k: v for k, v in os.environ.items() if k != "GOOGLE_APPLICATION_CREDENTIALS"}
+    argv = [sys.executable, "-m", "xcli", "ssh", "--cluster", "deom", "--worker=all",
+            "--command", "hostname"]  # fmt: skip
+    run = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60, check=False)
+    lines = run.stderr.splitlines()
+    assert run.returncode == 1
+    # no project set either: the note first, whichever setting or login is missing
+    assert lines[0] == "note: no cluster deom on this machine; known: demo (local)"
+    assert lines[1] == "error: no project set"
+
+
+def test_cluster_list_without_a_project_lists_this_machines_clusters(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # issue 36: no project (nor credentials) set: the local clusters, and a note for gke's
+    from tests.providers.test_registry import ListsOne
+    from xcli.cli.deps import Dependencies
+    from xcli.providers import DEFAULT
+
+    registry = DEFAULT.with_target("local", f"{ListsOne.__module__}:ListsOne")
+    code = run_guarded(cli, ["cluster", "list", "-o", "json"], debug=False,
+                       obj=Dependencies(providers=registry))  # fmt: skip
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert [r["name"] for r in json.loads(out)] == ["fake"]
+    assert err.startswith("note: gke clusters not read: no project set (")
+
+
 def test_xpks_storage_type_names_work_on_every_storage_command(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

@@ -30,4 +30,10 @@ def test_every_xcli_form_names_a_real_command_and_flags() -> None:
 
 def test_the_page_says_what_restart_on_exit_codes_really_does() -> None:
     (row,) = [r for r in ROWS if "restart-on-exit-codes" in r.gcluster]
+    # at the pinned commit, pkg/orchestrator/gke/gke_job_orchestrator.go:1537-1572 writes
+    # FailJob for codes NotIn the list, jobset.tmpl backoffLimit 0 and FailJobSet on
+    # PodFailurePolicy: a listed code restarts the JobSet by the backoff limit, counted
     assert "counted against maxRestarts" in row.note and "NotIn" in row.note
+    assert "`backoffLimit: 0`" in row.note and "FailJobSet" in row.note
+    assert "other code fails the JobSet at once" in row.note
+    assert "b75035c9" in row.note  # where the guide's `Ignore`/`In` rule left the code

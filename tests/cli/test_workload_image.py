@@ -81,7 +81,7 @@ def test_secrets_in_the_folder_are_left_out_and_named_in_the_dry_run(
     push = next(s for s in json.loads(out)["plan"] if s["id"] == "build")
     assert [x["path"] for x in push["left_out"]] == [".env", ".git"]
     assert push["layers"][0]["files"] == 3  # the same three as without them
-    assert "left out by default, as secret or version-control paths (2):" in err
+    assert "left out by default (secret, version-control or virtual-environment paths, 2):" in err
     assert "  .git: version control (.git/config can hold a token)" in err
     code, out, err = cluster.run([*args, "--output", "json", "--script-include", ".env"], capsys)
     push = next(s for s in json.loads(out)["plan"] if s["id"] == "build")

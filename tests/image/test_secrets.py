@@ -113,3 +113,27 @@ def test_a_file_that_looks_like_a_key_is_refused_by_name(
     assert info.value.message.startswith(f"{tmp_path / name} looks like {what}")
     assert f"--script-include {name}" in info.value.hint
     assert name in _files(context.scan(tmp_path, include=(name,)))
+
+
+def test_a_virtual_environment_is_left_out_unless_included(tmp_path: Path) -> None:
+    """The README's set-up makes `.venv` in the folder a no-image `workload create` packs; its
+    python is a link to this machine's interpreter, outside the folder, which is refused:
+    issue 36 found the README's example failing on it. A folder holding pyvenv.cfg (PEP 405)
+    is left out by default, named, under any name; --script-include packs it (and refuses
+    the link, as before)."""
+    import sys
+
+    root = tmp_path / "proj"
+    for venv in (".venv", "envs/py311"):
+        (root / venv / "bin").mkdir(parents=True)
+        (root / venv / "pyvenv.cfg").write_text("home = /usr/bin\n")
+        (root / venv / "bin" / "python3").symlink_to(sys.executable)
+    (root / "train.py").write_text("print('train')\n")
+    (root / "venvish").mkdir()  # a folder without pyvenv.cfg is packed as any other
+    (root / "venvish" / "bin.py").write_text("")
+    ctx = context.scan(root)
+    assert _files(ctx) == ["train.py", "venvish/bin.py"]
+    assert [path for path, _ in ctx.withheld] == [".venv", "envs/py311"]
+    assert "virtual environment" in dict(ctx.withheld)[".venv"]
+    with pytest.raises(UserError, match=r"\.venv/bin/python3 is a symlink to .*outside"):
+        context.scan(root, include=(".venv",))

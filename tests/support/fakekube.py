@@ -41,6 +41,9 @@ class FakeKube:
         self.requests: list[httpx2.Request] = []
         self.objects: dict[str, dict[str, Any]] = {}
         self.logs: dict[str, str] = {}
+        # logs whose lines begin with the kubelet's RFC 3339 time: answered as they are with
+        # timestamps=true, with the times taken off without it (as the API server does)
+        self.stamped: dict[str, str] = {}
         self._script: dict[tuple[str, str], list[httpx2.Response]] = {}
         self._lock = threading.Lock()
         self._uid = 0
@@ -101,6 +104,11 @@ class FakeKube:
             return httpx2.Response(200, json=self.objects[path])
         if path.endswith("/log"):
             pod = path.rsplit("/", 2)[-2]
+            if pod in self.stamped:
+                text = self.stamped[pod]
+                if request.url.params.get("timestamps") != "true":
+                    text = "".join(line.partition(" ")[2] + "\n" for line in text.splitlines())
+                return httpx2.Response(200, text=text)
             if pod in self.logs:
                 return httpx2.Response(200, text=self.logs[pod])
             return status(404, "NotFound", f'pods "{pod}" not found')

@@ -329,19 +329,20 @@ def list_clusters(req: ListRequest, deps: Deps) -> Sequence[ClusterSummary]:
 
 def list_everywhere(where: Location, deps: Deps) -> tuple[list[ClusterSummary], list[str]]:
     """`cluster list` without --provider: the default provider's clusters and this machine's
-    (which need no credentials); a provider that cannot be read without credentials is named
-    in the notes instead of failing the list, unless nothing at all could be listed."""
-    from xcli.errors import NoCredentials
+    (which need no credentials); a provider that cannot be read without credentials or without
+    a project is named in the notes instead of failing the list, unless nothing at all could be
+    listed."""
+    from xcli.errors import ConfigError, NoCredentials
 
     rows: list[ClusterSummary] = []
     notes: list[str] = []
-    failed: NoCredentials | None = None
+    failed: NoCredentials | ConfigError | None = None
     default = deps.registry.default()
     local = [n for n in deps.registry.names() if not deps.registry.capabilities(n).cloud]
     for name in dict.fromkeys([default, *local]):
         try:
             rows += list_clusters(ListRequest(name, where), deps)
-        except NoCredentials as exc:
+        except (NoCredentials, ConfigError) as exc:  # no login, or no project set (issue 36)
             failed = exc
             notes.append(f"{name} clusters not read: {exc.message} ({exc.hint})")
     if failed is not None and not rows:

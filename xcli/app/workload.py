@@ -191,15 +191,20 @@ def logs(
     since: str | None,
     deps: Deps,
     show_marks: bool = False,
+    view: tuple[bool, bool] = (False, False),
 ) -> Iterator[LogLine]:
     """The kind's log lines; the goodput marks (xcli's own protocol, most lines of a long run)
-    only with `show_marks`. xcli's notes about a worker are always kept."""
+    only with `show_marks`. xcli's notes about a worker are always kept. `view`: (timestamps,
+    merge): each line's time, and all workers' lines in one time-ordered stream."""
     if since is not None:  # before the cluster is reached (issue 37: checks before the network)
         from xcli.spec import check_duration
 
         check_duration(since, "--since", 1, LONGEST_SINCE)
     kind, ctx = _open(deps, target)
-    lines = kind.logs(ctx, target.cluster, name, selection, follow, since)
+    from xcli.workload.protocol import LogView
+
+    wanted = LogView(timestamps=view[0], merge=view[1])
+    lines = kind.logs(ctx, target.cluster, name, selection, follow, since, wanted)
     if show_marks:
         return lines
     return (line for line in lines if line.note or MARK not in line.text)

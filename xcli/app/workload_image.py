@@ -47,7 +47,10 @@ class ImageFlags:
 def say_withheld(withheld: tuple[tuple[str, str], ...], say: Callable[[str], None]) -> None:
     """Name, always, each secret or VCS path left out by default (the plan lists them too)."""
     if withheld:
-        say(f"left out by default, as secret or version-control paths ({len(withheld)}):")
+        say(
+            f"left out by default (secret, version-control or virtual-environment paths, "
+            f"{len(withheld)}):"
+        )
     for path, why in withheld:
         say(f"  {path}: {why} (pack it with --script-include {path})")
 

@@ -15,7 +15,14 @@ import sys
 
 import click
 
-from xcli.errors import InputErrors, InternalError, Interrupted, NoCredentials, XcliError
+from xcli.errors import (
+    ConfigError,
+    InputErrors,
+    InternalError,
+    Interrupted,
+    NoCredentials,
+    XcliError,
+)
 
 
 def say_error(message: str, hint: str = "") -> None:
@@ -76,7 +83,7 @@ def run_guarded(
             import traceback
 
             traceback.print_exc()
-        if isinstance(exc, NoCredentials):
+        if isinstance(exc, (NoCredentials, ConfigError)):  # no login, no project or zone
             _unknown_cluster(argv)
         say_error(exc.message, exc.hint)
         return exc.exit_code
@@ -154,11 +161,12 @@ def _bug(exc: BaseException, debug: bool) -> int:
 
 
 def _unknown_cluster(argv: list[str] | None) -> None:
-    """Before a credentials error: the --cluster named is not one this machine knows, while
-    it knows others (a typo of a local cluster reads as a missing login otherwise)."""
+    """Before a credentials error (or a missing project or zone): the --cluster named is not
+    one this machine knows, while it knows others (a typo of a local cluster reads as a
+    missing login otherwise)."""
     from xcli import cluster_index
 
-    args = list(argv or [])
+    args = list(sys.argv[1:] if argv is None else argv)  # None: the console script's own
     if any(a == "--provider" or a.startswith("--provider=") for a in args):
         return
     name = ""

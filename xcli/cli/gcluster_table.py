@@ -107,7 +107,9 @@ ROWS: tuple[Row, ...] = (
         "gcluster's manifest does not do what its guide "
         "says: it writes `podFailurePolicy` FailJob for codes NotIn the list with "
         "`backoffLimit: 0`, and JobSet FailJobSet on PodFailurePolicy, so a listed code fails "
-        "the Job by its backoff limit and restarts the JobSet, counted against maxRestarts; "
+        "the Job by its backoff limit and restarts the JobSet, counted against maxRestarts, "
+        "and any other code fails the JobSet at once; the guide's budget-free rule (`Ignore` "
+        "for codes `In` the list) was the code until commit b75035c9 (2026-04-28); "
         "xcli says the same: these codes (and 42, 128-255) restart, each restart counted",
     ),
     Row("submit --gke-ttl-after-finished", "1h", SUBMIT, ("--ttl-after-finished",), "default 12h"),
@@ -209,7 +211,14 @@ ROWS: tuple[Row, ...] = (
         "queued, running, succeeded, failed",
     ),
     Row("list --name-contains", "substring", "workload list", ("--name-contains",)),
-    Row("logs JOB [-f]", "", "workload logs", ("--follow",), "also --since, --worker, --slice"),
+    Row(
+        "logs JOB [-f]",
+        "one job; no other flag (`logs.go:34`)",
+        "workload logs",
+        ("--follow",),
+        "also --since, --worker, --slice, --timestamps (each line's time) and --merge (every "
+        "worker's lines in one stream by time)",
+    ),
     Row("cancel JOB", "deletes it", "workload delete", (), "`xcli workload delete W --cluster C`"),
 )
 
@@ -218,6 +227,7 @@ ADDS = (
     "Cloud TPU queued resources (`--provider queued-resource`) and the local emulator "
     "(`--provider local`: real sshd processes on loopback, real CPU JAX)",
     "`xcli workload status|goodput|wait`: per-worker state, goodput and badput, exit codes",
+    "`xcli workload logs --merge --timestamps`: every worker's lines in one stream by time",
     "dry-runs that need no credentials, no gcloud and no kubectl, printing every request",
     "teams with their own namespace, queue and quota (`xcli team create`)",
     "`xcli cluster create`: the cluster, its node pools, Kueue and JobSet, in one plan",

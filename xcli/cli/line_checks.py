@@ -13,14 +13,15 @@ from this one place instead of flag by flag:
 - Every problem of the line is reported in one run, each with its hint (issue 36, "one answer
   per mistake"): the empty values and numbers above, each value its click type refuses (a
   choice, a range) and each flag whose callback is a pure format check
-  (`formats.flag_callback`). Anything else (a missing option, an unknown one) is left to click,
-  which reports it as it always has.
+  (`formats.flag_callback`), after XPK's names that `xpk_names.translate` refused on the same
+  line (and, beside those, an option nobody knows). Anything else alone (a missing option, an
+  unknown one) is left to click, which reports it as it always has.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,25 +42,39 @@ class Given:
     value: str
 
 
-def check_line(root: click.Group, ctx: click.Context, args: list[str]) -> None:
-    """Raise InputErrors naming every problem of `args` (what follows `xcli`), or return."""
+def check_line(
+    root: click.Group,
+    ctx: click.Context,
+    args: list[str],
+    earlier: Sequence[tuple[str, str]] = (),
+    beside: Sequence[tuple[str, str]] = (),
+) -> None:
+    """Raise InputErrors naming every problem of `args` (what follows `xcli`), after those
+    found `earlier` on the line (XPK's refused names, cli/xpk_names.py), or return. `beside`
+    (options nobody knows) are named only with other problems: alone they are click's."""
     found = _command(root, ctx, args)
     if found is None:
+        _raise([*earlier, *beside] if earlier else [])
         return
     command, path, rest = found
     if any(a in ("--help", "-h") for a in _before_dashes(rest)):
         return  # --help answers whatever else the line holds
-    problems: list[tuple[str, str]] = []
-    ours = False  # a problem click itself would let through
+    problems: list[tuple[str, str]] = list(earlier)
+    ours = bool(earlier)
     for given in values(command, ctx, rest):
         problem = _line_problem(given, path)
         ours = ours or problem is not None
         problem = problem or _value_problem(given, ctx, path)
         if problem is not None:
             problems.append(problem)
-    if ours or len(problems) > 1:
-        raise InputErrors(problems)
+    if ours or len(problems) > 1 or (problems and beside):
+        _raise([*problems, *beside])
     # one value its type or callback refuses: click reports it, as it always has
+
+
+def _raise(problems: list[tuple[str, str]]) -> None:
+    if problems:
+        raise InputErrors(problems)
 
 
 def _before_dashes(args: list[str]) -> list[str]:

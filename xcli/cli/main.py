@@ -56,12 +56,15 @@ class LazyGroup(click.Group):
         # XPK's names, before click parses (and guesses at) them: see cli/xpk_names.py.
         if ctx.parent is None and not ctx.resilient_parsing and args:
             from xcli.cli.line_checks import check_line
-            from xcli.cli.xpk_names import translate
+            from xcli.cli.xpk_names import Refusals, translate
             from xcli.formats import ascii_numbers
 
             ascii_numbers(args)
-            args = translate(self, ctx, args)
-            check_line(self, ctx, args)
+            refused = Refusals()
+            args = translate(self, ctx, args, refused)
+            # one answer per mistake (issue 36): XPK's refused names and the value checks of
+            # the rewritten line, all in one error
+            check_line(self, ctx, args, refused.problems, refused.unknown)
         return super().parse_args(ctx, args)
 
     def invoke(self, ctx: click.Context) -> Any:

@@ -84,19 +84,28 @@ class LineReporter:
 
 
 class LiveTableReporter(LineReporter):
-    """A redrawn table of the steps in flight, for terminals."""
+    """A redrawn table of the steps in flight, for terminals. Whatever else reaches the
+    terminal while it is up goes above it, never into its lines (xcli/terminal.py): rich's
+    own redirect for text written to sys.stdout and sys.stderr, `above` for the raw worker
+    output of the SSH sink."""
 
-    def __init__(self) -> None:
+    def __init__(self, refresh_per_second: float = 2) -> None:
         super().__init__()
         from rich.console import Console
         from rich.live import Live
 
+        from xcli import terminal
+
         self._state: dict[str, tuple[Step, str]] = {}
         self._console = Console(stderr=True)
         self._live = Live(
-            console=self._console, refresh_per_second=2, transient=True, get_renderable=self._table
+            console=self._console,
+            refresh_per_second=refresh_per_second,
+            transient=True,
+            get_renderable=self._table,
         )
         self._live.start()
+        self._stop_above = terminal.start(self)
 
     def _table(self) -> Any:
         from rich.table import Table
@@ -110,9 +119,30 @@ class LiveTableReporter(LineReporter):
             table.add_row(step.id, message or step.summary, _elapsed(since))
         return table
 
+    def above(self, write: Callable[[], None]) -> None:
+        """Clear the table, `write`, draw the table again: all under the live display's lock,
+        which its refresh thread takes to redraw, so nothing is drawn in between. rich has no
+        public call for output that does not pass through its console (the sink writes bytes
+        to the stdout descriptor), so this uses the two pieces its own `console.print` does:
+        the live render's `position_cursor` (erase the table's lines, cursor to their start),
+        then a redraw with no lines to erase (the written lines took their place)."""
+        live = self._live
+        with live._lock:
+            render = getattr(live, "_live_render", None)
+            if not live.is_started or render is None:
+                write()
+                return
+            self._console.control(render.position_cursor())
+            try:
+                write()
+            finally:
+                render._shape = None  # nothing of the old table is left on the screen
+                live.refresh()
+
     def _say(self, text: str) -> None:
-        with self._lock:
-            self._console.print(text, highlight=False, markup=False)
+        # console.print goes above the table by itself (the live display is its render hook);
+        # not under self._lock: the refresh thread takes the live lock, then self._lock
+        self._console.print(text, highlight=False, markup=False)
 
     def started(self, step: Step) -> None:
         self._start[step.id] = time.monotonic()
@@ -129,6 +159,7 @@ class LiveTableReporter(LineReporter):
         super().finished(result)
 
     def stop(self) -> None:
+        self._stop_above()
         self._live.stop()
 
 

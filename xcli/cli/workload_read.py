@@ -200,6 +200,19 @@ def status(
     is_flag=True,
     help="Also print the XCLI_GOODPUT progress lines (xcli.goodput), hidden by default.",
 )
+@click.option(
+    "--timestamps",
+    is_flag=True,
+    help="Begin each line with its time (UTC, RFC 3339): on GKE the kubelet's, from the pod "
+    "log API; on queued-resource and local clusters the time xcli read the line from the "
+    "worker.",
+)
+@click.option(
+    "--merge",
+    is_flag=True,
+    help="The lines of all chosen workers in one stream, ordered by their times, instead of "
+    "worker by worker (with --follow: as they arrive).",
+)
 @namespace_option
 @read_options
 def logs(
@@ -213,6 +226,8 @@ def logs(
     follow: bool,
     since: str | None,
     show_marks: bool,
+    timestamps: bool,
+    merge: bool,
     namespace: str,
 ) -> int:
     """Print the workers' logs, each line prefixed like `xcli ssh`: [w3], or [s1/w3] when the
@@ -224,6 +239,7 @@ def logs(
       xcli workload logs train-1 --cluster demo --slice 1 --follow
       xcli workload logs train-1 --cluster demo --since 10m --output json   # JSON lines
       xcli workload logs train-1 --cluster demo --show-marks   # with the XCLI_GOODPUT lines
+      xcli workload logs train-1 --cluster demo --merge --timestamps   # all workers, by time
     """
     from xcli.app import workload as use
     from xcli.cli import workload_view as view
@@ -232,8 +248,9 @@ def logs(
     name = str(workload_name(name, workload_flag))
     check_names(cluster, name)
     where = target(common, cluster, provider, namespace)
-    lines = use.logs(where, name, (worker, slice_), follow, since, deps(common), show_marks)
-    return view.log_lines(common.output, lines)
+    wanted = (timestamps, merge)
+    lines = use.logs(where, name, (worker, slice_), follow, since, deps(common), show_marks, wanted)
+    return view.log_lines(common.output, lines, timestamps)
 
 
 WAIT_BOUND = "7d"  # as long as flex-start capacity is kept at most (--max-run-duration)

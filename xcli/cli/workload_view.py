@@ -39,17 +39,32 @@ def report(output: str, found: Report) -> int:
     return 0
 
 
-def log_lines(output: str, lines: Iterable[LogLine]) -> int:
-    """Each line as it comes (--follow streams): a JSON line, or the prefixed text."""
+def log_lines(output: str, lines: Iterable[LogLine], timestamps: bool = False) -> int:
+    """Each line as it comes (--follow streams): a JSON line, or the prefixed text; with
+    `timestamps`, its time first (a JSON `time` field)."""
     for line in lines:
+        stamp = _stamp(line.at) if timestamps else ""
         if output != "text":
             record: dict[str, object] = {"worker": line.prefix.strip("[]"), "line": line.text}
+            if timestamps:
+                record = {"time": stamp or None, **record}
             if line.note is not None:
                 record["note"] = line.note
             emit_record(output, record)
         else:
-            click.echo(f"{line.prefix} {line.text}".lstrip(), err=bool(line.note))
+            head = f"{stamp or '-'} " if timestamps else ""
+            click.echo(f"{head}{line.prefix} {line.text}".lstrip(), err=bool(line.note))
     return 0
+
+
+def _stamp(at: float | None) -> str:
+    """RFC 3339 in UTC to the microsecond (`2026-12-01T23:40:01.123456Z`); "" if unknown."""
+    if at is None:
+        return ""
+    from datetime import datetime, timezone
+
+    when = datetime.fromtimestamp(at, timezone.utc)
+    return when.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def outcome(output: str, found: Outcome) -> int:

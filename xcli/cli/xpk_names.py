@@ -3,21 +3,60 @@
 `translate` runs before click parses anything below `xcli` (cli/main.py's LazyGroup calls it):
 it finds the command the words name, then rewrites each XPK flag by its fate. Aliases pass;
 mapped flags become xcli's; ignored ones are dropped (with a note on stderr when it matters);
-refused ones stop the run with one `error:` line and a hint, so click never guesses a nearby
-spelling for an XPK name. XPK commands xcli does not have are refused (or mapped) the same way.
+refused ones are each an `error:` line with a hint, so click never guesses a nearby spelling
+for an XPK name. XPK commands xcli does not have are refused (or mapped) the same way.
+
+Every refusal of the line is collected, not only the first (issue 36, "one answer per
+mistake": XPK's Filestore attach of storage.md:67 took five runs): `translate` hands them to
+its caller with the rewritten line, which cli/main.py reports together with the value checks
+of `line_checks.check_line`. An option neither xcli nor XPK knows is added to them when there
+are others (alone, it is click's "No such option", as for every command).
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass, field
 
 import click
 
 from xcli.cli import xpk_vocabulary as vocab
 from xcli.cli.xpk_fate import Fate
-from xcli.errors import UserError
+from xcli.errors import InputErrors, UserError
+
+Problem = tuple[str, str]  # (message, hint)
 
 
-def translate(root: click.Group, ctx: click.Context, args: list[str]) -> list[str]:
-    """`args` (what follows `xcli`) with XPK's names rewritten or refused."""
+@dataclass
+class Refusals:
+    """What `translate` refused on one line: the XPK names (and xcli flags XPK has on other
+    commands), and the options nobody knows, which count only beside the others."""
+
+    problems: list[Problem] = field(default_factory=list)
+    unknown: list[Problem] = field(default_factory=list)
+
+    def all(self) -> list[Problem]:
+        """Every problem, or none: unknown options alone are click's to report."""
+        return [*self.problems, *self.unknown] if self.problems else []
+
+
+def translate(
+    root: click.Group, ctx: click.Context, args: list[str], found: Refusals | None = None
+) -> list[str]:
+    """`args` (what follows `xcli`) with XPK's names rewritten; each refused one is left out
+    and added to `found` (without it: raised, all of them together)."""
+    if found is not None:
+        return _translate(root, ctx, args, found)
+    mine = Refusals()
+    out = _translate(root, ctx, args, mine)
+    problems = mine.all()
+    if problems:
+        raise InputErrors(problems) if len(problems) > 1 else UserError(*problems[0])
+    return out
+
+
+def _translate(
+    root: click.Group, ctx: click.Context, args: list[str], found: Refusals
+) -> list[str]:
     words: list[str] = []
     command: click.Command = root
     i = 0
@@ -27,25 +66,28 @@ def translate(root: click.Group, ctx: click.Context, args: list[str]) -> list[st
             return args  # a group's own option (--help, --version): no XPK name involved
         sub = command.get_command(ctx, token)
         if sub is None:
-            return _other_command(root, ctx, " ".join([*words, token]), args[i + 1 :], args)
+            rest = args[i + 1 :]
+            return _other_command(root, ctx, " ".join([*words, token]), rest, args, found)
         words.append(token)
         command = sub
         i += 1
     key = " ".join(words)
     if key == "workload list" and _waits(args[i:]):
-        return _wait_form(root, ctx, args[i:])
+        return _wait_form(root, ctx, args[i:], found)
     if key == "cluster create" and ADAPT in (t.partition("=")[0] for t in args[i:]):
-        return _adapt_form(root, ctx, args[i:])
+        return _adapt_form(root, ctx, args[i:], found)
     if key not in vocab.XPK_FLAGS:
         return args  # an xcli-only command: click parses it as it is
-    return args[:i] + _flags(key, command, args[i:])
+    return args[:i] + _flags(key, command, args[i:], found)
 
 
 def _waits(rest: list[str]) -> bool:
     return any(t.partition("=")[0] == "--wait-for-job-completion" for t in rest)
 
 
-def _wait_form(root: click.Group, ctx: click.Context, rest: list[str]) -> list[str]:
+def _wait_form(
+    root: click.Group, ctx: click.Context, rest: list[str], found: Refusals
+) -> list[str]:
     """XPK's `workload list --wait-for-job-completion W [--timeout N]` (N seconds) is
     `xcli workload wait W [--timeout Ns]` (src/xpk/parser/workload.py:523-540 at
     367c838253be); its other flags are the list's, translated as usual."""
@@ -67,14 +109,16 @@ def _wait_form(root: click.Group, ctx: click.Context, rest: list[str]) -> list[s
     assert isinstance(group, click.Group)
     wait = group.get_command(ctx, "wait")
     assert wait is not None
-    kept = _flags("workload list", wait, out)
+    kept = _flags("workload list", wait, out, found)
     return ["workload", "wait", name, *kept, *timeout]
 
 
 ADAPT = "--adapt-from-ct"
 
 
-def _adapt_form(root: click.Group, ctx: click.Context, rest: list[str]) -> list[str]:
+def _adapt_form(
+    root: click.Group, ctx: click.Context, rest: list[str], found: Refusals
+) -> list[str]:
     """XPK's `cluster create --adapt-from-ct` skips the cluster and node pools and sets up the
     rest, as its `cluster adapt` does (src/xpk/commands/cluster.py l.376-385 and l.106-218 at
     367c838253be): xcli's `cluster adapt`, the other flags translated as that command's."""
@@ -87,11 +131,16 @@ def _adapt_form(root: click.Group, ctx: click.Context, rest: list[str]) -> list[
     adapt = group.get_command(ctx, "adapt")
     assert adapt is not None
     kept = [t for t in rest if t.partition("=")[0] != ADAPT]
-    return ["cluster", "adapt", *_flags("cluster adapt", adapt, kept)]
+    return ["cluster", "adapt", *_flags("cluster adapt", adapt, kept, found)]
 
 
 def _other_command(
-    root: click.Group, ctx: click.Context, key: str, rest: list[str], args: list[str]
+    root: click.Group,
+    ctx: click.Context,
+    key: str,
+    rest: list[str],
+    args: list[str],
+    found: Refusals,
 ) -> list[str]:
     """An XPK command xcli spells otherwise (`inspector`: `cluster inspect`), or has not."""
     fate = vocab.COMMANDS.get(key)
@@ -106,7 +155,7 @@ def _other_command(
         assert isinstance(command, click.Group)
         command = command.get_command(ctx, word)
     assert command is not None, fate.to
-    return [*fate.to, *_flags(key, command, rest)]
+    return [*fate.to, *_flags(key, command, rest, found)]
 
 
 def _known(command: click.Command) -> dict[str, bool]:
@@ -119,7 +168,7 @@ def _known(command: click.Command) -> dict[str, bool]:
     return known
 
 
-def _flags(key: str, command: click.Command, args: list[str]) -> list[str]:
+def _flags(key: str, command: click.Command, args: list[str], found: Refusals) -> list[str]:
     known = _known(command)
     xpk = vocab.flags_of(key)
     out: list[str] = []
@@ -137,8 +186,14 @@ def _flags(key: str, command: click.Command, args: list[str]) -> list[str]:
                 j += 1
             continue
         if name not in xpk:
-            _refuse_elsewhere(key, name)
-            out.append(token)
+            elsewhere = _elsewhere(key, name)
+            if elsewhere is None:
+                out.append(token)  # click says "No such option", alone; with others, here
+                found.unknown.append(_unknown(key, name, [*known, *xpk]))
+                continue
+            found.problems.append(elsewhere[0])
+            if elsewhere[1] and not eq and j < len(args) and not args[j].startswith("-"):
+                j += 1  # its value goes with it
             continue
         fate = vocab.fate_of(key, name)
         if fate.kind == "alias" and name not in known and fate.otherwise is not None:
@@ -154,13 +209,27 @@ def _flags(key: str, command: click.Command, args: list[str]) -> list[str]:
             given, j = f"{given},{args[j]}", j + 1  # XPK's nargs='+': A B C -> A,B,C
         if fate.kind == "alias":
             out += [token] if eq or given is None else [token, given]
-        else:
+            continue
+        try:
             out += _apply(key, name, fate, given)
+        except UserError as exc:  # one of the line's refusals: the others are still found
+            found.problems.append((exc.message, exc.hint))
+            continue
         for implied in fate.implies:
             if implied not in args and implied in known:
                 click.echo(f"note: {fate.note}", err=True)
                 out.append(implied)
     return out
+
+
+def _unknown(key: str, name: str, names: list[str]) -> Problem:
+    """An option neither xcli's command nor XPK has, worded as click words it; the nearest of
+    `names` (xcli's and XPK's) as the hint."""
+    import difflib
+
+    close = difflib.get_close_matches(name, [k for k in names if k.startswith("--")], n=1)
+    hint = f"did you mean {close[0]}?" if close else f"`xcli {key} --help` lists the options"
+    return (f"No such option '{name}'.", hint)
 
 
 def _gcloud(key: str, name: str, fate: Fate, value: str) -> list[str]:
@@ -221,11 +290,14 @@ def _apply(key: str, name: str, fate: Fate, value: str | None) -> list[str]:
     return [*fate.to, value]
 
 
-def _refuse_elsewhere(key: str, name: str) -> None:
-    """A flag xcli's command does not know and XPK has on other commands: no spelling guess."""
+def _elsewhere(key: str, name: str) -> tuple[Problem, bool] | None:
+    """A flag xcli's command does not know and XPK has on other commands: refused with no
+    spelling guess, and whether XPK gives it a value. None: no XPK command has it."""
     others = [c for c in vocab.XPK_FLAGS if name in vocab.flags_of(c)]
-    if others:
-        raise UserError(
-            f"`xcli {key}` takes no {name} (XPK's `{others[0]}` has it)",
-            hint=f"`xcli {key} --help` lists the options",
-        )
+    if not others:
+        return None
+    problem = (
+        f"`xcli {key}` takes no {name} (XPK's `{others[0]}` has it)",
+        f"`xcli {key} --help` lists the options",
+    )
+    return problem, bool(vocab.flags_of(others[0])[name])

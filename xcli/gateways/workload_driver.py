@@ -97,7 +97,7 @@ def launch(
     """Record the run and start its driver; refuses a name whose workload still runs."""
     refuse_running(folder)
     private_dir(folder / "logs")
-    for old_log in (folder / "logs").glob("*.log"):
+    for old_log in (*(folder / "logs").glob("*.log"), *(folder / "logs").glob("*.times")):
         old_log.unlink()
     (folder / MARKS).unlink(missing_ok=True)
     record_run(folder, step, targets, settings, engine)
@@ -112,7 +112,7 @@ def launch(
 
 def _runner(folder: Path, run: dict[str, Any]) -> BroadcastRunner:
     targets = [Target(**t) for t in run["targets"]]
-    sink = OutputSink(None, None, folder / "logs", append=True, marks=folder / MARKS)
+    sink = OutputSink(None, None, folder / "logs", append=True, marks=folder / MARKS, times=True)
     rule = parse_hang_after(run.get("hang_after"))
     watch = HangWatch(rule) if rule is not None else None
     dump = _commands(run.get("dump") or [])

@@ -5,9 +5,10 @@ Refused, each by name: a folder that is missing or not readable, a device file, 
 FIFO, a file or directory xcli cannot read, a symlink that is absolute or leads outside the
 folder, a folder of more than MAX_BYTES (2 GiB) after `.dockerignore` (code and
 configuration belong in the image, data sets in storage: `xcli storage attach`), and a file
-whose first bytes are a private key or a credential (`image/secrets.py`). Version-control data
-and the usual secret paths are left out unless included on purpose, each with its reason
-(`Context.withheld`).
+whose first bytes are a private key or a credential (`image/secrets.py`). Version-control data,
+the usual secret paths and Python virtual environments (a folder holding `pyvenv.cfg`, PEP 405:
+`python3 -m venv .venv` in the folder, as the README's set-up does) are left out unless included
+on purpose, each with its reason (`Context.withheld`).
 """
 
 from __future__ import annotations
@@ -117,6 +118,8 @@ class _Walk:
             )
         wanted = secrets.included(path, self.includes)
         why = None if out or wanted else secrets.reason(path)
+        if why is None and is_dir and not out and not wanted and _is_venv(full):
+            why = VENV
         if why is not None and not (is_dir and secrets.includes_below(path, self.includes)):
             self.withheld.append((path, why))
             return
@@ -132,6 +135,16 @@ class _Walk:
             if entry.kind == "file" and not wanted:
                 _refuse_secret(self.root, path, full, st)
             self.entries.append(entry)
+
+
+# PEP 405: "a pyvenv.cfg file ... in the directory" is what makes a folder a virtual
+# environment. Its interpreter is a link to this machine's python (outside the folder, which is
+# refused) and its packages are built for this machine: an image installs its own.
+VENV = "a Python virtual environment of this machine (pyvenv.cfg): the image installs its own"
+
+
+def _is_venv(folder: Path) -> bool:
+    return (folder / "pyvenv.cfg").is_file()
 
 
 def _refuse_secret(root: Path, path: str, full: Path, st: os.stat_result) -> None:

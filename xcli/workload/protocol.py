@@ -114,6 +114,25 @@ class LogLine:
     prefix: str
     text: str
     note: bool | None = False
+    # when the line was logged, seconds since the epoch (asked for with LogView; None: not
+    # asked, or not known): the kubelet's time on GKE, xcli's read time on VMs
+    at: float | None = None
+
+
+@dataclass(frozen=True)
+class LogView:
+    """How `workload logs` wants its lines: with their times (`--timestamps`), and the lines
+    of all workers in one time-ordered stream (`--merge`) instead of worker by worker."""
+
+    timestamps: bool = False
+    merge: bool = False
+
+    @property
+    def timed(self) -> bool:
+        return self.timestamps or self.merge
+
+
+WORKER_BY_WORKER = LogView()  # the default: each worker's lines together, no times
 
 
 @dataclass(frozen=True)
@@ -180,6 +199,7 @@ class WorkloadKind(Protocol):
         selection: tuple[str, str],  # (--worker, --slice), each an index or "all"
         follow: bool,
         since: str | None,
+        view: LogView = WORKER_BY_WORKER,
     ) -> Iterator[LogLine]: ...
 
     def wait(

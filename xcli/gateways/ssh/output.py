@@ -1,13 +1,13 @@
-"""What a broadcast prints: prefixed whole lines and per-worker logs.
-
-Both SSH engines feed raw bytes in here. Each worker's stdout and stderr are line-buffered
-separately and written as whole lines, `[w3] ...`, under one lock, so lines are never mixed,
-whatever the engine or thread; stderr goes to stderr. A line longer than MAX_LINE is written in
-pieces of MAX_LINE bytes (a bounded buffer; docs/ssh.md says so). Every worker also gets a log
-file with the raw bytes, flushed as each chunk arrives (a follower sees it at once). A sink
-given a `marks` file also appends there, as one JSON line with the wall-clock time it was read,
-every output line that carries a goodput mark (`XCLI_GOODPUT`, printed by xcli.goodput): the
-program needs no clock (docs/goodput.md).
+"""What a broadcast prints: prefixed whole lines and per-worker logs. Both SSH engines feed raw
+bytes in here. Each worker's stdout and stderr are line-buffered separately and written as
+whole lines, `[w3] ...`, under one lock, so lines are never mixed, whatever the engine or
+thread; stderr goes to stderr. On a terminal, lines go above a live progress display
+(xcli/terminal.py), never into its last line. A line longer than MAX_LINE is written in pieces
+of MAX_LINE bytes (a bounded buffer; docs/ssh.md says so). Every worker also gets a log file
+with the raw bytes, flushed as each chunk arrives (a follower sees it at once). A sink given a
+`marks` file also appends there, as one JSON line with the wall-clock time it was read, every
+output line that carries a goodput mark (`XCLI_GOODPUT`, printed by xcli.goodput): the program
+needs no clock (docs/goodput.md).
 """
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
-from xcli import paths
+from xcli import paths, terminal
+from xcli.log_times import record, times_path
 from xcli.state_files import open_private, private_dir
 
 KEEP_RUNS = 20
@@ -40,7 +41,11 @@ class OutputSink:
         append: bool = False,
         marks: Path | None = None,
         show_marks: bool = True,
+        times: bool = False,
     ) -> None:
+        # beside each log, when each write was read (xcli/log_times.py): a workload's logs
+        # print with --timestamps and merge across workers by them (issue 36)
+        self.times = times
         self.marks = marks  # goodput marks with the time they were read (JSON lines)
         # False (a workload's live stream): mark lines go to the logs and the marks file only;
         # they are xcli's protocol, and in a 300-step run they were 301 of 374 lines
@@ -71,9 +76,18 @@ class OutputSink:
         with self.lock:
             if self.reader_gone.is_set() and out is self.stdout:
                 return
-            try:
+
+            def put() -> None:
+                assert out is not None
                 out.write(data)
                 out.flush()
+
+            try:
+                # on a terminal, above a live progress display if one is up (issue 36)
+                if _on_terminal(out):
+                    terminal.above(put)
+                else:
+                    put()
             except BrokenPipeError:
                 if out is not self.stdout:
                     raise
@@ -109,6 +123,7 @@ class WorkerStream:
     log_path: Path | None
     _pending: dict[bool, bytes] = field(default_factory=lambda: {False: b"", True: b""})
     _log: BinaryIO | None = None
+    _times: BinaryIO | None = None
     saw_stdout: bool = False
     # The engine opened a session on the worker (the command started): a run stopped by
     # --timeout from then on counts as the command's timeout (124), not as unreachable.
@@ -118,6 +133,8 @@ class WorkerStream:
         self._prefix = f"[{self.label}] ".encode()
         if self.log_path is not None:
             self._log = open_private(self.log_path, append=self.sink.append)
+            if self.sink.times:
+                self._times = open_private(times_path(self.log_path), append=self.sink.append)
 
     def feed(self, data: bytes, err: bool = False) -> None:
         if not data:
@@ -154,6 +171,9 @@ class WorkerStream:
         if self._log is not None:
             self._log.write(lines)
             self._log.flush()
+            if self._times is not None:
+                self._times.write(record(self._log.tell(), time.time()))
+                self._times.flush()
 
     def close(self) -> None:
         try:
@@ -168,6 +188,16 @@ class WorkerStream:
             if self._log is not None:
                 log, self._log = self._log, None
                 log.close()
+            if self._times is not None:
+                times, self._times = self._times, None
+                times.close()
+
+
+def _on_terminal(out: BinaryIO) -> bool:
+    try:
+        return out.isatty()
+    except (OSError, ValueError):  # closed, or a stream with no descriptor
+        return False
 
 
 def default_log_dir(kind: str = "ssh") -> Path:

@@ -12,12 +12,14 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from xcli.workload.protocol import (
+    WORKER_BY_WORKER,
     Context,
     Creation,
     Deletion,
     Lazy,
     Listing,
     LogLine,
+    LogView,
     Outcome,
     Report,
     Table,
@@ -195,6 +197,7 @@ class JobSetKind:
         selection: tuple[str, str],
         follow: bool,
         since: str | None,
+        view: LogView = WORKER_BY_WORKER,
     ) -> Iterator[LogLine]:
         from xcli.spec import parse_duration
         from xcli.workload.jobset.logs import stream_logs
@@ -209,6 +212,7 @@ class JobSetKind:
             follow=follow,
             since=since_seconds,
             namespace=ctx.namespace,
+            view=view,
         )
 
     def wait(

@@ -8,6 +8,7 @@ concurrently); with --follow lines appear as they arrive, until every container 
 
 from __future__ import annotations
 
+import heapq
 import queue
 import threading
 from collections.abc import Iterator, Mapping, Sequence
@@ -17,6 +18,7 @@ from typing import Any
 from xcli.errors import CloudError, UserError
 from xcli.gateways.kube.api import KubeApi
 from xcli.plan.cluster import ClusterRef
+from xcli.workload.goodput.gke_attempts import ts
 from xcli.workload.jobset.live import NAMESPACE, Live, get_jobset, pods_of
 from xcli.workload.jobset.manifest import CONTAINER
 from xcli.workload.jobset.report import RESTART_ATTEMPT, current_pods
@@ -30,7 +32,7 @@ from xcli.workload.jobset.view import (
     worker_statuses,
     workload_row,
 )
-from xcli.workload.protocol import LogLine
+from xcli.workload.protocol import WORKER_BY_WORKER, LogLine, LogView
 
 Obj = Mapping[str, Any]
 Target = tuple[WorkerStatus, str, str]  # the worker, its line prefix, the container read
@@ -68,6 +70,7 @@ def stream_logs(
     follow: bool = False,
     since: int | None = None,
     namespace: str = NAMESPACE,
+    view: LogView = WORKER_BY_WORKER,
 ) -> Iterator[LogLine]:
     worker = check_selector(worker, "--worker")
     slice_ = check_selector(slice_, "--slice", (HEAD,))
@@ -76,7 +79,8 @@ def stream_logs(
     slices = workload_row(js, live.now()).slices
     if follow:
         where = (ref, namespace)
-        yield from _follow_attempts(where, api, live, name, (worker, slice_, slices), since)
+        followed = _follow_attempts(where, api, live, name, (worker, slice_, slices), since, view)
+        yield from followed
         return
     pods = current_pods(js, pods_of(api, name, namespace))
     if not pods:
@@ -84,7 +88,12 @@ def stream_logs(
             f"workload {name} has no pods yet",
             hint=f"`xcli workload status {name}` says why; `--follow` waits for them",
         )
-    yield from _blocks(api, _targets(name, pods, worker, slice_, slices), since, namespace)
+    blocks = _blocks(api, _targets(name, pods, worker, slice_, slices), since, namespace, view)
+    if view.merge:  # every block is in its pod's time order: one stream by time
+        yield from heapq.merge(*blocks, key=lambda line: line.at or 0.0)
+    else:
+        for block in blocks:
+            yield from block
 
 
 def _targets(name: str, pods: Sequence[Obj], worker: str, slice_: str, slices: int) -> list[Target]:
@@ -131,6 +140,7 @@ def _follow_attempts(
     name: str,
     selection: tuple[str, str, int],
     since: int | None,
+    view: LogView = WORKER_BY_WORKER,
 ) -> Iterator[LogLine]:
     """Follow the current attempt's pods; when the JobSet restarts (new pods), follow those;
     stop when it has finished, or when nothing new comes after the streams end."""
@@ -150,7 +160,8 @@ def _follow_attempts(
         if attempt != followed and pods and complete:
             if followed is not None:
                 yield LogLine("", f"workload {name} restarted (attempt {attempt})", note=True)
-            yield from _follow(api, live, _targets(name, pods, *selection), since, namespace)
+            targets = _targets(name, pods, *selection)
+            yield from _follow(api, live, targets, since, namespace, view.timed)
             followed, polls = attempt, 0
             continue
         if finished or (followed is not None and polls >= POD_POLLS):
@@ -166,18 +177,36 @@ def _blocks(
     targets: Sequence[Target],
     since: int | None,
     namespace: str = NAMESPACE,
-) -> Iterator[LogLine]:
+    view: LogView = WORKER_BY_WORKER,
+) -> list[list[LogLine]]:
+    """Each worker's log, fetched 16 at once, in worker order."""
+
     def fetch(target: Target) -> list[LogLine]:
         worker, prefix, container = target
         try:
-            lines = api.logs(worker.pod, namespace, container=container, since_seconds=since)
-            return [LogLine(prefix, line) for line in lines]
+            lines = api.logs(
+                worker.pod, namespace, container=container, since_seconds=since,
+                timestamps=view.timed,
+            )  # fmt: skip
+            return [_line(prefix, line, view.timed) for line in lines]
         except CloudError as exc:
             return [LogLine(prefix, f"no logs ({worker.phase}): {exc.message}", note=True)]
 
     with ThreadPoolExecutor(max_workers=min(FETCH_THREADS, len(targets))) as pool:
-        for block in pool.map(fetch, targets):
-            yield from block
+        return list(pool.map(fetch, targets))
+
+
+def _line(prefix: str, raw: str, timed: bool) -> LogLine:
+    """A log line; `timed`: read with timestamps=true, `<RFC 3339> <line>` (the kubelet's time
+    for the line), the time taken off into `at`."""
+    if not timed:
+        return LogLine(prefix, raw)
+    stamp, _, text = raw.partition(" ")
+    try:
+        at = ts(stamp)
+    except ValueError:  # not a time: the line as it came
+        return LogLine(prefix, raw)
+    return LogLine(prefix, text, at=at)
 
 
 _DONE = object()
@@ -189,7 +218,10 @@ def _follow(
     targets: Sequence[Target],
     since: int | None,
     namespace: str = NAMESPACE,
+    timed: bool = False,
 ) -> Iterator[LogLine]:
+    """Every worker's stream as lines arrive; merged, that is their arrival order (the kubelet
+    sends each line as it is written, so it is the time order up to the streams' delay)."""
     lines: queue.Queue[Any] = queue.Queue(maxsize=10_000)
     stop = threading.Event()
 
@@ -203,8 +235,9 @@ def _follow(
                         container=container,
                         follow=True,
                         since_seconds=since,
+                        timestamps=timed,
                     ):
-                        lines.put(LogLine(prefix, text))
+                        lines.put(_line(prefix, text, timed))
                     return
                 except CloudError as exc:
                     if not any(word in exc.message for word in NOT_STARTED):

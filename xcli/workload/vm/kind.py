@@ -13,11 +13,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 from xcli.workload.protocol import (
+    WORKER_BY_WORKER,
     Context,
     Creation,
     Deletion,
     Listing,
     LogLine,
+    LogView,
     Outcome,
     Report,
 )
@@ -88,13 +90,14 @@ class VmKind:
         selection: tuple[str, str],
         follow: bool,
         since: str | None,
+        view: LogView = WORKER_BY_WORKER,
     ) -> Iterator[LogLine]:
         from xcli.errors import UserError
         from xcli.workload.vm.read import vm_logs
 
         if since is not None:
             raise UserError("--since is for GKE workloads", hint="drop it; logs print in full")
-        return vm_logs(cluster, name, selection, follow, self.sleep)
+        return vm_logs(cluster, name, selection, follow, self.sleep, view)
 
     def wait(
         self, ctx: Context, cluster: str, name: str, timeout: str | None, seconds: int | None
@@ -229,7 +232,7 @@ class _Run:
         record_run(folder, self.step, targets, settings, engine)  # what `workload delete` stops
         sink = OutputSink(
             sys.stdout.buffer, sys.stderr.buffer, folder / "logs", append=True,
-            marks=folder / MARKS, show_marks=self.show_marks,
+            marks=folder / MARKS, show_marks=self.show_marks, times=True,
         )  # fmt: skip
         from xcli.plan.hang import HangWatch
 

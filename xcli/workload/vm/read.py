@@ -5,18 +5,31 @@ sleep (xcli.gateways.backoff.event_sleep by default), which Ctrl-C ends at once.
 
 from __future__ import annotations
 
+import heapq
 import json
 import re
 import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from xcli.errors import Interrupted, UserError
 from xcli.gateways.backoff import Sleep
-from xcli.workload.protocol import Deletion, Listing, LogLine, Outcome, Report, Table
+from xcli.workload.protocol import (
+    WORKER_BY_WORKER,
+    Deletion,
+    Listing,
+    LogLine,
+    LogView,
+    Outcome,
+    Report,
+    Table,
+)
 from xcli.workload.stragglers.marks import Arrivals
+
+if TYPE_CHECKING:
+    from xcli.log_times import LineClock
 
 POLL = 0.1
 
@@ -161,7 +174,11 @@ def vm_logs(
     selection: tuple[str, str],
     follow: bool,
     sleep: Sleep,
+    view: LogView = WORKER_BY_WORKER,
 ) -> Iterator[LogLine]:
+    """Each worker's log in worker order; `view.merge`: the lines of all workers by the time
+    xcli read them (xcli/log_times.py), each poll's new lines merged when following."""
+    from xcli.log_times import LineClock
     from xcli.vm_runs import FINISHED, effective_state, find, read_state
 
     worker, slice_ = selection
@@ -172,14 +189,30 @@ def vm_logs(
     logs = folder / "logs" if (folder / "logs").is_dir() else folder
     offsets: dict[Path, int] = {}
     pending: dict[Path, bytes] = {}
+    clocks: dict[Path, LineClock] = {}
     while True:
         done = effective_state(read_state(folder)) in FINISHED
+        reads = []
         for path in sorted(logs.glob("*.log"), key=_key):
-            if _wanted(_label(path), worker, slice_):
-                yield from _new_lines(path, offsets, pending, end=not follow or done)
+            if not _wanted(_label(path), worker, slice_):
+                continue
+            clock = None
+            if view.timed:
+                clock = clocks.setdefault(path, LineClock(path))
+                clock.refresh()
+            reads.append(_new_lines(path, offsets, pending, not follow or done, clock))
+        if view.merge:  # each worker's lines are in time order: merged lazily, memory bounded
+            yield from heapq.merge(*reads, key=_when)
+        else:
+            for lines in reads:
+                yield from lines
         if not follow or done:
             return
         sleep(POLL, cancelled)
+
+
+def _when(line: LogLine) -> float:
+    return line.at or 0.0
 
 
 READ = 1 << 20  # bytes read at a time: memory stays bounded whatever the log's size
@@ -187,37 +220,46 @@ MAX_LINE = 1 << 20  # a longer line without a newline is printed in pieces of th
 
 
 def _new_lines(
-    path: Path, offsets: dict[Path, int], pending: dict[Path, bytes], end: bool
+    path: Path,
+    offsets: dict[Path, int],
+    pending: dict[Path, bytes],
+    end: bool,
+    clock: LineClock | None = None,
 ) -> Iterator[LogLine]:
     """The whole lines `path` gained since the last look, READ bytes at a time (issue 26:
     reading the file whole took 274 MB to show a 100 MB log). A partial last line waits for
-    its newline, unless `end` (nothing more will come)."""
+    its newline, unless `end` (nothing more will come). With a clock, each line has its time."""
     label = _label(path)
     with path.open("rb") as f:
         f.seek(offsets.get(path, 0))
         while chunk := f.read(READ):
             data = pending.pop(path, b"") + chunk
+            start = f.tell() - len(data)  # the log's offset of data[0]
             cut = data.rfind(b"\n") + 1
             while len(data) - cut >= MAX_LINE:  # a runaway line: print it in bounded pieces
                 cut += MAX_LINE
-            yield from _lines(label, data[:cut])
+            yield from _lines(label, data[:cut], start, clock)
             pending[path] = data[cut:]
         offsets[path] = f.tell()
     if end and pending.get(path):
-        yield from _lines(label, pending.pop(path) + b"\n")
+        last = pending.pop(path)
+        yield from _lines(label, last + b"\n", offsets[path] - len(last), clock)
 
 
-def _lines(label: str, data: bytes) -> Iterator[LogLine]:
+def _lines(label: str, data: bytes, start: int, clock: LineClock | None) -> Iterator[LogLine]:
     if not data:
         return
     lines = data.split(b"\n")
     if data.endswith(b"\n"):
         lines.pop()
+    at = start
     for raw in lines:
-        for at in range(0, max(1, len(raw)), MAX_LINE):
+        for piece in range(0, max(1, len(raw)), MAX_LINE):
             # the JSON records of VM runs carry no note field (note=None)
-            text = raw[at : at + MAX_LINE].decode(errors="replace")
-            yield LogLine(f"[{label}]", text, None)
+            text = raw[piece : piece + MAX_LINE].decode(errors="replace")
+            end = at + min(len(raw), piece + MAX_LINE)  # the offset just after its text
+            yield LogLine(f"[{label}]", text, None, clock.at(end) if clock else None)
+        at += len(raw) + 1
 
 
 def _check_selection(folder: Path, name: str, worker: str, slice_: str) -> None:
