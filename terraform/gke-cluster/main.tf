@@ -38,6 +38,33 @@ resource "google_container_cluster" "this" {
     workload_pool = "${var.project_id}.svc.id.goog"
   }
 
+  # Node auto-provisioning (xcli/providers/gke/nap.py): GKE makes the accelerator pools.
+  dynamic "cluster_autoscaling" {
+    for_each = var.cluster_autoscaling == null ? [] : [var.cluster_autoscaling]
+    content {
+      enabled                     = true
+      autoscaling_profile         = cluster_autoscaling.value.autoscaling_profile
+      auto_provisioning_locations = cluster_autoscaling.value.auto_provisioning_locations
+
+      dynamic "resource_limits" {
+        for_each = cluster_autoscaling.value.resource_limits
+        content {
+          resource_type = resource_limits.value.resource_type
+          minimum       = resource_limits.value.minimum
+          maximum       = resource_limits.value.maximum
+        }
+      }
+
+      auto_provisioning_defaults {
+        oauth_scopes = cluster_autoscaling.value.oauth_scopes
+        management {
+          auto_repair  = true
+          auto_upgrade = true
+        }
+      }
+    }
+  }
+
   lifecycle {
     ignore_changes = [initial_node_count, min_master_version]
 

@@ -81,3 +81,18 @@ variable "enable_multi_networking" {
   type        = bool
   default     = false
 }
+
+variable "cluster_autoscaling" {
+  description = "Node auto-provisioning (null: off): the resource limits (resource_type, minimum, maximum; cpu, memory in GB and the accelerator), the zones and profile, and the OAuth scopes of the pools GKE makes."
+  type = object({
+    autoscaling_profile         = string
+    auto_provisioning_locations = list(string)
+    oauth_scopes                = list(string)
+    resource_limits = list(object({
+      resource_type = string
+      minimum       = number
+      maximum       = number
+    }))
+  })
+  default = null
+}

@@ -33,7 +33,7 @@ def test_script_dir_is_copied_to_every_worker_and_only_what_changed_is_sent(
         src = tmp_path / "code"
         (src / "cfg").mkdir(parents=True)
         (src / "greeting.txt").write_text("hello\n")
-        for i in range(40):  # enough to make several layers
+        for i in range(60):  # 12 MB: enough to make several layers (8 MiB each)
             (src / "cfg" / f"part{i}.bin").write_bytes(bytes([i]) * 200_000)
         (src / "scratch.log").write_text("not copied\n")
         (src / ".dockerignore").write_text("*.log\n")

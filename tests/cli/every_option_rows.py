@@ -75,13 +75,16 @@ TPU = ("--tpu-type", "v5p-8")
 PW_GCS = ("--pathways-gcs-location", "gs://my-bucket/pw")
 
 # Base lines: each succeeds (exit 0) without credentials or network. {app} is a folder with
-# train.py, {file} a small text file, {meta} the metadata of a GKE cluster (tests write them).
+# train.py, {file} a small text file, {meta} the metadata of a GKE cluster, {nmeta} that of a
+# node auto-provisioning one (tests write them).
 BASES: dict[str, tuple[str, ...]] = {
     "cc": ("cluster", "create", "--cluster", "c", *TPU, "--spot", *P, "--dry-run"),
     "cc-od": ("cluster", "create", "--cluster", "c", *TPU, "--on-demand", *P, "--dry-run"),
     "cc-gpu": ("cluster", "create", "--cluster", "c", "--device-type", "h100-80gb-8", "--spot",
                *P, "--dry-run"),
     "cc-flex": ("cluster", "create", "--cluster", "c", *TPU, "--flex-start", *P, "--dry-run"),
+    "cc-nap": ("cluster", "create", "--cluster", "c", *TPU, "--spot", "--enable-autoprovisioning",
+               *P, "--dry-run"),
     "cc-qr": ("cluster", "create", "--provider", "queued-resource", "--cluster", "q", *TPU,
               "--spot", *P, "--dry-run"),
     "cc-qr-g": ("cluster", "create", "--provider", "queued-resource", "--cluster", "q", *TPU,
@@ -95,6 +98,8 @@ BASES: dict[str, tuple[str, ...]] = {
                    "--dry-run"),
     "wc": ("workload", "create", "--cluster", "c", "--workload", "t", "--docker-image", "img:1",
            "--command", "true", *TPU, "--num-slices", "1", *P, "--dry-run"),
+    "wc-nap": ("workload", "create", "--cluster", "c", "--workload", "t", "--docker-image",
+               "img:1", "--command", "true", "--cluster-metadata", "{nmeta}", *P, "--dry-run"),
     "wc-build": ("workload", "create", "--cluster", "c", "--workload", "t", "--command", "true",
                  *TPU, "--num-slices", "1", "--base-docker-image", "python:3.10",
                  "--script-dir", "{app}", *P, "--dry-run"),
@@ -183,6 +188,13 @@ _ROWS: dict[str, Row] = {
     "cluster create --super-slicing": Plan("cc-ss", ("--super-slicing",)),
     "cluster create --num-cubes": Plan("cc-ss", ("--super-slicing", "--num-cubes", "2")),
     "cluster create --pathways": Plan("cc", ("--pathways",)),
+    "cluster create --enable-autoprovisioning": Plan("cc", ("--enable-autoprovisioning",)),
+    "cluster create --autoprovisioning-min-chips": Plan(
+        "cc-nap", ("--autoprovisioning-min-chips", "2")
+    ),
+    "cluster create --autoprovisioning-max-chips": Plan(
+        "cc-nap", ("--autoprovisioning-max-chips", "64")
+    ),
     "cluster create --pathways-cpu-machine-type": Plan(
         "cc", ("--pathways", "--pathways-cpu-machine-type", "n2-standard-64")
     ),
@@ -268,6 +280,9 @@ _ROWS: dict[str, Row] = {
     "workload create --scheduler": Plan("wc", ("--scheduler", "gke.io/high-throughput-scheduler")),
     "workload create --detach": Note("wc", ("--detach",), "--detach changes nothing here"),
     "workload create --cluster-metadata": Plan("wc", ("--cluster-metadata", "{meta}")),
+    "workload create --on-demand": Plan("wc-nap", ("--on-demand",)),
+    "workload create --spot": Plan("wc", ("--spot",)),
+    "workload create --reservation": Plan("wc-nap", ("--reservation", "r1")),
     "workload create --base-docker-image": Plan(
         "wc-build",
         ("--base-docker-image", "python:3.11"),

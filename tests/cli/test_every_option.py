@@ -86,6 +86,11 @@ def files(tmp_path: Path) -> dict[str, str]:
     (tmp_path / "meta.yaml").write_text(
         "provider: gke\naccelerator: v5p-8\nnum_slices: '1'\n", encoding="utf-8"
     )
+    (tmp_path / "nmeta.yaml").write_text(  # a node auto-provisioning cluster, spot
+        "provider: gke\naccelerator: v5p-8\nnum_slices: '1'\ncapacity_type: spot\n"
+        "autoprovisioning: 'true'\nautoprovisioning_max_chips: '64'\n",
+        encoding="utf-8",
+    )
     (tmp_path / "gmeta.yaml").write_text(
         "provider: gke\naccelerator: h200-141gb-8\nnum_nodes: '2'\n", encoding="utf-8"
     )
@@ -104,6 +109,7 @@ def files(tmp_path: Path) -> dict[str, str]:
         "{meta}": str(tmp_path / "meta.yaml"),
         "{key}": str(tmp_path / "id"),
         "{gmeta}": str(tmp_path / "gmeta.yaml"),
+        "{nmeta}": str(tmp_path / "nmeta.yaml"),
         "{home}": str(tmp_path / "home"),
         "{tmp}": str(tmp_path),
     }

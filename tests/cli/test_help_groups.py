@@ -73,5 +73,6 @@ def test_workload_create_help_is_grouped_like_cluster_create() -> None:
     out = CliRunner().invoke(cli, ["workload", "create", "--help"]).output
     headings = [line for line in out.splitlines() if line.endswith(":") and line[:1].isupper()]
     image = "Image (none given: this folder on python:3.10, as XPK does):"
-    assert headings[:3] == ["Workload:", "Shape (default: the cluster's):", image]
+    capacity = "Capacity (auto-provisioning clusters; default: the cluster's):"  # issue 38
+    assert headings[:4] == ["Workload:", "Shape (default: the cluster's):", capacity, image]
     assert "Other options:" not in out and "Pathways (--pathways):" in headings

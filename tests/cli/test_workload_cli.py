@@ -39,6 +39,12 @@ METADATA = {
         "capacity_type": "reservation",
         "reservation": "projects/shared-proj/reservations/ironwood",
     },
+    # issue 38: the metadata tests/goldens/gke/v6e-256-nap-reservation.json writes
+    "nap.yaml": {
+        "accelerator": "v6e-256", "num_slices": "1", "capacity_type": "reservation",
+        "reservation": "my-reservation", "autoprovisioning": "true",
+        "autoprovisioning_min_chips": "0", "autoprovisioning_max_chips": "1024",
+    },
     # what `cluster create --super-slicing --num-cubes 4` writes (tests/goldens/gke/
     # tpu7x-128-x4-super-slicing.json, k8s-metadata), the keys workloads read
     "super.yaml": {
@@ -50,7 +56,7 @@ METADATA = {
         "dynamic_slicing": "super",
         "cube": "4x4x4",
     },
-}
+}  # fmt: skip
 SCENARIOS = {
     "v6e-256-x2": ["--tpu-type", "v6e-256", "--num-slices", "2", "--env", "A=1"],
     "v5litepod-16-x1": ["--tpu-type", "v5litepod-16", "--num-slices", "1", "--priority", "low"],
@@ -73,7 +79,13 @@ SCENARIOS = {
     "gb200-4-x18": ["--device-type", "gb200-4", "--num-nodes", "18"],
     # issue 36: XPK's CPU-only shape (docs/usage/cpu.md:39)
     "n2-standard-32-256": ["--device-type", "n2-standard-32-256", "--num-slices", "1"],
-}
+    # node auto-provisioning (issue 38): other slice sizes than the cluster's v6e-256, on its
+    # reservation, and on Spot asked for at submit time
+    "v6e-16-x4-nap": ["--cluster-metadata", "nap.yaml", "--tpu-type", "v6e-16", "--num-slices",
+                      "4"],
+    "v6e-64-x2-nap-spot": ["--cluster-metadata", "nap.yaml", "--tpu-type", "v6e-64",
+                           "--num-slices", "2", "--spot"],
+}  # fmt: skip
 
 
 @pytest.fixture

@@ -88,8 +88,10 @@ def test_refused_names_get_the_hint_not_a_spelling_guess(
         "error: XPK's --deploy-stacktrace-sidecar is not taken by `xcli workload create`"
     )
     assert lines[1] == "hint: xcli adds no stack-trace sidecar" and len(lines) == 2
-    code, _, err = run([*argv, "--on-demand"], capsys)
-    assert code == 1 and "Did you mean" not in err and "cluster create --on-demand" in err
+    # workload create takes --on-demand|--spot|--reservation since node auto-provisioning
+    # (issue 38); XPK's --flex is still refused with the way
+    code, _, err = run([*argv, "--flex"], capsys)
+    assert code == 1 and "Did you mean" not in err and "cluster create --flex-start" in err
     # an XPK flag of another command: still no guess
     code, _, err = run(["cluster", "create", "--cluster", "c", "--script-dir", "."], capsys)
     assert (
@@ -176,7 +178,8 @@ XPK_DOCS = [
         'xcli workload create --workload xpk-test-workload --command "echo goodbye" '
         "--cluster xpk-test --flex --tpu-type=v5litepod-16 --project=my-project",
         1,
-        "hint: a workload runs on its cluster's capacity (cluster create --on-demand",
+        "hint: on an auto-provisioning cluster a workload takes --on-demand, --spot or "
+        "--reservation",
     ),
     (  # docs/usage/storage.md, lines 33-36
         "xcli storage attach test-fuse-storage --type=gcsfuse --project=my-project "

@@ -171,7 +171,7 @@ def test_one_file_change_uploads_one_layer(
     tmp_path: Path,
 ) -> None:
     folder = tmp_path / "many"
-    for i in range(300):  # 300 files of 40 kB: 12 MB, four buckets
+    for i in range(600):  # 600 files of 40 kB: 24 MB, four buckets of 8 MiB
         (folder / f"d{i % 7}").mkdir(parents=True, exist_ok=True)
         (folder / f"d{i % 7}" / f"f{i}.bin").write_bytes(os.urandom(40_000))
     repo = f"{registry.host}/loop"

@@ -115,6 +115,54 @@ def test_a_file_that_looks_like_a_key_is_refused_by_name(
     assert name in _files(context.scan(tmp_path, include=(name,)))
 
 
+@pytest.mark.parametrize(
+    ("head", "what"),
+    [
+        (b"\x80\x04\x95" + SERVICE_ACCOUNT.encode(), "a Google service-account key"),
+        (
+            b'\xff\xfe{ "type" :\t"authorized_user", "refresh_token": "1//x" }',
+            "Google user credentials",
+        ),
+        (b"\xc3[default]\nAWS_Secret_Access_Key = abc\n", "AWS credentials"),
+        # the Kelvin sign (U+212A) lowers to k, as configparser's option names are lowered
+        (b"\xc3[default]\naws_secret_access_\xe2\x84\xaaey = abc\n", "AWS credentials"),
+        # text cut inside a character at the sniffed length is not UTF-8 either
+        ("[x]\naws_secret_access_key=1\n# \u00e9".encode()[:-1], "AWS credentials"),
+        (bytes(range(256)) * 32, None),
+        (b"\x00\x01 service_account private_key \xff", None),
+    ],
+)
+def test_a_head_that_is_not_utf8_is_judged_on_its_bytes(head: bytes, what: str | None) -> None:
+    from xcli.image import secrets
+
+    assert secrets.looks_secret(head) == what
+
+
+def test_the_left_out_reason_is_the_first_rule_that_names_any_prefix() -> None:
+    """One expression for all rules gives what asking each rule in DEFAULTS' order gives."""
+    from xcli.image import secrets
+
+    def by_rule(path: str) -> str | None:
+        parts = path.split("/")
+        prefixes = ["/".join(parts[: i + 1]) for i in range(len(parts))]
+        for pattern, why in secrets._RULES:
+            if any(pattern.regex.match(p) for p in prefixes):
+                return why
+        return None
+
+    paths = [
+        "train.py", ".git", ".git/config", "a/.env", "a/.env.local", "x.pem", "k/x.key",
+        "ks.p12", "ks.pfx", "a/id_rsa", "id_rsa.pub", ".ssh/config", "h/.netrc",
+        ".git-credentials", ".pypirc", ".npmrc", ".aws/credentials", ".docker/config.json",
+        ".kube/config", ".gnupg/x", "home/.config/gcloud/adc.json", ".config/other",
+        "application_default_credentials.json", "c/credentials.json", "client_secret_1.json",
+        "secrets.dev.yaml", ".env/.git", "certs/.ssh/id_rsa.pem", "env", "pem", "a.pem/b",
+    ]  # fmt: skip
+    assert [secrets.reason(p) for p in paths] == [by_rule(p) for p in paths]
+    assert secrets.reason(".env/.git") == "version control (.git/config can hold a token)"
+    assert secrets.reason("train.py") is None
+
+
 def test_a_virtual_environment_is_left_out_unless_included(tmp_path: Path) -> None:
     """The README's set-up makes `.venv` in the folder a no-image `workload create` packs; its
     python is a link to this machine's interpreter, outside the folder, which is refused:

@@ -13,7 +13,9 @@
 (f) flavors_admit (tests/model/admission.py): Kueue gives every queued pod set a flavor (TAS,
     flavor order, quota per resource).
 (g) pool_rules, (h) node_limits (tests/model/limits.py): node-pool bodies GKE refuses
-    (placement x queued provisioning x machine family), GKE's node cap and the subnet's size.
+    (placement x queued provisioning x machine family), GKE's node cap and the subnet's size;
+    (h') nap_covers: a workload on a node auto-provisioning cluster fits its chip limit (the
+    pools NAP makes for it are in the cluster: tests/model/cluster.py _nap_pools).
 (j) levels_on_nodes (tests/model/levels.py): a flavor's Topology levels are labels its nodes
     carry.
 """
@@ -28,7 +30,7 @@ from tests.model.addresses import pod_addresses
 from tests.model.admission import flavors_admit
 from tests.model.cluster import FACTS, Cluster, kind_of
 from tests.model.levels import levels_on_nodes
-from tests.model.limits import node_limits, pool_rules
+from tests.model.limits import nap_covers, node_limits, pool_rules
 from tests.model.scheduling import misfit, requests
 
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
@@ -286,5 +288,6 @@ def check_all(cluster: Cluster, objects: list[dict[str, Any]]) -> list[str]:
         + pod_addresses(cluster.pod_range, cluster.addresses)
         + pool_rules(cluster.pool_bodies)
         + node_limits(cluster.body, cluster.addresses)
+        + nap_covers(cluster.body, objects, cluster.pool_bodies)
         + levels_on_nodes(cluster)
     )

@@ -17,7 +17,7 @@ import yaml
 
 from tests.conftest import DATA
 from tests.model.addresses import PoolAddresses, pool_addresses, range_prefix
-from tests.model.nodes import NodePool, plan_pools
+from tests.model.nodes import NodePool, nap_limits, nap_pool, plan_pools
 
 FACTS: dict[str, Any] = json.loads((Path(__file__).parent / "cluster_facts.json").read_text())
 
@@ -90,7 +90,29 @@ class Cluster:
                     self.kinds |= _kinds_of_crd(manifest)
                 if manifest.get("kind") == "DeviceClass":
                     self.device_classes.add(manifest["metadata"]["name"])
+        self._nap_pools()
         return self
+
+    def _nap_pools(self) -> None:
+        """On a node auto-provisioning cluster, the pools GKE makes for what asks: each
+        ResourceFlavor and each pod template an applied object has (tests/model/nodes.py
+        nap_pool); pools already there that fit are not made twice."""
+        limits = nap_limits(self.body)
+        if not limits:
+            return
+        from tests.model.checks import pod_templates
+        from tests.model.scheduling import requests
+
+        asks = [(f["spec"].get("nodeLabels", {}), {}) for f in self.objects("ResourceFlavor")]
+        for applied in self.applied:
+            for _, pod in pod_templates(applied.obj):
+                asks.append((pod.get("nodeSelector", {}), requests(pod)))
+        for selector, asked in asks:
+            if any(all(p.labels.get(k) == v for k, v in selector.items()) for p in self.pools):
+                continue
+            made = nap_pool(selector, asked, limits, len(self.pools))
+            if made is not None:
+                self.pools.append(made)
 
     def _beta_apis(self, cluster: dict[str, Any]) -> None:
         """Kinds of the beta APIs the cluster body turns on (enableK8sBetaApis.enabledApis:

@@ -76,6 +76,9 @@ WORKLOADS: dict[str, Pairing] = {
     "workload/pathways-batch.json": Pairing("gke/v5p-128-x2-pathways.json"),
     "workload/pathways-headless.json": Pairing("gke/v5p-128-x2-pathways.json"),
     "workload/pathways-elastic.json": Pairing("gke/v5p-128-x2-pathways.json"),
+    # issue 38: workloads of other slice sizes on the v6e-256 NAP cluster (NAP makes the pools)
+    "workload/v6e-16-x4-nap.json": Pairing("gke/v6e-256-nap-reservation.json"),
+    "workload/v6e-64-x2-nap-spot.json": Pairing("gke/v6e-256-nap-reservation.json"),
     "network/h100-mega-80gb-8.txt": Pairing(("h100-mega-80gb-8", ON_DEMAND, 2)),
     "network/gb200-4.txt": Pairing(("gb200-4", ON_DEMAND, 4)),
     "team/workload-namespace-t.json": Pairing(
@@ -160,6 +163,12 @@ MADE: dict[str, Source] = {
     "made/workload-on-v6e-256-x32-spot": "gke/v6e-256-x32-spot.json",
     # issue 32 item 4: an image built from a folder and pushed to the default repository
     "made/workload-with-built-image-on-v6e-256-x2-spot": "gke/v6e-256-x2-spot.json",
+    # issue 38: node auto-provisioning; the TPU ones are of other slice sizes than the
+    # cluster's (several slice sizes in one cluster), NAP making their pools
+    "made/workload-v6e-16-x4-on-v6e-256-x2-nap-spot": "gke/v6e-256-x2-nap-spot.json",
+    "made/workload-v6e-256-x4-on-v6e-256-nap-reservation": "gke/v6e-256-nap-reservation.json",
+    "made/workload-on-a100-40gb-8-x2-nap-spot": "gke/a100-40gb-8-x2-nap-spot.json",
+    "made/workload-on-a100-40gb-8-x2-nap-reservation": "gke/a100-40gb-8-x2-nap-reservation.json",
     # issue 38: several slice sizes in one cluster: the whole cluster as one 4x8x8 slice, and
     # two 4x4x4 slices, on the same four sub-blocks as workload/tpu7x-4x4x8-super-slicing.json
     "made/workload-4x8x8-on-tpu7x-128-x4-super-slicing": "gke/tpu7x-128-x4-super-slicing.json",
@@ -170,6 +179,10 @@ SCRIPT_DIR = "{script_dir}"
 MADE_FLAGS: dict[str, list[str]] = {
     "made/workload-with-built-image-on-v6e-256-x2-spot": [
         "--base-docker-image", "python:3.10", "--script-dir", SCRIPT_DIR,
+    ],
+    "made/workload-v6e-16-x4-on-v6e-256-x2-nap-spot": ["--tpu-type", "v6e-16", "--num-slices", "4"],
+    "made/workload-v6e-256-x4-on-v6e-256-nap-reservation": [
+        "--tpu-type", "v6e-256", "--num-slices", "4",
     ],
     "made/workload-4x8x8-on-tpu7x-128-x4-super-slicing": ["--tpu-type", "tpu7x-4x8x8"],
     "made/workload-2x4x4x4-on-tpu7x-128-x4-super-slicing": [

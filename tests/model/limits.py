@@ -71,3 +71,63 @@ def node_limits(cluster_body: dict[str, Any] | None, pools: list[PoolAddresses])
                 f"{room} node addresses; the plan's nodes need {with_surge} (surge included)"
             )
     return lines
+
+
+def _fixed_pools_fit(limits: dict[str, int], pool_bodies: list[dict[str, Any]]) -> list[str]:
+    """The pools the plan makes itself (system, Pathways heads) at their largest leave room
+    in NAP's cpu limit, which counts every pool (node_facts.json nap limits_source). vCPUs
+    from the predefined machine name's last number (e2-standard-8: 8; Compute Engine's
+    general-purpose machine names, https://cloud.google.com/compute/docs/general-purpose-machines)."""
+    if "cpu" not in limits:
+        return []
+    used = 0
+    for pool in pool_bodies:
+        scaling = pool.get("autoscaling", {})
+        nodes = int(
+            scaling.get("maxNodeCount")
+            or scaling.get("totalMaxNodeCount")
+            or pool.get("initialNodeCount", 0)
+        )
+        last = str(pool.get("config", {}).get("machineType", "")).rsplit("-", 1)[-1]
+        used += nodes * (int(last) if last.isdigit() else 0)
+    if used >= limits["cpu"]:
+        return [f"the cluster's own pools reach {used} vCPUs, NAP's cpu limit is {limits['cpu']}"]
+    return []
+
+
+def nap_covers(
+    cluster_body: dict[str, Any] | None,
+    objects: list[dict[str, Any]],
+    pool_bodies: list[dict[str, Any]] | None = None,
+) -> list[str]:
+    """(h') On a node auto-provisioning cluster, each JobSet's accelerator chips fit the
+    resourceLimits maximum of its accelerator (node_facts.json nap limits_source): NAP makes no
+    node past it, so the pods of a larger workload would wait for ever."""
+    from tests.model.nodes import GPU_LABEL, TPU_LABEL, nap_limits
+    from tests.model.scheduling import requests
+
+    limits = nap_limits(cluster_body)
+    out = _fixed_pools_fit(limits, pool_bodies or [])
+    for obj in objects if limits else []:
+        if obj.get("kind") != "JobSet":
+            continue
+        chips: dict[str, float] = {}
+        for job in obj["spec"].get("replicatedJobs", []):
+            template = job["template"]["spec"]
+            pod = template["template"]["spec"]
+            value = pod.get("nodeSelector", {}).get(TPU_LABEL) or pod.get("nodeSelector", {}).get(
+                GPU_LABEL
+            )
+            asked = requests(pod)
+            per_pod = float(asked.get("google.com/tpu", asked.get("nvidia.com/gpu", "0")))
+            count = job.get("replicas", 1) * template.get("parallelism", 1)
+            if value:
+                chips[value] = chips.get(value, 0) + per_pod * count
+        for value, total in chips.items():
+            top = limits.get(value)
+            if top is None or total > top:
+                out.append(
+                    f"JobSet {obj['metadata']['name']}: {total:.0f} {value} chips, over the "
+                    f"cluster's node auto-provisioning limit ({top})"
+                )
+    return out

@@ -152,3 +152,62 @@ def plan_pools(plan: list[dict[str, Any]]) -> list[NodePool]:
         elif step.get("api") == POOL_CREATE:
             pools.append(pool_nodes(step["request"]["body"]["nodePool"], policies, modes))
     return pools
+
+
+# Node auto-provisioning (node_facts.json "nap"): the pool GKE makes for a pending pod.
+NAP_KEYS = tuple(row["key"] for row in FACTS["nap"]["labels_from_pod"])
+TPU_LABEL, TOPOLOGY_LABEL = (
+    "cloud.google.com/gke-tpu-accelerator",
+    "cloud.google.com/gke-tpu-topology",
+)
+GPU_LABEL, SPOT_LABEL = "cloud.google.com/gke-accelerator", "cloud.google.com/gke-spot"
+
+
+def nap_limits(cluster_body: dict[str, Any] | None) -> dict[str, int]:
+    """resourceType -> maximum of an auto-provisioning cluster's body ({} without NAP)."""
+    scaling = (cluster_body or {}).get("autoscaling", {})
+    if not scaling.get("enableNodeAutoprovisioning"):
+        return {}
+    return {r["resourceType"]: int(r["maximum"]) for r in scaling.get("resourceLimits", [])}
+
+
+def _nap_shape(value: str, topology: str | None, gpus: int) -> Any:
+    """The catalogue shape NAP's pool would have (its machine type), or None."""
+    from xcli.catalog import all_names, lookup
+
+    for name in all_names():
+        accel = lookup(name)
+        if accel.gke_accelerator != value:
+            continue
+        if accel.kind == "tpu" and (topology is None or accel.topology == topology):
+            return accel
+        if accel.kind == "gpu" and (not gpus or accel.chips_per_vm == gpus):
+            return accel
+    return None
+
+
+def nap_pool(
+    selector: dict[str, str], asked: dict[str, str], limits: dict[str, int], index: int
+) -> NodePool | None:
+    """The pool NAP makes for a pod (or a flavor) selecting `selector`, None if it makes none:
+    no accelerator named, or one the cluster's resourceLimits do not list."""
+    value = selector.get(TPU_LABEL) or selector.get(GPU_LABEL)
+    if not value or value not in limits:
+        return None
+    gpus = int(float(asked.get("nvidia.com/gpu", "0")))
+    accel = _nap_shape(value, selector.get(TOPOLOGY_LABEL), gpus)
+    if accel is None:
+        return None
+    config: dict[str, Any] = {"machineType": accel.machine_type}
+    if selector.get(SPOT_LABEL) == "true":
+        config["spot"] = True
+    if accel.kind == "gpu":
+        config["accelerators"] = [
+            {"acceleratorCount": str(accel.chips_per_vm), "acceleratorType": value}
+        ]
+    # the reservation labels GKE gives the pool it makes from the pod's selectors
+    config["labels"] = {k: v for k, v in selector.items() if k in NAP_KEYS and "reservation" in k}
+    body: dict[str, Any] = {"name": f"nap-{index}", "config": config}
+    if accel.kind == "tpu" and accel.multi_host:
+        body["placementPolicy"] = {"type": "COMPACT", "tpuTopology": accel.topology}
+    return pool_nodes(body)

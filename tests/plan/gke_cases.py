@@ -154,4 +154,39 @@ CASES: dict[str, tuple[list[str], ClusterSpec]] = {
             "demo", PROJECT, ZONE, "gke", lookup("n2-standard-64-1"), Capacity("on-demand"), 0
         ),
     ),
+    # issue 38: node auto-provisioning, TPU v6e and a GPU without GPUDirect, spot and
+    # reservation (tests/providers/gke/test_nap.py compares them with XPK's NAP golden)
+    "v6e-256-x2-nap-spot": (
+        ["--tpu-type", "v6e-256", "--num-slices", "2", "--spot", "--enable-autoprovisioning"],
+        ClusterSpec(
+            "demo", PROJECT, ZONE, "gke", lookup("v6e-256"), Capacity("spot"), 2,
+            options=GkeOptions(autoprovisioning=True),
+        ),
+    ),
+    "v6e-256-nap-reservation": (
+        ["--tpu-type", "v6e-256", "--reservation", "my-reservation", "--enable-autoprovisioning",
+         "--autoprovisioning-max-chips", "1024"],
+        ClusterSpec(
+            "demo", PROJECT, ZONE, "gke", lookup("v6e-256"),
+            Capacity("reservation", reservation="my-reservation"),
+            options=GkeOptions(autoprovisioning=True, autoprovisioning_max_chips=1024),
+        ),
+    ),
+    "a100-40gb-8-x2-nap-spot": (
+        ["--device-type", "a100-40gb-8", "--num-nodes", "2", "--spot",
+         "--enable-autoprovisioning"],
+        ClusterSpec(
+            "demo", PROJECT, ZONE, "gke", lookup("a100-40gb-8"), Capacity("spot"), num_nodes=2,
+            options=GkeOptions(autoprovisioning=True),
+        ),
+    ),
+    "a100-40gb-8-x2-nap-reservation": (
+        ["--device-type", "a100-40gb-8", "--num-nodes", "2", "--reservation",
+         "projects/shared-proj/reservations/a100-res", "--enable-autoprovisioning"],
+        ClusterSpec(
+            "demo", PROJECT, ZONE, "gke", lookup("a100-40gb-8"),
+            Capacity("reservation", reservation="projects/shared-proj/reservations/a100-res"),
+            num_nodes=2, options=GkeOptions(autoprovisioning=True),
+        ),
+    ),
 }  # fmt: skip

@@ -138,6 +138,8 @@ class FakeGke:
         if parts == ["clusters"] and method == "POST":
             return self._create_cluster(loc, body["cluster"])
         key = f"{loc}/clusters/{parts[1]}" if len(parts) > 1 else ""
+        if len(parts) == 2 and method == "PUT":
+            return self._update_cluster(loc, key, body.get("update", {}))
         if len(parts) == 2:
             return self._cluster_call(method, key)
         if len(parts) == 3 and method == "POST":
@@ -163,6 +165,16 @@ class FakeGke:
         self.clusters[key] = record
         op = self._new_op("CREATE_CLUSTER", key, lambda: record.update(status="RUNNING"))
         return 200, self._op_json(op, loc)
+
+    def _update_cluster(self, loc: str, key: str, update: dict[str, Any]) -> tuple[int, Any]:
+        """clusters.update: only desiredClusterAutoscaling (node auto-provisioning's limits)
+        is kept; the other desired* fields xcli sends are not modelled here."""
+        cluster = self.clusters.get(key)
+        if cluster is None:
+            return 404, _error(404, f"Not found: {key}.")
+        if "desiredClusterAutoscaling" in update:
+            cluster["autoscaling"] = update["desiredClusterAutoscaling"]
+        return 200, self._op_json(self._new_op("UPDATE_CLUSTER", key, lambda: None), loc)
 
     def _cluster_call(self, method: str, key: str) -> tuple[int, Any]:
         cluster = self.clusters.get(key)

@@ -106,6 +106,6 @@ def live(fake: FakeGke | None = None) -> Iterator[Env]:
 
     sleeps: list[float] = []
     with responses.RequestsMock(assert_all_requests_are_fired=False) as rsps:
-        for method in ("GET", "POST", "DELETE"):
+        for method in ("GET", "POST", "PUT", "DELETE"):  # PUT: clusters.update (NAP's limits)
             rsps.add_callback(method, HOSTS, callback=answer)
         yield Env(fake, make_provider(sleeps), sleeps)

@@ -112,6 +112,8 @@ def _reservation(inputs: dict[str, Any]) -> Any:
 def folder_pools(folder: Path) -> list[dict[str, Any]]:
     """The node pools the folder creates, in the shape of tf_node_pool_settings()."""
     calls = module_calls(folder)
+    if "tpu_node_pool" not in calls and "gpu_node_pool" not in calls:
+        return []  # node auto-provisioning: GKE makes the pools
     if "tpu_node_pool" in calls:
         errors = pool_wiring_errors(folder / "modules/tpu-node-pool/main.tf", "slice", TPU_WIRING)
         assert not errors, errors

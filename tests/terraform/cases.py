@@ -26,8 +26,12 @@ class Case:
     num_slices: int = 1
     num_nodes: int = 1
     state_bucket: str | None = None
+    nap: bool = False  # --enable-autoprovisioning (issue 38)
 
     def spec(self) -> ClusterSpec:
+        from xcli.providers.gke.options import GkeOptions
+        from xcli.spec import ProviderOptions
+
         flags = {"on_demand": False, "spot": False, "reservation": None, "flex_start": False}
         return ClusterSpec(
             name="demo",
@@ -39,6 +43,7 @@ class Case:
             num_slices=self.num_slices,
             num_nodes=self.num_nodes,
             terraform=TerraformMode("deploy", state_bucket=self.state_bucket),
+            options=GkeOptions(autoprovisioning=True) if self.nap else ProviderOptions(),
         )
 
 
@@ -91,6 +96,15 @@ CASES: dict[str, Case] = {
         "h200-141gb-8",
         {"spot": True},
         num_nodes=2,
+    ),
+    # node auto-provisioning: the cluster's cluster_autoscaling block, no pool module
+    "v6e-256-x2-nap-spot": Case(
+        ("--tpu-type", "v6e-256", "--num-slices", "2", "--spot", "--enable-autoprovisioning"),
+        "gke",
+        "v6e-256",
+        {"spot": True},
+        num_slices=2,
+        nap=True,
     ),
     "v6e-256-x2-queued-resource": Case(
         (

@@ -306,3 +306,36 @@ def test_queued_resource_settings_reads_the_documented_tpu_fields() -> None:
     spec = CASES["v6e-256-x2-queued-resource"].spec()
     assert queued_resource_settings(body) == tf_queued_resource_settings(spec)
     assert queued_resource_settings({**body, "spot": {}})["capacity"] == "spot"
+
+
+def test_nap_cluster_autoscaling_matches_the_api_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Node auto-provisioning (issue 38): the gke-cluster module's cluster_autoscaling inputs
+    are the API path's `autoscaling`, field by field, and neither makes an accelerator pool."""
+    case = CASES["v6e-256-x2-nap-spot"]
+    plan = dry_run_plan(case, capsys)
+    api = api_calls(plan, "clusters.create")[0]["request"]["body"]["cluster"]["autoscaling"]
+    assert api_calls(plan, "nodePools.create") == []
+    folder = terraform_folder(case, tmp_path, monkeypatch)
+    tf = module_inputs(folder, "cluster")["cluster_autoscaling"]
+    assert api["enableNodeAutoprovisioning"] is True
+    assert tf["autoscaling_profile"] == api["autoscalingProfile"]
+    assert tf["auto_provisioning_locations"] == api["autoprovisioningLocations"]
+    assert tf["oauth_scopes"] == api["autoprovisioningNodePoolDefaults"]["oauthScopes"]
+    assert tf["resource_limits"] == [
+        {
+            "resource_type": r["resourceType"],
+            "minimum": int(r["minimum"]),
+            "maximum": int(r["maximum"]),
+        }
+        for r in api["resourceLimits"]
+    ]
+    main = (folder / "modules/gke-cluster/main.tf").read_text(encoding="utf-8")
+    # the module writes what the API path's autoprovisioningNodePoolDefaults.management says
+    assert api["autoprovisioningNodePoolDefaults"]["management"] == {
+        "autoRepair": True,
+        "autoUpgrade": True,
+    }
+    assert "auto_repair  = true" in main and "auto_upgrade = true" in main
+    assert 'module "tpu_node_pool"' not in (folder / "main.tf").read_text(encoding="utf-8")

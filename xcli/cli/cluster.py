@@ -169,6 +169,8 @@ def create(
       xcli cluster create --cluster p --tpu-type v6e-16 --spot --private \\
           --authorized-networks 10.1.0.0/16
       xcli cluster create --cluster r --tpu-type v5p-128 --num-slices 2 --reservation a,b
+      xcli cluster create --cluster n --tpu-type v6e-256 --num-slices 2 --spot \\
+          --enable-autoprovisioning    # GKE makes pools of any v6e shape at submit time
       xcli cluster create --cluster s --tpu-type tpu7x-4x4x4 --reservation ironwood \\
           --super-slicing --num-cubes 8
     """

@@ -155,10 +155,11 @@ ROWS: tuple[Row, ...] = (
     ),
     Row(
         "submit --gke-nap-provisioning, --gke-nap-reservation",
-        "NAP clusters",
-        "",
-        (),
-        "none: xcli makes the node pools, no auto-provisioning",
+        "NAP clusters; NAP-limits pre-flight",
+        SUBMIT,
+        ("--spot", "--on-demand", "--reservation"),
+        "on a `cluster create --enable-autoprovisioning` cluster; a workload over its chip "
+        "limit is refused before anything is sent",
     ),
     Row(
         "submit --await-job-completion, --timeout",

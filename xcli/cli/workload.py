@@ -194,11 +194,13 @@ def _workload_options(func: Any) -> Any:
             "instead of reading the cluster.",
         ),
     ]
+    from xcli.cli.workload_capacity import OPTIONS as capacity_options
     from xcli.cli.workload_image import OPTIONS as image_options
     from xcli.cli.workload_pathways import OPTIONS as pathways_options
     from xcli.cli.workload_storage import OPTIONS as storage_options
 
-    for option in reversed([*options, *image_options, *storage_options, *pathways_options]):
+    every = [*options, *capacity_options, *image_options, *storage_options, *pathways_options]
+    for option in reversed(every):
         func = option(func)
     return func
 
@@ -211,6 +213,10 @@ def _create_groups() -> list[tuple[str, list[str]]]:
             ["cluster", "provider", "name", "command", "namespace", "replace", "show_marks"],
         ),
         ("Shape (default: the cluster's)", ["tpu_type", "device_type", "num_slices", "num_nodes"]),
+        (
+            "Capacity (auto-provisioning clusters; default: the cluster's)",
+            ["capacity_on_demand", "capacity_spot", "capacity_reservation"],
+        ),
         (
             "Image (none given: this folder on python:3.10, as XPK does)",
             [
@@ -305,6 +311,7 @@ def create(common: Common, **flags: Any) -> int:
     from xcli.app import workload as use
     from xcli.cli.providers import registry
     from xcli.cli.wiring import deps
+    from xcli.cli.workload_capacity import capacity_from
     from xcli.cli.workload_flags import (
         facts_for,
         precheck,
@@ -319,6 +326,7 @@ def create(common: Common, **flags: Any) -> int:
 
     pathways = options_from(flags)  # refuses its flags without --pathways, before anything
     flags["pathways_given"] = pathways is not None  # --vertex-tensorboard is JobSet-only
+    capacity = capacity_from(flags, lambda: common.project)
     if not flags["command"] and not (pathways and pathways.headless):
         raise click.UsageError("Missing option '--command'.")
     flags["command"] = flags["command"] or ""
@@ -366,8 +374,18 @@ def create(common: Common, **flags: Any) -> int:
 
         check_writable_file(flags["output_manifest_file"], "--output-manifest-file")
     refuse_kubernetes_files(flags, kind.manifests)
+    if capacity is not None and (pathways is not None or not kind.manifests):
+        from xcli.errors import UserError
+
+        raise UserError(
+            f"--{capacity.kind if capacity.kind != 'reservation' else 'reservation'} chooses "
+            "the capacity of a JobSet on an auto-provisioning GKE cluster"
+            + (" (not a Pathways workload)" if pathways is not None else ""),
+            hint="drop it: the workload runs on its cluster's capacity",
+        )
     facts = facts_for(common, flags["cluster_metadata"], flags.get("storage_record") or ())
-    request = use.CreateRequest(replace(request_from(flags), pathways=pathways), common, image)
+    made = replace(request_from(flags), pathways=pathways, capacity=capacity)
+    request = use.CreateRequest(made, common, image)
     created = use.create(request, deps(common, facts))
     if created.follow is not None and not common.dry_run and common.output == "text":
         click.echo(created.follow, err=True)

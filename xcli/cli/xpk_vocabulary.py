@@ -135,9 +135,14 @@ _GCLOUD = (
 )
 _DRIVER = "xcli turns the {0} CSI driver on when `xcli storage attach --type {1}` needs it"
 _NOT_TOOLS = "xcli calls the APIs directly: it runs and downloads no gcloud or kubectl"
-_CAPACITY_IS_CLUSTERS = refused(
-    "a workload runs on its cluster's capacity (cluster create --on-demand|--spot|"
-    "--reservation|--flex-start); xcli has no node auto-provisioning for a workload to choose"
+_NAP_FLEX = refused(
+    "on an auto-provisioning cluster a workload takes --on-demand, --spot or --reservation; "
+    "flex-start with node auto-provisioning is not in xcli (cluster create --flex-start makes "
+    "flex-start pools)"
+)
+_PATHWAYS_CAPACITY = refused(
+    "a Pathways workload runs on its cluster's capacity (cluster create --on-demand|--spot|"
+    "--reservation|--flex-start)"
 )
 # XPK's workload side: an Experiment, then these variables (src/xpk/core/docker_resources.py
 # l.235-238 at 367c838253be)
@@ -155,8 +160,9 @@ _NO_MTC = refused(
     "xcli has no multi-tier checkpointing; `workload create --checkpoint-dir gs://B/P` "
     "gives every worker a checkpoint folder"
 )
-_NO_NAP = refused(
-    "xcli creates the node pools a cluster needs; it does not set up auto-provisioning"
+_NAP_ADAPT = refused(
+    "`xcli cluster adapt` sets up a cluster's existing pools; for node auto-provisioning use "
+    "`xcli cluster create --enable-autoprovisioning` (docs/tpu.md)"
 )
 # v6e sub-slicing is not settled by a source xcli can follow: XPK keeps it behind
 # SUB_SLICING_ENABLED (off by default; src/xpk/utils/feature_flags.py) and selects Topology levels
@@ -282,9 +288,10 @@ FATES: dict[str, Fate] = {
     "--sub-slicing": _NO_SUB_SLICING,
     "--super-slicing": alias(),
     "--num-cubes": alias(),
-    "--enable-autoprovisioning": _NO_NAP,
-    "--autoprovisioning-min-chips": _NO_NAP,
-    "--autoprovisioning-max-chips": _NO_NAP,
+    # node auto-provisioning (issue 38): the same names (xcli/providers/gke/nap.py)
+    "--enable-autoprovisioning": alias(),
+    "--autoprovisioning-min-chips": alias(),
+    "--autoprovisioning-max-chips": alias(),
     # XPK creates it through cloud-accelerator-diagnostics; xcli through aiplatform.v1's REST
     # API (xcli/plan/vertex.py)
     "--create-vertex-tensorboard": mapped("--vertex-tensorboard"),
@@ -411,6 +418,9 @@ FATES_BY_COMMAND: dict[tuple[str, str], Fate] = {
     ("cluster adapt", "--tensorboard-name"): _VERTEX_AT_CREATE,
     ("cluster adapt", "--enable-legacy-lustre-port"): _LEGACY_LUSTRE,
     ("storage attach", "--enable-legacy-lustre-port"): _LEGACY_LUSTRE,
+    ("cluster adapt", "--enable-autoprovisioning"): _NAP_ADAPT,
+    ("cluster adapt", "--autoprovisioning-min-chips"): _NAP_ADAPT,
+    ("cluster adapt", "--autoprovisioning-max-chips"): _NAP_ADAPT,
     # adapt sets up a cluster some other tool made: its pools are already there
     ("cluster adapt", "--super-slicing"): _ADAPT_SLICING,
     ("cluster adapt", "--num-cubes"): _ADAPT_SLICING,
@@ -459,9 +469,13 @@ FATES_BY_COMMAND: dict[tuple[str, str], Fate] = {
         )
         for command in ("cluster describe", "cluster list", "workload list", "storage list")
     },
+    # node auto-provisioning (issue 38): a workload chooses the capacity GKE provisions it on
+    ("workload create", "--on-demand"): alias(),
+    ("workload create", "--spot"): alias(),
+    ("workload create", "--reservation"): alias(),
+    ("workload create", "--flex"): _NAP_FLEX,
     **{
-        (command, flag): _CAPACITY_IS_CLUSTERS
-        for command in ("workload create", "workload create-pathways")
+        ("workload create-pathways", flag): _PATHWAYS_CAPACITY
         for flag in ("--on-demand", "--spot", "--reservation", "--flex")
     },
 }

@@ -6,9 +6,10 @@ The whole tar is on disk first (Podman writes `manifest.json` last), and `manife
 followed, not the directory layout: its `Layers` paths may be symlinks (Podman) or blobs named
 by their compressed digest (the containerd store). A layer is sniffed: gzip (`1f 8b`) and zstd
 (`28 b5 2f fd`) blobs are pushed as they are; an uncompressed one is compressed as the folder's
-layers are (gzip level 1, no name, mtime 0: the same bytes every time with the same zlib). Each
-uncompressed tar's sha256 must equal the config's `rootfs.diff_ids[i]` (zstd ones are taken on
-the daemon's word: the standard library reads no zstd before Python 3.14).
+layers are, by image/tarball.py (gzip level 1, no name, mtime 0: the same bytes every time with
+the same compressor, ISA-L where installed). Each uncompressed tar's sha256 must equal the
+config's `rootfs.diff_ids[i]` (zstd ones are taken on the daemon's word: the standard library
+reads no zstd before Python 3.14).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from pathlib import Path
 from typing import IO, Any, cast
 
 from xcli.errors import UserError
-from xcli.image import oci
+from xcli.image import oci, tarball
 from xcli.image.layers import GZIP_LEVEL, Store
 
 OCI_CONFIG = "application/vnd.oci.image.config.v1+json"
@@ -142,19 +143,13 @@ def _layer(src: IO[bytes], store: Store, diff_id: str, name: str) -> Mapping[str
             _drain(_Tee(head, src, packed, out), None)
         else:
             media = oci.OCI_LAYER
-            sink = _Sum(out, packed)
-            with gzip.GzipFile(
-                filename="",
-                mode="wb",
-                fileobj=sink,
-                mtime=0,
-                compresslevel=GZIP_LEVEL,
-            ) as gz:
-                plain.update(head)
-                gz.write(head)
-                for part in iter(lambda: src.read(_CHUNK), b""):
-                    plain.update(part)
-                    gz.write(part)
+            gz = tarball.Gzip(out, GZIP_LEVEL)
+            blocks = tarball.Blocks(gz.block)
+            blocks.write(head)
+            blocks.drain(src)
+            blocks.close()
+            gz.finish()
+            plain, packed = gz.plain, gz.packed
     if checked and f"sha256:{plain.hexdigest()}" != diff_id:
         tmp.unlink()
         raise _bad(name, f"a layer's content is not its config's DiffID {diff_id}")
@@ -220,18 +215,3 @@ class _Tee:
         self.sha.update(data)
         self.out.write(data)
         return data
-
-
-class _Sum:
-    """A write-only file that hashes what it passes to `out`."""
-
-    def __init__(self, out: IO[bytes], sha: Any) -> None:
-        self.out, self.sha = out, sha
-
-    def write(self, data: bytes) -> int:
-        self.sha.update(data)
-        self.out.write(data)
-        return len(data)
-
-    def flush(self) -> None:
-        self.out.flush()

@@ -24,6 +24,7 @@ an AWS credentials file (`aws_secret_access_key`), unless it was included on pur
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from xcli.image import ignore
@@ -59,6 +60,11 @@ DEFAULTS: tuple[tuple[str, str], ...] = (
     ("secrets.dev.yaml", "secrets file"),
 )
 _RULES = tuple((ignore.parse(f"**/{pattern}")[0], why) for pattern, why in DEFAULTS)
+# the rules as one expression, group i+1 being rule i: one match per prefix instead of one per
+# rule and prefix (the walk asks for every path of the folder; 27 rules cost 60 us a path)
+_ANY_RULE = re.compile(
+    "|".join(f"({p.regex.pattern.removeprefix('^').removesuffix('$')})" for p, _ in _RULES)
+)
 SNIFF_BYTES = 8192  # keys and credential files are small; their markers come first
 SNIFF_MAX_SIZE = 1024 * 1024
 
@@ -70,11 +76,12 @@ def _prefixes(path: str) -> list[str]:
 
 def reason(path: str) -> str | None:
     """Why `path` (relative, slash-separated) is left out by default, or None."""
-    candidates = _prefixes(path)
-    for pattern, why in _RULES:
-        if any(pattern.regex.match(p) for p in candidates):
-            return why
-    return None
+    first = len(_RULES)  # the first rule (in DEFAULTS' order) that matches any prefix
+    for prefix in _prefixes(path):
+        hit = _ANY_RULE.fullmatch(prefix)
+        if hit is not None and hit.lastindex is not None:
+            first = min(first, hit.lastindex - 1)
+    return _RULES[first][1] if first < len(_RULES) else None
 
 
 def included(path: str, includes: tuple[ignore.Pattern, ...]) -> bool:
@@ -103,7 +110,10 @@ def looks_secret(head: bytes) -> str | None:
     """What a file's first bytes look like, when they look like a key or a credential."""
     if b"-----BEGIN " in head and b"PRIVATE KEY-----" in head:
         return "a private key"
-    text = head.decode("utf-8", "replace")
+    try:
+        text = head.decode("utf-8")
+    except UnicodeDecodeError:
+        return _binary_looks_secret(head)
     squeezed = "".join(text.split())
     if '"type":"service_account"' in squeezed and '"private_key"' in squeezed:
         return "a Google service-account key"
@@ -111,6 +121,27 @@ def looks_secret(head: bytes) -> str | None:
         return "Google user credentials"
     if "aws_secret_access_key" in text.lower():
         return "AWS credentials"
+    return None
+
+
+def _binary_looks_secret(head: bytes) -> str | None:
+    """`looks_secret` for a head that is not UTF-8 (weights, archives; or text cut inside a
+    character at SNIFF_BYTES), on the bytes: decoding 8 KiB of binary with replacement
+    characters, squeezing and lowering it cost 190 us a file, most of a cold build's folder
+    scan. The markers are ASCII, and an ASCII byte is the same character either way; what the
+    bytes do not squeeze is whitespace other than ASCII's (U+001C-U+001F, non-ASCII spaces)
+    between a JSON file's tokens, which JSON does not allow (RFC 8259 section 2: space, tab,
+    LF, CR), so no loader reads such a file; the Kelvin sign that lowers to `k` is left to the
+    text check after the ASCII pre-check."""
+    squeezed = head.translate(None, b" \t\n\r\x0b\x0c")  # bytes.split()'s whitespace
+    if b'"type":"service_account"' in squeezed and b'"private_key"' in squeezed:
+        return "a Google service-account key"
+    if b'"type":"authorized_user"' in squeezed and b'"refresh_token"' in squeezed:
+        return "Google user credentials"
+    if b"aws_secret_access_" in head.lower():
+        text = head.decode("utf-8", "replace")
+        if "aws_secret_access_key" in text.lower():
+            return "AWS credentials"
     return None
 
 

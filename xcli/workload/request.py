@@ -13,7 +13,7 @@ from pathlib import Path
 
 from xcli.errors import UserError
 from xcli.plan.hang import parse_hang_after
-from xcli.spec import check_duration
+from xcli.spec import Capacity, check_duration
 from xcli.workload.scheduling import DEFAULT_SCHEDULER
 from xcli.workload.spec import DEFAULT_MAX_DISRUPTIONS, ClusterMeta, WorkloadSpec, parse_env
 
@@ -67,6 +67,8 @@ class WorkloadRequest:
     pathways: PathwaysOptions | None = None  # --pathways: the workload is a Pathways JobSet
     # --vertex-tensorboard: the Experiment's name ("" for XPK's <cluster>-<workload>); None: off
     experiment: str | None = None
+    # --on-demand|--spot|--reservation: the capacity NAP provisions (None: the cluster's)
+    capacity: Capacity | None = None
 
     @property
     def accelerator(self) -> str | None:

@@ -91,6 +91,13 @@ class ClusterMeta:
     # (region, display name) of the Vertex AI Tensorboard `cluster create --vertex-tensorboard`
     # made, if any (xcli/plan/vertex.py)
     tensorboard: tuple[str, str] | None = None
+    # node auto-provisioning (cluster create --enable-autoprovisioning): the most chips of the
+    # accelerator's family GKE may provision; 0 when the cluster has its own pools
+    nap_max_chips: int = 0
+
+    @property
+    def autoprovisioned(self) -> bool:
+        return self.nap_max_chips > 0
 
 
 def cluster_meta_from_dict(
@@ -140,7 +147,15 @@ def cluster_meta_from_dict(
             if data.get("tensorboard_region") and data.get("tensorboard_name")
             else None
         ),
+        nap_max_chips=_nap_max(data, where),
     )
+
+
+def _nap_max(data: Mapping[str, Any], where: str) -> int:
+    """The chip limit of an auto-provisioning cluster (0: it has its own pools)."""
+    if str(data.get("autoprovisioning", "")).lower() != "true":
+        return 0
+    return _count(data.get("autoprovisioning_max_chips"), "autoprovisioning_max_chips", where)
 
 
 def _count(value: Any, key: str, where: str, least: int = 1) -> int:

@@ -134,6 +134,27 @@ OPTIONS: list[Callable[[Any], Any]] = [
         help="Machine type of the Pathways head pool; it must have at least 49 vCPUs and "
         "238592 MB (gke; default n2-standard-64, as XPK).",
     ),
+    # XPK's names (AI-Hypercomputer/xpk@367c838 src/xpk/parser/cluster.py); providers/gke/nap.py
+    click.option(
+        "--enable-autoprovisioning",
+        is_flag=True,
+        help="Node auto-provisioning: create no accelerator node pools; GKE creates them when "
+        "workloads ask, of any shape of the accelerator's family within the chip limits "
+        "(gke; see docs/tpu.md).",
+    ),
+    click.option(
+        "--autoprovisioning-min-chips",
+        type=click.IntRange(0, None),
+        metavar="N",
+        help="With --enable-autoprovisioning: chips GKE keeps at least (gke; default 0).",
+    ),
+    click.option(
+        "--autoprovisioning-max-chips",
+        type=click.IntRange(1, None),
+        metavar="N",
+        help="With --enable-autoprovisioning: chips auto-provisioned pools may hold at most "
+        "(gke; default the chips of --tpu-type x --num-slices, or --num-nodes GPUs).",
+    ),
     click.option(
         "--super-slicing",
         is_flag=True,

@@ -35,6 +35,7 @@ from xcli.plan.gke.kueue_objects import (
     LOCAL_QUEUE,
     NAMESPACE,
     PRIORITIES,
+    Autoprovisioning,
     flavor_name,
     kueue_objects,
     meta,
@@ -99,13 +100,15 @@ def setup_steps(
     pathways: str | None = None,
     jobset_gates: tuple[str, ...] = (),
     extra_metadata: Mapping[str, Any] | None = None,
+    nap: Autoprovisioning | None = None,
 ) -> list[Step]:
     """The in-cluster setup steps for `spec`, run against `cluster` once `after` have run.
     `cpu_machine_type`: the system pool's machine as given (None: sized by the cluster);
     `pathways`: the machine type of the Pathways heads' pool (None: no such pool);
     `jobset_gates`: JobSet feature gates to turn on (plan/gke/jobset_config.py);
     `extra_metadata`: more entries of the metadata ConfigMap (values may be step outputs: the
-    ConfigMap then waits for those steps, e.g. the Vertex AI Tensorboard's)."""
+    ConfigMap then waits for those steps, e.g. the Vertex AI Tensorboard's);
+    `nap`: node auto-provisioning's chip limits (None: the cluster makes its own pools)."""
     ctl = system_pool.size(vm_count(spec), cpu_machine_type).controllers
     installs = [
         K8sInstall(
@@ -144,11 +147,10 @@ def setup_steps(
         summary = f"priority class {name} ({obj['value']})"
         priorities.append(_apply(f"k8s-priority-{name}", summary, after, cluster, obj))
     acc = spec.accelerator
-    read = cohort_read(
-        cluster, (wait.id,), flavor_name(spec), acc.resource_name, spec.total_chips, COHORT
-    )
+    chips = spec.total_chips if nap is None else nap.max_chips
+    read = cohort_read(cluster, (wait.id,), flavor_name(spec), acc.resource_name, chips, COHORT)
     queue = []
-    for key, obj in kueue_objects(spec, pathways):
+    for key, obj in kueue_objects(spec, pathways, nap):
         summary = f"Kueue {obj['kind']} {obj['metadata']['name']}"
         if key == "cluster-queue":  # less the chips teams hold (plan/gke/cohort_read.py)
             carve = carved(obj, acc.resource_name, flavor_name(spec))
@@ -159,7 +161,9 @@ def setup_steps(
     extra = dict(extra_metadata or {})
     outputs = tuple(sorted({r.step for r in refs_in(extra)}))
     done = tuple(s.id for s in [*priorities, *queue]) + outputs
-    configmap = metadata_configmap(spec, pathways=pathways is not None, jobset_gates=jobset_gates)
+    configmap = metadata_configmap(
+        spec, pathways=pathways is not None, jobset_gates=jobset_gates, nap=nap
+    )
     configmap["data"].update(extra)
     metadata = _apply(
         "k8s-metadata",
@@ -178,7 +182,10 @@ def _apply(
 
 
 def metadata_configmap(
-    spec: ClusterSpec, pathways: bool = False, jobset_gates: tuple[str, ...] = ()
+    spec: ClusterSpec,
+    pathways: bool = False,
+    jobset_gates: tuple[str, ...] = (),
+    nap: Autoprovisioning | None = None,
 ) -> dict[str, Any]:
     """What workloads need to know about the cluster, as strings (ConfigMap data is strings)."""
     acc = spec.accelerator
@@ -209,7 +216,7 @@ def metadata_configmap(
     optional = {
         "topology": acc.topology,
         "gpu_network": acc.gpu_network,
-        "kueue_topology": topology_name(spec) if uses_topology(spec) else "",
+        "kueue_topology": topology_name(spec) if uses_topology(spec) and nap is None else "",
         "cohort": COHORT,
         "reservation": spec.capacity.reservation,
         "max_run_duration_seconds": spec.capacity.max_run_duration,
@@ -218,6 +225,12 @@ def metadata_configmap(
         "pathways_flavor": pathways_pool.FLAVOR if pathways else "",
         # JobSet feature gates turned on (cluster create --slice-restarts: RestartJob)
         "jobset_feature_gates": ",".join(jobset_gates),
+        # node auto-provisioning: workloads of any shape of the family, within these chips
+        # (XPK's resources ConfigMap keeps the same two numbers, minimum_chips and
+        # maximum_chips: src/xpk/core/resources.py l.138-148)
+        "autoprovisioning": "true" if nap is not None else "",
+        "autoprovisioning_min_chips": str(nap.min_chips) if nap is not None else "",
+        "autoprovisioning_max_chips": str(nap.max_chips) if nap is not None else "",
     }
     data.update({k: str(v) for k, v in optional.items() if v})  # absent, rather than empty
     return {

@@ -14,6 +14,7 @@ would still run at priority 0. XPK's users already know these five names and val
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from xcli.plan.gke import pathways_pool
@@ -86,6 +87,16 @@ FLEX_START_LABEL = "cloud.google.com/gke-flex-start"
 QUEUED_LABEL = "cloud.google.com/gke-queued"
 
 
+@dataclass(frozen=True)
+class Autoprovisioning:
+    """A node auto-provisioning cluster's chip limits (providers/gke/nap.py): GKE creates the
+    accelerator pools when workloads ask, of any shape of the family, up to `max_chips`."""
+
+    resource: str  # the GKE accelerator value the limits name: tpu-v6e-slice
+    min_chips: int
+    max_chips: int
+
+
 def meta(name: str, namespace: str | None = None) -> dict[str, Any]:
     meta: dict[str, Any] = {"name": name}
     if namespace:
@@ -114,7 +125,7 @@ def flavor_name(spec: ClusterSpec) -> str:
     return spec.accelerator.name
 
 
-def resource_flavor(spec: ClusterSpec) -> dict[str, Any]:
+def resource_flavor(spec: ClusterSpec, nap: Autoprovisioning | None = None) -> dict[str, Any]:
     """Node labels Kueue copies into admitted pods' nodeSelectors, and the taint tolerations.
 
     Capacity labels: GKE labels Spot nodes cloud.google.com/gke-spot=true and flex-start
@@ -123,9 +134,23 @@ def resource_flavor(spec: ClusterSpec) -> dict[str, Any]:
     then tolerates. No reservation label: its value would have to be the reservation's name
     while xcli accepts paths and blocks of shared reservations, and the accelerator labels
     already select only this cluster's pools.
+
+    Under node auto-provisioning (`nap`) the flavor selects the accelerator alone, as XPK's
+    does (AI-Hypercomputer/xpk@367c838 src/xpk/core/kueue_manager.py l.353-361 and the
+    recipes/NAP_cluster-create.md golden: `nodeLabels: {"cloud.google.com/gke-tpu-accelerator":
+    "tpu7x"}`): each workload's own nodeSelector names the topology and the capacity, and GKE
+    makes a pool with those labels. No topologyName: the pools start with no nodes.
     """
     acc = spec.accelerator
     labels = {acc.gke_label: acc.gke_accelerator}
+    if nap is not None:
+        tolerations = [{"key": acc.resource_name, "operator": "Exists", "effect": "NoSchedule"}]
+        return {
+            "apiVersion": KUEUE_API,
+            "kind": "ResourceFlavor",
+            "metadata": meta(flavor_name(spec)),
+            "spec": {"nodeLabels": labels, "tolerations": tolerations},
+        }
     if acc.kind == "tpu" and acc.topology:
         labels[TPU_TOPOLOGY_LABEL] = acc.topology
     # a CPU shape's nodes carry no accelerator taint to tolerate
@@ -201,12 +226,20 @@ def vm_count(spec: ClusterSpec) -> int:
     return spec.num_slices * spec.accelerator.vms_per_slice
 
 
-def cluster_queue(spec: ClusterSpec, pathways: str | None = None) -> dict[str, Any]:
-    """`pathways`: the machine type of the Pathways heads' pool, None when it has none."""
+def cluster_queue(
+    spec: ClusterSpec, pathways: str | None = None, nap: Autoprovisioning | None = None
+) -> dict[str, Any]:
+    """`pathways`: the machine type of the Pathways heads' pool, None when it has none; `nap`:
+    the auto-provisioning limits, whose maximum is the chip quota (XPK: the ClusterQueue's
+    nominalQuota is the NAP maximum, src/xpk/commands/cluster.py l.1466-1469)."""
     resource = spec.accelerator.resource_name
     vms = vm_count(spec)
+    chips = spec.total_chips
+    if nap is not None:
+        chips = nap.max_chips
+        vms = nap.max_chips  # a VM has at least one chip, whatever shape NAP makes
     quota: list[dict[str, Any]] = [
-        {"name": resource, "nominalQuota": spec.total_chips},
+        {"name": resource, "nominalQuota": chips},
         # a CPU shape's chips are its vCPUs: the machines' vCPUs are the quota
         *([] if resource == "cpu" else [{"name": "cpu", "nominalQuota": vms * CPU_PER_VM}]),
         {"name": "memory", "nominalQuota": f"{vms * MEMORY_TIB_PER_VM}Ti"},
@@ -300,16 +333,21 @@ def provisioning_objects(spec: ClusterSpec) -> list[dict[str, Any]]:
 
 
 def kueue_objects(
-    spec: ClusterSpec, pathways: str | None = None
+    spec: ClusterSpec, pathways: str | None = None, nap: Autoprovisioning | None = None
 ) -> list[tuple[str, dict[str, Any]]]:
     """(step key, object) for every Kueue object of the cluster, in apply order; `pathways`:
-    the machine type of the Pathways heads' pool (None: no such pool)."""
-    found = [("topology", topology(spec))] if uses_topology(spec) else []
-    found.append(("flavor", resource_flavor(spec)))
+    the machine type of the Pathways heads' pool (None: no such pool); `nap`: the node
+    auto-provisioning limits (None: the cluster has its own pools)."""
+    tas = uses_topology(spec) and nap is None
+    found = [("topology", topology(spec))] if tas else []
+    found.append(("flavor", resource_flavor(spec, nap)))
     if pathways is not None:
         found.append(("pathways-flavor", pathways_pool.flavor(meta(pathways_pool.FLAVOR))))
     if queued_provisioning(spec):
         config, check = provisioning_objects(spec)
         found += [("provisioning-config", config), ("admission-check", check)]
-    found += [("cluster-queue", cluster_queue(spec, pathways)), ("local-queue", local_queue())]
+    found += [
+        ("cluster-queue", cluster_queue(spec, pathways, nap)),
+        ("local-queue", local_queue()),
+    ]
     return found

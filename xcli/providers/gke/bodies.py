@@ -311,10 +311,10 @@ def pool_count(spec: ClusterSpec) -> int:
 
 def setup_steps(spec: ClusterSpec, cluster: Text, after: tuple[str, ...]) -> list[Step]:
     """The in-cluster setup (plan/gke/incluster.py) with what this cluster's options ask for: the
-    system pool's machine type and the Pathways heads' pool."""
+    system pool's machine type, the Pathways heads' pool and node auto-provisioning's limits."""
     from xcli.plan.gke import incluster
     from xcli.plan.gke.jobset_config import gates
-    from xcli.providers.gke import tensorboard
+    from xcli.providers.gke import nap, tensorboard
 
     opts = gke_opts.of(spec)
     steps = incluster.setup_steps(
@@ -325,5 +325,6 @@ def setup_steps(spec: ClusterSpec, cluster: Text, after: tuple[str, ...]) -> lis
         pathways=opts.pathways_machine,
         jobset_gates=gates(opts.slice_restarts),
         extra_metadata=tensorboard.metadata(spec),
+        nap=nap.quota(spec),
     )
     return slicing.setup(spec, steps)  # dynamic slicing's Kueue objects (slicing.py)

@@ -45,6 +45,10 @@ class GkeOptions(ProviderOptions):
     authorized_networks: tuple[str, ...] = ()
     master_ipv4_cidr: tuple[str, ...] = ()
     private_endpoint_subnetwork: str | None = None
+    # node auto-provisioning (providers/gke/nap.py); the chip limits as given
+    autoprovisioning: bool = False
+    autoprovisioning_min_chips: int | None = None
+    autoprovisioning_max_chips: int | None = None
     # dynamic slicing (providers/gke/slicing.py): node pools of 4x4x4 sub-blocks that GKE's
     # slice controller joins into slices of the workloads' shapes
     super_slicing: bool = False
@@ -93,6 +97,9 @@ def gke_options(flags: Mapping[str, object]) -> GkeOptions:
         authorized_networks=_texts(flags.get("authorized_networks")),
         master_ipv4_cidr=_texts(flags.get("master_ipv4_cidr")),
         private_endpoint_subnetwork=_text(flags.get("private_endpoint_subnetwork")),
+        autoprovisioning=bool(flags.get("enable_autoprovisioning")),
+        autoprovisioning_min_chips=_count(flags.get("autoprovisioning_min_chips")),
+        autoprovisioning_max_chips=_count(flags.get("autoprovisioning_max_chips")),
         super_slicing=bool(flags.get("super_slicing")),
         num_cubes=int(str(cubes)) if (cubes := flags.get("num_cubes")) else None,
     )
@@ -113,6 +120,10 @@ DEFAULTS = GkeOptions()
 
 def _text(value: object) -> str | None:
     return str(value) if value not in (None, "") else None
+
+
+def _count(value: object) -> int | None:
+    return None if value is None or value == "" else int(str(value))
 
 
 def _texts(value: object) -> tuple[str, ...]:

@@ -34,6 +34,7 @@ from xcli.providers.gke import (
     image_levers,
     limits,
     ml_diagnostics,
+    nap,
     nat,
     pathways,
     private,
@@ -50,6 +51,7 @@ SetupBuilder = Callable[[ClusterSpec, str, tuple[str, ...]], Sequence[Step]]
 
 CREATE_CLUSTER = "container.projects.locations.clusters.create"
 DELETE_CLUSTER = "container.projects.locations.clusters.delete"
+UPDATE_CLUSTER = "container.projects.locations.clusters.update"
 CREATE_POOL = "container.projects.locations.clusters.nodePools.create"
 DELETE_POOL = "container.projects.locations.clusters.nodePools.delete"
 UPDATE_CLUSTER = "container.projects.locations.clusters.update"
@@ -120,7 +122,9 @@ def _cluster_steps(spec: ClusterSpec, seen: GkeObserved, notes: list[str]) -> li
                 CREATE_CLUSTER,
                 "POST",
                 url,
-                body=gpu_network.with_cluster_network(spec, private.cluster_body(spec)),
+                body=nap.with_autoscaling(
+                    spec, gpu_network.with_cluster_network(spec, private.cluster_body(spec))
+                ),
             )
         ]
     if seen.locations and spec.zone not in seen.locations:
@@ -148,8 +152,26 @@ def _cluster_steps(spec: ClusterSpec, seen: GkeObserved, notes: list[str]) -> li
         ]
     if slicing.enabled(spec) and seen.slice_controller is False:
         return [_slice_controller_on(spec)]
+    if nap.enabled(spec):  # the limits asked for now replace the cluster's (XPK: clusters update)
+        return [_nap_update(spec)]
     notes.append(f"cluster {spec.name} exists ({status}); kept as it is")
     return []
+
+
+def _nap_update(spec: ClusterSpec) -> Step:
+    """clusters.update with desiredClusterAutoscaling: node auto-provisioning on an existing
+    cluster, or its new limits (XPK runs `gcloud container clusters update
+    --enable-autoprovisioning --autoprovisioning-config-file`, src/xpk/core/nap.py)."""
+    url = gke.cluster_url(spec.project, spec.region, spec.name)
+    scopes = list(gke.SCOPES)
+    return op_call(
+        "cluster",
+        f"set node auto-provisioning limits on cluster {spec.name}",
+        UPDATE_CLUSTER,
+        "PUT",
+        url,
+        body={"update": {"desiredClusterAutoscaling": nap.autoscaling(spec, scopes)}},
+    )
 
 
 def _slice_controller_on(spec: ClusterSpec) -> Step:
@@ -230,6 +252,14 @@ def _delete_pool(spec: ClusterSpec, name: str, step_id: str, why: str, destructi
 def _pool_steps(
     spec: ClusterSpec, seen: GkeObserved, after: tuple[str, ...], notes: list[str]
 ) -> list[Step]:
+    if nap.enabled(spec):  # GKE creates the accelerator pools (providers/gke/nap.py)
+        mine = sorted(n for n in seen.pools if n.startswith(f"{spec.name}-np-"))
+        if mine:
+            notes.append(
+                f"node auto-provisioning: the pools {', '.join(mine)} are kept as they are; "
+                "delete them with --force to leave the capacity to auto-provisioning"
+            )
+        return []
     force = spec.force
     if force and not seen.pools:  # issue 37: no flag is dropped without a word
         notes.append(f"--force: cluster {spec.name} has no node pool yet, so none is replaced")
@@ -296,7 +326,7 @@ def _surplus(spec: ClusterSpec, seen: GkeObserved, force: bool, notes: list[str]
 
 def _policy_steps(spec: ClusterSpec, seen: GkeObserved) -> list[Step]:
     accel = spec.accelerator
-    if not (accel.multi_host and accel.placement == "workload-policy"):
+    if nap.enabled(spec) or not (accel.multi_host and accel.placement == "workload-policy"):
         return []
     if gke.policy_name(spec) in seen.policies:
         return []
@@ -331,8 +361,11 @@ def plan_create(
     limits.check(spec)  # GKE's node cap and the default subnet's size (issue 32)
     tensorboard.check(spec)
     ml_diagnostics.check(spec)
+    nap.check(spec)
     notes: list[str] = image_levers.notes(spec) + dra_driver.notes(spec) + limits.notes(spec)
-    notes += accel_network.notes(spec) + slicing.notes(spec) + ml_diagnostics.notes(spec)
+    notes += nap.notes(spec) + slicing.notes(spec)
+    notes += [] if nap.enabled(spec) else accel_network.notes(spec)  # a note on pools made here
+    notes += ml_diagnostics.notes(spec)
     sized = gke.system_pool_note(spec)
     notes += [sized] if sized else []
     closed = private.note(settings, gke_opts.of(spec).private_endpoint)
@@ -375,7 +408,7 @@ def plan_create(
         )
     title = (
         f"create GKE cluster {spec.name} ({count}{spec.accelerator.name}{slices}, "
-        f"{spec.capacity.kind})"
+        f"{spec.capacity.kind}{', auto-provisioned' if nap.enabled(spec) else ''})"
     )
     limit = gke_opts.of(spec).parallelism
     if gke_opts.of(spec).pool_parallelism:  # the lane limit is not a step: say it (issue 37)

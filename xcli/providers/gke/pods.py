@@ -28,6 +28,8 @@ other half beside the Services range. That limit is xcli's, not a documented GKE
 
 from __future__ import annotations
 
+import math
+
 from xcli.catalog.model import Accelerator
 from xcli.errors import UserError
 from xcli.spec import ClusterSpec
@@ -56,10 +58,21 @@ def block(pods: int) -> int:
 
 
 def demand(spec: ClusterSpec, system_nodes: int) -> list[tuple[int, int]]:
-    """(nodes, addresses per node) of every pool the plan makes, surge nodes included."""
+    """(nodes, addresses per node) of every pool the plan makes, surge nodes included.
+
+    With node auto-provisioning the pools are GKE's: as many VMs as the chip limit allows, in
+    pools of the shape's slice size, each node at the cluster's default of pods per node (no
+    pool body of xcli's sets a cap; GKE's NAP docs give auto-provisioned pools the cluster's
+    default, 110 here)."""
+    from xcli.providers.gke import nap
+
     accel = spec.accelerator
     per_node = block(max_pods(accel) or DEFAULT_MAX_PODS)
-    if accel.kind == "gpu":
+    if nap.enabled(spec):
+        vms = nap.max_vms(spec, nap.limits(spec).max_chips)
+        size = accel.vms_per_slice if accel.kind == "tpu" else vms
+        pools = [(size + SURGE_NODES, block(DEFAULT_MAX_PODS))] * math.ceil(vms / size)
+    elif accel.kind == "gpu":
         pools = [(spec.num_nodes + SURGE_NODES, per_node)]
     else:
         pools = [(accel.vms_per_slice + SURGE_NODES, per_node)] * spec.num_slices

@@ -250,8 +250,24 @@ class GkeProvider:
             "version": cluster.current_master_version,
             "created_by": cluster.resource_labels.get("created-by", ""),
             **network_facts(cluster),
+            **_autoprovisioning(cluster),
             "node_pools": pools,
             # Kueue quota and usage, and the xcli version (metadata ConfigMap), live in the
             # cluster: the lead wires `kueue_status` to the Kubernetes gateway.
             "kueue": dict(self.kueue_status(ref)) if self.kueue_status else NEEDS_K8S,
         }
+
+
+def _autoprovisioning(cluster: Any) -> dict[str, Any]:
+    """Node auto-provisioning's limits as GKE holds them (absent when it is off): what
+    `cluster create --enable-autoprovisioning` set, or changed since."""
+    scaling = cluster.autoscaling
+    if not scaling.enable_node_autoprovisioning:
+        return {}
+    limits = {r.resource_type: [r.minimum, r.maximum] for r in scaling.resource_limits}
+    return {
+        "autoprovisioning": {
+            "limits": limits,
+            "locations": list(scaling.autoprovisioning_locations),
+        }
+    }

@@ -17,7 +17,7 @@ from xcli.errors import UserError
 from xcli.plan.gke.kueue_objects import queued_provisioning
 from xcli.plan.model import Step
 from xcli.providers.gke import bodies as gke
-from xcli.providers.gke import gpu_network_tf, limits
+from xcli.providers.gke import gpu_network_tf, limits, nap
 from xcli.providers.gke import options as gke_opts
 from xcli.providers.gke import pods as gke_pods
 from xcli.spec import ClusterSpec, check_name
@@ -63,6 +63,8 @@ def tf_node_pool_settings(spec: ClusterSpec) -> list[dict[str, Any]]:
     cluster's default).
     """
     accel = spec.accelerator
+    if nap.enabled(spec):  # GKE makes the accelerator pools
+        return []
     if accel.kind == "gpu":
         return [
             {
@@ -132,14 +134,45 @@ def _pool_inputs(spec: ClusterSpec) -> tuple[str, dict[str, Any]]:
     }
 
 
+def _cluster_autoscaling(spec: ClusterSpec) -> dict[str, Any]:
+    """The API path's `autoscaling` (nap.autoscaling) in the gke-cluster module's names: the
+    provider's google_container_cluster `cluster_autoscaling` block (tests/data/terraform)."""
+    api = nap.autoscaling(spec, list(gke.SCOPES))
+    return {
+        "autoscaling_profile": api["autoscalingProfile"],
+        "auto_provisioning_locations": api["autoprovisioningLocations"],
+        "oauth_scopes": api["autoprovisioningNodePoolDefaults"]["oauthScopes"],
+        "resource_limits": [
+            {
+                "resource_type": r["resourceType"],
+                "minimum": int(r["minimum"]),
+                "maximum": int(r["maximum"]),
+            }
+            for r in api["resourceLimits"]
+        ],
+    }
+
+
 def _pod_range(spec: ClusterSpec) -> str | None:
     prefix = gke.pod_range(spec)
     return None if prefix is None else f"/{prefix}"
 
 
 class GkeTerraform:
+    # node auto-provisioning: the cluster_autoscaling inputs (_cluster_autoscaling);
     # super_slicing and num_cubes are taken so that check() can refuse them with the reason
-    flags = frozenset({"release_channel", "gke_version", "force", "super_slicing", "num_cubes"})
+    flags = frozenset(
+        {
+            "release_channel",
+            "gke_version",
+            "force",
+            "enable_autoprovisioning",
+            "autoprovisioning_min_chips",
+            "autoprovisioning_max_chips",
+            "super_slicing",
+            "num_cubes",
+        }
+    )
 
     def check(self, spec: ClusterSpec) -> None:
         opts = gke_opts.of(spec)
@@ -178,6 +211,7 @@ class GkeTerraform:
                 "does not write yet",
                 hint="drop --terraform to create it through the API, or pick a single-host shape",
             )
+        nap.check(spec)  # what node auto-provisioning refuses on the API path too
         gpu_network_tf.check(spec)
         gke.pod_range(spec)  # refuses a plan whose nodes cannot all get Pod addresses
         limits.check(spec)  # GKE's node cap and the default subnet's size
@@ -189,6 +223,8 @@ class GkeTerraform:
             )
 
     def modules(self, spec: ClusterSpec) -> tuple[str, ...]:
+        if nap.enabled(spec):  # no pool module: GKE makes the pools
+            return ("gke-cluster",)
         pool = "gpu-node-pool" if spec.accelerator.kind == "gpu" else "tpu-node-pool"
         if gpu_network_tf.module_inputs(spec) is not None:
             return ("gke-cluster", "gpu-network", pool)
@@ -206,8 +242,11 @@ class GkeTerraform:
                 "pod_range": _pod_range(spec),
             }
         }
-        key, pool = _pool_inputs(spec)
-        inputs[key] = dict(sorted(pool.items()))
+        if nap.enabled(spec):
+            inputs["cluster"]["cluster_autoscaling"] = _cluster_autoscaling(spec)
+        else:
+            key, pool = _pool_inputs(spec)
+            inputs[key] = dict(sorted(pool.items()))
         gpu_network_tf.add_inputs(spec, inputs)
         return inputs
 
@@ -217,7 +256,8 @@ class GkeTerraform:
     def root_context(self, spec: ClusterSpec) -> dict[str, Any]:
         return {
             "mode": "gke",
-            "pool": "gpu" if spec.accelerator.kind == "gpu" else "tpu",
+            "pool": None if nap.enabled(spec) else spec.accelerator.kind,
+            "nap": nap.enabled(spec),
             "gpu_network": gpu_network_tf.module_inputs(spec) is not None,
         }
 

@@ -68,6 +68,7 @@ class JobSetKind:
             gke_cluster_path,
             manifest_documents,
             plan_workload_create,
+            with_capacity,
         )
         from xcli.workload.jobset.volumes import add_to_plan
         from xcli.workload.request import spec_from_request
@@ -77,6 +78,7 @@ class JobSetKind:
         check_request(request)  # before the cluster is read
         ref = ctx.cluster_ref(request.cluster)
         meta, existing = ctx.facts.cluster(self.live, ref, request, ctx.say)
+        meta = with_capacity(meta, request.capacity)  # NAP: the capacity asked for at submit
         spec = spec_from_request(request, meta)
         mounts = gke_mounts(request, ctx.facts, lambda: self.live.api(ref), spec.namespace)
         spec = with_env(spec, mounts)

@@ -296,8 +296,17 @@ def capacity_selectors(meta: ClusterMeta) -> dict[str, str]:
     pkg/autoprovisioning/injection.go l.2941, l.3010); no source shows GKE setting it on a
     pool created with a SPECIFIC_RESERVATION affinity, where selecting it could leave every
     pod unschedulable. The accelerator labels already keep pods on the cluster's own pools.
+
+    On a node auto-provisioning cluster the pods ask GKE for the reservation, as GKE's
+    autoscaler reads it from pending pods (GoogleCloudPlatform/cluster-autoscaler@1c2a686
+    pkg/cloudprovider/gke/labels/system_labels.go: ReservationNameLabel,
+    ReservationProjectLabel, ReservationAffinityLabel) and XPK's NAP workloads select
+    (src/xpk/core/capacity.py l.185-188); the affinity "specific" is GKE's documented value for
+    consuming a named reservation from a pod.
     """
     capacity = meta.capacity
+    if capacity.kind == "reservation" and meta.autoprovisioned and capacity.reservation:
+        return reservation_selectors(str(capacity.reservation))
     if capacity.kind == "spot":
         return {"cloud.google.com/gke-spot": "true"}
     if capacity.kind == "flex-start":
@@ -305,6 +314,21 @@ def capacity_selectors(meta: ClusterMeta) -> dict[str, str]:
         # FLEX_START_LABEL); gke-queued is only a taint, tolerated above
         return {"cloud.google.com/gke-flex-start": "true"}
     return {}
+
+
+RESERVATION_NAME = "cloud.google.com/reservation-name"
+RESERVATION_PROJECT = "cloud.google.com/reservation-project"
+RESERVATION_AFFINITY = "cloud.google.com/reservation-affinity"
+
+
+def reservation_selectors(reservation: str) -> dict[str, str]:
+    """NAME, or projects/P/reservations/NAME (a shared reservation): the pod's selectors."""
+    parts = reservation.split("/")
+    out = {RESERVATION_NAME: parts[-1] if len(parts) == 4 else reservation}
+    if len(parts) == 4:
+        out[RESERVATION_PROJECT] = parts[1]
+    out[RESERVATION_AFFINITY] = "specific"
+    return out
 
 
 def _ports(spec: WorkloadSpec) -> tuple[tuple[str, int], ...]:

@@ -5,15 +5,17 @@ from flags and files (dry-run).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Collection, Mapping
 from typing import Any
 
+from xcli.catalog import Accelerator
 from xcli.catalog.store import cpu_request
 from xcli.errors import UserError
 from xcli.plan.gke.kube_steps import K8sDelete
 from xcli.plan.model import Plan, Ref, Step
 from xcli.plan.steps import K8sApply, Text
-from xcli.spec import format_duration
+from xcli.spec import Capacity, format_duration
 from xcli.workload.jobset import env_secret, slicing
 from xcli.workload.jobset.gpu_network import compute_domain, needs_compute_domain
 from xcli.workload.jobset.manifest import (
@@ -34,13 +36,17 @@ def gke_cluster_path(project: str, zone: str, cluster: str) -> str:
 def check_fits(spec: WorkloadSpec, meta: ClusterMeta, existing: Collection[str]) -> None:
     """Refuse what the cluster cannot run, before anything is sent."""
     want, have = spec.accelerator, meta.accelerator
-    if slicing.on(meta):  # slices of the workload's shape, formed from the cluster's sub-blocks
+    if meta.autoprovisioned:
+        check_nap_limits(spec, meta)
+    elif slicing.on(meta):  # slices of the workload's shape, formed from the cluster's sub-blocks
         slicing.check_fits(spec, meta)
     elif want.name != have.name:
         raise UserError(
             f"cluster {meta.name} has {have.name}, not {want.name}",
             hint=f"drop --tpu-type/--device-type to use {have.name}, or pick a cluster with "
-            f"{want.name} (`xcli cluster list`)" + slicing.other_shape_hint(want, have),
+            f"{want.name} (`xcli cluster list`)"
+            + slicing.other_shape_hint(want, have)
+            + nap_hint(want, have),
         )
     elif want.kind == "tpu" and spec.num_slices > meta.num_slices:
         raise UserError(
@@ -58,6 +64,68 @@ def check_fits(spec: WorkloadSpec, meta: ClusterMeta, existing: Collection[str])
             f"workload {spec.name} already exists on cluster {meta.name}",
             hint="pick another --workload name, or pass --replace to delete it and run again",
         )
+
+
+def nap_hint(want: Accelerator, have: Accelerator) -> str:
+    """What would run another shape of the same family: a node auto-provisioning cluster."""
+    if want.gke_accelerator != have.gke_accelerator:
+        return ""
+    if want.gpu_network or (want.multi_host and want.placement == "workload-policy"):
+        return ""  # shapes NAP does not take (providers/gke/nap.py check)
+    return (
+        f"; a cluster made with --enable-autoprovisioning runs any {have.family} shape within "
+        "its chip limit (docs/tpu.md)"
+    )
+
+
+def check_nap_limits(spec: WorkloadSpec, meta: ClusterMeta) -> None:
+    """On a node auto-provisioning cluster any shape of its accelerator family runs, GKE making
+    the pools at submit time, as long as the cluster's chip limit covers the workload (the
+    pre-flight gcluster runs before a NAP submit, and XPK's check_if_workload_can_schedule:
+    AI-Hypercomputer/xpk@367c838 src/xpk/core/scheduling.py l.93-108)."""
+    want, have = spec.accelerator, meta.accelerator
+    if want.gke_accelerator != have.gke_accelerator:
+        raise UserError(
+            f"cluster {meta.name} auto-provisions {have.gke_accelerator} ({have.family}), "
+            f"not {want.gke_accelerator} ({want.name})",
+            hint=f"pick a {have.family} shape, or a cluster of {want.family} (`xcli cluster list`)",
+        )
+    if spec.total_chips > meta.nap_max_chips:
+        raise UserError(
+            f"workload {spec.name} needs {spec.total_chips} chips ({_shape(spec)}) but cluster "
+            f"{meta.name}'s auto-provisioning limit is {meta.nap_max_chips}",
+            hint=f"raise the limits with `xcli cluster create --cluster {meta.name} "
+            f"{_shape_flags(meta)} --enable-autoprovisioning --autoprovisioning-max-chips "
+            f"{spec.total_chips}` (with the cluster's capacity flag), or ask for fewer "
+            f"{'slices' if want.kind == 'tpu' else 'nodes'}",
+        )
+
+
+def with_capacity(meta: ClusterMeta, capacity: Capacity | None) -> ClusterMeta:
+    """The cluster's facts with the capacity `workload create` asked for (None: the cluster's).
+    Only an auto-provisioning cluster makes pools of the capacity a workload asks for; on
+    facts from flags (a dry-run reading no cluster) it is taken as the cluster's."""
+    if capacity is None or capacity == meta.capacity:
+        return meta
+    if not meta.autoprovisioned and meta.source != "flags":
+        raise UserError(
+            f"cluster {meta.name} has its own {meta.capacity.kind} pools; a workload chooses "
+            "its capacity only on a node auto-provisioning cluster",
+            hint="drop the capacity flag, or create the cluster with --enable-autoprovisioning",
+        )
+    if "/reservationBlocks/" in str(capacity.reservation or ""):
+        raise UserError(
+            "an auto-provisioning cluster's pools cannot target a reservation block",
+            hint="name the reservation: NAME or projects/P/reservations/R",
+        )
+    return dataclasses.replace(meta, capacity=capacity)
+
+
+def _shape_flags(meta: ClusterMeta) -> str:
+    accel = meta.accelerator
+    if accel.kind == "tpu":
+        return f"--tpu-type {accel.name} --num-slices {meta.num_slices}"
+    return f"--device-type {accel.name} --num-nodes {meta.num_nodes}"
 
 
 def plan_workload_create(
@@ -158,8 +226,14 @@ def plan_notes(spec: WorkloadSpec, meta: ClusterMeta, *, existing_known: bool) -
             f"multislice coordinator: {coordinator_host(spec)} (MEGASCALE_* set from the "
             "JobSet's pod annotations)"
         )
+    if meta.autoprovisioned:
+        notes.append(
+            f"node auto-provisioning: GKE creates the node pools of {_shape(spec)} when Kueue "
+            f"admits it (minutes per pool), within cluster {meta.name}'s limit of "
+            f"{meta.nap_max_chips} chips ({spec.total_chips} asked)"
+        )
     reservation = meta.capacity.reservation or ""
-    if "/reservations/" in reservation:
+    if "/reservations/" in reservation and not meta.autoprovisioned:
         notes.append(
             f"reservation {reservation}: pods select nodes by the reservation's name only "
             "(node label values cannot hold '/')"

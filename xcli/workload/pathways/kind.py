@@ -90,7 +90,16 @@ def check_cluster(spec: PathwaysSpec, meta: ClusterMeta, existing: Collection[st
                 hint="turn it on: run the same `xcli cluster create` again with "
                 "--slice-restarts (it reconfigures the controller; nothing else changes)",
             )
-    if spec.num_slices > meta.num_slices:
+    chips = spec.num_slices * spec.accelerator.chips
+    if meta.autoprovisioned and chips > meta.nap_max_chips:  # NAP makes the workers' pools
+        raise UserError(
+            f"--num-slices {spec.num_slices}: {chips} chips, over cluster {meta.name}'s "
+            f"auto-provisioning limit of {meta.nap_max_chips}",
+            hint=f"pass --num-slices {meta.nap_max_chips // spec.accelerator.chips} or fewer, "
+            "or raise the limit with `xcli cluster create ... --enable-autoprovisioning "
+            f"--autoprovisioning-max-chips {chips}`",
+        )
+    if spec.num_slices > meta.num_slices and not meta.autoprovisioned:
         raise UserError(
             f"--num-slices {spec.num_slices}: cluster {meta.name} has {meta.num_slices}",
             hint=f"pass --num-slices {meta.num_slices} or fewer",
