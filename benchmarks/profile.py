@@ -13,7 +13,8 @@ serve, then times:
   host-by-host one `xcli workload profile --hosts sS/wW` per host, one after the other, as
                xprofiler does (it runs a `gcloud ... ssh` or `kubectl exec` per host; here each
                step is an xcli process, so both ways pay the same per-capture costs)
-Wall time of each command as a whole (interpreter start included, the same for each). Medians
+Wall time of each command as a whole (interpreter start included, the same for each), and its
+CPU time (the xcli process and its trace child, not the emulated workers'). Medians
 over --reps (host-by-host runs once per size above 16 hosts: it is N captures). Each CPU JAX
 worker holds about 95 MB of its own; sizes that would not fit in free memory are skipped.
 
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -50,15 +52,21 @@ for i in range(10_000_000):
 PSS_MB = 110
 
 
+CPU: dict[str, float] = {}  # the last command's CPU seconds (itself and its trace children)
+
+
 def xcli(
     home: Path, *args: str, check: bool = True
 ) -> tuple[float, subprocess.CompletedProcess[str]]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("XCLI_")}
     env.update(XCLI_HOME=str(home / "state"), HOME=str(home), JAX_PLATFORMS="cpu")
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.monotonic()
     done = subprocess.run([sys.executable, "-m", "xcli", *args], env=env, capture_output=True,
                           text=True, timeout=1800, check=False)  # fmt: skip
     took = time.monotonic() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    CPU["last"] = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if check and done.returncode != 0:
         raise SystemExit(f"xcli {' '.join(args)} -> {done.returncode}\n{done.stderr[-3000:]}")
     return took, done
@@ -94,7 +102,10 @@ def one_size(n: int, reps: int, duration: str) -> dict[str, float] | None:
                     raise SystemExit(f"N={n}: the workers never all served")
                 time.sleep(0.5)
             base = ("workload", "profile", "bench", *where, "--duration", duration)
-            times: dict[str, list[float]] = {"at-once": [], "one-host": [], "host-by-host": []}
+            times: dict[str, list[float]] = {
+                "at-once": [], "one-host": [], "host-by-host": [], "cpu-at-once": [],
+                "cpu-one-host": [],
+            }  # fmt: skip
             labels = [f"s{s}/w{w}" for s in range(n // 4) for w in range(4)]
             for rep in range(reps):
                 logs = str(home / f"logs-{rep}")
@@ -102,8 +113,10 @@ def one_size(n: int, reps: int, duration: str) -> dict[str, float] | None:
                 if done.returncode != 0:
                     print(done.stderr[-2000:], file=sys.stderr)
                 times["at-once"].append(took)
+                times["cpu-at-once"].append(CPU["last"])
                 times["one-host"].append(xcli(home, *base, "--hosts", "s0/w0",
                                               "--log-dir", logs + "-one")[0])  # fmt: skip
+                times["cpu-one-host"].append(CPU["last"])
                 if rep == 0 or n <= 16:
                     start = time.monotonic()
                     for label in labels:
@@ -129,12 +142,12 @@ def main() -> None:
             rows.append((n, got, load))
             print(f"N={n}: {got} (load {load:.1f})", flush=True)
     print("\n| hosts | at once (s) | one host (s) | host by host (s) | at once / one host | "
-          "host by host / at once | load |")  # fmt: skip
-    print("|---|---|---|---|---|---|---|")
+          "host by host / at once | CPU at once (s) | CPU one host (s) | load |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|---|---|")
     for n, t, load in rows:
         print(f"| {n} | {t['at-once']:.1f} | {t['one-host']:.1f} | {t['host-by-host']:.1f} | "
               f"{t['at-once'] / t['one-host']:.2f}x | {t['host-by-host'] / t['at-once']:.1f}x | "
-              f"{load:.1f} |")  # fmt: skip
+              f"{t['cpu-at-once']:.2f} | {t['cpu-one-host']:.2f} | {load:.1f} |")  # fmt: skip
 
 
 if __name__ == "__main__":

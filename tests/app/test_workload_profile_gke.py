@@ -122,8 +122,50 @@ def test_gke_needs_a_bucket_and_hosts_it_has(
         use.profile(_request(log_dir="prof"), _with(cluster, server))
     with pytest.raises(UserError, match="--hosts s3/w0 is not a host of this workload"):
         use.profile(_request(parse_hosts("s3/w0")), _with(cluster, server))
-    with pytest.raises(UserError, match="needs the straggler verdict"):
-        use.profile(_request(parse_hosts("stragglers")), _with(cluster, server))
+    with pytest.raises(UserError, match="the straggler verdict of train has no step to judge"):
+        use.profile(_request(parse_hosts("stragglers")), _with(cluster, server))  # no marks
+
+
+def test_stragglers_are_the_verdicts_hosts_plus_two_healthy_ones(
+    cluster: Cluster, exec_server: tuple[str, ExecServer]
+) -> None:
+    """The marks of a real run (8 CPU-JAX workers, s1/w2 delayed 150 ms a step) as the pods'
+    logs: the dry-run holds every pod as a candidate and says the verdict picks at run time;
+    the live exec traces s1/w2 and the first two healthy hosts, and the result says which."""
+    from tests.workload.stragglers.pods import log_of, pod_for
+    from xcli.workload.stragglers.marks import from_runner_lines
+
+    server, fake = exec_server
+    run = Path(__file__).parents[1] / "workload" / "stragglers" / "data" / "slow-run.jsonl"
+    for n, marks in enumerate(from_runner_lines(run.read_text().splitlines()).workers):
+        pod = pod_for("train", marks.worker, f"node-{n}")
+        pod["status"]["podIP"] = f"10.9.0.{n + 10}"
+        cluster.fake.put(f"{NS}/pods/{pod['metadata']['name']}", pod)
+        cluster.fake.logs[pod["metadata"]["name"]] = log_of(marks)
+    dry = World(dry=True)
+    request = _request(parse_hosts("stragglers"))
+    assert use.profile(request, _with(cluster, server, dry)) is None
+    (step,) = json.loads(dry.printed.getvalue())["plan"]
+    assert len(step["hosts"]) == 8 and "read when the capture runs" in step["hosts_from"]
+    seen: list[list[str]] = []
+
+    def pod_answer(name: str, argv: list[str]) -> tuple[int, bytes, bytes]:
+        seen.append(argv)
+        return 0, b"", b""
+
+    fake.answer = pod_answer
+    result = use.profile(request, _with(cluster, server))
+    assert result is not None and sorted(result.files) == ["s0/w0", "s0/w1", "s1/w2"]
+    (argv,) = seen
+    trace = json.loads(argv[3])
+    assert trace["options"]["override_hostnames"] == "s0-w0,s0-w1,s1-w2"
+    assert result.chosen is not None
+    assert (result.chosen["stragglers"], result.chosen["healthy"]) == (
+        ["s1/w2"],
+        ["s0/w0", "s0/w1"],
+    )
+    assert result.chosen["note"].startswith("stragglers: s1/w2 (chronic); for comparison")
+    assert result.to_json()["hosts_from_verdict"]["stragglers"] == ["s1/w2"]
 
 
 def test_stacks_one_exec_per_pod_grouped_and_bounded(

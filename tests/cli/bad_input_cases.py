@@ -2097,7 +2097,6 @@ def _profile() -> list[Case]:
         ("hosts-empty", (*prof, "--hosts", "")),
         ("hosts-index", (*prof, "--hosts", "3")),
         ("hosts-garbage", (*prof, "--hosts", "s0/w1,,s1/w0")),
-        ("hosts-stragglers-without-verdict", (*prof, "--hosts", "stragglers")),
         ("port-zero", (*prof, "--port", "0")),
         ("port-huge", (*prof, "--port", "70000")),
         ("log-dir-empty", (*prof, "--log-dir", "")),

@@ -9,12 +9,15 @@ from xcli.goodput import DEFAULT_PROFILER_PORT
 from xcli.plan.profile import (
     CHUNK,
     DEFAULT_PORT,
+    FROM_VERDICT,
     ProfileHost,
     ProfileRequestShape,
     choose,
     parse_hosts,
     plan_profile,
+    split_stragglers,
     trace_args,
+    with_hosts,
 )
 from xcli.plan.stacks import group_stacks, normalize, split_prefixed
 
@@ -38,8 +41,26 @@ def test_host_selection() -> None:
 def test_stragglers_are_the_verdict_plus_two_healthy_hosts() -> None:
     choice = parse_hosts("stragglers")
     assert choose(HOSTS, choice, ["s1/w2", "s0/w3"]) == ("s0/w0", "s0/w1", "s0/w3", "s1/w2")
-    with pytest.raises(UserError, match="needs the straggler verdict"):
-        choose(HOSTS, choice, None)
+    assert split_stragglers(HOSTS, ["s1/w2", "s0/w0"]) == (("s1/w2", "s0/w0"), ("s0/w1", "s0/w2"))
+    assert split_stragglers(HOSTS, []) == ((), ("s0/w0", "s0/w1"))  # a baseline of two
+    assert split_stragglers(HOSTS, ["w2"]) == (("s0/w2",), ("s0/w0", "s0/w1"))  # one slice
+    assert split_stragglers(HOSTS, ["s9/w9"]) == ((), ("s0/w0", "s0/w1"))  # not running now
+    # before the verdict is read (planning, the dry-run) every host is a candidate
+    assert choose(HOSTS, choice, None) == tuple(HOSTS)
+
+
+def test_a_straggler_plan_says_the_verdict_picks_at_run_time() -> None:
+    shape = ProfileRequestShape("demo", "train", "gs://b/p", "s1", 2000)
+    hosts = [ProfileHost(h, f"10.0.0.{n}", 9999) for n, h in enumerate(HOSTS)]
+    (step,) = plan_profile(shape, hosts, "kube-exec", ("p0", "c", "ns"), "stragglers").steps
+    assert step.details()["hosts_from"] == FROM_VERDICT
+    assert "straggler verdict's hosts and 2 healthy ones (read when the capture runs, of 8" in (
+        step.summary
+    )
+    narrowed = with_hosts(step, ["s1/w2", "s0/w0"])  # type: ignore[arg-type]
+    assert [h.label for h in narrowed.hosts] == ["s0/w0", "s1/w2"] and narrowed.hosts_from is None
+    (alone,) = plan_profile(shape, [hosts[0], hosts[6]], "kube-exec", ("p0", "c", "ns")).steps
+    assert narrowed.command == alone.command  # type: ignore[attr-defined]  # what the exec sends
 
 
 def test_one_trace_names_every_file_after_its_host() -> None:
@@ -88,7 +109,8 @@ def test_identical_places_group_whatever_the_ids_and_states() -> None:
         "s0/w0: no stack (unreachable)",
     ]
     files = report.files()
-    assert files["stacks/s1-w3.txt"] == dumps["s1/w3"] and "stacks/summary.txt" in files
+    assert files["s1-w3.txt"] == dumps["s1/w3"] and files["s0-w0.txt"] == "no stack: unreachable\n"
+    assert files["summary.txt"].splitlines()[-1] == "s0/w0: no stack (unreachable)"
 
 
 def test_a_large_small_group_names_sixteen_hosts() -> None:

@@ -48,6 +48,10 @@ def profile(req: ProfileRequest, deps: Deps) -> ProfileResult | None:
         plan, handler = _vm_plan(req, deps, vm, ref)
     else:
         plan, handler = _pod_plan(req, deps, ref)
+    if req.hosts.kind == "stragglers":
+        from xcli.app.profile_hosts import from_verdict
+
+        handler = from_verdict(req, deps, handler)
     run = deps.run_quiet(plan, lambda: {"profile_capture": handler})
     if run is None:
         return None
@@ -61,6 +65,10 @@ def profile(req: ProfileRequest, deps: Deps) -> ProfileResult | None:
 def _shape(req: ProfileRequest, deps: Deps, log_dir: str) -> ProfileRequestShape:
     session = req.session or session_name(deps)
     return ProfileRequestShape(req.target.cluster, req.name, log_dir, session, req.duration_ms)
+
+
+def _from(req: ProfileRequest) -> str | None:
+    return "stragglers" if req.hosts.kind == "stragglers" else None
 
 
 def _vm_plan(req: ProfileRequest, deps: Deps, vm: Any, ref: Any) -> tuple[Plan, Any]:
@@ -86,7 +94,8 @@ def _vm_plan(req: ProfileRequest, deps: Deps, vm: Any, ref: Any) -> tuple[Plan, 
         host_keys="yes",
     )
     shape = _shape(req, deps, req.log_dir or f"profiles/{req.name}")
-    return plan_profile(shape, hosts, "ssh-forward"), ssh_handler(routes, settings)
+    plan = plan_profile(shape, hosts, "ssh-forward", hosts_from=_from(req))
+    return plan, ssh_handler(routes, settings)
 
 
 def _pod_plan(req: ProfileRequest, deps: Deps, ref: Any) -> tuple[Plan, Any]:
@@ -109,5 +118,6 @@ def _pod_plan(req: ProfileRequest, deps: Deps, ref: Any) -> tuple[Plan, Any]:
     hosts = [ProfileHost(p.label, p.ip, req.port) for p in picked]
     first = pods[0]  # any pod reaches every pod's IP; the first is always there
     shape = _shape(req, deps, str(req.log_dir))
-    plan = plan_profile(shape, hosts, "kube-exec", (first.pod, first.container, t.namespace))
+    pod = (first.pod, first.container, t.namespace)
+    plan = plan_profile(shape, hosts, "kube-exec", pod, hosts_from=_from(req))
     return plan, exec_handler(api)

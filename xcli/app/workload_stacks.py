@@ -1,7 +1,7 @@
 """`xcli workload stacks NAME`: where every host of a running workload is, now: py-spy's dump
 on every host at once, identical stacks grouped (xcli/plan/stacks.py). VM-style clusters, over
-the same SSH fan-out as `xcli ssh` (the core, `workload/profile/live.py:capture_stacks`, is
-what other commands reuse); GKE, one pods/exec per pod, at most 64 streams at once."""
+the same SSH fan-out as `xcli ssh` (the core, `gateways/stacks.py:capture_stacks`, is what
+`--hang-after` runs too); GKE, one pods/exec per pod, at most 64 streams at once."""
 
 from __future__ import annotations
 
@@ -49,7 +49,10 @@ def stacks(req: StacksRequest, deps: Deps) -> StackReport | None:
     choice = deps.choose_engine(targets, settings)
     if choice.engine == "asyncssh":
         settings = dataclasses.replace(settings, send_env=choice.send_env)
-    plan = plan_stacks(t.cluster, req.name, targets, settings, engine=choice.engine)
+    cloud_vm = registry.capabilities(t.provider).cloud  # Cloud TPU VMs: a container, sudo
+    plan = plan_stacks(
+        t.cluster, req.name, targets, settings, engine=choice.engine, cloud_vm=cloud_vm
+    )
     run = deps.run_quiet(plan, lambda: {"ssh": stacks_handler()})
     if run is None:
         return None

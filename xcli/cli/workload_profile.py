@@ -3,8 +3,6 @@ workload at once (xcli/app/workload_profile.py, xcli/app/workload_stacks.py; doc
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 
 from xcli.cli.common import Common, emit, options
@@ -67,19 +65,20 @@ def profile(
     Examples:
       xcli workload profile train-1 --cluster demo
       xcli workload profile train-1 --cluster demo --hosts s0/w3,s1/w0 --duration 5s
+      xcli workload profile train-1 --cluster demo --hosts stragglers
       xcli workload profile train-1 --cluster gke-1 --log-dir gs://my-bucket/profiles
       xcli workload profile train-1 --cluster demo --dry-run
     """
     from xcli.app import workload_profile as use
     from xcli.cli.wiring import deps
-    from xcli.plan.profile import choose, parse_hosts
+    from xcli.plan.profile import parse_hosts
 
     chosen = str(workload_name(name, workload_flag))
     check_names(cluster, chosen)
     request = use.ProfileRequest(
         target(common, cluster, provider, namespace),
         chosen,
-        _hosts(parse_hosts, choose, hosts),
+        parse_hosts(hosts),
         _duration_ms(duration),
         _port(port),
         _log_dir(log_dir),
@@ -91,6 +90,8 @@ def profile(
     if common.output != "text":
         emit(common.output, result.to_json())
         return result.exit_code
+    if result.chosen is not None:
+        click.echo(result.chosen["note"], err=True)
     for label, path in result.files.items():
         click.echo(f"{label}  {path}")
     for label, why in result.missing.items():
@@ -100,14 +101,6 @@ def profile(
                f"in {result.seconds:.1f}s", err=True)  # fmt: skip
     click.echo(f"open it: {result.open_command}", err=True)
     return result.exit_code
-
-
-def _hosts(parse: Any, choose: Any, text: str) -> Any:
-    """--hosts checked before anything is read; `stragglers` needs the verdict (refused now)."""
-    choice = parse(text)
-    if choice.kind == "stragglers":
-        choose([], choice, None)  # raises: the verdict is not available to this command yet
-    return choice
 
 
 def _duration_ms(text: str) -> int:

@@ -6,10 +6,12 @@ forward per host, then XProf's `trace()` on this machine against the forwarded p
 - Each forward is probed first (a direct-tcpip channel to the profiler port, as the trace's
   gRPC connection will open): a refusal there means no profiler server listens, and that host
   is named with it, before the trace waits for it.
-- The trace runs in a child python (`python -c TRACE_SCRIPT ARGS`, the process funnel), one per
-  chunk of hosts, all at once: the XProf binding blocks in C++ for the whole capture while this
-  event loop must keep relaying the forwards, and its log (which names an address that did not
-  answer) goes to the child's stderr, which is read here.
+- The trace runs in a child python (TRACE_SCRIPT, its arguments on stdin; the process
+  funnel), one per chunk of hosts, all at once: the XProf binding blocks in C++ for the whole
+  capture while this event loop must keep relaying the forwards, and its log (which names an
+  address that did not answer) goes to the child's stderr, which is read here. The children
+  start before the forwards (python and xprof load meanwhile) and get their arguments once
+  every forward exists.
 - Afterwards the session folder says who answered: a host without its file is named, with the
   trace's own words for that address when it logged any.
 """
@@ -41,34 +43,51 @@ from xcli.plan.profile import (
 WINDOW = 64  # SSH handshakes at once
 
 
-async def _connect(route: Route, settings: SshSettings) -> Any:
+def _loaded(settings: SshSettings) -> dict[str, Any]:
+    """The known hosts and the client key, read once for every connection of the capture
+    (asyncssh reads and parses both files per connection when given their paths)."""
     import asyncssh
 
     options: dict[str, Any] = {
-        "port": route.target.port,
         # the workers' keys pinned by the provider or by an earlier `xcli ssh`; never unchecked
-        "known_hosts": str(settings.known_hosts),
+        "known_hosts": asyncssh.read_known_hosts(str(settings.known_hosts))
+        if Path(settings.known_hosts).is_file()
+        else str(settings.known_hosts),
+    }
+    if settings.identity is not None:
+        options["client_keys"] = [asyncssh.read_private_key(str(settings.identity))]
+        options["agent_path"] = None
+    return options
+
+
+async def _connect(route: Route, settings: SshSettings, loaded: dict[str, Any]) -> Any:
+    import asyncssh
+
+    options: dict[str, Any] = {
+        **loaded,
+        "port": route.target.port,
         "connect_timeout": settings.connect_timeout,
         "login_timeout": settings.connect_timeout,
         "keepalive_interval": 10,
     }
     if route.target.user:
         options["username"] = route.target.user
-    if settings.identity is not None:
-        options["client_keys"] = [str(settings.identity)]
-        options["agent_path"] = None
     return await asyncssh.connect(route.target.host, **options)
 
 
 async def _forward(
-    route: Route, host: ProfileHost, settings: SshSettings, gate: asyncio.Semaphore
+    route: Route,
+    host: ProfileHost,
+    settings: SshSettings,
+    gate: asyncio.Semaphore,
+    loaded: dict[str, Any],
 ) -> tuple[Any, Any, int] | str:
     """(connection, listener, local port), or why this host cannot be traced."""
     import asyncssh
 
     try:
         async with gate:
-            conn = await _connect(route, settings)
+            conn = await _connect(route, settings, loaded)
     except (OSError, asyncssh.Error, asyncio.TimeoutError) as exc:
         return f"SSH: {str(exc) or type(exc).__name__}"
     try:  # the probe: does anything listen on the profiler port, seen from the worker?
@@ -92,13 +111,31 @@ def reasons(stderr: str) -> dict[str, str]:
     return found
 
 
-async def _trace(step: ProfileCapture, hosts: Sequence[ProfileHost], timeout: float) -> str:
-    """One child `trace()` over `hosts` (their endpoints already the forwarded ones); its
-    stderr (the capture's log)."""
+# the child reads its arguments from stdin: it is started (python, xprof imported) while the
+# SSH forwards are made, and given the forwarded ports when they exist
+_WAITING_SCRIPT = TRACE_SCRIPT.replace(
+    "json.loads(sys.argv[1])", "json.loads(sys.stdin.readline())"
+)
+assert _WAITING_SCRIPT != TRACE_SCRIPT
+
+
+async def _spawn() -> Any:
     from xcli.gateways import process
 
-    args = json.dumps(trace_args(step, hosts))
-    proc = await process.spawn([sys.executable, "-c", TRACE_SCRIPT, args])
+    return await process.spawn([sys.executable, "-c", _WAITING_SCRIPT], hold_stdin=True)
+
+
+async def _trace(
+    proc: Any, step: ProfileCapture, hosts: Sequence[ProfileHost], timeout: float
+) -> str:
+    """Give a waiting child its `trace()` over `hosts` (their endpoints already the forwarded
+    ones); its stderr (the capture's log)."""
+    try:
+        proc.stdin.write(json.dumps(trace_args(step, hosts)).encode() + b"\n")
+        await proc.stdin.drain()
+        proc.stdin.close()
+    except (BrokenPipeError, ConnectionResetError):  # it ended already: its stderr says why
+        pass
     try:
         _, err = await asyncio.wait_for(proc.communicate(), timeout)
     except asyncio.TimeoutError:
@@ -109,7 +146,7 @@ async def _trace(step: ProfileCapture, hosts: Sequence[ProfileHost], timeout: fl
         if proc.returncode is None:
             proc.kill()
         raise
-    text = err.decode(errors="replace")
+    text: str = err.decode(errors="replace")
     if proc.returncode != 0 and "No module named 'xprof'" in text:
         return "xprof is not installed"
     return text
@@ -118,31 +155,42 @@ async def _trace(step: ProfileCapture, hosts: Sequence[ProfileHost], timeout: fl
 async def capture(
     step: ProfileCapture, routes: Sequence[Route], settings: SshSettings
 ) -> ProfileResult:
-    """Forward, trace, and report every host's file or why it has none."""
+    """Forward, trace, and report every host's file or why it has none. The trace's child
+    processes start first (python and xprof load while the forwards are made); every host's
+    forward exists before any host is asked to trace, so all start at the same instant."""
     start = time.monotonic()
     result = ProfileResult(step.session_dir, open_command=open_command(step.log_dir))
-    gate = asyncio.Semaphore(WINDOW)
-    by_label = {r.label: r for r in routes}
-    opened = await asyncio.gather(
-        *(_forward(by_label[h.label], h, settings, gate) for h in step.hosts)
-    )
-    live: list[tuple[ProfileHost, ProfileHost]] = []  # (as planned, as forwarded)
+    procs = [await _spawn() for _ in range(0, len(step.hosts), CHUNK)]
     conns = []
-    for host, got in zip(step.hosts, opened, strict=True):
-        if isinstance(got, str):
-            result.missing[host.label] = got
-            continue
-        conns.append(got)
-        live.append((host, ProfileHost(host.label, "127.0.0.1", got[2])))
     try:
+        gate = asyncio.Semaphore(WINDOW)
+        by_label = {r.label: r for r in routes}
+        loaded = _loaded(settings)
+        opened = await asyncio.gather(
+            *(_forward(by_label[h.label], h, settings, gate, loaded) for h in step.hosts)
+        )
+        live: list[tuple[ProfileHost, ProfileHost]] = []  # (as planned, as forwarded)
+        for host, got in zip(step.hosts, opened, strict=True):
+            if isinstance(got, str):
+                result.missing[host.label] = got
+                continue
+            conns.append(got)
+            live.append((host, ProfileHost(host.label, "127.0.0.1", got[2])))
         if live:
             budget = step.duration_ms / 1000 + step.options.get("delay_ms", 0) / 1000 + 60
             chunks = [live[i : i + CHUNK] for i in range(0, len(live), CHUNK)]
             logs = await asyncio.gather(
-                *(_trace(step, [f for _, f in chunk], budget) for chunk in chunks)
+                *(
+                    _trace(proc, step, [f for _, f in chunk], budget)
+                    for proc, chunk in zip(procs, chunks, strict=False)
+                )
             )
             _collect(step, chunks, logs, result)
     finally:
+        for proc in procs:  # the children not needed (hosts not reached), or interrupted
+            if proc.returncode is None:
+                proc.kill()
+                await proc.wait()
         for conn, listener, _ in conns:
             listener.close()
             conn.close()

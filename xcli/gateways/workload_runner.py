@@ -57,7 +57,8 @@ class BroadcastRunner:
         dump: Sequence[WorkerCommand] = (),
     ) -> None:
         """`watch` and `dump`: --hang-after's rule, and the commands that print each worker's
-        stacks when it fires (xcli.workload.vm.plan.stack_dump_script)."""
+        stacks when it fires (xcli.plan.stacks.dump_command, what `xcli workload stacks`
+        runs)."""
         self.targets = {t.label: t for t in targets}
         self.settings = settings
         self.sink = sink
@@ -147,15 +148,20 @@ class BroadcastRunner:
         self.targets = {t.label: t for t in targets}
 
     def dump_stacks_with_py_spy(self) -> Path:
-        """Every worker's Python stacks (py-spy dump), one file per worker in `stacks/attempt-N`
-        beside the logs; the folder comes back. A worker whose dump fails says so in its file.
-        Kept small and apart: `xcli workload stacks` (issue 34) is the general command."""
+        """Every worker's Python stacks, grouped, saved in `stacks/attempt-N` beside the logs
+        (`StackReport.files()`: one file per worker, its stack or why it has none, and the
+        summary); the folder comes back. The same capture as `xcli workload stacks`
+        (gateways/stacks.py), run on the run's own targets."""
         base = self.sink.log_dir.parent if self.sink.log_dir else Path(".")
         folder = base / "stacks" / f"attempt-{self.attempts - 1}"
         if self.dump:
-            from xcli.gateways.ssh.broadcast import run_broadcast
+            from xcli.gateways.stacks import capture_stacks
+            from xcli.state_files import private_dir, write_private
 
-            run_broadcast(self._step(self.dump, STOP_TIMEOUT), OutputSink(None, None, folder))
+            report = capture_stacks(self._step(self.dump, STOP_TIMEOUT))
+            private_dir(folder)
+            for name, text in report.files().items():
+                write_private(folder / name, text)
         return folder
 
     def _halt(self) -> None:

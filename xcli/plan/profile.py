@@ -19,6 +19,7 @@ How the addresses are reached is the transport's business:
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import shlex
@@ -76,17 +77,14 @@ def choose(
     everyone: Sequence[str], choice: HostChoice, verdict: Sequence[str] | None = None
 ) -> tuple[str, ...]:
     """The labels to profile, in the order of `everyone`. `stragglers` is one more selector:
-    the verdict's hosts plus two healthy ones to compare them with."""
+    the verdict's hosts plus two healthy ones to compare them with; before the verdict is
+    read (`verdict` None: planning, the dry-run) every host is a candidate."""
     if choice.kind == "all":
         return tuple(everyone)
     if choice.kind == "stragglers":
         if verdict is None:
-            raise UserError(
-                "--hosts stragglers needs the straggler verdict, which this xcli cannot read yet",
-                hint="name the hosts instead, e.g. --hosts s0/w3,s1/w0 (or --hosts all)",
-            )
-        slow = [h for h in everyone if h in set(verdict)]
-        healthy = [h for h in everyone if h not in set(verdict)][:HEALTHY_FOR_COMPARISON]
+            return tuple(everyone)
+        slow, healthy = split_stragglers(everyone, verdict)
         wanted = set(slow) | set(healthy)
         return tuple(h for h in everyone if h in wanted)
     unknown = [h for h in choice.labels if h not in set(everyone)]
@@ -97,6 +95,30 @@ def choose(
             hint=f"its hosts are {span}",
         )
     return tuple(h for h in everyone if h in set(choice.labels))
+
+
+def host_label(worker: str) -> str:
+    """A worker as the verdict names it (`w3` on one slice, as the VM runner labels it;
+    `s1/w2`) in this module's form, `sS/wW`."""
+    found = re.fullmatch(r"(?:s(\d+)/)?w(\d+)", worker.strip())
+    return f"s{found.group(1) or 0}/w{found.group(2)}" if found else worker
+
+
+def split_stragglers(
+    everyone: Sequence[str], verdict: Sequence[str]
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(the verdict's hosts among `everyone`, in the verdict's order; the first
+    HEALTHY_FOR_COMPARISON other hosts in host order): healthy hosts to compare them with."""
+    named = {host_label(w) for w in verdict}
+    slow = tuple(h for h in dict.fromkeys(map(host_label, verdict)) if h in set(everyone))
+    healthy = tuple(h for h in everyone if h not in named)[:HEALTHY_FOR_COMPARISON]
+    return slow, healthy
+
+
+FROM_VERDICT = (
+    "the straggler verdict, read when the capture runs (xcli workload stragglers): its "
+    f"stragglers plus {HEALTHY_FOR_COMPARISON} healthy hosts for comparison, chosen from these"
+)
 
 
 def file_stem(label: str) -> str:
@@ -146,6 +168,8 @@ class ProfileCapture(Step):
     container: str | None = None
     namespace: str | None = None
     command: tuple[str, ...] = ()
+    # "stragglers": `hosts` are the candidates; the live run keeps the verdict's (FROM_VERDICT)
+    hosts_from: str | None = None
 
     @property
     def session_dir(self) -> str:
@@ -166,6 +190,8 @@ class ProfileCapture(Step):
             "session_dir": self.session_dir,
             "trace": trace_args(self, list(self.hosts)),
         }
+        if self.hosts_from == "stragglers":
+            out["hosts_from"] = FROM_VERDICT
         if self.transport == "ssh-forward":
             out["forward"] = (
                 "one SSH port forward per host to its profiler port; the trace runs on this "
@@ -249,8 +275,10 @@ def plan_profile(
     hosts: Sequence[ProfileHost],
     transport: Transport,
     pod: tuple[str, str | None, str] | None = None,
+    hosts_from: str | None = None,
 ) -> Plan:
-    """One capture step over `hosts` (kube-exec: run in `pod`: name, container, namespace)."""
+    """One capture step over `hosts` (kube-exec: run in `pod`: name, container, namespace);
+    `hosts_from="stragglers"`: the hosts are candidates, the verdict read at run time picks."""
     if not hosts:
         raise UserError("no host to profile", hint="check --hosts and the workload's state")
     step = ProfileCapture(
@@ -267,7 +295,16 @@ def plan_profile(
         pod=pod[0] if pod else None,
         container=pod[1] if pod else None,
         namespace=pod[2] if pod else None,
+        hosts_from=hosts_from,
     )
+    if hosts_from == "stragglers":
+        picked = (
+            f"the straggler verdict's hosts and {HEALTHY_FOR_COMPARISON} healthy ones (read "
+            f"when the capture runs, of {len(hosts)} host(s))"
+        )
+        step = dataclasses.replace(
+            step, summary=step.summary.replace(f"{len(hosts)} host(s)", picked, 1)
+        )
     if transport == "kube-exec":
         step = _with_command(step)
     notes = (
@@ -278,9 +315,16 @@ def plan_profile(
 
 
 def _with_command(step: ProfileCapture) -> ProfileCapture:
-    import dataclasses
-
     return dataclasses.replace(step, command=exec_command(step))
+
+
+def with_hosts(step: ProfileCapture, labels: Sequence[str]) -> ProfileCapture:
+    """The step narrowed to `labels` (the verdict's choice), its exec command made again."""
+    keep = set(labels)
+    narrowed = dataclasses.replace(
+        step, hosts=tuple(h for h in step.hosts if h.label in keep), hosts_from=None
+    )
+    return _with_command(narrowed) if step.transport == "kube-exec" else narrowed
 
 
 @dataclass
@@ -292,6 +336,8 @@ class ProfileResult:
     missing: dict[str, str] = field(default_factory=dict)  # label -> why there is no file
     open_command: str = ""
     seconds: float = 0.0
+    # --hosts stragglers: which hosts the verdict named and which were taken for comparison
+    chosen: Mapping[str, Any] | None = None
 
     @property
     def exit_code(self) -> int:
@@ -304,4 +350,5 @@ class ProfileResult:
             "missing": dict(self.missing),
             "open": self.open_command,
             "seconds": round(self.seconds, 2),
+            **({"hosts_from_verdict": dict(self.chosen)} if self.chosen is not None else {}),
         }

@@ -1,14 +1,16 @@
 """Where is every host stuck: py-spy's dump of a workload's Python processes on every host,
 identical stacks grouped. Pure: the command each host runs, the parsing and the grouping.
 
-`xcli workload stacks` prints the groups; `group_stacks` and `StackReport.files` are the
-reusable core for anything else that wants every host's stack (a hang watchdog saves them
-beside the logs: `StackReport.files()` gives the file names and contents to write).
+`xcli workload stacks` prints the groups; the same command, run the same way
+(`xcli/gateways/stacks.py:capture_stacks`), is what `--hang-after` saves beside the logs when
+a run hangs (`StackReport.files()`: the file names and contents to write).
 
 The command, per host (one shell string, run over SSH in the login directory):
 - the workload's processes are the session the VM runtime started (its pid file
-  `.xcli/workloads/NAME/pid`, "PID START"; xcli/workload/vm/plan.py); every process of that
-  session is offered to py-spy, and the Python ones answer (the session leader is a shell);
+  `.xcli/workloads/NAME/pid`, "PID START"; xcli/workload/vm/plan.py), or on a Cloud TPU VM
+  the container's (`docker top xcli-NAME`); every one is offered to py-spy (`py-spy dump
+  --pid`, every thread; benfred/py-spy README), and the Python ones answer (the session
+  leader is a shell);
 - py-spy from PATH, else `~/.local/bin/py-spy`, else installed there with `pip install --user`
   (a static binary from PyPI); a host where none works says so on stderr (exit 4);
 - retried once after a second when no process answered: right after a process starts, py-spy
@@ -30,22 +32,34 @@ NO_PY_SPY = 4  # exit code: py-spy is not there and could not be installed
 NAMED = 16  # hosts named per small group before "and N more"
 
 
-def dump_command(workload: str) -> str:
-    """The shell command one host runs (see the module docstring)."""
+def dump_command(workload: str, cloud_vm: bool = False) -> str:
+    """The shell command one host runs (see the module docstring). `cloud_vm`: a Cloud TPU
+    VM, where the run is the container `xcli-NAME` when no pid file says otherwise (the VM
+    runtime runs a container there) and py-spy needs root to attach (`sudo`; the image's
+    Yama ptrace_scope is 1)."""
     folder = shlex.quote(f".xcli/workloads/{workload}")
+    sudo = "sudo " if cloud_vm else ""
+    container = shlex.quote(f"xcli-{workload}")
+    find = (
+        f"pids=$({sudo}docker top {container} -eo pid 2>/dev/null | tail -n +2); "
+        if cloud_vm
+        else "pids=; "
+    )
     return (
-        f"p=; read -r p _ < {folder}/pid 2>/dev/null || true; "
-        f'if [ -z "$p" ]; then echo "xcli: workload {workload} has no process here" >&2; '
-        f"exit {NO_PROCESS}; fi; "
+        f"p=; read -r p _ 2>/dev/null < {folder}/pid || true; "
+        f'if [ -n "$p" ]; then pids=$(ps -o pid= -s "$p" 2>/dev/null || echo "$p"); '
+        f"else {find}fi; "
+        'if [ -z "$pids" ]; then echo "xcli: workload '
+        f'{workload} has no process here" >&2; exit {NO_PROCESS}; fi; '
         'spy=$(command -v py-spy || echo "$HOME/.local/bin/py-spy"); '
         'if [ ! -x "$spy" ]; then python3 -m pip install -q --user py-spy >/dev/null 2>&1; '
         'spy="$HOME/.local/bin/py-spy"; fi; '
         'if [ ! -x "$spy" ]; then echo "xcli: py-spy is not installed and pip could not '
         f'install it (pip install py-spy)" >&2; exit {NO_PY_SPY}; fi; '
-        'dump() { ok=1; for q in $(ps -o pid= -s "$p" 2>/dev/null || echo "$p"); do '
-        '"$spy" dump --pid "$q" 2>/dev/null && ok=0; done; return $ok; }; '
+        "dump() { ok=1; for q in $pids; do "
+        f'{sudo}"$spy" dump --pid "$q" 2>/dev/null && ok=0; done; return $ok; }}; '
         'dump || { sleep 1; dump; } || { echo "xcli: py-spy read no Python process of '
-        f'session $p" >&2; exit 1; }}'
+        f'workload {workload}" >&2; exit 1; }}'
     )
 
 
@@ -122,9 +136,13 @@ class StackReport:
         }
 
     def files(self) -> dict[str, str]:
-        """One file per host (`stacks/s0-w3.txt`) and the summary, to save beside logs."""
-        out = {f"stacks/{h.replace('/', '-')}.txt": s for h, s in self.stacks.items()}
-        out["stacks/summary.txt"] = "\n".join(self.lines()) + "\n"
+        """One file per host (`s0-w3.txt`: its stack, or why there is none) and the summary,
+        to save in a folder beside the logs."""
+        out = {f"{h.replace('/', '-')}.txt": s for h, s in self.stacks.items()}
+        out.update(
+            {f"{h.replace('/', '-')}.txt": f"no stack: {w}\n" for h, w in self.failed.items()}
+        )
+        out["summary.txt"] = "\n".join(self.lines()) + "\n"
         return out
 
 
@@ -157,12 +175,13 @@ def plan_stacks(
     settings: Any,
     engine: Any = "asyncssh",
     batch_size: int = 64,
+    cloud_vm: bool = False,
 ) -> Any:
     """One Broadcast step (xcli/plan/fanout.py) running `dump_command` on every target."""
     from xcli.plan.fanout import Exec, plan_broadcast
 
     return plan_broadcast(
-        cluster, targets, Exec(dump_command(workload)), settings, engine=engine,
+        cluster, targets, Exec(dump_command(workload, cloud_vm)), settings, engine=engine,
         batch_size=batch_size, timeout=120.0,
     )  # fmt: skip
 

@@ -68,11 +68,6 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         delete(home, "stk", check=False)
 
 
-@pytest.mark.xfail(
-    reason="known regression from the merge of i33 and i34: since emulated workers run in their "
-    "own UTS/mount namespaces, workload stacks on the local provider exits 1; to be fixed",
-    strict=False,
-)
 def test_two_groups_and_the_blocked_host_named(home: Path) -> None:
     run = xcli(home, "workload", "stacks", "hang", *BASE)
     lines = run.stdout.splitlines()

@@ -53,9 +53,12 @@ def test_a_hung_run_gets_its_stacks_saved_and_is_restarted(home: Path, tmp_path:
     assert "restart: worker all failed (hang: no new goodput mark for" in run.stderr
     (stacks,) = (home / "state").rglob("hung/stacks/attempt-0")
     dumps = {p.name: p.read_text() for p in sorted(stacks.iterdir())}
-    assert sorted(dumps) == ["w0.log", "w1.log"], dumps
-    for text in dumps.values():  # py-spy's own dump of the blocked main thread
+    assert sorted(dumps) == ["summary.txt", "w0.txt", "w1.txt"], dumps
+    for name in ("w0.txt", "w1.txt"):  # py-spy's own dump of the blocked main thread
+        text = dumps[name]
         assert "Thread" in text and "main (" in text and "recovery_loop.py" in text, text
+    # grouped as `xcli workload stacks` groups them: both workers blocked in the same place
+    assert dumps["summary.txt"].startswith("2 hosts in "), dumps["summary.txt"]
     report = _goodput(home, "hung")
     (cut,) = report["interruptions"]
     assert cut["cause"] == "hang" and "--hang-after 3s" in cut["detail"]

@@ -104,6 +104,7 @@ class Supervisor:
         self.instance = instance
         self.sites: list[WorkerSite] = []
         self.servers: list[Any] = []
+        self.holders: list[hostnames.Holder] = []  # each worker's namespaces
         self.avoid = promised_elsewhere(files)
 
     async def _listen(self, site: WorkerSite, port: int, host_key: Any) -> Any:
@@ -149,7 +150,9 @@ class Supervisor:
             private_dir(tmp)
             if own_hostnames:
                 hosts = hostnames.write_hosts(self.files.root / f"hosts-s{s}-w{w}", name)
-                site.wrap = hostnames.prefix(name, hosts)
+                holder = hostnames.hold(name, hosts)
+                self.holders.append(holder)
+                site.wrap = holder.prefix(site.directory)
             site.env = {
                 **base_env,
                 # a worker's home is its own folder, as each TPU VM has its own: `~` in a
@@ -177,6 +180,8 @@ class Supervisor:
             groups = {g for g in groups if group_exists(g)}
         for pgid in groups:
             signal_group(pgid, signal.SIGKILL)
+        for holder in self.holders:
+            holder.stop()
 
 
 def _check_free(ports: list[int]) -> None:

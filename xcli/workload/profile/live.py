@@ -1,6 +1,6 @@
 """The live handlers of `profile_capture` steps: SSH forwards from this machine (VM-style
 clusters, gateways/profile_capture.py) or one exec into the first pod (GKE,
-gateways/kube/exec.py)."""
+gateways/kube/exec.py); and of the stacks steps (gateways/stacks.py, gateways/kube/exec.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from xcli.plan.profile import ProfileCapture, ProfileResult, file_stem, open_command
-from xcli.plan.stacks import StackReport
 
 if TYPE_CHECKING:
     from xcli.gateways.kube.api import KubeApi
@@ -61,33 +60,13 @@ def _last(log: str) -> str:
     return lines[-1][:200] if lines else ""
 
 
-def capture_stacks(step: Any, cancelled: Any = None) -> StackReport:
-    """The reusable core of `xcli workload stacks`: run a plan_stacks Broadcast step (every
-    host at once, in its sliding window) and group what py-spy printed. Nothing is streamed to
-    the terminal; a hang watchdog can save `report.files()` beside the logs."""
-    import io
-
-    from xcli.gateways.ssh.broadcast import run_broadcast
-    from xcli.gateways.ssh.output import OutputSink
-    from xcli.plan.stacks import group_stacks, split_prefixed
-
-    out, err = io.BytesIO(), io.BytesIO()
-    result = run_broadcast(step, OutputSink(out, err, None), cancelled)
-    labels = [t.label for t in step.targets]
-    texts = split_prefixed(out.getvalue(), labels)
-    notes = split_prefixed(err.getvalue(), labels)
-    dumps, failed = {}, {}
-    for outcome in result.outcomes:
-        if outcome.ok and texts.get(outcome.label, "").strip():
-            dumps[outcome.label] = texts[outcome.label]
-        else:
-            said = [x for x in notes.get(outcome.label, "").splitlines() if x.strip()]
-            failed[outcome.label] = said[-1].removeprefix("xcli: ") if said else outcome.reason
-    return group_stacks(dumps, failed)
-
-
 def stacks_handler() -> Any:
+    """Run a plan_stacks Broadcast step and group the dumps (gateways/stacks.py, the one VM
+    path; --hang-after's dump runs it too)."""
+
     def handle(step: Any, ctx: StepContext) -> Mapping[str, Any]:
+        from xcli.gateways.stacks import capture_stacks
+
         return {"report": capture_stacks(step, ctx.cancelled)}
 
     return handle

@@ -19,6 +19,7 @@ from xcli.image.google_hosts import is_google_registry
 from xcli.plan.cluster import Worker
 from xcli.plan.fanout import label
 from xcli.plan.model import Plan
+from xcli.plan.stacks import dump_command
 from xcli.plan.steps import WorkerCommand
 from xcli.plan.vm_run import VmWorkloadRun
 from xcli.templating import render
@@ -113,30 +114,6 @@ def stop_script(spec: WorkloadSpec, on_tpu_vm: bool) -> str:
         f'kill -KILL "-$p" 2>/dev/null; fi; rm -f {folder}/pid; '
         f"{sudo}docker rm -f {shlex.quote('xcli-' + spec.name)} >/dev/null 2>&1 || true"
     )
-
-
-def stack_dump_script(spec: WorkloadSpec, on_tpu_vm: bool) -> str:
-    """Print the Python stacks of one worker's run with py-spy (`py-spy dump --pid`, every
-    thread; benfred/py-spy README). The run's processes are its session (the process runtime's
-    pid file) or its container's (`docker top`); only Python interpreters are dumped, and a
-    dump that fails right after start ("Failed to find python version") is tried once more.
-    Attaching needs ptrace rights: root, or sudo on a Cloud TPU VM (Yama ptrace_scope 1)."""
-    folder = shlex.quote(worker_folder(spec.name))
-    sudo = "sudo " if on_tpu_vm else ""
-    container = shlex.quote("xcli-" + spec.name)
-    lines = [
-        'spy=$(command -v py-spy) || { echo "xcli: py-spy is not installed on this worker'
-        ' (pip install py-spy)"; exit 0; }',
-        f"p=; s=; read -r p s 2>/dev/null < {folder}/pid || true; pids=",
-        'if [ -n "$p" ]; then pids=$(ps -eo pid=,pgid= | while read -r a b; do'
-        ' [ "$b" = "$p" ] && echo "$a"; done)',
-        f"else pids=$({sudo}docker top {container} -eo pid 2>/dev/null | tail -n +2); fi",
-        'for q in $pids; do case "$(readlink "/proc/$q/exe" 2>/dev/null)" in *python*)',
-        "echo \"== pid $q: $(tr '\\0' ' ' < /proc/$q/cmdline 2>/dev/null)\"",
-        f'{sudo}"$spy" dump --pid "$q" 2>&1 || {{ sleep 1; {sudo}"$spy" dump --pid "$q" 2>&1; }}',
-        ";; esac; done; exit 0",
-    ]
-    return "\n".join(lines)
 
 
 def registry_host(image: str) -> str | None:
@@ -240,7 +217,7 @@ def plan_vm_workload(
     # local without an image: a plain process (nothing to run a container of)
     chosen: Runtime = runtime or ("docker" if on_tpu_vm else "auto" if spec.image else "process")
     stop = stop_script(spec, on_tpu_vm)
-    dump = stack_dump_script(spec, on_tpu_vm)
+    dump = dump_command(spec.name, on_tpu_vm)  # the one `xcli workload stacks` runs
     commands, stops, dumps = [], [], []
     several = len({w.slice for w in workers}) > 1  # labels as `xcli ssh` prints them
     counts = subset_env(workers)  # emulated workers: the rest passes through
