@@ -124,7 +124,11 @@ def cluster_meta_from_dict(
     reservation = data.get("reservation")
     if capacity_kind == "reservation":
         if not reservation:
-            raise ConfigError(f"{where}: capacity reservation without a `reservation` name")
+            raise ConfigError(
+                f"{where}: capacity reservation without a `reservation` name",
+                hint="add `reservation: NAME` (the reservation the cluster's pools use), or "
+                "give the cluster's other capacity",
+            )
         reservation = check_reservation(str(reservation))
     return ClusterMeta(
         name=cluster,
