@@ -44,7 +44,7 @@ class HostsRead(Step):
 
 def pods_list_path(namespace: str, workload: str) -> str:
     """The path and query of the pods' list as the live run sends it."""
-    query = urlencode({"labelSelector": f"{JOBSET_NAME}={workload}", "limit": PAGE})
+    query = urlencode({"limit": PAGE, "labelSelector": f"{JOBSET_NAME}={workload}"})
     return f"/api/v1/namespaces/{namespace}/pods?{query}"
 
 

@@ -1,0 +1,123 @@
+"""`xcli workload profile|stacks --dry-run` need no credentials (docs/dry-run.md): the test
+environment has none (tests/conftest.py isolates HOME and gcloud's folder), and the real
+providers are used, so a read of the cluster or of the Cloud TPU API would stop the run with
+`error: no Google credentials found`. The plans start with the read a live run makes to find
+the hosts (`hosts_read`), then the capture or dump with what that read fills in as refs. The
+JSON plans are goldens (`--update-goldens` rewrites them); the temporary home is written $HOME.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from xcli import vm_runs
+from xcli.cli.errors import run_guarded
+from xcli.cli.main import cli
+
+GOLDENS = Path(__file__).parents[1] / "goldens" / "profile"
+GKE = ["--cluster", "demo", "--project", "my-proj", "--zone", "us-east5-b"]
+QR = ["--cluster", "qr", "--provider", "queued-resource", "--project", "my-proj",
+      "--zone", "us-east5-b"]  # fmt: skip
+
+
+def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = run_guarded(cli, argv, debug=False)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _golden(name: str, out: str, home: Path, update: bool) -> None:
+    text = out.replace(str(home), "$HOME")
+    path = GOLDENS / f"{name}.json"
+    if update:
+        path.write_text(text, encoding="utf-8")
+    assert text == path.read_text(encoding="utf-8"), f"{path.name} changed"
+
+
+def _running_on_qr() -> None:
+    """The record `workload create` keeps of a VM workload on 2 slices x 2 workers, its driver
+    this test's own process (alive, so the workload counts as running)."""
+    folder = vm_runs.run_dir("qr", "train")
+    folder.mkdir(parents=True)
+    state = {"state": "running", "provider": "queued-resource", **vm_runs.identity(os.getpid())}
+    vm_runs.write_json(folder / "state.json", state)
+    labels = [f"s{s}/w{w}" for s in range(2) for w in range(2)]
+    vm_runs.write_json(folder / "run.json", {"targets": [{"label": x} for x in labels]})
+
+
+@pytest.mark.parametrize(
+    ("name", "argv"),
+    [
+        ("gke-profile", ["profile", "train", *GKE, "--log-dir", "gs://b/prof", "--session", "s"]),
+        ("gke-profile-hosts", ["profile", "train", *GKE, "--log-dir", "gs://b/prof",
+                               "--session", "s", "--hosts", "s1/w0,s0/w2"]),  # fmt: skip
+        ("gke-stacks", ["stacks", "train", *GKE]),
+        ("qr-profile", ["profile", "train", *QR, "--session", "s", "--hosts", "s1/w0,s0/w1"]),
+        ("qr-stacks", ["stacks", "train", *QR]),
+    ],
+)
+def test_dry_run_needs_no_credentials(
+    name: str,
+    argv: list[str],
+    capsys: pytest.CaptureFixture[str],
+    isolated_home: Path,
+    update_goldens: bool,
+) -> None:
+    assert "GOOGLE_APPLICATION_CREDENTIALS" not in os.environ
+    if name.startswith("qr"):
+        _running_on_qr()
+    code, out, err = _run(["workload", *argv, "--dry-run", "-o", "json"], capsys)
+    assert "no Google credentials" not in err
+    assert code == 0, err
+    plan = json.loads(out)["plan"]
+    read, step = plan
+    assert read["kind"] == "hosts_read" and step["after"] == [read["id"]]
+    if name.startswith("gke"):
+        assert read["requests"][1]["url"] == (
+            "/api/v1/namespaces/default/pods?limit=500"
+            "&labelSelector=jobset.sigs.k8s.io%2Fjobset-name%3Dtrain"
+        )
+    else:
+        assert read["requests"][0]["url"] == (
+            "https://tpu.googleapis.com/v2/projects/my-proj/locations/us-east5-b/"
+            "queuedResources/qr"
+        )
+    _golden(name, out, isolated_home, update_goldens)
+
+
+def test_the_text_form_says_what_is_read_at_run_time(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, err = _run(["workload", "profile", "train", *GKE, "--log-dir", "gs://b/p",
+                           "--dry-run"], capsys)  # fmt: skip
+    assert code == 0, err
+    assert "note: dry-run: the pods are read when the capture runs" in out
+    assert "1. [pods] find the running pods of JobSet train (read by the live run first)" in out
+    assert "hosts: ${pods.hosts}" in out
+
+
+def test_qr_stacks_name_each_worker_by_its_ref(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _running_on_qr()
+    code, out, err = _run(["workload", "stacks", "train", *QR, "--dry-run", "-o", "json"], capsys)
+    assert code == 0, err
+    _, step = json.loads(out)["plan"]
+    hosts = [(w["worker"], w["host"]) for w in step["workers"]]
+    assert hosts == [(f"s{s}/w{w}", f"${{workers.s{s}/w{w}}}") for s in range(2) for w in range(2)]
+    for w in step["workers"]:  # the login, too, is what the read fills in
+        assert w["argv"][w["argv"].index("-l") + 1] == "${workers.user}"
+        assert w["argv"][w["argv"].index("--") + 1] == w["host"]
+
+
+def test_hosts_not_in_the_record_are_refused_before_anything(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _running_on_qr()
+    argv = ["workload", "profile", "train", *QR, "--hosts", "s5/w0", "--dry-run"]
+    code, _, err = _run(argv, capsys)
+    assert code == 1 and "error: --hosts s5/w0 is not a host of this workload" in err
