@@ -8,11 +8,11 @@ host the capture's log names as unreachable is named in the result, the others h
 from __future__ import annotations
 
 import json
-from urllib.parse import quote
 from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 
@@ -203,7 +203,8 @@ def test_stacks_one_exec_per_pod_grouped_and_bounded(
     assert stacks.stacks(request, _with(cluster, server, dry)) is None
     read, step = json.loads(dry.printed.getvalue())["plan"]
     assert fake.requests == [] and cluster.fake.requests == [] and cluster.refs == []
-    assert read["id"] == "pods" and step["streams_at_once"] == 64 and step["pods"] == "${pods.hosts}"
+    assert read["id"] == "pods" and step["pods"] == "${pods.hosts}"
+    assert step["streams_at_once"] == 64
 
     def pod(name: str, argv: list[str]) -> tuple[int, bytes, bytes]:
         assert argv == step["command"]

@@ -97,8 +97,7 @@ def workers_read(ref: Any, name: str) -> Any:
     from xcli.plan.hosts_read import tpu_workers_read
 
     outputs = {
-        "sS/wW": "each worker's address: its node's networkEndpoints[W], external IP else "
-        "internal",
+        "sS/wW": "each worker's address: its node's networkEndpoints[W], external IP else internal",
         "user": "the login xcli registered for its key (the access record, else the node's "
         "ssh-keys metadata)",
     }

@@ -134,7 +134,8 @@ def plan_profile_pods(
         "the profiler port has no authentication: keep it inside the VPC (docs/profile.md)",
         f"open it with: {open_command(shape.log_dir)}",
     )
-    return Plan(title=f"profile {shape.workload}", steps=(read, capture), notes=notes, max_parallel=1)
+    title = f"profile {shape.workload}"
+    return Plan(title=title, steps=(read, capture), notes=notes, max_parallel=1)
 
 
 @dataclass(frozen=True, kw_only=True)
