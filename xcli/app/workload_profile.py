@@ -129,6 +129,7 @@ def _vm_plan(req: ProfileRequest, deps: Deps, vm: Any, ref: Any) -> tuple[Plan, 
         chosen = choose(sorted_labels(running), req.hosts, None)
         hosts = [ProfileHost(label, "127.0.0.1", req.port) for label in chosen]
         plan = plan_profile(shape, hosts, "ssh-forward", hosts_from=_from(req))
+        # no routes: a dry-run builds no handler (Deps.run_quiet prints the plan)
         return after_read(plan, workers_read(ref, req.name), DRY_NOTE), ssh_handler([], settings)
     workers = [w for w in found if w.label in running]
     picked_labels = set(choose([w.label for w in workers], req.hosts, None))

@@ -43,10 +43,9 @@ def stacks(req: StacksRequest, deps: Deps) -> StackReport | None:
     access = vm.ssh_access(ref)
     user = access.user if access else None
     found = vm_workers(deps, vm, ref, t.provider)
-    if found is None:  # a dry-run on a cloud: each address is what the workers read gives
+    if found is None:  # a dry-run on a cloud: address and login are what the workers read gives
         targets = tuple(
-            Target(label, worker_ref(label), user=user or WORKER_USER)
-            for label in sorted_labels(running)
+            Target(label, worker_ref(label), user=WORKER_USER) for label in sorted_labels(running)
         )
     else:
         workers = [w for w in found if w.label in running]
