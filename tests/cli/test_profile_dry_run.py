@@ -3,7 +3,8 @@ environment has none (tests/conftest.py isolates HOME and gcloud's folder), and 
 providers are used, so a read of the cluster or of the Cloud TPU API would stop the run with
 `error: no Google credentials found`. The plans start with the read a live run makes to find
 the hosts (`hosts_read`), then the capture or dump with what that read fills in as refs. The
-JSON plans are goldens (`--update-goldens` rewrites them); the temporary home is written $HOME.
+plans are goldens, JSON and one text form (`--update-goldens` rewrites them); the temporary
+home is written $HOME.
 """
 
 from __future__ import annotations
@@ -92,11 +93,15 @@ def test_dry_run_needs_no_credentials(
 
 
 def test_the_text_form_says_what_is_read_at_run_time(
-    capsys: pytest.CaptureFixture[str],
+    capsys: pytest.CaptureFixture[str], isolated_home: Path, update_goldens: bool
 ) -> None:
-    code, out, err = _run(["workload", "profile", "train", *GKE, "--log-dir", "gs://b/p",
-                           "--dry-run"], capsys)  # fmt: skip
+    code, out, err = _run(["workload", *GKE_PROFILE, "--dry-run"], capsys)
     assert code == 0, err
+    text = out.replace(str(isolated_home), "$HOME")
+    path = GOLDENS / "gke-profile.txt"
+    if update_goldens:
+        path.write_text(text, encoding="utf-8")
+    assert text == path.read_text(encoding="utf-8"), f"{path.name} changed"
     assert "note: dry-run: the pods are read when the capture runs" in out
     assert "1. [pods] find the running pods of JobSet train (read by the live run first)" in out
     assert "hosts: ${pods.hosts}" in out
