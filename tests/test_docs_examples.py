@@ -144,6 +144,20 @@ FILES = {
     '"mount_point": "/data", "readonly": true, "pvc": "data-pvc"}\n',
     "storage-ckpt.json": '{"name": "ckpt", "type": "gcsfuse", "source": "my-ckpt", '
     '"mount_point": "/ckpt", "pvc": "ckpt-pvc"}\n',
+    # docs/storage-command.md's --manifest: the PV and PVC XPK's flex_lustre_recipe.md has you
+    # write (l.206-245 at 367c838253be), filled in
+    "lustre-manifest-attach.yaml": (
+        "apiVersion: v1\nkind: PersistentVolume\nmetadata: {name: xpk-lustre-pv}\nspec:\n"
+        '  storageClassName: ""\n  capacity: {storage: 18000Gi}\n'
+        "  accessModes: [ReadWriteMany]\n  persistentVolumeReclaimPolicy: Retain\n"
+        "  claimRef: {namespace: default, name: xpk-lustre-pvc}\n"
+        "  csi:\n    driver: lustre.csi.storage.gke.io\n"
+        "    volumeHandle: my-project/us-east5-b/scratch\n"
+        "    volumeAttributes: {ip: 10.90.0.4, filesystem: lfs}\n---\n"
+        "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: xpk-lustre-pvc}\n"
+        '  \nspec:\n  accessModes: [ReadWriteMany]\n  storageClassName: ""\n'
+        "  volumeName: xpk-lustre-pv\n  resources: {requests: {storage: 18000Gi}}\n"
+    ),
 }
 
 

@@ -41,11 +41,20 @@ def attached(world: ClusterWorld, record: Storage) -> None:
                             "metadata": {"name": record.attributes["pv"]}})  # fmt: skip
 
 
-def test_a_dry_run_detach_reads_nothing_so_it_needs_the_storage_described() -> None:
+def test_a_dry_run_detach_reads_nothing_and_says_what_the_live_run_reads_first() -> None:
     world = ClusterWorld()
     bare = storage.RemoveStorage("ro", CLUSTER, storage.Source(None))
-    with pytest.raises(UserError, match="a --dry-run reads nothing from the cluster"):
-        storage.detach(bare, world.deps(dry=True))
+    storage.detach(bare, world.deps(dry=True))
+    steps = world.printed_steps()
+    assert list(steps) == ["record", "delete-pvc", "delete-pv", "delete-record"]
+    assert steps["record"]["kind"] == "read_first"
+    assert steps["record"]["name"] == configmap_name("ro")
+    assert steps["delete-pvc"]["name"] == "${record.pvc}"  # what only the record knows
+    assert steps["delete-record"]["name"] == configmap_name("ro")  # what the name says
+    assert world.fake.requests == []
+    storage.delete(bare, world.deps(dry=True))
+    assert "${record.source}" in " ".join(world.plans[-1].notes)
+    assert world.fake.requests == []
     described = storage.RemoveStorage("ro", CLUSTER, storage.Source("pd", disk="d1"))
     storage.detach(described, world.deps(dry=True))
     assert list(world.printed_steps()) == ["delete-pvc", "delete-pv", "delete-record"]

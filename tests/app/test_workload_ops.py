@@ -222,10 +222,42 @@ def test_delete_dry_run_prints_steps_and_sends_nothing(
     assert step["cluster"] == "projects/my-proj/locations/us-east5/clusters/demo"
     assert step["propagation"] == "Foreground" and step["resource"] == "jobsets"
     assert cluster.fake.requests == [] and cluster.refs == []
-    code, _, err = cluster.run([*args[:2], *WHERE, "--state", "failed", "--dry-run"], capsys)
-    assert code == 1 and "xcli workload list --cluster demo --state failed" in err
-    assert cluster.run(["workload", "delete", *WHERE], capsys)[0] == 1
-    assert cluster.run(["workload", "delete", "a", *WHERE, "--older-than", "1d"], capsys)[0] == 1
+    # a selection on a dry-run: what the live run reads and keeps, then one delete per kept
+    # JobSet, by a ref; nothing read or sent (issue 36)
+    select = [*args[:2], *WHERE, "--state", "failed", "--dry-run", "-o", "json"]
+    code, out, err = cluster.run(select, capsys)
+    assert code == 0, err
+    read, each = json.loads(out)["plan"]
+    assert read["kind"] == "read_first" and read["object_kind"] == "JobSet"
+    assert read["labels"] == {"app.kubernetes.io/managed-by": "xcli"}
+    assert "keep the failed workloads" in read["summary"]
+    assert each["kind"] == "k8s_delete" and each["name"] == "${select.each}"
+    assert cluster.fake.requests == [] and cluster.refs == []
+    assert cluster.run(["workload", "delete", *WHERE], capsys)[0] == 1  # no terminal, no --yes
+    code, _, err = cluster.run(["workload", "delete", "a", *WHERE, "--older-than", "1d"], capsys)
+    assert code == 1 and "error: --older-than selects workloads, so it goes without a NAME" in err
+
+
+def test_delete_without_a_name_deletes_every_one_kept(
+    cluster: Cluster, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """XPK's `workload delete --cluster C` (every workload) and its --filter-by-job (a part of
+    the name) and --filter-by-status (src/xpk/commands/workload.py:939-983 at 367c838253be)."""
+    _finished(cluster)
+    code, _, err = cluster.run(["workload", "delete", *WHERE, "--filter-by-job", "old", "--yes"],
+                               capsys)  # fmt: skip
+    assert code == 0, err
+    assert "workloads whose name holds 'old': old-done, old-failed" in err
+    assert sorted(cluster.writes()) == [
+        ("DELETE", f"{JOBSETS}/old-done"), ("DELETE", f"{JOBSETS}/old-failed"),
+    ]  # fmt: skip
+    code, _, err = cluster.run(["workload", "delete", *WHERE, "--yes"], capsys)
+    assert code == 0 and "workloads: new-done" in err  # what is left of xcli's
+    assert f"{JOBSETS}/not-ours" in cluster.fake.objects  # never another tool's JobSet
+    code, _, err = cluster.run(
+        ["workload", "delete", *WHERE, "--filter-by-status", "QUEUED", "--yes"], capsys
+    )
+    assert code == 0 and "no queued workloads on cluster demo" in err
 
 
 @pytest.mark.parametrize(

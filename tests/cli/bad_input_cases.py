@@ -1580,11 +1580,8 @@ def _storage() -> list[Case]:
             ("storage", "delete", "a", "--cluster", "c", *LOCAL, "--yes"),
             setup="storage-record",
         ),
-        Case(
-            "storage/detach-dry-run-undescribed",
-            "storage",
-            ("storage", "detach", "d", "--cluster", "c", *P, "--dry-run"),
-        ),
+        # (an undescribed detach --dry-run is planned since issue 36: it reads the record first,
+        # tests/app/test_storage_use_case.py)
         Case("storage/missing-type", "usage", (*att, "--bucket", "b-1"), code=2),
     ]
 
@@ -1863,7 +1860,8 @@ def _storage_use() -> list[Case]:
     data = ("--storage", "data", "--storage-record", "{cwd}/data.json")
     create = ("cluster", "create", *P, "--cluster", "c", *TPU, "--on-demand", "--dry-run")
     rows = [
-        ("unknown-name-dry-run", (*dry, "--storage", "nope"), ""),
+        # (an unread --storage on a dry-run is planned since issue 36: its record is read first,
+        # tests/cli/test_workload_storage.py)
         ("unknown-name-local", ("workload", "create", *LOCAL, "--cluster", "c", *WL,
                                 "--storage", "nope"), ""),
         ("bad-name", (*dry, "--storage", "Not_A_Name"), ""),

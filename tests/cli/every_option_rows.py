@@ -262,6 +262,7 @@ _ROWS: dict[str, Row] = {
         "wc", ("--output-manifest-file", "{tmp}/m.yaml"), "{tmp}/m.yaml"
     ),
     "workload create --replace": Plan("wc", ("--replace",)),
+    "workload create --flex-start": Plan("wc", ("--flex-start",)),
     "workload create --namespace": Plan("wc", ("--namespace", "team-a")),
     "workload create --scheduler": Plan("wc", ("--scheduler", "gke.io/high-throughput-scheduler")),
     "workload create --detach": Note("wc", ("--detach",), "--detach changes nothing here"),
@@ -386,6 +387,7 @@ _ROWS: dict[str, Row] = {
     "storage create --network": Plan("sc-fs", ("--network", "my-net")),
     "storage create --share": Plan("sc-fs", ("--share", "vol2")),
     "storage attach --namespace": Plan("sa", ("--namespace", "team-a")),
+    "storage attach --manifest": Refused("sa", ("--manifest", "pv.yaml"), "without --manifest"),
     "storage attach --provider": Plan("sa", ("--provider", "queued-resource")),
     "storage attach --cluster": Plan("sa", ("--cluster", "d"), drop=("--cluster", "c")),
     "storage attach --path": Refused("sa", ("--path", "/data"), "--path"),
@@ -418,8 +420,9 @@ _ROWS: dict[str, Row] = {
     "workload delete --workload": Plan("wd", ("--workload", "u"), drop=("t",)),
     "workload delete --cluster": Plan("wd", ("--cluster", "d"), drop=("--cluster", "c")),
     "workload delete --provider": Refused("wd", ("--provider", "local"), "--dry-run"),
-    "workload delete --state": Refused("wd", ("--state", "failed"), "--state", drop=("t",)),
+    "workload delete --state": Plan("wd", ("--state", "failed"), drop=("t",)),
     "workload delete --older-than": Refused("wd", ("--older-than", "1d"), "--older-than"),
+    "workload delete --name-contains": Plan("wd", ("--name-contains", "x"), drop=("t",)),
     "workload delete --namespace": Plan("wd", ("--namespace", "team-a")),
     "workload create --show-marks": Unchecked(
         "changes only the live output of a VM-style run, which a dry-run does not have "
@@ -527,7 +530,7 @@ _NOT_YET = {
     ),
     "storage attach": (
         "--namespace --provider --cluster --path --location --disk --instance --bucket "
-        "--type --kubernetes-service-account --mount-options --auto-mount --readonly "
+        "--manifest --type --kubernetes-service-account --mount-options --auto-mount --readonly "
         "--mount-point --project --zone --output --dry-run --out --yes --help"
     ),
     "storage create": (
@@ -558,8 +561,8 @@ _NOT_YET = {
         "--zone --output --dry-run --out --help"
     ),
     "workload delete": (
-        "--workload --cluster --provider --state --older-than --namespace --project "
-        "--zone --output --dry-run --out --yes --help"
+        "--workload --cluster --provider --state --older-than --name-contains --namespace "
+        "--project --zone --output --dry-run --out --yes --help"
     ),
     "workload goodput": (
         "--workload --cluster --provider --namespace --source --log-name --job-name "

@@ -150,14 +150,34 @@ def test_compilation_cache_on_gcs_is_in_every_container(
     assert "etils[epath]" in " ".join(json.loads(out)["notes"])
 
 
+def test_a_storage_a_dry_run_did_not_read_is_mounted_from_its_record_read_first(
+    records: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """XPK's `workload create --storage=test-storage` (docs/usage/storage.md:182) on a dry-run
+    with no record file: the plan reads the record first and mounts it by refs (issue 36)."""
+    code, out, err = _run(
+        [*BASE, "--tpu-type", "v6e-256", "--num-slices", "2", "--storage", "nope", *TWO[2:],
+         "-o", "json"], capsys,
+    )  # fmt: skip
+    assert code == 0, err
+    doc = json.loads(out)
+    read = doc["plan"][0]
+    assert read["kind"] == "read_first" and read["name"] == "xcli-storage-nope"
+    (apply,) = [s for s in doc["plan"] if s["kind"] == "k8s_apply" and
+                s["manifest"]["kind"] == "JobSet"]  # fmt: skip
+    assert "storage-nope" in apply["after"]
+    pod = apply["manifest"]["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]
+    (volume,) = [v for v in pod["volumes"] if v["name"] == "storage-nope"]
+    assert volume["persistentVolumeClaim"]["claimName"] == "${storage-nope.pvc}"
+    mounts = pod["containers"][0]["volumeMounts"]
+    assert {"name": "storage-nope", "mountPath": "${storage-nope.mount_point}",
+            "readOnly": "${storage-nope.readonly}"} in mounts  # fmt: skip
+    assert any("the live run reads first" in n for n in doc["notes"])
+
+
 @pytest.mark.parametrize(
     ("extra", "error", "hint"),
     [
-        (
-            ["--storage", "nope", *TWO[2:]],
-            "error: a dry-run reads no cluster, so storage nope is unknown",
-            "hint: pass --storage-record FILE",
-        ),
         (
             [
                 "--storage",

@@ -57,6 +57,11 @@ PLACEHOLDERS = {
 # where a document's own text gives a variable another value (usage/clusters.md:378-380: adapt
 # takes h200-141gb-8 only)
 OVERRIDES = {"docs/usage/clusters.md:384": {"DEVICE_TYPE": "h200-141gb-8"}}
+# where a workflow step runs for one input only: reusable_storage_create.yaml:79 runs the attach
+# of line 81 `if: inputs.storage-command == 'attach' && inputs.storage-type == 'gcsfuse'`
+GITHUB_OVERRIDES = {
+    ".github/workflows/reusable_storage_create.yaml:81": {"inputs.storage-type": "gcsfuse"},
+}
 READ_ONLY = {
     ("cluster", "list"), ("cluster", "describe"), ("workload", "list"), ("storage", "list"),
     ("info",), ("inspector",), ("version",), ("config",),
@@ -74,7 +79,8 @@ class Command:
         text = self.text
         for key, value in PLACEHOLDERS.items():
             text = text.replace(key, value)
-        text = re.sub(r"\$\{\{\s*([\w.-]+)\s*\}\}", lambda m: GITHUB.get(m.group(1), "x"), text)
+        github = {**GITHUB, **GITHUB_OVERRIDES.get(self.source, {})}
+        text = re.sub(r"\$\{\{\s*([\w.-]+)\s*\}\}", lambda m: github.get(m.group(1), "x"), text)
         text = text.replace("$(date +%H%M)", "1200").replace("$(date +%H-%M-%S)", "12-00-00")
         text = text.replace("$(USER)", "alice")
         values = {**VALUES, **OVERRIDES.get(self.source, {})}
@@ -120,11 +126,37 @@ def corpus() -> tuple[str, list[Command]]:
     return doc["commit"], [Command(c["source"], c["command"]) for c in doc["commands"]]
 
 
+# The user's values for the placeholders of XPK's examples/storage/*-manifest-attach.yaml
+# (IP_ADDRESSES before IP_ADDRESS: one holds the other)
+MANIFEST_VALUES = {
+    "STORAGE_SIZE": "36000Gi", "PROJECT_ID": "my-project", "ZONE": "us-east5-b",
+    "INSTANCE_NAME": "test-storage", "IP_ADDRESSES": "10.90.0.4,10.90.0.5",
+    "IP_ADDRESS": "10.90.0.4", "FILE_SYSTEM": "lfs", "NETWORK_NAME": "default",
+}  # fmt: skip
+EXAMPLES = DATA / "upstream" / "AI-Hypercomputer" / "xpk" / "examples" / "storage"
+
+
+def user_manifest(kind: str) -> str:
+    """XPK's example PV and PVC of `kind` with its placeholders filled in, as the user's file."""
+    text = (EXAMPLES / f"{kind}-manifest-attach.yaml").read_text(encoding="utf-8")
+    for key, value in MANIFEST_VALUES.items():
+        text = text.replace(key, value)
+    return text
+
+
 def make_folder(root: Path) -> Path:
-    """The files XPK's commands name, in the folder they run from."""
+    """The files XPK's commands name, in the folder they run from: the scripts, and the user's
+    PV and PVC files that `storage attach --manifest` names (docs/usage/storage.md:96,120,149
+    name XPK's examples/storage/ files, filled in; flex_lustre_recipe.md:206-245 has the user
+    `echo` the Lustre one into ./lustre-manifest-attach.yaml)."""
     root.mkdir(parents=True, exist_ok=True)
     for name in ("test.sh", "custom_script.sh", "workload.sh", "hello"):
         (root / name).write_text("echo hello\n")
     for name in ("fake_training.py", "main.py", "train.py"):
         (root / name).write_text("print('train')\n")
+    examples = root / "examples" / "storage"
+    examples.mkdir(parents=True, exist_ok=True)
+    for kind in ("lustre", "parallelstore", "pd"):
+        (examples / f"{kind}-manifest-attach.yaml").write_text(user_manifest(kind))
+    (root / "lustre-manifest-attach.yaml").write_text(user_manifest("lustre"))
     return root

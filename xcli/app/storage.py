@@ -74,16 +74,21 @@ class Found:
 
 def attach(req: AttachStorage, deps: Deps) -> None:
     """Attach existing storage: CSI driver add-on, access, PV and PVC, and a record."""
+    if req.source.manifest:
+        from xcli.app.storage_manifest import attach_manifest
+
+        attach_manifest(req, deps)
+        return
     areq, target = attach_request(req.name, req.cluster, req.source, req.mount, deps)
-    reader = _reader(target, deps)
+    reader = reader_of(target, deps)
     _check_type(areq, target)
-    _check_new(areq, target, reader)
+    check_new_name(areq, target, reader)
     if not target.kube:
         plan = files.plan_attach(target.ref.name, _local_record(areq, target))
     else:
         plan = gke.plan_attach(areq, reader.addon_on(target.ref, areq.type))
-    _confirm_recreate(plan, target, deps)
-    _run(plan, target, deps)
+    confirm_recreate(plan, target, deps)
+    run_storage_plan(plan, target, deps)
 
 
 def create_storage(req: CreateStorage, deps: Deps) -> None:
@@ -107,7 +112,7 @@ def create_storage(req: CreateStorage, deps: Deps) -> None:
         network=network,
         share=_share(req.share, req.tier),
     )
-    reader = _reader(target, deps)
+    reader = reader_of(target, deps)
     if not target.cloud:
         raise UserError(
             "a local cluster's storage is a directory: there is nothing to create",
@@ -117,29 +122,43 @@ def create_storage(req: CreateStorage, deps: Deps) -> None:
     if not kind.creatable:
         raise UserError(f"xcli cannot create {areq.type} storage", hint=kind.not_creatable_hint)
     _check_type(areq, target)
-    _check_new(areq, target, reader)
+    check_new_name(areq, target, reader)
     addon = reader.addon_on(target.ref, areq.type) if target.kube else None
     plan = create.plan_create(creq, addon, target.kube)
-    _confirm_recreate(plan, target, deps)
-    _run(plan, target, deps)
+    confirm_recreate(plan, target, deps)
+    run_storage_plan(plan, target, deps)
 
 
 def detach(req: RemoveStorage, deps: Deps) -> None:
     """Detach: the PV, PVC, access grant and record go; the data stays."""
+    from xcli.storage import unread
+
     target, found = _existing(req, deps)
+    if found is None:  # a dry-run that read nothing: the plan says what is read first
+        run_storage_plan(
+            unread.plan_detach(req.name, req.cluster.namespace, target.ref.name), target, deps
+        )
+        return
     if not target.kube:
         plan = files.plan_detach(target.ref.name, found.record)
     else:
         plan = gke.plan_detach(
             found.record, target.ref.name, target.ref.project, found.grant_shared
         )
-    _run(plan, target, deps)
+    run_storage_plan(plan, target, deps)
 
 
 def delete(req: RemoveStorage, deps: Deps) -> None:
     """Detach, then delete what `storage create` made, with its data (asking first)."""
+    from xcli.storage import unread
+
     deps.require_answerable(f"delete storage {req.name}")  # before anything is read
     target, found = _existing(req, deps, created=True)
+    if found is None:  # a dry-run that read nothing: the plan says what is read first
+        run_storage_plan(
+            unread.plan_delete(req.name, req.cluster.namespace, target.ref.name), target, deps
+        )
+        return
     record = found.record
     kind = find_type(record.type)
     if not record.created or kind is None or not kind.creatable:
@@ -153,7 +172,7 @@ def delete(req: RemoveStorage, deps: Deps) -> None:
         record, target.ref.name, target.ref.project, target.kube, found.grant_shared
     )
     deps.confirm(f"delete {record.type} {record.source} and ALL the data in it")
-    _run(plan, target, deps)
+    run_storage_plan(plan, target, deps)
 
 
 def list_storages(cluster: ClusterWhere, deps: Deps) -> list[Storage]:
@@ -166,8 +185,9 @@ def list_storages(cluster: ClusterWhere, deps: Deps) -> list[Storage]:
     return reader.records(target.ref, cluster.namespace) or []
 
 
-def _existing(req: RemoveStorage, deps: Deps, created: bool = False) -> tuple[Target, Found]:
-    """The target and the record to undo (read, or described by the flags for a dry-run)."""
+def _existing(req: RemoveStorage, deps: Deps, created: bool = False) -> tuple[Target, Found | None]:
+    """The target and the record to undo (read, or described by the flags for a dry-run;
+    None: a dry-run of a Kubernetes cluster with nothing described)."""
     from xcli.storage import checks
 
     name = checks.storage_name(req.name)
@@ -177,20 +197,15 @@ def _existing(req: RemoveStorage, deps: Deps, created: bool = False) -> tuple[Ta
     if req.source.kind is not None:
         described, _ = attach_request(name, req.cluster, req.source, Mount(), deps, created)
         given = gke.record_of(described)
-    found = _reader(target, deps).records(target.ref, namespace)
+    found = reader_of(target, deps).records(target.ref, namespace)
     if found is None:  # nothing was read (a dry-run of a Kubernetes cluster)
-        if given is None:
-            raise UserError(
-                "a --dry-run reads nothing from the cluster, so it needs the storage described",
-                hint="add --type and the --bucket, --instance or --disk it was attached with",
-            )
-        return target, Found(given)
+        return target, (None if given is None else Found(given))
     record = find(found, name, target.ref.name)
     shared = any(_same_grant(record, other) for other in found if other.name != name)
     return target, Found(record, shared)
 
 
-def _confirm_recreate(plan: Plan, target: Target, deps: Deps) -> None:
+def confirm_recreate(plan: Plan, target: Target, deps: Deps) -> None:
     """Recreating every node evicts running pods: ask (after the reads, before any change)."""
     from xcli.storage.nodes import RecreateNodes
 
@@ -201,11 +216,11 @@ def _confirm_recreate(plan: Plan, target: Target, deps: Deps) -> None:
         )
 
 
-def _reader(target: Target, deps: Deps) -> Reader:
+def reader_of(target: Target, deps: Deps) -> Reader:
     return deps.record.storage_reader(target.ref, target.access, deps.storage_gateways)
 
 
-def _run(plan: Plan, target: Target, deps: Deps) -> None:
+def run_storage_plan(plan: Plan, target: Target, deps: Deps) -> None:
     deps.run_plan(plan, lambda: _handlers(target, deps))
 
 
@@ -231,7 +246,7 @@ def _check_type(req: AttachRequest, target: Target) -> None:
         )
 
 
-def _check_new(req: AttachRequest, target: Target, reader: Reader) -> None:
+def check_new_name(req: AttachRequest, target: Target, reader: Reader) -> None:
     """Refuse a name already attached, and a mount point inside another storage's."""
     from xcli.storage import checks
 

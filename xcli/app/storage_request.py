@@ -32,6 +32,7 @@ class Source:
     disk: str = ""
     location: str = ""
     path: str = ""
+    manifest: str = ""  # attach: the user's PV and PVC file (XPK's --manifest)
 
 
 @dataclass(frozen=True)
@@ -88,7 +89,8 @@ def attach_request(
     options = checks.mount_options(mount.mount_options, kind)
     target = target_of(where, deps)
     field = unit(kind).name_is_source
-    if field and not getattr(source, field) and not created and target.cloud:
+    cloud_source = target.cloud and not source.manifest  # a manifest's PV names its source
+    if field and not getattr(source, field) and not created and cloud_source:
         inferred = dataclasses.replace(source, **{field: name})
         try:  # a name that cannot be one is the "needs --bucket|--instance" refusal below
             unit(kind).check_source(
@@ -103,7 +105,7 @@ def attach_request(
             source = inferred
     instance = source.instance
     given = {"--bucket": source.bucket, "--instance": source.instance, "--disk": source.disk}
-    if target.cloud:  # a source flag of another type would be dropped without a word (issue 37)
+    if cloud_source:  # a source flag of another type would be dropped without a word (issue 37)
         from xcli.errors import collect
 
         def refuse(flag: str) -> None:

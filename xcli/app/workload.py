@@ -227,6 +227,7 @@ class DeleteRequest:
     state: str | None
     older_than: tuple[str, int] | None  # (as typed, in seconds)
     preview: bool  # --dry-run: the kind must be able to print its delete plan
+    name_contains: str = ""  # without a name: only workloads whose name holds it
 
 
 def delete(req: DeleteRequest, deps: Deps) -> None:
@@ -237,7 +238,10 @@ def delete(req: DeleteRequest, deps: Deps) -> None:
             hint="`xcli workload status NAME --provider ...` shows what would be stopped",
         )
     kind, ctx = _open(deps, req.target)
-    deletion = kind.plan_delete(ctx, req.target.cluster, req.name, req.state, req.older_than)
+    from xcli.workload.protocol import Selection
+
+    selection = Selection(req.state, req.older_than, req.name_contains)
+    deletion = kind.plan_delete(ctx, req.target.cluster, req.name, selection)
     for note in deletion.notes:
         deps.say(note)
     if deletion.question is None:

@@ -38,8 +38,14 @@ class LiveFacts:
         # every workload: auto-mount storages are mounted even when none is named
         return from_cluster(api(), namespace), ()
 
+    def unread(self, names: Sequence[str], records: Sequence[Storage]) -> tuple[str, ...]:
+        return ()  # every record was read; a name without one is refused (storage_mounts)
+
     def workload_state(self, read: Callable[[], str]) -> str:
         return f" ({read()})"
+
+    def selected(self, read: Callable[[], list[str]]) -> list[str] | None:
+        return read()
 
 
 @dataclass(frozen=True)
@@ -67,23 +73,32 @@ class DryFacts:
         from xcli.workload.storage_records import from_files
 
         records = from_files(self.storage_records)
-        given = {r.name for r in records}
-        missing = [n for n in names if n not in given]
-        if missing:
-            raise UserError(
-                f"a dry-run reads no cluster, so storage {missing[0]} is unknown",
-                hint=f"pass --storage-record FILE (kubectl get configmap "
-                f"xcli-storage-{missing[0]} -o yaml > FILE)",
-            )
         if not (names or self.storage_records):  # the plain plans stay as they were
             return records, ()
-        note = "storage records from --storage-record files only (no cluster read): " + (
+        notes = [
+            "storage records from --storage-record files only (no cluster read): "
             "auto-mount storages of the cluster are not shown"
-        )
-        return records, (note,)
+        ]
+        missing = self.unread(names, records)
+        if missing:
+            notes.append(
+                f"a dry-run reads no cluster: storage {', '.join(missing)} is mounted from its "
+                "record, which the live run reads first (${storage-NAME.*} below); the pod "
+                "settings its type adds (gcsfuse: the sidecar annotations) come with it; "
+                f"--storage-record FILE plans it exactly (kubectl get configmap "
+                f"xcli-storage-{missing[0]} -o yaml > FILE)"
+            )
+        return records, tuple(notes)
+
+    def unread(self, names: Sequence[str], records: Sequence[Storage]) -> tuple[str, ...]:
+        given = {r.name for r in records}
+        return tuple(n for n in names if n not in given)
 
     def workload_state(self, read: Callable[[], str]) -> str:
         return ""
+
+    def selected(self, read: Callable[[], list[str]]) -> list[str] | None:
+        return None
 
 
 LIVE_FACTS = LiveFacts()
@@ -124,7 +139,7 @@ def _meta_from_flags(ref: ClusterRef, request: WorkloadRequest) -> ClusterMeta:
         name=ref.name,
         provider=ref.provider,
         accelerator=accel,
-        capacity=Capacity("on-demand"),
+        capacity=Capacity("flex-start" if request.flex_start else "on-demand"),
         num_slices=request.num_slices or 1,
         num_nodes=request.num_nodes or 1,
         source="flags",

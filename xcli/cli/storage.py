@@ -34,11 +34,13 @@ def storage() -> None:
 Examples:
   xcli storage attach data --type gcsfuse --bucket my-data --readonly --cluster demo --dry-run
   xcli storage attach fs --type filestore --instance my-fs --cluster demo --dry-run
-  xcli storage attach scratch --type lustre --instance my-lustre --cluster demo --dry-run"""
+  xcli storage attach scratch --type lustre --instance my-lustre --cluster demo --dry-run
+  xcli storage attach scratch --type lustre --manifest lustre-pv.yaml --cluster demo --dry-run"""
 )
 @click.argument("name")
 @flags_.where
 @flags_.source
+@flags_.manifest
 @flags_.mount
 @common_options
 def attach(common: Common, **flags: Any) -> None:

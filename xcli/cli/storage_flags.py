@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import click
@@ -115,12 +116,23 @@ def mount_of(flags: dict[str, Any]) -> Mount:
     )
 
 
+def manifest(func: Any) -> Any:
+    return click.option(
+        "--manifest",
+        default="",
+        metavar="FILE",
+        help="GKE: the PersistentVolume and PersistentVolumeClaim to apply, as written "
+        "(XPK's --manifest); the PV names the source.",
+    )(func)
+
+
 def attach_of(common: Common, flags: dict[str, Any]) -> AttachStorage:
     if flags["kind"] is None:
         raise click.UsageError("Missing option '--type'.")
-    return AttachStorage(
-        flags["name"], cluster_of(common, flags), source_of(flags), mount_of(flags)
-    )
+    source = source_of(flags)
+    if flags.get("manifest"):
+        source = dataclasses.replace(source, manifest=flags["manifest"])
+    return AttachStorage(flags["name"], cluster_of(common, flags), source, mount_of(flags))
 
 
 def remove_of(common: Common, flags: dict[str, Any]) -> RemoveStorage:

@@ -140,6 +140,12 @@ def _workload_options(func: Any) -> Any:
             help="Also write the JobSet to F as YAML.",
         ),
         click.option("--replace", is_flag=True, help="Delete a workload of that name first."),
+        click.option(
+            "--flex-start",
+            is_flag=True,
+            help="Run on flex-start capacity (XPK's --flex): the cluster must be a "
+            "`cluster create --flex-start` one; a --dry-run from flags plans for one.",
+        ),
         namespace_option,
         scheduler_option,
         click.option(
@@ -180,7 +186,10 @@ def _create_groups() -> list[tuple[str, list[str]]]:
             "Workload",
             ["cluster", "provider", "name", "command", "namespace", "replace", "show_marks"],
         ),
-        ("Shape (default: the cluster's)", ["tpu_type", "device_type", "num_slices", "num_nodes"]),
+        (
+            "Shape (default: the cluster's)",
+            ["tpu_type", "device_type", "num_slices", "num_nodes", "flex_start"],
+        ),
         (
             "Capacity (auto-provisioning clusters; default: the cluster's)",
             ["capacity_on_demand", "capacity_spot", "capacity_reservation"],

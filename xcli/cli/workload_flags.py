@@ -132,6 +132,7 @@ def request_from(flags: dict[str, Any]) -> WorkloadRequest:
         device_type=flags["device_type"],
         num_slices=flags["num_slices"],
         num_nodes=flags["num_nodes"],
+        flex_start=bool(flags.get("flex_start")),
         priority=flags["priority"],
         max_restarts=flags["max_restarts"],
         max_disruptions=(

@@ -159,6 +159,10 @@ def _flags(key: str, command: click.Command, args: list[str], found: Refusals) -
         if not token.startswith("-") or (name not in xpk and name in known):
             out.append(token)
             if token.startswith("-") and not eq and known[name] and j < len(args):
+                missing = _missing_value(key, name, args[j], {**known, **xpk})
+                if missing is not None:
+                    found.problems.append(missing)
+                    continue
                 out.append(args[j])  # the option's value, even when it starts with "-"
                 j += 1
             continue
@@ -180,6 +184,10 @@ def _flags(key: str, command: click.Command, args: list[str], found: Refusals) -
         if takes and fate.switch:  # xcli's own `--readonly` (a switch) is left as it is
             takes = args[j].strip().lower() in ("true", "false")
         if takes:
+            missing = _missing_value(key, name, args[j], {**known, **xpk})
+            if missing is not None:
+                found.problems.append(missing)
+                continue
             given = args[j]
             j += 1
         while fate.many and given is not None and j < len(args) and not args[j].startswith("-"):
@@ -197,6 +205,18 @@ def _flags(key: str, command: click.Command, args: list[str], found: Refusals) -
                 click.echo(f"note: {fate.note}", err=True)
                 out.append(implied)
     return out
+
+
+def _missing_value(key: str, name: str, value: str, names: dict[str, bool]) -> Problem | None:
+    """`--cluster --workload w` (XPK's docs/troubleshooting.md:113): the value is missing, and
+    the next option would be taken for it; XPK's argparse refuses the line too. A word that only
+    starts like an option (`--network=n`) is a value."""
+    if value.startswith("--") and value in names:
+        return (
+            f"{name} has no value: the word after it is the option {value}",
+            f"give {name} its value, e.g. `xcli {key} {name} NAME ...`",
+        )
+    return None
 
 
 def _unknown(key: str, name: str, names: list[str]) -> Problem:

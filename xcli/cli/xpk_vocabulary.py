@@ -134,11 +134,6 @@ _GCLOUD = (
 )
 _DRIVER = "xcli turns the {0} CSI driver on when `xcli storage attach --type {1}` needs it"
 _NOT_TOOLS = "xcli calls the APIs directly: it runs and downloads no gcloud or kubectl"
-_NAP_FLEX = refused(
-    "on an auto-provisioning cluster a workload takes --on-demand, --spot or --reservation; "
-    "flex-start with node auto-provisioning is not in xcli (cluster create --flex-start makes "
-    "flex-start pools)"
-)
 _PATHWAYS_CAPACITY = refused(
     "a Pathways workload runs on its cluster's capacity (cluster create --on-demand|--spot|"
     "--reservation|--flex-start)"
@@ -306,7 +301,12 @@ FATES: dict[str, Fate] = {
     "--debug-dump-gcs": refused(
         "--env XLA_FLAGS=--xla_dump_to=DIR with DIR on a `--storage` gcsfuse mount"
     ),
-    "--deploy-stacktrace-sidecar": refused("xcli adds no stack-trace sidecar"),
+    # XPK: a sidecar that forwards the stack traces the workload writes to /tmp/debugging to
+    # Cloud Logging (src/xpk/parser/workload.py:175-182 at 367c838253be)
+    "--deploy-stacktrace-sidecar": ignored(
+        "xcli adds no sidecar: `xcli workload stacks W --cluster C` dumps every worker's "
+        "Python stacks when you ask (py-spy), grouped by where they are"
+    ),
     "--use-vertex-tensorboard": _NO_VERTEX,
     "--experiment-name": _NO_VERTEX,
     "--ramdisk-directory": _NO_MTC,
@@ -346,7 +346,10 @@ FATES: dict[str, Fate] = {
         switch=True,
         note="xcli's Filestore volumes are ReadWriteMany (--readonly: ReadOnlyMany)",
     ),
-    "--manifest": refused("xcli writes the PersistentVolume and claim from --instance or --disk"),
+    "--manifest": refused(
+        "xcli writes the PersistentVolume and claim from --instance or --disk; `xcli storage "
+        "attach --manifest FILE` applies yours"
+    ),
     "--prefetch-metadata": ignored("xcli's gcsfuse options prefetch metadata already"),
     "--no-prefetch-metadata": refused(
         "xcli's gcsfuse volumes always prefetch metadata on mount (gcsfuseMetadataPrefetchOnMount)"
@@ -381,6 +384,9 @@ FATES_BY_COMMAND: dict[tuple[str, str], Fate] = {
     ("cluster create-pathways", "--num-cubes"): _PATHWAYS_SLICING,
     ("workload create", "--device-type"): alias(),
     ("storage attach", "--vol"): ignored("xcli reads the share name from the instance"),
+    ("storage attach", "--manifest"): alias(
+        "the file's PersistentVolume and claim are applied as written, with xcli's record"
+    ),
     ("storage create", "--vol"): mapped("--share"),
     ("workload list", "--filter-by-job"): mapped("--name-contains"),
     ("info", "--dry-run"): ignored("this command only reads, so it runs as it is"),
@@ -392,8 +398,21 @@ FATES_BY_COMMAND: dict[tuple[str, str], Fate] = {
     ("storage attach", "--size"): ignored(
         "xcli reads the size from the instance (a bucket's volume size is nominal)"
     ),
+    # XPK's `workload delete` without --workload deletes every workload its filters keep:
+    # --filter-by-job a part of the name, --filter-by-status a state (src/xpk/commands/
+    # workload.py:939-983, src/xpk/core/workload.py:274-323 at 367c838253be)
+    ("workload delete", "--filter-by-job"): mapped("--name-contains"),
     ("workload delete", "--filter-by-status"): mapped(
-        "--state", values=_STATES, strict=True, note="other states: name the workload"
+        "--state",
+        values={
+            **_STATES,
+            "RUNNING": "running",
+            "QUEUED": "queued",
+            "FINISHED": "finished",
+            "EVERYTHING": "",
+        },
+        strict=True,
+        note="xcli's states are its JobSets' (queued: suspended until Kueue admits it)",
     ),
     ("workload list", "--filter-by-status"): mapped(
         "--state",
@@ -426,10 +445,19 @@ FATES_BY_COMMAND: dict[tuple[str, str], Fate] = {
     ("workload create", "--on-demand"): alias(),
     ("workload create", "--spot"): alias(),
     ("workload create", "--reservation"): alias(),
-    ("workload create", "--flex"): _NAP_FLEX,
     **{
         ("workload create-pathways", flag): _PATHWAYS_CAPACITY
-        for flag in ("--on-demand", "--spot", "--reservation", "--flex")
+        for flag in ("--on-demand", "--spot", "--reservation")
+    },
+    # XPK's workload --flex: flex-start capacity (for node auto-provisioning, src/xpk/core/
+    # capacity.py l.94-96 at 367c838253be); xcli's workload asks its cluster's flex-start pools
+    **{
+        (command, "--flex"): mapped(
+            "--flex-start",
+            note="the cluster must have flex-start pools (cluster create --flex); xcli has no "
+            "flex-start through node auto-provisioning",
+        )
+        for command in ("workload create", "workload create-pathways")
     },
 }
 

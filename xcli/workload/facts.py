@@ -39,7 +39,17 @@ class Facts(Protocol):
         and notes for the plan."""
         ...
 
+    def unread(self, names: Sequence[str], records: Sequence[Storage]) -> tuple[str, ...]:
+        """The named storages whose records were not read (a dry-run without their
+        --storage-record files): the plan reads them first (jobset/volumes.py)."""
+        ...
+
     def workload_state(self, read: Callable[[], str]) -> str:
         """` (STATE)` of a workload about to be deleted, as the question names it; `read`
         refuses an unknown name. A dry-run reads nothing: ''."""
+        ...
+
+    def selected(self, read: Callable[[], list[str]]) -> list[str] | None:
+        """The workloads a `workload delete` selection keeps (`read` lists them). A dry-run
+        reads nothing: None, and the plan says what a live run reads."""
         ...

@@ -157,6 +157,24 @@ class Creation:
 
 
 @dataclass(frozen=True)
+class Selection:
+    """Which workloads `workload delete` without a name deletes: every xcli workload of the
+    namespace (XPK's `workload delete` without --workload), narrowed by state (`finished`:
+    succeeded or failed), age and a part of the name (XPK's --filter-by-job)."""
+
+    state: str | None = None
+    older_than: tuple[str, int] | None = None  # (as typed, in seconds)
+    name_contains: str = ""
+
+    def words(self) -> str:
+        """The selection as a phrase: `succeeded workloads older than 7d whose name holds x`."""
+        noun = f"{self.state} workloads" if self.state else "workloads"
+        age = f" older than {self.older_than[0]}" if self.older_than else ""
+        part = f" whose name holds {self.name_contains!r}" if self.name_contains else ""
+        return f"{noun}{age}{part}"
+
+
+@dataclass(frozen=True)
 class Deletion:
     """A planned `workload delete`: what is said first, the question (None: nothing to
     delete), and either a plan to run or `finish` (VM runs: stop and forget each one, saying
@@ -213,8 +231,7 @@ class WorkloadKind(Protocol):
         ctx: Context,
         cluster: str,
         name: str | None,
-        state: str | None,
-        older_than: tuple[str, int] | None,  # (as typed, in seconds)
+        selection: Selection,
     ) -> Deletion:
-        """Delete one named workload, or every one in `state` (older than given)."""
+        """Delete one named workload, or every one the selection keeps."""
         ...

@@ -43,6 +43,7 @@ class WorkloadRequest:
     device_type: str | None = None
     num_slices: int | None = None
     num_nodes: int | None = None
+    flex_start: bool = False  # --flex-start (XPK's --flex): the cluster's capacity must be so
     priority: str = "medium"
     max_restarts: int = 0
     max_disruptions: int = DEFAULT_MAX_DISRUPTIONS
@@ -100,6 +101,7 @@ def spec_from_request(req: WorkloadRequest, meta: ClusterMeta) -> WorkloadSpec:
     """The request, checked, with the cluster's facts as defaults (any provider)."""
     from xcli.workload.spec import workload_spec
 
+    check_flex_start(req, meta)
     codes = exit_codes(req.restart_on_exit_codes)
     env = parse_env(req.env_pairs, req.env_file)
     ttl = check_duration(req.ttl_after_finished, "--ttl-after-finished", 60, 365 * 86400)
@@ -132,6 +134,22 @@ def spec_from_request(req: WorkloadRequest, meta: ClusterMeta) -> WorkloadSpec:
         recover=req.recover,
         env_secret=req.env_secret,
     )
+
+
+def check_flex_start(req: WorkloadRequest, meta: ClusterMeta) -> None:
+    """--flex-start (XPK's workload --flex) on a cluster of another capacity: refused, every
+    kind (a JobSet's or Pathways' pods select the cluster's flex-start nodes)."""
+    if req.flex_start and meta.capacity.kind != "flex-start":
+        # XPK's workload --flex picks the capacity of node auto-provisioning only
+        # (src/xpk/core/nap.py get_autoprovisioning_node_selector_args, core/capacity.py
+        # l.94-96 at 367c838253be); xcli's workloads run on their cluster's pools
+        raise UserError(
+            f"--flex-start: cluster {meta.name} has {meta.capacity.kind} capacity, not flex-start",
+            hint="a workload runs on its cluster's flex-start pools: create the cluster with "
+            "`xcli cluster create --flex-start` (XPK's cluster create --flex), or drop "
+            "--flex-start (on an auto-provisioning cluster: --on-demand, --spot or "
+            "--reservation)",
+        )
 
 
 def exit_codes(text: str) -> tuple[int, ...]:

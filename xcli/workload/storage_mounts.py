@@ -45,6 +45,7 @@ class Mounts:
     storages: tuple[Storage, ...] = ()
     env: tuple[tuple[str, str], ...] = ()
     notes: tuple[str, ...] = ()
+    unread: tuple[str, ...] = ()  # named, their records not read (a dry-run): read first
 
 
 def requested(values: Iterable[str]) -> tuple[str, ...]:

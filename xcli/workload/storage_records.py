@@ -105,9 +105,13 @@ def gke_mounts(
 
     names = check_request(request)
     records, notes = facts.storages(api, ns, names)
-    mounts = resolve(records, names, request.cluster, request.compilation_cache,
+    unread = facts.unread(names, records)
+    known = tuple(n for n in names if n not in unread)
+    mounts = resolve(records, known, request.cluster, request.compilation_cache,
                      request.checkpoint_dir)  # fmt: skip
-    return Mounts(mounts.storages, mounts.env, (*mounts.notes, *notes)) if notes else mounts
+    if notes or unread:
+        return Mounts(mounts.storages, mounts.env, (*mounts.notes, *notes), unread)
+    return mounts
 
 
 def vm_mounts(request: WorkloadRequest) -> Mounts:

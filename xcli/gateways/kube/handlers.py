@@ -149,7 +149,7 @@ class KubeHandlers:
         """Delete the object, then poll until it is gone (foreground deletion takes a while)."""
         api = self.api(str(step.cluster))
         kind = kind_for_plural(step.api_version, step.resource)
-        args = (step.api_version, kind, step.name, step.namespace or None)  # "": cluster-wide
+        args = (step.api_version, kind, str(step.name), step.namespace or None)  # "": cluster-wide
         existed = api.delete(*args, propagation=step.propagation)
         start = self._clock()
 

@@ -108,6 +108,6 @@ class K8sDelete(Step):
     api_version: str
     resource: str  # plural, e.g. jobsets
     namespace: str
-    name: str
+    name: Text  # a ref where a dry-run has not read it (plan/read_first.py)
     propagation: str = "Foreground"
     timeout_seconds: int = 600

@@ -22,6 +22,7 @@ from xcli.workload.protocol import (
     LogView,
     Outcome,
     Report,
+    Selection,
     Table,
 )
 
@@ -74,7 +75,8 @@ class JobSetKind:
         spec = with_env(spec, mounts)
         cluster = gke_cluster_path(ctx.project, ctx.zone, spec.cluster)
         plan = plan_workload_create(spec, meta, existing, cluster)
-        plan = add_to_plan(plan, mounts.storages, mounts.notes)
+        plan = add_to_plan(plan, mounts.storages, mounts.notes, mounts.unread, spec.cluster,
+                           spec.namespace)  # fmt: skip
         plan = replace(plan, links=_links(ctx, spec))
         if request.detach:  # issue 37: no flag is dropped without a word
             note = "--detach changes nothing here: a JobSet always runs detached"
@@ -226,33 +228,40 @@ class JobSetKind:
         ctx: Context,
         cluster: str,
         name: str | None,
-        state: str | None,
-        older_than: tuple[str, int] | None,
+        selection: Selection,
     ) -> Deletion:
-        from xcli.workload.jobset.delete import plan_workload_delete
+        from xcli.workload.jobset.delete import plan_selected_delete, plan_workload_delete
         from xcli.workload.jobset.live import get_jobset, handlers, select_deletions
         from xcli.workload.jobset.plan import gke_cluster_path
         from xcli.workload.jobset.view import jobset_state
 
         ref = ctx.cluster_ref(cluster)
+        path = gke_cluster_path(ctx.project, ctx.zone, cluster)
         notes: tuple[str, ...] = ()
         if name is not None:
-            names = [name]
+            names: list[str] | None = [name]
             # refuses an unknown name, listing the real ones (a dry-run reads nothing)
             state_now = ctx.facts.workload_state(
                 lambda: jobset_state(get_jobset(self.live, ref, name, ctx.namespace))
             )
             question = f"Delete workload {name}{state_now} on cluster {cluster}?"
         else:
-            seconds = older_than[1] if older_than else None
-            names, _ = select_deletions(self.live, ref, state, seconds, ctx.namespace)
-            age = f" older than {older_than[0]}" if older_than else ""
+            seconds = selection.older_than[1] if selection.older_than else None
+            names = ctx.facts.selected(
+                lambda: select_deletions(
+                    self.live, ref, selection.state, seconds, ctx.namespace,
+                    selection.name_contains,
+                )[0]
+            )  # fmt: skip
+            words = selection.words()
+            if names is None:  # a dry-run: what the live run reads, keeps and deletes
+                plan = plan_selected_delete(words, path, cluster, ctx.namespace)
+                return Deletion((), f"Delete the {words} on cluster {cluster}?", plan)
             if not names:
-                return Deletion(notes=(f"no {state} workloads{age} on cluster {cluster}",))
-            notes = (f"{state} workloads{age}: {', '.join(names)}",)
+                return Deletion(notes=(f"no {words} on cluster {cluster}",))
+            notes = (f"{words}: {', '.join(names)}",)
             question = f"Delete these {len(names)} workload(s) on cluster {cluster}?"
-        path = gke_cluster_path(ctx.project, ctx.zone, cluster)
-        plan = plan_workload_delete(names, path, cluster, ctx.namespace)
+        plan = plan_workload_delete(names or [], path, cluster, ctx.namespace)
         return Deletion(notes, question, plan, lambda: handlers(self.live, ref))
 
 

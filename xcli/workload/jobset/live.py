@@ -285,9 +285,10 @@ def select_deletions(
     state: str | None,
     older_than: int | None,
     namespace: str = NAMESPACE,
+    contains: str = "",
 ) -> tuple[list[str], dict[str, Obj]]:
-    """`delete --state S --older-than D`: the matching xcli workloads, oldest first, and
-    every JobSet by name (to describe them)."""
+    """`delete [--state S] [--older-than D] [--name-contains X]`: the matching xcli
+    workloads, oldest first, and every JobSet by name (to describe them)."""
     found = jobsets(live.api(ref), namespace)
-    names = select_for_delete(found, live.now(), state, older_than)
+    names = select_for_delete(found, live.now(), state, older_than, contains)
     return names, {js["metadata"]["name"]: js for js in found}

@@ -277,17 +277,30 @@ def wait_exit_code(js: Obj) -> int | None:
 
 
 def select_for_delete(
-    jobsets: Iterable[Obj], now: datetime, state: str | None, older_than: int | None
+    jobsets: Iterable[Obj],
+    now: datetime,
+    state: str | None,
+    older_than: int | None,
+    contains: str = "",
 ) -> list[str]:
-    """`workload delete --state S --older-than D`: names of xcli's workloads in state S whose
-    age is more than D seconds, oldest first."""
+    """`workload delete [--state S] [--older-than D] [--name-contains X]`: names of xcli's
+    workloads in state S (any, when None; `finished`: succeeded or failed) whose age is more
+    than D seconds and whose name holds X, oldest first."""
+    states = FINISHED if state == "finished" else (state,)
     rows = [workload_row(js, now) for js in jobsets if _managed(js)]
     chosen = [
         r
         for r in rows
-        if state in (None, r.state) and (older_than is None or r.age_seconds > older_than)
+        if (state is None or r.state in states)
+        and (older_than is None or r.age_seconds > older_than)
+        and contains in r.name
     ]
     return [r.name for r in sorted(chosen, key=lambda r: (-r.age_seconds, r.name))]
+
+
+# XPK's FINISHED: "FAILED and SUCCESSFUL are sub-states of FINISHED" (src/xpk/parser/workload.py
+# l.450-465 at 367c838253be)
+FINISHED = ("succeeded", "failed")
 
 
 def _managed(js: Obj) -> bool:

@@ -28,7 +28,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from xcli.errors import ConfigError
-from xcli.plan.model import Plan
+from xcli.plan.model import Plan, Ref, Step
+from xcli.plan.read_first import ReadFirst
 from xcli.plan.steps import K8sApply
 from xcli.plan.storage import Storage
 from xcli.plan.storage_types import find
@@ -105,17 +106,67 @@ def notes(storages: Sequence[Storage], host_network: bool) -> list[str]:
     return out
 
 
-def add_to_plan(plan: Plan, storages: Sequence[Storage], extra_notes: Sequence[str]) -> Plan:
-    """The workload plan with the storages in its JobSet, and the notes that go with them."""
-    steps = []
+def add_to_plan(
+    plan: Plan,
+    storages: Sequence[Storage],
+    extra_notes: Sequence[str],
+    unread: Sequence[str] = (),
+    cluster: str = "",
+    namespace: str = "default",
+) -> Plan:
+    """The workload plan with the storages in its JobSet, and the notes that go with them.
+    `unread`: named storages a dry-run did not read: the plan starts with the read of each
+    one's record (plan/read_first.py) and mounts it from that record's answer, by refs."""
+    reads = [_read_record(name, cluster, namespace) for name in unread]
+    steps: list[Step] = list(reads)
     host_network = False
     for step in plan.steps:
         if isinstance(step, K8sApply) and step.manifest.get("kind") == "JobSet":
             manifest = add_to_jobset(dict(step.manifest), storages)
+            manifest = _add_unread(manifest, unread)
             jobs = manifest["spec"]["replicatedJobs"]
             pods = [r["template"]["spec"]["template"]["spec"] for r in jobs]
             host_network = any(p.get("hostNetwork") for p in pods)
-            step = dataclasses.replace(step, manifest=manifest)
+            after = (*step.after, *(r.id for r in reads))
+            step = dataclasses.replace(step, manifest=manifest, after=after)
         steps.append(step)
     all_notes = (*plan.notes, *extra_notes, *notes(storages, host_network))
     return dataclasses.replace(plan, steps=tuple(steps), notes=all_notes)
+
+
+def _read_record(name: str, cluster: str, namespace: str) -> ReadFirst:
+    from xcli.plan.storage import configmap_name
+
+    return ReadFirst(
+        id=f"storage-{name}",
+        summary=f"read storage {name}'s record, ConfigMap {namespace}/{configmap_name(name)} "
+        f"(a live run reads it first: no record, no storage {name}, and nothing is applied)",
+        cluster=cluster,
+        api_version="v1",
+        object_kind="ConfigMap",
+        namespace=namespace,
+        name=configmap_name(name),
+        outputs={
+            "pvc": "its PersistentVolumeClaim",
+            "mount_point": "where the workers see it",
+            "readonly": "whether it is mounted read-only",
+        },
+    )
+
+
+def _add_unread(jobset: dict[str, Any], unread: Sequence[str]) -> dict[str, Any]:
+    """The JobSet with a volume and a mount per unread storage, each from its record (refs)."""
+    if not unread:
+        return jobset
+    out = copy.deepcopy(jobset)
+    for rjob in out["spec"]["replicatedJobs"]:
+        pod = rjob["template"]["spec"]["template"]["spec"]
+        for name in unread:
+            sid, volume = f"storage-{name}", f"storage-{name}"
+            readonly = Ref(sid, "readonly")
+            claim = {"claimName": Ref(sid, "pvc"), "readOnly": readonly}
+            pod.setdefault("volumes", []).append({"name": volume, "persistentVolumeClaim": claim})
+            for container in pod["containers"]:
+                mount = {"name": volume, "mountPath": Ref(sid, "mount_point"), "readOnly": readonly}
+                container.setdefault("volumeMounts", []).append(mount)
+    return out

@@ -31,8 +31,10 @@ if TYPE_CHECKING:
 
 def spec_from(request: WorkloadRequest, meta: ClusterMeta) -> PathwaysSpec:
     """The checked spec; the shape is the cluster's (Pathways uses every slice it has)."""
+    from xcli.workload.request import check_flex_start
     from xcli.workload.spec import parse_env
 
+    check_flex_start(request, meta)
     options = request.pathways
     assert options is not None  # the use case picks this kind only for --pathways
     env = parse_env(request.env_pairs, request.env_file)

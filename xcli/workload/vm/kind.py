@@ -22,6 +22,7 @@ from xcli.workload.protocol import (
     LogView,
     Outcome,
     Report,
+    Selection,
 )
 
 if TYPE_CHECKING:
@@ -111,15 +112,17 @@ class VmKind:
         ctx: Context,
         cluster: str,
         name: str | None,
-        state: str | None,
-        older_than: tuple[str, int] | None,
+        selection: Selection,
     ) -> Deletion:
         """Not a plan: a VM run is stopped through its driver on this machine, so the
         delete has no dry-run (KindEntry.previews_delete is False; the CLI refuses it)."""
         from xcli.workload.vm.read import vm_delete, vm_select
 
-        seconds = older_than[1] if older_than else None
-        names = [name] if name else vm_select(cluster, state, seconds)
+        older = selection.older_than
+        seconds = older[1] if older else None
+        names = [name] if name else vm_select(cluster, selection.state, seconds)
+        if name is None:
+            names = [n for n in names if selection.name_contains in n]
         return vm_delete(cluster, names)
 
 

@@ -373,13 +373,16 @@ def vm_delete(cluster: str, names: list[str]) -> Deletion:
 
 
 def vm_select(cluster: str, state: str | None, older_than: float | None) -> list[str]:
-    """Names of workloads in `state` that finished more than `older_than` seconds ago."""
+    """Names of workloads in `state` (any, when None; `finished`: succeeded or failed) that
+    finished more than `older_than` seconds ago."""
     from xcli.vm_runs import effective_state, read_state, runs
 
+    states = ("succeeded", "failed") if state == "finished" else (state,)
     now, names = time.time(), []
     for folder in runs(cluster):
         record = read_state(folder)
         ended = record.get("finished") or record.get("created") or now
-        if effective_state(record) == state and (older_than is None or now - ended > older_than):
+        kept = state is None or effective_state(record) in states
+        if kept and (older_than is None or now - ended > older_than):
             names.append(folder.name)
     return names
