@@ -75,10 +75,9 @@ def test_live_exec_is_the_dry_runs_and_names_the_host_that_did_not_answer(
     read, step = json.loads(dry.printed.getvalue())["plan"]
     assert fake.requests == [] and cluster.fake.requests == []  # the dry-run read nothing
     assert cluster.refs == []  # nor asked for the cluster (clusters.get, credentials)
-    assert read["kind"] == "hosts_read" and step["after"] == ["pods"]
-    assert read["requests"][0]["url"] == (
-        "https://container.googleapis.com/v1/projects/my-proj/locations/us-east5/clusters/demo"
-    )
+    assert read["kind"] == "read_first" and step["after"] == ["pods"]
+    assert (read["object_kind"], read["namespace"]) == ("Pod", "default")
+    assert read["cluster"] == "projects/my-proj/locations/us-east5/clusters/demo"
     assert step["hosts"] == "${pods.hosts}" and step["profiler_port"] == 9999
     assert step["trace"]["service_addr"] == "${pods.endpoints}"
     assert step["session_dir"] == "gs://b/prof/plugins/profile/2026_12_01_09_30_05"
@@ -97,7 +96,8 @@ def test_live_exec_is_the_dry_runs_and_names_the_host_that_did_not_answer(
     result = use.profile(_request(), _with(cluster, server))
     assert result is not None
     (listed,) = [r.url for r in cluster.fake.requests if r.url.path.endswith("/pods")]
-    assert f"{listed.path}?{listed.query.decode()}" == read["requests"][1]["url"]
+    assert listed.path == "/api/v1/namespaces/default/pods"  # the list the dry-run named
+    assert listed.params["labelSelector"] == ",".join(f"{k}={v}" for k, v in read["labels"].items())
     exec_ = step["exec"]
     (path,) = fake.requests
     endpoints = "10.8.0.10:9999,10.8.0.11:9999,10.8.1.10:9999,10.8.1.11:9999"

@@ -94,9 +94,8 @@ def _pods(req: StacksRequest, deps: Deps, ref: Any) -> StackReport | None:
         from xcli.workload.jobset.plan import gke_cluster_path
 
         path = gke_cluster_path(ref.project, ref.zone, ref.name)
-        deps.run_quiet(
-            plan_pod_stacks_at_run_time(path, t.cluster, req.name, t.namespace), lambda: {}
-        )
+        plan = plan_pod_stacks_at_run_time(path, t.cluster, req.name, t.namespace)
+        deps.run_quiet(plan, lambda: {})
         return None
     api, pods = found
     plan = plan_pod_stacks(t.cluster, req.name, t.namespace, pods)

@@ -2,13 +2,14 @@
 
 A live run finds the hosts first (a GKE JobSet's running pods through the Kubernetes API; a
 queued resource's workers through the Cloud TPU API) and plans for them. A dry-run reads
-nothing and needs no credentials (docs/dry-run.md), so its plan starts with a `hosts_read`
-step naming the requests the live run sends to find them, and the capture or dump after it
-holds what those answers fill in as refs (`${pods.pod}`, `${workers.s0/w1}`): what is known
-(the command, the port, the session, the --hosts choice) is printed as it will be sent.
+nothing and needs no credentials (docs/dry-run.md), so its plan starts with the read the live
+run makes, and the capture or dump after it holds what the answer fills in as refs
+(`${pods.pod}`, `${workers.s0/w1}`): what is known (the command, the port, the session, the
+--hosts choice) is printed as it will be sent.
 
-The pods' list is what `xcli.workload.jobset.live.pods_of` sends through lightkube (an
-equality label selector, pages of 500); the queued resource's reads are
+GKE: a `read_first` step (plan/read_first.py, the form `workload delete` and `storage detach`
+dry-runs use for what they read first) of the JobSet's pods. Queued resources: a `hosts_read`
+step with the Cloud TPU API's requests, those of
 `providers/queued_resource/provider.py:workers` (queuedResources.get, then nodes.get per node:
 https://cloud.google.com/tpu/docs/reference/rest/v2/projects.locations.nodes/get).
 """
@@ -19,13 +20,11 @@ import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import ClassVar
-from urllib.parse import urlencode
 
 from xcli.plan.model import Plan, Ref, Step
+from xcli.plan.read_first import ReadFirst
 
 JOBSET_NAME = "jobset.sigs.k8s.io/jobset-name"  # xcli.workload.jobset.live.JOBSET_NAME
-PAGE = 500  # lightkube's chunk_size in gateways/kube/api.py:KubeApi.list
-CONTAINER_API = "https://container.googleapis.com/v1"
 TPU_API = "https://tpu.googleapis.com/v2"
 
 
@@ -42,36 +41,23 @@ class HostsRead(Step):
     outputs: Mapping[str, str] = field(default_factory=dict)  # name -> what it holds
 
 
-def pods_list_path(namespace: str, workload: str) -> str:
-    """The path and query of the pods' list as the live run sends it."""
-    query = urlencode({"limit": PAGE, "labelSelector": f"{JOBSET_NAME}={workload}"})
-    return f"/api/v1/namespaces/{namespace}/pods?{query}"
-
-
 def pods_read(
-    cluster_path: str, cluster: str, workload: str, namespace: str, outputs: Mapping[str, str]
-) -> HostsRead:
-    """GKE: the cluster's endpoint (clusters.get), then the JobSet's pods."""
-    return HostsRead(
+    cluster_path: str, workload: str, namespace: str, outputs: Mapping[str, str]
+) -> ReadFirst:
+    """GKE: the JobSet's pods, as `workload delete` and `storage detach` show what they read
+    first (plan/read_first.py); `xcli.workload.jobset.live.pods_of` is the live read. The
+    cluster is named by its resource name (projects/P/locations/R/clusters/C), as the
+    Kubernetes steps name it: the live run reaches it through that cluster's clusters.get."""
+    return ReadFirst(
         id="pods",
-        summary=f"find the running pods of JobSet {workload} (read by the live run first)",
-        cluster=cluster,
-        workload=workload,
-        requests=(
-            {
-                "method": "GET",
-                "url": f"{CONTAINER_API}/{cluster_path}",
-                "why": "the control plane's endpoint and CA certificate",
-            },
-            {
-                "method": "GET",
-                "url": pods_list_path(namespace, workload),
-                "on": "the cluster's Kubernetes API, at that endpoint",
-            },
-        ),
-        keeps="pods in phase Running with a pod IP, labelled sS/wW by their "
-        "jobset.sigs.k8s.io/job-index and batch.kubernetes.io/job-completion-index labels, "
-        "in (slice, worker) order; none running stops the run",
+        summary=f"find the running pods of JobSet {workload} (read by the live run first: "
+        "pods in phase Running with a pod IP, labelled sS/wW by their "
+        "jobset.sigs.k8s.io/job-index and batch.kubernetes.io/job-completion-index)",
+        cluster=cluster_path,
+        api_version="v1",
+        object_kind="Pod",
+        namespace=namespace,
+        labels={JOBSET_NAME: workload},
         outputs=outputs,
     )
 

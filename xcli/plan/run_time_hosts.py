@@ -1,5 +1,6 @@
 """The GKE steps of `workload profile` and `workload stacks` as a dry-run plans them: after the
-`hosts_read` step (xcli/plan/hosts_read.py), with the pods it reads as refs to its outputs.
+`read_first` step of the JobSet's pods (xcli/plan/hosts_read.py:pods_read), with the pods it
+reads as refs to its outputs.
 
 Everything else is what the live run sends: the capture's trace arguments but its two
 host-made values (`service_addr`, `override_hostnames`), the exec's argv, the exec path with
@@ -101,7 +102,6 @@ def plan_profile_pods(
     """The dry-run's plan of a GKE capture: read the pods, then trace the chosen ones."""
     read = pods_read(
         cluster_path,
-        shape.cluster,
         shape.workload,
         namespace,
         {
@@ -163,7 +163,7 @@ def plan_pod_stacks_at_run_time(
     outputs: Mapping[str, str] = {
         "hosts": "every running pod: its label sS/wW, name and first container"
     }
-    read = pods_read(cluster_path, cluster, workload, namespace, outputs)
+    read = pods_read(cluster_path, workload, namespace, outputs)
     step = PodStacksAtRunTime(
         id="stacks",
         summary=f"dump the Python stacks of every running pod of {workload} (py-spy, "
