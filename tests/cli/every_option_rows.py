@@ -169,6 +169,16 @@ _ROWS: dict[str, Row] = {
     "cluster create --min-duration": Plan("cc-qr-g", ("--min-duration", "2h")),
     "cluster create --release-channel": Plan("cc", ("--release-channel", "stable")),
     "cluster create --gke-version": Plan("cc", ("--gke-version", "1.34")),
+    "cluster create --lustre-legacy-port": Plan("cc", ("--lustre-legacy-port",)),
+    "cluster create --cpu-num-nodes": Plan("cc", ("--cpu-num-nodes", "8")),
+    "cluster create --vertex-tensorboard": Plan("cc", ("--vertex-tensorboard",)),
+    "cluster create --ml-diagnostics": Plan("cc", ("--ml-diagnostics",)),
+    "cluster create --tensorboard-region": Plan(
+        "cc", ("--vertex-tensorboard", "--tensorboard-region", "us-west1")
+    ),
+    "cluster create --tensorboard-name": Plan(
+        "cc", ("--vertex-tensorboard", "--tensorboard-name", "tb-testing")
+    ),
     "cluster create --cpu-machine-type": Plan("cc", ("--cpu-machine-type", "e2-standard-16")),
     "cluster create --pool-parallelism": Note(
         "cc", ("--pool-parallelism", "1"), "node pools are created at most 1 at a time"
@@ -228,10 +238,17 @@ _ROWS: dict[str, Row] = {
     "cluster create --authorized-networks": Plan(
         "cc-private", ("--authorized-networks", "10.0.0.0/8")
     ),
+    "cluster create --private-endpoint-subnetwork": Plan(
+        "cc-private", ("--private-endpoint-subnetwork", "cp-subnet")
+    ),
     "cluster create --master-ipv4-cidr": Plan(
         "cc-private", ("--master-ipv4-cidr", "172.16.0.32/28")
     ),
     # --- workload create -------------------------------------------------------------------
+    "workload create --vertex-tensorboard": Plan("wc", ("--vertex-tensorboard",)),
+    "workload create --experiment-name": Plan(
+        "wc", ("--vertex-tensorboard", "--experiment-name", "test-experiment")
+    ),
     "workload create --cluster": Plan("wc", ("--cluster", "d"), drop=("--cluster", "c")),
     "workload create --provider": Refused("wc", ("--provider", "local"), "no local cluster c"),
     "workload create --workload": Plan("wc", ("--workload", "u"), drop=("--workload", "t")),

@@ -77,6 +77,8 @@ SCENARIOS = {
     "h200-141gb-8-x2": ["--device-type", "h200-141gb-8", "--num-nodes", "2"],
     "b200-8-x2": ["--device-type", "b200-8", "--num-nodes", "2"],
     "gb200-4-x18": ["--device-type", "gb200-4", "--num-nodes", "18"],
+    # issue 36: XPK's CPU-only shape (docs/usage/cpu.md:39)
+    "n2-standard-32-256": ["--device-type", "n2-standard-32-256", "--num-slices", "1"],
     # node auto-provisioning (issue 38): other slice sizes than the cluster's v6e-256, on its
     # reservation, and on Spot asked for at submit time
     "v6e-16-x4-nap": ["--cluster-metadata", "nap.yaml", "--tpu-type", "v6e-16", "--num-slices",

@@ -71,8 +71,8 @@ def test_every_fate_names_a_real_xcli_flag_or_command() -> None:
             if fate.kind == "mapped":
                 flags = {t for t in fate.to if t.startswith("-")}  # --env K=V: its values too
                 assert flags <= names, f"xcli {key}: {fate.to}"
-                for flag_name in fate.gcloud:
-                    assert flag_name[1] in names, f"xcli {key}: {flag_name}"
+                for flag_name in fate.gcloud + fate.gcloud_switches:
+                    assert flag_name[1] in names | {""}, f"xcli {key}: {flag_name}"
             if fate.kind in ("ignored", "refused"):
                 assert fate.note, (key, flag)
 
@@ -81,13 +81,15 @@ def test_refused_names_get_the_hint_not_a_spelling_guess(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     argv = ["workload", "create", "--cluster", "c", "--workload", "w", "--command", "x"]
-    code, _, err = run([*argv, "--use-vertex-tensorboard"], capsys)
+    # XPK's Tensorboard on a Pathways workload (JobSet workloads take it since issue 36)
+    pathways = ["workload", "create-pathways", *argv[2:]]
+    code, _, err = run([*pathways, "--use-vertex-tensorboard"], capsys)
     assert code == 1
     lines = err.splitlines()
     assert lines[0] == (
-        "error: XPK's --use-vertex-tensorboard is not taken by `xcli workload create`"
+        "error: XPK's --use-vertex-tensorboard is not taken by `xcli workload create-pathways`"
     )
-    assert lines[1] == "hint: xcli does not create Vertex AI Tensorboards or Experiments"
+    assert lines[1].startswith("hint: xcli's Pathways workloads create no Experiment yet")
     assert len(lines) == 2
     # XPK's stack-trace sidecar: accepted, with a note naming xcli's way (nothing dropped
     # without a word)
@@ -212,7 +214,10 @@ def test_commands_from_xpk_docs(
         assert out.strip(), "a dry-run prints its plan"
 
 
-SAMPLES = {"--gke-version": "1.34.1-gke.1829001"}  # values a callback checks
+SAMPLES = {
+    "--gke-version": "1.34.1-gke.1829001",
+    "--tensorboard-region": "us-west1",
+}  # values a callback checks
 
 
 def _sample(param: click.Option) -> str:
@@ -310,3 +315,28 @@ def test_xpks_own_mistakes_get_an_answer_that_names_them(
                         "--custom-cluster-arguments", "--network=n", *WHERE, "--dry-run"],
                        capsys)  # fmt: skip
     assert "has no value" not in err
+
+
+def test_create_adapt_from_ct_is_cluster_adapt(capsys: pytest.CaptureFixture[str]) -> None:
+    # recipes/Cluster_create_adapt_from_ct.md:6 at 367c838253be, and xcli's own form
+    flags = ["--cluster=c", "--tpu-type=v6e-8", *WHERE, "--dry-run"]
+    _, ours, _ = run(["cluster", "adapt", *flags], capsys)
+    code, xpk, err = run(["cluster", "create", *flags, "--adapt-from-ct"], capsys)
+    assert code == 0 and xpk == ours and ours.startswith("Plan: adapt GKE cluster c"), err
+    assert "note: --adapt-from-ct: as `xcli cluster adapt`" in err
+
+
+def test_gcloud_pass_through_takes_the_flags_xcli_has(capsys: pytest.CaptureFixture[str]) -> None:
+    base = ["cluster", "create", "--cluster", "demo", "--tpu-type", "v6e-8", "--spot", *WHERE,
+            "--dry-run"]  # fmt: skip
+    _, ours, _ = run(
+        [*base, "--network", "n", "--private", "--master-ipv4-cidr", "172.16.0.32/28",
+         "--authorized-networks", "10.0.0.0/8", "--release-channel", "rapid"], capsys,
+    )  # fmt: skip
+    custom = ("--network=n --enable-ip-alias --enable-private-nodes --master-ipv4-cidr "
+              "172.16.0.32/28 --enable-master-authorized-networks --master-authorized-networks "
+              "10.0.0.0/8 --release-channel=rapid")  # fmt: skip
+    code, xpk, err = run([*base, f"--custom-cluster-arguments={custom}"], capsys)
+    assert code == 0 and xpk == ours and '"channel": "RAPID"' in ours, err
+    code, _, err = run([*base, "--custom-cluster-arguments=--enable-autoscaling"], capsys)
+    assert code == 1 and "gcloud's --enable-autoscaling" in err and "hint: " in err

@@ -71,6 +71,7 @@ WORKLOADS: dict[str, Pairing] = {
     "workload/h200-141gb-8-x2.json": Pairing("gke/h200-141gb-8-x2-on-demand.json"),
     "workload/b200-8-x2.json": Pairing("gke/b200-8-x2-on-demand.json"),
     "workload/gb200-4-x18.json": Pairing(("gb200-4", ON_DEMAND, 18)),
+    "workload/n2-standard-32-256.json": Pairing("gke/n2-standard-32-256-cpu.json"),
     # issue 25: Pathways heads on the cpu-np pool, workers on the v5p-128 pools
     "workload/pathways-batch.json": Pairing("gke/v5p-128-x2-pathways.json"),
     "workload/pathways-headless.json": Pairing("gke/v5p-128-x2-pathways.json"),

@@ -38,6 +38,13 @@ from xcli.spec import Capacity
 
 # golden -> upstream audit id (the reference's upstream-audit.md; issue 22 items 1-4)
 KNOWN_LIVE_FAILURES: dict[str, str] = {}
+# An empty cluster (--num-slices 0, XPK's CI's empty cluster): its shape's ResourceFlavor has
+# no nodes until the pools are added, by design; this one line is expected, every other check
+# still runs (issue 36)
+EMPTY_CLUSTERS = {
+    "gke/n2-standard-64-1-empty.json": "ResourceFlavor n2-standard-64-1 spec.nodeLabels "
+    "xcli-accelerator=n2-standard-64-1: on no node of any pool (closest: system)"
+}
 
 
 def _param(name: str) -> Any:
@@ -57,6 +64,8 @@ def test_cluster_golden(name: str) -> None:
     cluster = cluster_of(plan)
     objects = applied_objects(plan)
     lines = check_all(cluster, objects) + zones_offer(plan)
+    if name in EMPTY_CLUSTERS:
+        lines.remove(EMPTY_CLUSTERS[name])  # ValueError if the flavor found nodes after all
     assert not lines, _report(lines)
 
 

@@ -140,6 +140,20 @@ CASES: dict[str, tuple[list[str], ClusterSpec]] = {
         ["--tpu-type", "v6e-256", "--num-slices", "32", "--spot"],
         ClusterSpec("demo", PROJECT, ZONE, "gke", lookup("v6e-256"), Capacity("spot"), 32),
     ),
+    # issue 36: XPK's CPU-only shapes (docs/usage/cpu.md:25), and its CI's empty cluster
+    # (.github/workflows/integration_basic_cluster_create.yaml:45: --num-slices=0)
+    "n2-standard-32-256-cpu": (
+        ["--device-type", "n2-standard-32-256", "--on-demand"],
+        ClusterSpec(
+            "demo", PROJECT, ZONE, "gke", lookup("n2-standard-32-256"), Capacity("on-demand")
+        ),
+    ),
+    "n2-standard-64-1-empty": (
+        ["--device-type", "n2-standard-64-1", "--num-slices", "0", "--on-demand"],
+        ClusterSpec(
+            "demo", PROJECT, ZONE, "gke", lookup("n2-standard-64-1"), Capacity("on-demand"), 0
+        ),
+    ),
     # issue 38: node auto-provisioning, TPU v6e and a GPU without GPUDirect, spot and
     # reservation (tests/providers/gke/test_nap.py compares them with XPK's NAP golden)
     "v6e-256-x2-nap-spot": (

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from xcli.errors import UserError
-from xcli.gateways.google.rest import _change
+from xcli.gateways.google.rest import change_member as _change
 from xcli.plan.storage import Storage
 from xcli.plan.storage_steps import pick
 from xcli.storage import checks

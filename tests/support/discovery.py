@@ -118,7 +118,9 @@ def check_request(
     assert method == wanted, f"{api_id}: {method} but the API wants {wanted}"
     parts = urlsplit(url)
     base = urlsplit(d["rootUrl"])
-    assert parts.netloc == base.netloc, f"{url}: host should be {base.netloc}"
+    # or one of the locational endpoints the document lists (aiplatform: REGION-aiplatform...)
+    hosts = {base.netloc, *(urlsplit(e["endpointUrl"]).netloc for e in d.get("endpoints", []))}
+    assert parts.netloc in hosts, f"{url}: host should be {base.netloc} or a listed endpoint"
     # Method paths are relative to the service path ("compute/v1/" for Compute Engine; empty
     # for the APIs whose paths carry the version, like "v1/projects/...").
     path = parts.path.lstrip("/")

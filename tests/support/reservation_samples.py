@@ -10,6 +10,7 @@ from typing import Any
 PROJECT, ZONE = "my-project", "us-east5-b"
 BASE = f"projects/{PROJECT}/zones/{ZONE}/reservations"
 SELF = "https://www.googleapis.com/compute/v1"
+IRONWOOD = f"projects/{PROJECT}/zones/us-central1-c/reservations"  # TPU7x's zone in the goldens
 
 
 def specific(
@@ -123,4 +124,15 @@ DEFAULTS: dict[str, dict[str, Any]] = {
             },
         },
     },
+    # XPK's super-slicing recipe's reservation (the tpu7x-128-x4-super-slicing golden): a DENSE
+    # TPU7x reservation in All Capacity mode, its block holding the four 4x4x4 sub-blocks' VMs
+    f"{IRONWOOD}/golden-reservation": specific(
+        "golden-reservation",
+        "tpu7x-standard-4t",
+        64,
+        zone="us-central1-c",
+        deploymentType="DENSE",
+        advancedDeploymentControl={"reservationOperationalMode": "ALL_CAPACITY"},
+    ),
+    f"{IRONWOOD}/golden-reservation/reservationBlocks/block": (block("block", 64, 0)),
 }

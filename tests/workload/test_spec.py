@@ -158,7 +158,9 @@ def test_cluster_metadata_from_configmap() -> None:
         ({}, "names no accelerator"),
         ({"accelerator": "v6e-256", "capacity": "cheap"}, "unknown capacity"),
         ({"accelerator": "v6e-256", "num_slices": "two"}, "not a number"),
-        ({"accelerator": "v6e-256", "num_slices": "0"}, "at least 1"),
+        # 0 is a cluster made with --num-slices 0 (issue 36); fewer is not
+        ({"accelerator": "v6e-256", "num_slices": "-1"}, "at least 0"),
+        ({"accelerator": "h100-80gb-8", "num_nodes": "0"}, "at least 1"),
         ({"accelerator": "v6e-256", "capacity": "reservation"}, "without a `reservation`"),
     ],
 )
@@ -169,3 +171,18 @@ def test_bad_cluster_metadata(data: dict[str, str], message: str) -> None:
 
 def test_meta_fixture_is_consistent() -> None:
     assert meta_for("tpu7x-8").capacity.reservation == "res-a"
+
+
+def test_a_cluster_without_slices_yet_says_how_to_grow_it() -> None:
+    """issue 36: `cluster create --num-slices 0` records 0 slices; a workload is refused by
+    check_fits with the command that adds them."""
+    from xcli.workload.jobset.plan import check_fits
+    from xcli.workload.spec import cluster_meta_from_dict, workload_spec
+
+    meta = cluster_meta_from_dict({"accelerator": "v6e-8", "num_slices": "0"}, "empty")
+    assert meta.num_slices == 0
+    spec = workload_spec(cluster="empty", name="w", image="img:1", command="true", meta=meta,
+                         num_slices=1)  # fmt: skip
+    with pytest.raises(UserError, match="1 slices requested but cluster empty has 0") as caught:
+        check_fits(spec, meta, ())
+    assert "--num-slices 1" in (caught.value.hint or "")

@@ -127,6 +127,10 @@ def create(req: CreateRequest, deps: Deps) -> CreateResult:
         else backend.plan_create(spec)
     )
     plan = with_note(plan, req.provider_note)
+    if deps.registry.capabilities(provider).cloud:
+        from xcli.catalog.zones import zone_note
+
+        plan = with_note(plan, zone_note(spec.accelerator, spec.zone) or "")
     deps.record.check_create(deps.registry.live_checker(provider, backend), spec)
     confirm_removals(plan, deps.confirm)
     if deps.registry.capabilities(provider).vm_workloads:
@@ -207,7 +211,7 @@ def _spec(req: CreateRequest, deps: Deps) -> ClusterSpec:
         provider=req.provider,
         accelerator=accel,
         capacity=capacity,
-        num_slices=req.num_slices or 1,
+        num_slices=req.num_slices if req.num_slices is not None else 1,
         num_nodes=req.num_nodes or 1,
         options=options,
         force=req.force,
@@ -222,7 +226,7 @@ def check_counts(
     """Refuse flags that do not apply to the accelerator, rather than ignore them."""
     if tpu_type and accel.kind != "tpu":
         raise UserError(
-            f"{tpu_type} is a GPU, and --tpu-type takes TPU shapes",
+            f"{tpu_type} is a {accel.kind.upper()} shape, and --tpu-type takes TPU shapes",
             hint=f"pass it with --device-type {tpu_type}",
         )
     if accel.kind == "tpu" and num_nodes is not None:
@@ -230,6 +234,12 @@ def check_counts(
             f"--num-nodes counts GPU VMs; {accel.name} is a TPU slice",
             hint="drop --num-nodes: a slice's VMs follow from its shape; use --num-slices "
             "for more slices",
+        )
+    if accel.kind == "cpu" and num_nodes is not None:
+        raise UserError(
+            f"--num-nodes counts GPU VMs; {accel.name} is a CPU shape of {accel.vms_per_slice} VMs",
+            hint="drop --num-nodes: the VM count is the shape's last number "
+            f"({accel.family}-<VMs>)",
         )
     if accel.kind == "gpu" and num_slices is not None:
         raise UserError(

@@ -103,13 +103,16 @@ def quota(
 
 
 def zone_check(result: StepResult | None, accel: Accelerator, zone: str) -> Check:
-    from xcli.catalog.zones import offered_zones
+    from xcli.catalog.zones import covered, offered_zones
 
     offered = offered_zones(accel.family)
     if result is None:  # TPUs: the catalogue's public page is the source
         if not offered:
             return Check("zone", None, f"no zone list for {accel.family}")
         ok = zone in offered
+        if not ok and not covered(zone):  # the stored pages end before this area (issue 36)
+            known = ", ".join(offered)
+            return Check("zone", None, f"{zone}: not in the stored pages; {known} offer it")
         detail = f"{zone} {'offers' if ok else 'does not offer'} {accel.family}"
         return Check("zone", ok, detail, f"use one of {', '.join(offered)}")
     why = _not_read(result)

@@ -24,11 +24,15 @@ class Accelerator:
     (as GKE provisions them). The Cloud TPU API may pack a small v5e/v6e slice into one VM:
     `tpu_api_vms_per_slice` says how many VMs a queued resource of this type has.
     For GPUs a shape is one VM with `chips` GPUs.
+    For CPUs (XPK's CPU-only shapes, n2-standard-32-256) a shape is `vms_per_slice` VMs of one
+    machine type: `chips_per_vm` counts its vCPUs, `resource_name` is "cpu", and the node pool
+    carries the node label `gke_label` = `gke_accelerator` (the shape's name) that its Kueue
+    flavor and the pods select.
     """
 
     name: str  # canonical count form: v6e-256, h100-80gb-8
     family: str  # v4, v5e, v5p, v6e, tpu7x, or the GPU type (h100-80gb)
-    kind: Literal["tpu", "gpu"]
+    kind: Literal["tpu", "gpu", "cpu"]
     topology: str | None
     topology_name: str | None  # the other name form for TPUs: v6e-16x16
     chips: int

@@ -31,7 +31,7 @@ def families() -> dict[str, FamilyRules]:
 
 
 def family_names() -> list[str]:
-    return [*families(), *_data()["gpus"]]
+    return [*families(), *_data()["gpus"], *_data()["cpus"]]
 
 
 @cache
@@ -128,6 +128,52 @@ def _gpu(gpu_type: str, count: int, variant: str | None = None) -> Accelerator:
     )
 
 
+# the node label a CPU shape's pools carry (NodeConfig.labels) and its flavor selects; the same
+# key as the GCE resource label every xcli pool has
+CPU_LABEL = "xcli-accelerator"
+_NO_ACCELERATOR = "a CPU-only shape has no accelerator"
+
+
+def _cpu_names(machine: str) -> list[str]:
+    return [f"{machine}-{n}" for n in _data()["cpus"][machine]["vm_counts"]]
+
+
+def _cpu(machine: str, vms: int) -> Accelerator:
+    spec = _data()["cpus"][machine]
+    none = Figure(0, "", spec["source"], _NO_ACCELERATOR)
+    name = f"{machine}-{vms}"
+    return Accelerator(
+        name=name,
+        family=machine,
+        kind="cpu",
+        topology=None,
+        topology_name=None,
+        chips=spec["vcpus"] * vms,
+        chips_per_vm=spec["vcpus"],
+        vms_per_slice=vms,
+        machine_type=machine,
+        gke_accelerator=name,
+        gke_label=CPU_LABEL,
+        resource_name="cpu",
+        tpu_accelerator_type=None,
+        tpu_api_type=None,
+        tpu_api_vms_per_slice=None,
+        runtime_version=None,
+        placement=None,
+        arch="amd64",
+        peak_bf16_tflops=none,
+        hbm=Figure(spec["memory_gb"], "GB", spec["source"], "the machine's memory"),
+        hbm_bandwidth=none,
+        sources={"shapes": spec["shapes"], "machine_types": spec["source"]},
+    )
+
+
+def cpu_request(accel: Accelerator) -> int:
+    """The vCPUs a CPU shape's pod requests on its VM: 95% of them, at least 1, leaving the
+    rest to the system pods (XPK's rule, src/xpk/core/docker_resources.py l.51-64)."""
+    return max(1, int(accel.chips_per_vm * 0.95))
+
+
 def published_busbw(accel: Accelerator) -> Figure | None:
     """The NCCL all_gather_perf bus bandwidth Google published for `accel`'s machine on two
     nodes (GB/s), or None where none is published (A4, A4X)."""
@@ -154,6 +200,9 @@ def all_names(family: str | None = None) -> list[str]:
     for gpu_type in _data()["gpus"]:
         if family in (None, gpu_type):
             names.extend(_gpu_names(gpu_type))
+    for machine in _data()["cpus"]:
+        if family in (None, machine):
+            names.extend(_cpu_names(machine))
     return names
 
 
@@ -191,6 +240,14 @@ def lookup(name: str) -> Accelerator:
             hint=f"did you mean {' or '.join(close)}?",
         )
     prefix, _, size = text.rpartition("-")
+    if prefix in _data()["cpus"]:
+        if size in (str(n) for n in _data()["cpus"][prefix]["vm_counts"]):
+            return _cpu(prefix, int(size))
+        names = _cpu_names(prefix)
+        raise UserError(
+            f"{name}: XPK's CPU shapes of {prefix} are {', '.join(names)} (<machine>-<VMs>)",
+            hint=f"pick one of those VM counts, e.g. {names[-1]}",
+        )
     rules = _prefixes().get(prefix)
     if rules is None:
         raise _unknown(name)

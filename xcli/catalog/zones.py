@@ -3,9 +3,11 @@
     >>> offered_zones("v6e")[:2]
     ('us-central1-b', 'us-east1-d')
 
-`check_zone` refuses, before any call, a zone that does not offer the accelerator, in every
-region. Only families with rows are checked: a family without rows (the GPUs today) is not
-refused anywhere, because having no data is not evidence that a zone lacks it.
+`check_zone` refuses, before any call, a zone that does not offer the accelerator, where the
+table settles it: in the areas the stored copies of the page list in full (`_covered`: North
+America). Elsewhere the copies are cut short, so a zone missing from the table is not evidence
+that it lacks the family: `zone_note` says so in the plan instead (issue 36). Only families
+with rows are checked: a family without rows (the GPUs today) is not refused anywhere.
 `check_flex_start` refuses queued-resource flex-start where Cloud TPU's flex-start page does not
 offer it (the `flex_start` table).
 """
@@ -56,12 +58,30 @@ def families_with_zones() -> list[str]:
     return [*_data().get("tpu", {}), *_data().get("gpu", {})]
 
 
-def check_zone(accel: Accelerator, zone: str) -> None:
-    """Refuse `zone` when the catalogue lists where `accel`'s family is offered and `zone` is
-    not one of those places, in any region (a zone that does not exist at all, like
-    mars-north1-a, is refused the same way)."""
+def covered(zone: str) -> bool:
+    """Whether the stored pages list every zone of `zone`'s area (zones.json `_covered`)."""
+    return zone.startswith(tuple(_data().get("_covered", {}).get("prefixes", [])))
+
+
+def zone_note(accel: Accelerator, zone: str) -> str | None:
+    """The plan's line for a zone the table cannot settle: outside the covered areas and not
+    listed for the family."""
     offered = offered_zones(accel.family)
-    if not offered or zone in offered:
+    if not offered or zone in offered or covered(zone):
+        return None
+    return (
+        f"zone {zone}: the stored copies of Cloud TPU's regions-and-zones page end before its "
+        f"area, so xcli cannot tell whether it offers {accel.family}; the zones known to: "
+        f"{', '.join(offered)}. GKE refuses the node pool if it does not"
+    )
+
+
+def check_zone(accel: Accelerator, zone: str) -> None:
+    """Refuse `zone` when the catalogue lists where `accel`'s family is offered, `zone` is not
+    one of those places, and the table is complete for its area (a US zone that does not exist
+    at all, like us-east5-z, is refused the same way)."""
+    offered = offered_zones(accel.family)
+    if not offered or zone in offered or not covered(zone):
         return
     raise UserError(
         f"zone {zone} does not offer {accel.family} ({accel.name}), or does not exist",

@@ -129,11 +129,14 @@ def _create_groups() -> list[tuple[str, list[str]]]:
 @click.option(
     "--device-type",
     metavar="T",
-    help="TPU or GPU shape, e.g. h100-80gb-8.",
+    help="TPU, GPU or CPU shape, e.g. h100-80gb-8, n2-standard-32-256 (XPK's CPU shapes).",
     shell_complete=complete.accelerators,
 )
 @click.option(
-    "--num-slices", type=click.IntRange(1, 1024), help="TPU slices (multislice) [default: 1]."
+    "--num-slices",
+    type=click.IntRange(0, 1024),
+    help="TPU slices (multislice), or node pools of a CPU shape; 0: no accelerator pool yet "
+    "(gke) [default: 1].",
 )
 @click.option("--num-nodes", type=click.IntRange(1, 4096), help="GPU VMs [default: 1].")
 @capacity_options

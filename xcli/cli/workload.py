@@ -7,6 +7,7 @@ from typing import Any
 
 import click
 
+from xcli import formats
 from xcli.cli import complete
 from xcli.cli.common import Common, change_options
 from xcli.cli.help_groups import GroupedCommand
@@ -15,6 +16,21 @@ from xcli.cli.workload_ns import namespace_option
 from xcli.cli.workload_scheduler import scheduler_option
 
 PRIORITY_CHOICE = click.Choice(["very-low", "low", "medium", "high", "very-high"])
+
+
+def _experiment_name(value: str) -> str:
+    # TensorboardExperiment IDs: [a-z0-9][a-z0-9-]{0,127} (aiplatform.v1's
+    # tensorboards.experiments.create, tensorboardExperimentId)
+    import re
+
+    from xcli.errors import UserError
+
+    if not re.fullmatch(r"[a-z0-9][a-z0-9-]{0,127}", value):
+        raise UserError(
+            f"--experiment-name {value!r} is not an experiment name",
+            hint="use 1-128 lowercase letters, digits and hyphens, e.g. test-experiment",
+        )
+    return value
 
 
 @click.group()
@@ -113,6 +129,22 @@ def _workload_options(func: Any) -> Any:
         click.option("--env", "env_pairs", multiple=True, metavar="K=V", help="Repeatable."),
         click.option("--env-file", type=click.Path(path_type=Path), help="NAME=VALUE lines."),
         click.option(
+            "--vertex-tensorboard",
+            "use_tensorboard",  # not the name of cluster create's provider flag (issue 31)
+            is_flag=True,
+            help="gke: create the workload's Experiment in the cluster's Vertex AI Tensorboard "
+            "(cluster create --vertex-tensorboard) and pass it in UPLOAD_DATA_TO_TENSORBOARD, "
+            "TENSORBOARD_PROJECT/REGION/NAME and EXPERIMENT_NAME, as XPK's "
+            "--use-vertex-tensorboard.",
+        ),
+        click.option(
+            "--experiment-name",
+            metavar="NAME",
+            callback=formats.flag_callback(_experiment_name),
+            help="gke, --vertex-tensorboard: the Experiment's name (lowercase letters, digits, "
+            "hyphens; default <cluster>-<workload>, as XPK).",
+        ),
+        click.option(
             "--env-secret",
             is_flag=True,
             help="gke: keep the --env/--env-file values in a Secret xcli creates "
@@ -208,6 +240,7 @@ def _create_groups() -> list[tuple[str, list[str]]]:
             ],
         ),
         ("Environment", ["env_pairs", "env_file", "env_secret"]),
+        ("Vertex AI Tensorboard (gke)", ["use_tensorboard", "experiment_name"]),
         (
             "Restarts, priority and lifetime",
             [
@@ -301,6 +334,7 @@ def create(common: Common, **flags: Any) -> int:
     from xcli.cluster_index import provider_for
 
     pathways = options_from(flags)  # refuses its flags without --pathways, before anything
+    flags["pathways_given"] = pathways is not None  # --vertex-tensorboard is JobSet-only
     capacity = capacity_from(flags, lambda: common.project)
     if not flags["command"] and not (pathways and pathways.headless):
         raise click.UsageError("Missing option '--command'.")

@@ -82,6 +82,12 @@ def refuse_kubernetes_files(flags: dict[str, Any], manifests: bool) -> None:
     whose objects are Kubernetes manifests (`manifests`: the kind's registry entry)."""
     if manifests:
         return
+    if flags.get("use_tensorboard"):
+        raise UserError(
+            f"--vertex-tensorboard is for GKE workloads (JobSets), not --provider "
+            f"{flags['provider']}",
+            hint="drop --vertex-tensorboard",
+        )
     if flags.get("env_secret"):
         raise UserError(
             f"--env-secret is for Kubernetes workloads; --provider {flags['provider']} keeps "
@@ -158,4 +164,25 @@ def request_from(flags: dict[str, Any]) -> WorkloadRequest:
         storage=tuple(flags.get("storage") or ()),
         compilation_cache=flags.get("compilation_cache"),
         checkpoint_dir=flags.get("checkpoint_dir"),
+        experiment=experiment_of(flags),
     )
+
+
+def experiment_of(flags: dict[str, Any]) -> str | None:
+    """--vertex-tensorboard [--experiment-name NAME]; the name alone is refused."""
+    name = flags.get("experiment_name")
+    if not flags.get("use_tensorboard"):
+        if name:
+            raise UserError(
+                "--experiment-name applies only with --vertex-tensorboard",
+                hint="add --vertex-tensorboard, or drop --experiment-name",
+            )
+        return None
+    if flags.get("pathways_given"):
+        raise UserError(
+            "--vertex-tensorboard is for JobSet workloads; xcli's Pathways workloads do not "
+            "create an Experiment yet",
+            hint="drop --vertex-tensorboard, or pass the variables with --env "
+            "(UPLOAD_DATA_TO_TENSORBOARD, TENSORBOARD_REGION, TENSORBOARD_NAME, EXPERIMENT_NAME)",
+        )
+    return str(name or "")

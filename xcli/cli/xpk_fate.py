@@ -42,6 +42,8 @@ class Fate:
     # a gcloud pass-through (`--custom-cluster-arguments`): gcloud flag -> xcli flag; any
     # other gcloud flag in it is refused by name
     gcloud: tuple[tuple[str, str], ...] = ()
+    # its gcloud flags that take no value: gcloud flag -> xcli flag ("" when xcli always does it)
+    gcloud_switches: tuple[tuple[str, str], ...] = ()
     passthrough: bool = False  # a gcloud pass-through (even one that maps no flag)
     positional: bool = False  # the value becomes the xcli command's argument
 
@@ -73,8 +75,14 @@ def many(to: str, *, implies: tuple[str, ...] = (), note: str = "") -> Fate:
     return Fate("mapped", note=note, to=(to,), many=True, implies=implies)
 
 
-def gcloud(flags: dict[str, str], note: str) -> Fate:
-    return Fate("mapped", note=note, gcloud=tuple(flags.items()), passthrough=True)
+def gcloud(flags: dict[str, str], note: str, switches: dict[str, str] | None = None) -> Fate:
+    return Fate(
+        "mapped",
+        note=note,
+        gcloud=tuple(flags.items()),
+        gcloud_switches=tuple((switches or {}).items()),
+        passthrough=True,
+    )
 
 
 def positional(note: str = "") -> Fate:

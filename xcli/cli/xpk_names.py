@@ -74,6 +74,8 @@ def _translate(
     key = " ".join(words)
     if key == "workload list" and _waits(args[i:]):
         return _wait_form(root, ctx, args[i:], found)
+    if key == "cluster create" and ADAPT in (t.partition("=")[0] for t in args[i:]):
+        return _adapt_form(root, ctx, args[i:], found)
     if key not in vocab.XPK_FLAGS:
         return args  # an xcli-only command: click parses it as it is
     return args[:i] + _flags(key, command, args[i:], found)
@@ -109,6 +111,27 @@ def _wait_form(
     assert wait is not None
     kept = _flags("workload list", wait, out, found)
     return ["workload", "wait", name, *kept, *timeout]
+
+
+ADAPT = "--adapt-from-ct"
+
+
+def _adapt_form(
+    root: click.Group, ctx: click.Context, rest: list[str], found: Refusals
+) -> list[str]:
+    """XPK's `cluster create --adapt-from-ct` skips the cluster and node pools and sets up the
+    rest, as its `cluster adapt` does (src/xpk/commands/cluster.py l.376-385 and l.106-218 at
+    367c838253be): xcli's `cluster adapt`, the other flags translated as that command's."""
+    click.echo(
+        f"note: {ADAPT}: as `xcli cluster adapt`, which sets up a cluster made by Cluster Toolkit",
+        err=True,
+    )
+    group = root.get_command(ctx, "cluster")
+    assert isinstance(group, click.Group)
+    adapt = group.get_command(ctx, "adapt")
+    assert adapt is not None
+    kept = [t for t in rest if t.partition("=")[0] != ADAPT]
+    return ["cluster", "adapt", *_flags("cluster adapt", adapt, kept, found)]
 
 
 def _other_command(
@@ -234,12 +257,15 @@ def _gcloud(key: str, name: str, fate: Fate, value: str) -> list[str]:
     other refused by its own name."""
     import shlex
 
-    equal, out = dict(fate.gcloud), []
+    equal, switches, out = dict(fate.gcloud), dict(fate.gcloud_switches), []
     words = shlex.split(value)
     j = 0
     while j < len(words):
         flag, eq, given = words[j].partition("=")
         j += 1
+        if flag in switches and not eq:
+            out += [switches[flag]] if switches[flag] else []
+            continue
         if not eq and j < len(words) and not words[j].startswith("-"):
             given, j = words[j], j + 1
         if flag not in equal:

@@ -50,7 +50,8 @@ def _fate_cells(fate: Fate) -> tuple[str, str, str]:
     if fate.kind == "alias":
         return "alias", "same", fate.note
     if fate.kind == "mapped" and fate.passthrough:
-        taken = ", ".join(f"{g} → {x}" for g, x in fate.gcloud) or "none"
+        pairs = [*fate.gcloud, *((g, x or "(xcli does it)") for g, x in fate.gcloud_switches)]
+        taken = ", ".join(f"{g} → {x}" for g, x in pairs) or "none"
         return "mapped", f"its gcloud flags: {taken}; any other refused by name", fate.note
     if fate.kind == "mapped" and fate.positional:
         return "mapped", "the command's argument", fate.note

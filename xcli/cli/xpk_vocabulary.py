@@ -129,8 +129,9 @@ COMMANDS: dict[str, CommandFate] = {
 }
 
 _GCLOUD = (
-    "xcli sends API requests, not gcloud lines: --network and --subnetwork are taken; for "
-    "anything else write the requests with --terraform DIR and edit the folder"
+    "xcli sends API requests, not gcloud lines: the gcloud flags it has an equal for are taken "
+    "(docs/from-xpk.md lists them); for anything else write the requests with --terraform DIR "
+    "and edit the folder"
 )
 _DRIVER = "xcli turns the {0} CSI driver on when `xcli storage attach --type {1}` needs it"
 _NOT_TOOLS = "xcli calls the APIs directly: it runs and downloads no gcloud or kubectl"
@@ -138,7 +139,18 @@ _PATHWAYS_CAPACITY = refused(
     "a Pathways workload runs on its cluster's capacity (cluster create --on-demand|--spot|"
     "--reservation|--flex-start)"
 )
-_NO_VERTEX = refused("xcli does not create Vertex AI Tensorboards or Experiments")
+# XPK's workload side: an Experiment, then these variables (src/xpk/core/docker_resources.py
+# l.235-238 at 367c838253be)
+_NO_VERTEX = refused(
+    "xcli's Pathways workloads create no Experiment yet (JobSet workloads do: "
+    "--vertex-tensorboard); pass what XPK sets: --env UPLOAD_DATA_TO_TENSORBOARD=True "
+    "--env TENSORBOARD_PROJECT=P --env TENSORBOARD_REGION=R --env TENSORBOARD_NAME=N "
+    "--env EXPERIMENT_NAME=E"
+)
+_VERTEX_AT_CREATE = refused(
+    "`xcli cluster create --vertex-tensorboard [--tensorboard-region R] [--tensorboard-name N]` "
+    "makes the Tensorboard; `cluster adapt` does not"
+)
 _NO_MTC = refused(
     "xcli has no multi-tier checkpointing; `workload create --checkpoint-dir gs://B/P` "
     "gives every worker a checkpoint folder"
@@ -204,13 +216,28 @@ FATES: dict[str, Fate] = {
     ),
     "--default-pool-cpu-machine-type": mapped("--cpu-machine-type"),
     "--cluster-cpu-machine-type": mapped("--cpu-machine-type", note="XPK: deprecated name"),
-    "--default-pool-cpu-num-nodes": ignored(
-        "xcli's system pool autoscales with the cluster; --cpu-machine-type sets its machine"
-    ),
+    "--default-pool-cpu-num-nodes": mapped("--cpu-num-nodes"),
     # XPK hands these to `gcloud container clusters|node-pools create`
     # (src/xpk/core/cluster.py, src/xpk/core/nodepool.py at 367c838253be)
+    # the equal of each gcloud flag: `gcloud container clusters create`'s reference
+    # (https://cloud.google.com/sdk/gcloud/reference/container/clusters/create)
     "--custom-cluster-arguments": gcloud(
-        {"--network": "--network", "--subnetwork": "--subnetwork"}, _GCLOUD
+        {
+            "--network": "--network",
+            "--subnetwork": "--subnetwork",
+            "--cluster-version": "--gke-version",
+            "--release-channel": "--release-channel",
+            "--master-ipv4-cidr": "--master-ipv4-cidr",
+            "--master-authorized-networks": "--authorized-networks",
+            "--private-endpoint-subnetwork": "--private-endpoint-subnetwork",
+        },
+        _GCLOUD,
+        switches={
+            "--enable-private-nodes": "--private",
+            "--enable-private-endpoint": "--private-endpoint",
+            "--enable-ip-alias": "",  # xcli's clusters are VPC-native (useIpAliases)
+            "--enable-master-authorized-networks": "",  # implied by the networks' list
+        },
     ),
     "--custom-nodepool-arguments": gcloud({}, _GCLOUD),
     "--custom-tpu-nodepool-arguments": gcloud({}, _GCLOUD),
@@ -228,16 +255,15 @@ FATES: dict[str, Fate] = {
         note="--private is automatically enabled because --authorized-networks was set",
     ),
     "--enable-private-endpoint": mapped("--private-endpoint"),
-    "--private-endpoint-subnetwork": refused(
-        "xcli reaches a private control plane through its DNS endpoint (--private-endpoint); "
-        "--subnetwork places the nodes"
-    ),
+    # XPK: implies --enable-private-endpoint (src/xpk/commands/cluster.py:220-228), as xcli's
+    "--private-endpoint-subnetwork": alias(),
     "--enable-master-global-access": refused(
         "xcli's private endpoint is the DNS endpoint, reachable from every region"
     ),
     "--enable-workload-identity": ignored("Workload Identity is always on in xcli's clusters"),
     "--adapt-from-ct": refused(
-        "`xcli cluster adapt --cluster C --device-type T` sets up a Cluster Toolkit cluster"
+        "`xcli cluster adapt --cluster C --device-type T [--pathways]` sets up a Cluster "
+        "Toolkit cluster"
     ),
     "--ignore-nodepool-creation-errors": refused(
         "xcli keeps the pools that were made and names those that failed; run the same "
@@ -248,8 +274,8 @@ FATES: dict[str, Fate] = {
     "--enable-parallelstore-csi-driver": ignored(_DRIVER.format("Parallelstore", "parallelstore")),
     "--enable-pd-csi-driver": ignored(_DRIVER.format("Persistent Disk", "pd")),
     "--enable-lustre-csi-driver": ignored(_DRIVER.format("Managed Lustre", "lustre")),
-    "--enable-legacy-lustre-port": refused(
-        "xcli sets the Lustre driver up for instances on the current port (988)"
+    "--enable-legacy-lustre-port": mapped(
+        "--lustre-legacy-port", note="xcli turns the Lustre driver on with it at create"
     ),
     "--cluster-state-gcs-bucket": _STATE_BUCKET,
     "--enable-pathways": mapped("--pathways"),
@@ -261,10 +287,14 @@ FATES: dict[str, Fate] = {
     "--enable-autoprovisioning": alias(),
     "--autoprovisioning-min-chips": alias(),
     "--autoprovisioning-max-chips": alias(),
-    "--create-vertex-tensorboard": _NO_VERTEX,
-    "--tensorboard-region": _NO_VERTEX,
-    "--tensorboard-name": _NO_VERTEX,
-    "--managed-mldiagnostics": refused("xcli does not install ML Diagnostics"),
+    # XPK creates it through cloud-accelerator-diagnostics; xcli through aiplatform.v1's REST
+    # API (xcli/plan/vertex.py)
+    "--create-vertex-tensorboard": mapped("--vertex-tensorboard"),
+    "--tensorboard-region": alias(),
+    "--tensorboard-name": alias(),
+    # XPK: the cluster field on GKE 1.35.0-gke.3065000+, and the nodes' roles
+    # (src/xpk/commands/cluster.py l.561-582, l.1407-1410)
+    "--managed-mldiagnostics": mapped("--ml-diagnostics"),
     "--enable-mtc": _NO_MTC,
     "--mtc-ramdisk-size": _NO_MTC,
     "--mtc-gcs-bucket": _NO_MTC,
@@ -307,8 +337,8 @@ FATES: dict[str, Fate] = {
         "xcli adds no sidecar: `xcli workload stacks W --cluster C` dumps every worker's "
         "Python stacks when you ask (py-spy), grouped by where they are"
     ),
-    "--use-vertex-tensorboard": _NO_VERTEX,
-    "--experiment-name": _NO_VERTEX,
+    "--use-vertex-tensorboard": mapped("--vertex-tensorboard"),
+    "--experiment-name": alias(),
     "--ramdisk-directory": _NO_MTC,
     "--mtc-enabled": _NO_MTC,
     "--use-pathways": mapped("--pathways"),
@@ -362,6 +392,11 @@ FATES: dict[str, Fate] = {
     "--localqueue": ignored("xcli team list shows the ClusterQueue and every LocalQueue"),
 }
 
+_LEGACY_LUSTRE = refused(
+    "the Lustre driver's port is a cluster setting: `xcli cluster create --lustre-legacy-port` "
+    "turns the driver on with port 6988 when the cluster is made"
+)
+
 _STATES = {"SUCCESSFUL": "succeeded", "FAILED": "failed"}
 
 # (XPK command, flag) -> fate, where a flag means something else on that command.
@@ -374,6 +409,18 @@ FATES_BY_COMMAND: dict[tuple[str, str], Fate] = {
         "`xcli cluster delete --terraform DIR` destroys with the state DIR names"
     ),
     ("cluster adapt", "--flex"): mapped("--flex-start"),
+    # the whole command becomes `cluster adapt` (xpk_names.py _adapt_form): XPK's flag skips
+    # the cluster and node pools and runs its adapt's steps (src/xpk/commands/cluster.py l.376-385)
+    ("cluster create", "--adapt-from-ct"): mapped(
+        "cluster adapt", note="the command becomes `xcli cluster adapt`; its other flags follow"
+    ),
+    ("workload create-pathways", "--use-vertex-tensorboard"): _NO_VERTEX,
+    ("workload create-pathways", "--experiment-name"): _NO_VERTEX,
+    ("cluster adapt", "--create-vertex-tensorboard"): _VERTEX_AT_CREATE,
+    ("cluster adapt", "--tensorboard-region"): _VERTEX_AT_CREATE,
+    ("cluster adapt", "--tensorboard-name"): _VERTEX_AT_CREATE,
+    ("cluster adapt", "--enable-legacy-lustre-port"): _LEGACY_LUSTRE,
+    ("storage attach", "--enable-legacy-lustre-port"): _LEGACY_LUSTRE,
     ("cluster adapt", "--enable-autoprovisioning"): _NAP_ADAPT,
     ("cluster adapt", "--autoprovisioning-min-chips"): _NAP_ADAPT,
     ("cluster adapt", "--autoprovisioning-max-chips"): _NAP_ADAPT,

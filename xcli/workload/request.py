@@ -66,6 +66,8 @@ class WorkloadRequest:
     compilation_cache: str | None = None
     checkpoint_dir: str | None = None
     pathways: PathwaysOptions | None = None  # --pathways: the workload is a Pathways JobSet
+    # --vertex-tensorboard: the Experiment's name ("" for XPK's <cluster>-<workload>); None: off
+    experiment: str | None = None
     # --on-demand|--spot|--reservation: the capacity NAP provisions (None: the cluster's)
     capacity: Capacity | None = None
 

@@ -88,6 +88,9 @@ class ClusterMeta:
     # without an image a workload runs as a plain process on each worker (the provider's
     # Capabilities.plain_process: the local provider)
     plain_process: bool = False
+    # (region, display name) of the Vertex AI Tensorboard `cluster create --vertex-tensorboard`
+    # made, if any (xcli/plan/vertex.py)
+    tensorboard: tuple[str, str] | None = None
     # node auto-provisioning (cluster create --enable-autoprovisioning): the most chips of the
     # accelerator's family GKE may provision; 0 when the cluster has its own pools
     nap_max_chips: int = 0
@@ -128,7 +131,10 @@ def cluster_meta_from_dict(
         provider=str(data.get("provider", "gke")),
         accelerator=lookup(str(accel_name)),
         capacity=Capacity(capacity_kind, reservation=reservation),  # type: ignore[arg-type]
-        num_slices=_count(data.get("num_slices", data.get("slices", 1)), "num_slices", where),
+        # 0: a cluster made with --num-slices 0 (no accelerator pool yet); check_fits refuses
+        num_slices=_count(
+            data.get("num_slices", data.get("slices", 1)), "num_slices", where, least=0
+        ),
         num_nodes=_count(data.get("num_nodes", 1), "num_nodes", where),
         local_queue=str(data.get("local_queue", DEFAULT_LOCAL_QUEUE)),
         source=source,
@@ -136,6 +142,11 @@ def cluster_meta_from_dict(
         dynamic_slicing=str(data.get("dynamic_slicing", "")),
         pathways_pool=str(data.get("pathways_pool", "")),
         jobset_gates=tuple(g for g in str(data.get("jobset_feature_gates", "")).split(",") if g),
+        tensorboard=(
+            (str(data["tensorboard_region"]), str(data["tensorboard_name"]))
+            if data.get("tensorboard_region") and data.get("tensorboard_name")
+            else None
+        ),
         nap_max_chips=_nap_max(data, where),
     )
 
@@ -147,13 +158,13 @@ def _nap_max(data: Mapping[str, Any], where: str) -> int:
     return _count(data.get("autoprovisioning_max_chips"), "autoprovisioning_max_chips", where)
 
 
-def _count(value: Any, key: str, where: str) -> int:
+def _count(value: Any, key: str, where: str, least: int = 1) -> int:
     try:
         count = int(str(value))
     except ValueError:
         raise ConfigError(f"{where}: {key} {value!r} is not a number") from None
-    if count < 1:
-        raise ConfigError(f"{where}: {key} must be at least 1, not {count}")
+    if count < least:
+        raise ConfigError(f"{where}: {key} must be at least {least}, not {count}")
     return count
 
 
@@ -332,6 +343,16 @@ def workload_spec(
     nodes = num_nodes if num_nodes is not None else meta.num_nodes
     if accel.kind == "gpu" and num_slices not in (None, 1):
         raise UserError("--num-slices is for TPUs", hint="for GPUs use --num-nodes")
+    if accel.kind == "cpu":
+        # one pod per VM of the shape, as GPU workers are laid out (XPK's CI runs CPU shapes
+        # with --num-slices=1); more VMs are a larger shape
+        if num_slices not in (None, 1) or num_nodes is not None:
+            raise UserError(
+                f"{accel.name} is a CPU shape of {accel.vms_per_slice} VMs; a workload "
+                "takes one shape, with --num-slices 1",
+                hint=f"pick a shape with more VMs ({accel.family}-<VMs>), and drop --num-nodes",
+            )
+        nodes = accel.vms_per_slice
     if priority not in PRIORITIES:
         raise UserError(
             f"unknown priority {priority!r}", hint=f"use one of {', '.join(PRIORITIES)}"
@@ -359,7 +380,7 @@ def workload_spec(
         command=command,
         accelerator=accel,
         num_slices=slices if accel.kind == "tpu" else 1,
-        num_nodes=nodes if accel.kind == "gpu" else 1,
+        num_nodes=nodes if accel.kind != "tpu" else 1,
         priority=priority,
         max_restarts=max_restarts,
         max_disruptions=max_disruptions,

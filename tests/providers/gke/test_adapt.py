@@ -86,3 +86,16 @@ def test_installed_version_from_the_image_tag(image: str, version: str) -> None:
     }
     assert installed_version(deployment) == version
     assert installed_version(None) == ""
+
+
+def test_a_cpu_shape_is_adapted_only_on_pools_xcli_made() -> None:
+    """issue 36: a CPU shape's flavor selects the node label of xcli's own CPU pools."""
+    from xcli.catalog import lookup
+    from xcli.providers.gke.adapt import Detected
+    from xcli.spec import Capacity
+
+    found = Detected(lookup("n2-standard-32-4"), 1, 1, Capacity("on-demand"), ("c-np-0",))
+    spec = spec_for(found, "c", "my-proj", "us-east5-b")
+    with pytest.raises(UserError, match="is a CPU shape"):
+        plan_adapt(spec, "projects/my-proj/locations/us-east5/clusters/c")
+    assert plan_adapt(spec, "projects/my-proj/locations/us-east5/clusters/c", ("c-np-0",)).steps

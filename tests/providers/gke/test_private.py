@@ -229,3 +229,20 @@ def test_a_rerun_cannot_turn_an_existing_cluster_private_or_public() -> None:
         assert env.run(env.plan(public), ref_of(public)).ok
         with pytest.raises(UserError, match="exists with public nodes"):
             env.plan(replace(public, options=GkeOptions(private=True)))
+
+
+def test_a_private_endpoint_subnetwork_is_the_current_field_and_implies_the_endpoint() -> None:
+    plan = plan_create(with_options(private_endpoint_subnetwork="cp-subnet"))
+    step = next(s for s in plan.steps if s.id == "cluster")
+    check_request(step.api, "POST", str(step.url), step.body)  # type: ignore[attr-defined]
+    cluster = step.body["cluster"]  # type: ignore[attr-defined]
+    ip = cluster["controlPlaneEndpointsConfig"]["ipEndpointsConfig"]
+    assert ip["privateEndpointSubnetwork"] == f"{SUBNETS}/cp-subnet"
+    assert ip["enablePublicEndpoint"] is False  # as XPK: the private endpoint is implied
+    assert "privateClusterConfig" not in cluster  # never the deprecated twin
+    assert [n for n in plan.notes if "--private-endpoint is implied" in n]
+    path = f"projects/{PROJECT}/regions/europe-west4/subnetworks/cp"
+    with pytest.raises(UserError, match="not in the cluster's region us-east5"):
+        plan_create(with_options(private_endpoint_subnetwork=path))
+    with pytest.raises(UserError, match="applies only to a private cluster"):
+        plan_create(with_options(private=False, private_endpoint_subnetwork="cp-subnet"))

@@ -2,12 +2,35 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
 import click
 
 from xcli import formats
+from xcli.errors import UserError
+
+
+def _region(value: str) -> str:
+    if not re.fullmatch(r"[a-z]+-[a-z]+[0-9]+", value):
+        raise UserError(
+            f"--tensorboard-region {value!r} is not a region",
+            hint="e.g. --tensorboard-region "
+            "us-central1 (https://cloud.google.com/vertex-ai/docs/general/locations)",
+        )
+    return value
+
+
+def _display_name(value: str) -> str:
+    # GoogleCloudAiplatformV1Tensorboard.displayName: up to 128 UTF-8 characters
+    if not value.strip() or len(value) > 128 or not value.isprintable():
+        raise UserError(
+            f"--tensorboard-name {value!r} is not a Tensorboard display name",
+            hint="give 1-128 printable characters, e.g. --tensorboard-name tb-testing",
+        )
+    return value
+
 
 # Defaults are None so that a flag left alone never counts as "given" for another provider;
 # the GKE planner fills in the documented defaults.
@@ -29,6 +52,12 @@ OPTIONS: list[Callable[[Any], Any]] = [
         callback=formats.flag_callback(formats.machine_type),
         help="Machine type of the system node pool that runs the controllers "
         "(gke; default sized by the cluster: e2-standard-8 up to ~900 nodes).",
+    ),
+    click.option(
+        "--cpu-num-nodes",
+        type=click.IntRange(1, 1000),
+        help="Nodes of the system node pool, at least; fewer than the controllers need are "
+        "raised to that, and the plan says so (gke; default sized by the cluster).",
     ),
     click.option(
         "--pool-parallelism",
@@ -55,6 +84,40 @@ OPTIONS: list[Callable[[Any], Any]] = [
         is_flag=True,
         help="Turn on JobSet's RestartJob feature gate (alpha), so that `workload create "
         "--restart-scope slice` can restart one slice's Job alone (gke).",
+    ),
+    click.option(
+        "--lustre-legacy-port",
+        is_flag=True,
+        help="Turn the Managed Lustre CSI driver on at create with its legacy port 6988 "
+        "(enableLegacyLustrePort): only for nodes older than 1.33.2-gke.4655000, or Lustre "
+        "instances made with gke-support-enabled (gke).",
+    ),
+    click.option(
+        "--ml-diagnostics",
+        is_flag=True,
+        help="GKE Managed Machine Learning Diagnostics: the cluster's "
+        "managedMachineLearningDiagnosticsConfig, and the roles it writes with granted to the "
+        "nodes' default service account, as XPK's --managed-mldiagnostics (gke; GKE "
+        "1.35.0-gke.3065000 or later).",
+    ),
+    click.option(
+        "--vertex-tensorboard",
+        is_flag=True,
+        help="Keep or create a Vertex AI Tensorboard for the cluster's workloads and record it "
+        "in the cluster's metadata, as XPK's --create-vertex-tensorboard (gke).",
+    ),
+    click.option(
+        "--tensorboard-region",
+        metavar="REGION",
+        callback=formats.flag_callback(_region),
+        help="Region of the Tensorboard (gke, --vertex-tensorboard; default us-central1, as XPK).",
+    ),
+    click.option(
+        "--tensorboard-name",
+        metavar="NAME",
+        callback=formats.flag_callback(_display_name),
+        help="Display name of the Tensorboard (gke, --vertex-tensorboard; default "
+        "<cluster>-tb-instance, as XPK).",
     ),
     click.option(
         "--pathways",

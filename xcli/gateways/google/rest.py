@@ -164,7 +164,9 @@ class RestGateway:
         url, member = step.iam_url(), str(step.member)
         for _attempt in range(5):
             policy = self.send("GET", f"{url}?optionsRequestedPolicyVersion=3", ctx)
-            bindings, changed = _change(policy.get("bindings", []), step.role, member, step.action)
+            bindings, changed = change_member(
+                policy.get("bindings", []), step.role, member, step.action
+            )
             if not changed:
                 ctx.report("nothing to change")
                 return {"result": "unchanged"}
@@ -186,7 +188,7 @@ class RestGateway:
         )
 
 
-def _change(
+def change_member(
     bindings: list[dict[str, Any]], role: str, member: str, action: str
 ) -> tuple[list[dict[str, Any]], bool]:
     """The bindings with `member` added to (or removed from) the unconditional `role` binding."""

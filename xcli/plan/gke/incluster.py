@@ -19,6 +19,7 @@ volumes), and reading it needs no access to kube-system.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from xcli import __version__
@@ -44,7 +45,7 @@ from xcli.plan.gke.kueue_objects import (
     vm_count,
 )
 from xcli.plan.gke.system_pool import Controllers
-from xcli.plan.model import Step
+from xcli.plan.model import Step, refs_in
 from xcli.plan.steps import K8sApply, Text
 from xcli.spec import ClusterSpec
 
@@ -98,12 +99,15 @@ def setup_steps(
     cpu_machine_type: str | None = None,
     pathways: str | None = None,
     jobset_gates: tuple[str, ...] = (),
+    extra_metadata: Mapping[str, Any] | None = None,
     nap: Autoprovisioning | None = None,
 ) -> list[Step]:
     """The in-cluster setup steps for `spec`, run against `cluster` once `after` have run.
     `cpu_machine_type`: the system pool's machine as given (None: sized by the cluster);
     `pathways`: the machine type of the Pathways heads' pool (None: no such pool);
     `jobset_gates`: JobSet feature gates to turn on (plan/gke/jobset_config.py);
+    `extra_metadata`: more entries of the metadata ConfigMap (values may be step outputs: the
+    ConfigMap then waits for those steps, e.g. the Vertex AI Tensorboard's);
     `nap`: node auto-provisioning's chip limits (None: the cluster makes its own pools)."""
     ctl = system_pool.size(vm_count(spec), cpu_machine_type).controllers
     installs = [
@@ -154,13 +158,19 @@ def setup_steps(
             queue.append(_apply(f"k8s-{key}", summary, (read.id,), cluster, carve))
             continue
         queue.append(_apply(f"k8s-{key}", summary, (wait.id,), cluster, obj))
-    done = tuple(s.id for s in [*priorities, *queue])
+    extra = dict(extra_metadata or {})
+    outputs = tuple(sorted({r.step for r in refs_in(extra)}))
+    done = tuple(s.id for s in [*priorities, *queue]) + outputs
+    configmap = metadata_configmap(
+        spec, pathways=pathways is not None, jobset_gates=jobset_gates, nap=nap
+    )
+    configmap["data"].update(extra)
     metadata = _apply(
         "k8s-metadata",
         f"ConfigMap {NAMESPACE}/{METADATA_CONFIGMAP} describing the cluster for workloads",
         done,
         cluster,
-        metadata_configmap(spec, pathways=pathways is not None, jobset_gates=jobset_gates, nap=nap),
+        configmap,
     )
     return [*installs, *priorities, wait, read, *queue, metadata]
 
@@ -187,8 +197,8 @@ def metadata_configmap(
         "accelerator_kind": acc.kind,
         "gke_accelerator": acc.gke_accelerator,
         "provider": spec.provider,
-        "slices": str(spec.num_slices if acc.kind == "tpu" else 1),
-        "num_slices": str(spec.num_slices if acc.kind == "tpu" else 1),
+        "slices": str(spec.num_slices if acc.kind != "gpu" else 1),
+        "num_slices": str(spec.num_slices if acc.kind != "gpu" else 1),
         "num_nodes": str(spec.num_nodes if acc.kind == "gpu" else 1),
         "vms": str(vm_count(spec)),
         "chips_per_vm": str(acc.chips_per_vm),

@@ -153,14 +153,21 @@ def resource_flavor(spec: ClusterSpec, nap: Autoprovisioning | None = None) -> d
         }
     if acc.kind == "tpu" and acc.topology:
         labels[TPU_TOPOLOGY_LABEL] = acc.topology
-    tolerations = [{"key": acc.resource_name, "operator": "Exists", "effect": "NoSchedule"}]
+    # a CPU shape's nodes carry no accelerator taint to tolerate
+    tolerations = (
+        []
+        if acc.kind == "cpu"
+        else [{"key": acc.resource_name, "operator": "Exists", "effect": "NoSchedule"}]
+    )
     if spec.capacity.kind == "spot":
         labels[SPOT_LABEL] = "true"
     elif spec.capacity.kind == "flex-start":
         labels[FLEX_START_LABEL] = "true"
     if queued_provisioning(spec):
         tolerations.append({"key": QUEUED_LABEL, "operator": "Exists", "effect": "NoSchedule"})
-    body: dict[str, Any] = {"nodeLabels": labels, "tolerations": tolerations}
+    body: dict[str, Any] = {"nodeLabels": labels}
+    if tolerations:
+        body["tolerations"] = tolerations
     if uses_topology(spec):
         body["topologyName"] = topology_name(spec)
     return {
@@ -233,7 +240,8 @@ def cluster_queue(
         vms = nap.max_chips  # a VM has at least one chip, whatever shape NAP makes
     quota: list[dict[str, Any]] = [
         {"name": resource, "nominalQuota": chips},
-        {"name": "cpu", "nominalQuota": vms * CPU_PER_VM},
+        # a CPU shape's chips are its vCPUs: the machines' vCPUs are the quota
+        *([] if resource == "cpu" else [{"name": "cpu", "nominalQuota": vms * CPU_PER_VM}]),
         {"name": "memory", "nominalQuota": f"{vms * MEMORY_TIB_PER_VM}Ti"},
         *channel_quota(spec.accelerator, vms),  # A4X: the IMEX channel each pod claims
     ]

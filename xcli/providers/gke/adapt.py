@@ -168,6 +168,14 @@ def plan_adapt(
     all_pools: tuple[str, ...] = (),
 ) -> Plan:
     """`all_pools`: every pool the live read found (Pathways' cpu-np is made when missing)."""
+    if spec.accelerator.kind == "cpu" and not pools:
+        # a CPU shape's flavor selects the node label xcli's own CPU pools carry (bodies.py
+        # cpu_pool_body); another tool's pools have none, so its pods would never schedule
+        raise UserError(
+            f"{spec.accelerator.name} is a CPU shape: `cluster adapt` finds the pools of one "
+            "by the xcli-accelerator node label that only xcli's CPU pools carry",
+            hint=f"make the pools with `xcli cluster create --device-type {spec.accelerator.name}`",
+        )
     pathways.check(spec)
     read = AdaptRead(
         id=READ,

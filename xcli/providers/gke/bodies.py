@@ -90,7 +90,25 @@ def system_pool(spec: ClusterSpec) -> cpu_pool.SystemPool:
         if spec.accelerator.kind == "gpu"
         else (spec.accelerator.vms_per_slice * spec.num_slices)
     )
-    return cpu_pool.size(vms, _chosen_machine(spec))
+    sized = cpu_pool.size(vms, _chosen_machine(spec))
+    asked = gke_opts.of(spec).cpu_num_nodes
+    if asked and asked > sized.nodes:  # XPK's --default-pool-cpu-num-nodes: more, never fewer
+        from dataclasses import replace
+
+        return replace(sized, nodes=asked)
+    return sized
+
+
+def cpu_nodes_note(spec: ClusterSpec) -> str | None:
+    """--cpu-num-nodes below what the controllers need is raised to it, and the plan says so."""
+    asked = gke_opts.of(spec).cpu_num_nodes
+    pool = system_pool(spec)
+    if not asked or asked >= pool.nodes:
+        return None
+    return (
+        f"--cpu-num-nodes {asked}: the system pool gets {pool.nodes} x {pool.machine}, the "
+        "fewest that hold the Kueue and JobSet controllers and kube-dns for this cluster"
+    )
 
 
 def _chosen_machine(spec: ClusterSpec) -> str | None:
@@ -102,7 +120,7 @@ def system_pool_size(spec: ClusterSpec) -> int:
 
 
 def system_pool_note(spec: ClusterSpec) -> str | None:
-    return cpu_pool.note(system_pool(spec), _chosen_machine(spec))
+    return cpu_nodes_note(spec) or cpu_pool.note(system_pool(spec), _chosen_machine(spec))
 
 
 def cluster_body(spec: ClusterSpec) -> dict[str, Any]:
@@ -136,9 +154,19 @@ def cluster_body(spec: ClusterSpec) -> dict[str, Any]:
             }
         ],
     }
-    version = gke_opts.of(spec).gke_version
-    if version:
-        cluster["initialClusterVersion"] = version
+    opts = gke_opts.of(spec)
+    if opts.gke_version:
+        cluster["initialClusterVersion"] = opts.gke_version
+    if opts.ml_diagnostics:  # plan/ml_diagnostics.py: XPK's --enable-managed-mldiagnostics
+        cluster["managedMachineLearningDiagnosticsConfig"] = {"enabled": True}
+    if opts.lustre_legacy_port:
+        # AddonsConfig.lustreCsiDriverConfig (container.v1): XPK's --enable-legacy-lustre-port
+        # with --enable-lustre-csi-driver (AI-Hypercomputer/xpk@367c838
+        # src/xpk/commands/cluster.py l.1391-1394); `storage attach --type lustre` later finds
+        # the driver on and keeps this setting
+        cluster["addonsConfig"] = {
+            "lustreCsiDriverConfig": {"enabled": True, "enableLegacyLustrePort": True}
+        }
     return slicing.cluster_body(spec, {"cluster": cluster})
 
 
@@ -218,6 +246,23 @@ def tpu_pool_body(spec: ClusterSpec, index: int) -> dict[str, Any]:
     return {"nodePool": pool}
 
 
+def cpu_pool_body(spec: ClusterSpec, index: int) -> dict[str, Any]:
+    """One node pool of a CPU shape (XPK's n2-standard-32-256: 256 n2-standard-32 VMs): the
+    node label its Kueue flavor selects (NodeConfig.labels), no placement, no taint (XPK's
+    CPU pools: src/xpk/core/nodepool.py l.388-394, --num-nodes the shape's VM count)."""
+    accel = spec.accelerator
+    labels = {"xcli-accelerator": accel.name, "xcli-slice": str(index)}
+    config = _node_config(spec, labels)
+    config["labels"] = {accel.gke_label: accel.gke_accelerator}
+    pool: dict[str, Any] = {
+        "name": pool_name(spec.name, index),
+        "locations": [spec.zone],
+        "config": config,
+    }
+    _sizing(spec, pool, accel.vms_per_slice)
+    return {"nodePool": pool}
+
+
 def gpu_pool_body(spec: ClusterSpec) -> dict[str, Any]:
     accel = spec.accelerator
     config = _node_config(spec, {"xcli-accelerator": accel.name, "xcli-slice": "0"})
@@ -242,6 +287,8 @@ def gpu_pool_body(spec: ClusterSpec) -> dict[str, Any]:
 
 
 def pool_body(spec: ClusterSpec, index: int) -> dict[str, Any]:
+    if spec.accelerator.kind == "cpu":
+        return cpu_pool_body(spec, index)
     return gpu_pool_body(spec) if spec.accelerator.kind == "gpu" else tpu_pool_body(spec, index)
 
 
@@ -267,7 +314,7 @@ def setup_steps(spec: ClusterSpec, cluster: Text, after: tuple[str, ...]) -> lis
     system pool's machine type, the Pathways heads' pool and node auto-provisioning's limits."""
     from xcli.plan.gke import incluster
     from xcli.plan.gke.jobset_config import gates
-    from xcli.providers.gke import nap
+    from xcli.providers.gke import nap, tensorboard
 
     opts = gke_opts.of(spec)
     steps = incluster.setup_steps(
@@ -277,6 +324,7 @@ def setup_steps(spec: ClusterSpec, cluster: Text, after: tuple[str, ...]) -> lis
         cpu_machine_type=opts.cpu_machine_type,
         pathways=opts.pathways_machine,
         jobset_gates=gates(opts.slice_restarts),
+        extra_metadata=tensorboard.metadata(spec),
         nap=nap.quota(spec),
     )
     return slicing.setup(spec, steps)  # dynamic slicing's Kueue objects (slicing.py)

@@ -33,11 +33,13 @@ from xcli.providers.gke import (
     gpu_objects,
     image_levers,
     limits,
+    ml_diagnostics,
     nap,
     nat,
     pathways,
     private,
     slicing,
+    tensorboard,
 )
 from xcli.providers.gke import bodies as gke
 from xcli.providers.gke import options as gke_opts
@@ -357,10 +359,13 @@ def plan_create(
     image_levers.check(spec)
     pathways.check(spec)
     limits.check(spec)  # GKE's node cap and the default subnet's size (issue 32)
+    tensorboard.check(spec)
+    ml_diagnostics.check(spec)
     nap.check(spec)
     notes: list[str] = image_levers.notes(spec) + dra_driver.notes(spec) + limits.notes(spec)
     notes += nap.notes(spec) + slicing.notes(spec)
     notes += [] if nap.enabled(spec) else accel_network.notes(spec)  # a note on pools made here
+    notes += ml_diagnostics.notes(spec)
     sized = gke.system_pool_note(spec)
     notes += [sized] if sized else []
     closed = private.note(settings, gke_opts.of(spec).private_endpoint)
@@ -380,6 +385,8 @@ def plan_create(
     after = tuple(s.id for s in steps)
     steps += _pool_steps(spec, observed, after, notes)
     steps += pathways.pool_steps(spec, tuple(s.id for s in cluster), observed.pools)
+    steps += tensorboard.steps(spec)  # independent of the cluster; the metadata waits for it
+    steps += ml_diagnostics.steps(spec)  # the nodes' roles: independent of the cluster
     # the reservation pre-flight reads come first; nothing is created before they pass
     created = tuple(int(s.id[5:]) for s in steps if s.id.startswith("pool-") and _creates(s))
     dense = slicing.enabled(spec)  # dynamic slicing: an All Capacity reservation, read live
@@ -391,7 +398,14 @@ def plan_create(
         objects = gpu_objects.object_steps(spec, resource, cluster_ids)
         steps += gpu_objects.with_objects(setup(spec, resource, cluster_ids), objects)
     count = f"{spec.num_nodes} x " if spec.accelerator.kind == "gpu" else ""
-    slices = f" x{spec.num_slices}" if spec.accelerator.kind == "tpu" else ""
+    slices = f" x{spec.num_slices}" if spec.accelerator.kind != "gpu" else ""
+    if gke.pool_count(spec) == 0:
+        notes.insert(
+            0,
+            f"--num-slices 0: no {spec.accelerator.name} node pool is made, only the cluster, "
+            "its system pool and the in-cluster setup (as XPK's empty clusters); run this "
+            "command again with --num-slices N to add the pools",
+        )
     title = (
         f"create GKE cluster {spec.name} ({count}{spec.accelerator.name}{slices}, "
         f"{spec.capacity.kind}{', auto-provisioned' if nap.enabled(spec) else ''})"

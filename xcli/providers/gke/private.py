@@ -7,7 +7,10 @@ deprecated twins for the same setting ("invalid to specify both"):
   `allowExternalTraffic` (IAM-guarded, reachable from outside the VPC: how xcli talks to the
   cluster, see endpoint.py), and `ipEndpointsConfig` (`enablePublicEndpoint` false for
   --private-endpoint, and also for --private without --authorized-networks: closed by default;
-  `authorizedNetworksConfig` for --authorized-networks);
+  `authorizedNetworksConfig` for --authorized-networks; `privateEndpointSubnetwork` for
+  --private-endpoint-subnetwork, the current field, not privateClusterConfig's deprecated
+  twin; XPK's flag of the same name enables the private endpoint with it,
+  AI-Hypercomputer/xpk@367c838 src/xpk/commands/cluster.py l.220-228);
 - `privateClusterConfig.masterIpv4CidrBlock` only when --master-ipv4-cidr is given: clusters
   whose control plane is reached through Private Service Connect (every new cluster since GKE
   1.29, https://cloud.google.com/kubernetes-engine/docs/concepts/network-overview) need none.
@@ -37,6 +40,7 @@ class Private:
     master_cidr: str | None = None
     network: str | None = None
     subnetwork: str | None = None
+    endpoint_subnetwork: str | None = None  # projects/P/regions/R/subnetworks/S
 
     @property
     def network_name(self) -> str:
@@ -46,10 +50,12 @@ class Private:
 def settings(spec: ClusterSpec) -> Private:
     """The settings, after refusing the combinations that mean nothing or lock users out."""
     opts = gke_opts.of(spec)
-    nodes, endpoint = opts.private, opts.private_endpoint
+    subnet = opts.private_endpoint_subnetwork
+    nodes, endpoint = opts.private, opts.private_endpoint or bool(subnet)
     authorized, master = opts.authorized_networks, opts.master_ipv4_cidr
     for flag, given in (
-        ("--private-endpoint", endpoint),
+        ("--private-endpoint", opts.private_endpoint),
+        ("--private-endpoint-subnetwork", bool(subnet)),
         ("--authorized-networks", bool(authorized)),
         ("--master-ipv4-cidr", bool(master)),
     ):
@@ -80,7 +86,23 @@ def settings(spec: ClusterSpec) -> Private:
         master_cidr=master[0] if master else None,
         network=opts.network,
         subnetwork=opts.subnetwork,
+        endpoint_subnetwork=_subnet_path(spec, subnet) if subnet else None,
     )
+
+
+def _subnet_path(spec: ClusterSpec, subnet: str) -> str:
+    """The path GKE takes (projects/*/regions/*/subnetworks/*); a name is in the cluster's
+    region, as gcloud's --private-endpoint-subnetwork resolves it."""
+    if subnet.startswith("projects/"):
+        region = subnet.split("/")[3]
+        if region != spec.region:
+            raise UserError(
+                f"--private-endpoint-subnetwork {subnet} is in {region}, not in the "
+                f"cluster's region {spec.region}",
+                hint="name a subnetwork of the cluster's region",
+            )
+        return subnet
+    return f"projects/{spec.project}/regions/{spec.region}/subnetworks/{subnet}"
 
 
 def _check_master(cidr: str, authorized: tuple[str, ...]) -> None:
@@ -106,6 +128,12 @@ def _check_master(cidr: str, authorized: tuple[str, ...]) -> None:
 def note(private: Private, explicit: bool) -> str | None:
     """The plan's line for a private control plane that is closed because no network was
     authorized (`explicit`: --private-endpoint was given, which says it already)."""
+    if private.endpoint_subnetwork and not explicit:
+        return (
+            f"--private-endpoint-subnetwork: the control plane's private endpoint is in "
+            f"{private.endpoint_subnetwork}, and it gets no public IP endpoint "
+            "(--private-endpoint is implied, as in XPK)"
+        )
     if not private.nodes or not private.endpoint or explicit:
         return None
     return (
@@ -149,6 +177,8 @@ def apply(body: dict[str, Any], private: Private) -> dict[str, Any]:
             {"cidrBlock": c, "displayName": f"xcli-{n}"} for n, c in enumerate(private.authorized)
         ]
         ip["authorizedNetworksConfig"] = {"enabled": True, "cidrBlocks": blocks}
+    if private.endpoint_subnetwork:
+        ip["privateEndpointSubnetwork"] = private.endpoint_subnetwork
     cluster["controlPlaneEndpointsConfig"] = {
         "dnsEndpointConfig": {"allowExternalTraffic": True},
         "ipEndpointsConfig": ip,

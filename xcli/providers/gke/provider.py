@@ -24,11 +24,15 @@ from typing import Any
 from xcli.errors import NotFoundError
 from xcli.gateways.google.compute import ComputeGateway
 from xcli.gateways.google.container import ContainerGateway
+from xcli.gateways.google.project_iam import ProjectIamGateway
+from xcli.gateways.google.vertex import VertexGateway
 from xcli.gateways.kube.api import KubeApi
 from xcli.plan.cluster import ClusterRef, ClusterSummary
 from xcli.plan.contract import Handler, StepContext
+from xcli.plan.ml_diagnostics import ProjectIamGrant
 from xcli.plan.model import Plan
 from xcli.plan.steps import ApiCall
+from xcli.plan.vertex import EnsureTensorboard
 from xcli.providers import reservation
 from xcli.providers.gke import nat, pathways
 from xcli.providers.gke.access import KubeConnector
@@ -86,10 +90,14 @@ class GkeProvider:
         node_counts: Callable[[ClusterRef], Mapping[str, int]] | None = None,
         kueue_status: Callable[[ClusterRef], Mapping[str, Any]] | None = None,
         connect: KubeConnector | None = None,
+        vertex: VertexGateway | None = None,
+        project_iam: ProjectIamGateway | None = None,
     ) -> None:
         self.container = container or ContainerGateway()
         self.compute = compute or ComputeGateway()
         self.connect = connect or KubeConnector(self.container)
+        self._vertex = vertex
+        self._project_iam = project_iam
         self._apis: dict[ClusterRef, KubeApi] = {}
         self.setup = setup
         self.extra_handlers = dict(extra_handlers or {})
@@ -172,12 +180,22 @@ class GkeProvider:
         def pathways_check(step: pathways.MachineCheck, ctx: StepContext) -> Mapping[str, Any]:
             return pathways.run_check(self.compute, step, ctx)
 
+        def tensorboard(step: EnsureTensorboard, ctx: StepContext) -> Mapping[str, Any]:
+            self._vertex = self._vertex or VertexGateway()  # built on first use
+            return self._vertex.ensure(step, ctx)
+
+        def project_iam(step: ProjectIamGrant, ctx: StepContext) -> Mapping[str, Any]:
+            self._project_iam = self._project_iam or ProjectIamGateway()
+            return self._project_iam.grant(step, ctx)
+
         return {
             "api_call": api_call,
             pathways.MachineCheck.kind: pathways_check,
             "wait": self.container.wait,
             nat.EnsureNat.kind: ensure_nat,
             reservation.ReservationCheck.kind: check,
+            EnsureTensorboard.kind: tensorboard,
+            ProjectIamGrant.kind: project_iam,
             **self.extra_handlers,
         }
 

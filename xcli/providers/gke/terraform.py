@@ -198,6 +198,13 @@ class GkeTerraform:
                 "folder: which slice goes where is decided by reading them first",
                 hint="name one reservation, or drop --terraform to create it through the API",
             )
+        if spec.accelerator.kind == "cpu" or spec.num_slices < 1:  # issue 36's shapes
+            what = "a CPU shape" if spec.accelerator.kind == "cpu" else "--num-slices 0"
+            raise UserError(
+                f"{what} cannot be written to a Terraform folder yet (its modules make TPU "
+                "and GPU pools)",
+                hint="drop --terraform to create it through the API",
+            )
         if spec.accelerator.placement == "workload-policy":
             raise UserError(
                 f"{spec.accelerator.name} needs a workload-policy placement, which --terraform "

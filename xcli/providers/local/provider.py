@@ -47,6 +47,11 @@ def _check(spec: ClusterSpec) -> tuple[int, int | None]:
             f"the local provider emulates TPU slices, not {accel.name}",
             hint="pass --tpu-type, e.g. --tpu-type v5litepod-16",
         )
+    if spec.num_slices < 1:
+        raise UserError(
+            "--num-slices 0 (a cluster without accelerators) is for --provider gke",
+            hint="pass --num-slices 1 or more",
+        )
     if spec.capacity.kind != "on-demand":
         raise UserError(
             f"--{spec.capacity.kind} does not apply to --provider local",

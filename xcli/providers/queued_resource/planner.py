@@ -61,8 +61,13 @@ def check_spec(spec: ClusterSpec) -> QrOptions:
     accel = spec.accelerator
     if accel.kind != "tpu":
         raise UserError(
-            f"{accel.name} is a GPU; queued resources are for Cloud TPUs",
-            hint="use --provider gke for GPUs",
+            f"{accel.name} is a {accel.kind.upper()} shape; queued resources are for Cloud TPUs",
+            hint=f"use --provider gke for {accel.kind.upper()} shapes",
+        )
+    if spec.num_slices < 1:
+        raise UserError(
+            "--num-slices 0 (a cluster without accelerators) is for --provider gke",
+            hint="pass --num-slices 1 or more",
         )
     if accel.tpu_accelerator_type is None:
         raise UserError(

@@ -28,9 +28,10 @@ def _peak(js: Obj) -> float | None:
 
     name = ((js.get("metadata") or {}).get("labels") or {}).get("xcli/accelerator", "")
     try:
-        return lookup(name).peak_bf16_tflops.value * 1e12
+        peak = lookup(name).peak_bf16_tflops.value * 1e12
     except XcliError:
         return None
+    return peak or None  # a CPU shape has no accelerator peak: no MFU
 
 
 def _expected_pods(js: Obj) -> int:

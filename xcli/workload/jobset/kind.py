@@ -36,6 +36,15 @@ if TYPE_CHECKING:
 WORKERS_HEADERS = ("WORKER", "POD", "PHASE", "NODE", "EXIT", "REASON")
 
 
+def vertex_handlers() -> dict[str, Any]:
+    """The Tensorboard and Experiment steps of --vertex-tensorboard (gateways/google/vertex.py)."""
+    from xcli.gateways.google.vertex import VertexGateway
+    from xcli.plan.vertex import EnsureExperiment, EnsureTensorboard
+
+    gateway = VertexGateway()
+    return {EnsureTensorboard.kind: gateway.ensure, EnsureExperiment.kind: gateway.experiment}
+
+
 def _ns_flag(ctx: Context) -> str:
     return "" if ctx.namespace == "default" else f" --namespace {ctx.namespace}"
 
@@ -54,6 +63,7 @@ class JobSetKind:
 
     def plan_create(self, ctx: Context, request: WorkloadRequest) -> Creation:
         from xcli.plan.model import symbolic
+        from xcli.workload.jobset import vertex
         from xcli.workload.jobset.live import handlers
         from xcli.workload.jobset.plan import (
             gke_cluster_path,
@@ -73,10 +83,14 @@ class JobSetKind:
         spec = spec_from_request(request, meta)
         mounts = gke_mounts(request, ctx.facts, lambda: self.live.api(ref), spec.namespace)
         spec = with_env(spec, mounts)
+        board = vertex.where(meta, request)  # --vertex-tensorboard: XPK's variables and steps
+        spec = vertex.with_env(spec, ctx.project, board) if board else spec
         cluster = gke_cluster_path(ctx.project, ctx.zone, spec.cluster)
         plan = plan_workload_create(spec, meta, existing, cluster)
         plan = add_to_plan(plan, mounts.storages, mounts.notes, mounts.unread, spec.cluster,
                            spec.namespace)  # fmt: skip
+        if board:
+            plan = vertex.with_steps(plan, ctx.project, board, meta, spec.name)
         plan = replace(plan, links=_links(ctx, spec))
         if request.detach:  # issue 37: no flag is dropped without a word
             note = "--detach changes nothing here: a JobSet always runs detached"
@@ -84,7 +98,7 @@ class JobSetKind:
         where = f"{spec.name} --cluster {spec.cluster}{_ns_flag(ctx)}"
         return Creation(
             plan,
-            lambda: handlers(self.live, ref),
+            lambda: {**handlers(self.live, ref), **vertex_handlers()},
             manifests=tuple(symbolic(m) for m in manifest_documents(plan)),
             follow=f"follow it: xcli workload status {where}; xcli workload logs {where} "
             f"--follow; xcli workload wait {where}",

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from xcli.catalog.store import cpu_request
 from xcli.workload.jobset import slicing
 from xcli.workload.jobset.gpu_network import decorate_pod, pod_annotations
 from xcli.workload.scheduling import apply_scheduling
@@ -234,7 +235,10 @@ def _pod(spec: WorkloadSpec, meta: ClusterMeta) -> dict[str, Any]:
     if tpu and accel.topology:
         selector[TOPOLOGY_LABEL] = accel.topology
     selector.update(capacity_selectors(meta))
-    tolerations = [{"key": accel.resource_name, "operator": "Exists"}]
+    # a CPU shape's nodes carry no accelerator taint
+    tolerations = (
+        [] if accel.kind == "cpu" else [{"key": accel.resource_name, "operator": "Exists"}]
+    )
     # Harmless where the node pool has no such taint; needed where it does (auto-provisioned
     # spot pools, queued-provisioning pools).
     if meta.capacity.kind == "spot":
@@ -250,7 +254,7 @@ def _pod(spec: WorkloadSpec, meta: ClusterMeta) -> dict[str, Any]:
         tolerations.append(
             {"key": "cloud.google.com/gke-queued", "operator": "Exists", "effect": "NoSchedule"}
         )
-    quantity = str(accel.chips_per_vm)
+    quantity = str(cpu_request(accel) if accel.kind == "cpu" else accel.chips_per_vm)
     container: dict[str, Any] = {
         "name": CONTAINER,
         "image": spec.image,

@@ -10,6 +10,7 @@ from collections.abc import Collection, Mapping
 from typing import Any
 
 from xcli.catalog import Accelerator
+from xcli.catalog.store import cpu_request
 from xcli.errors import UserError
 from xcli.plan.gke.kube_steps import K8sDelete
 from xcli.plan.model import Plan, Ref, Step
@@ -196,6 +197,11 @@ def _shape(spec: WorkloadSpec) -> str:
         return (
             f"{spec.num_slices} x {accel.name} ({accel.vms_per_slice} pod(s) of "
             f"{accel.chips_per_vm} chips per slice)"
+        )
+    if accel.kind == "cpu":
+        return (
+            f"{accel.name} ({spec.num_nodes} pod(s), one per {accel.machine_type} VM, "
+            f"{cpu_request(accel)} vCPUs each)"
         )
     return f"{spec.num_nodes} x {accel.name} ({accel.chips_per_vm} GPUs per pod)"
 
