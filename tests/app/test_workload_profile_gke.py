@@ -1,7 +1,9 @@
 """`workload profile` on GKE (app/workload_profile.py): the JobSet's pods from the in-memory
 Kubernetes API, the capture through one pods/exec WebSocket to a loopback server speaking the
-kubelet's exec protocol. The live exec request (path and argv) is the one the dry-run prints;
-a host the capture's log names as unreachable is named in the result, the others have files."""
+kubelet's exec protocol. The dry-run reads no cluster (app/record.py's DRY): it prints the pods'
+list the live run sends, then the exec with the pod, its container, the endpoints and the file
+names as refs to that read; the live requests are the dry-run's with those refs filled in. A
+host the capture's log names as unreachable is named in the result, the others have files."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 
@@ -18,6 +21,7 @@ from tests.app.test_workload_connect import _deps
 from tests.gateways.kube.exec_server import ExecServer, exec_server
 from tests.support.workload_cluster import NS, Cluster, cluster
 from xcli.app import workload_profile as use
+from xcli.app.record import DRY, LIVE
 from xcli.app.workload import Target
 from xcli.errors import UserError
 from xcli.gateways.backoff import Timing
@@ -53,9 +57,10 @@ def _request(hosts: HostChoice | None = None, log_dir: str = "gs://b/prof") -> u
 
 
 def _with(cl: Cluster, server: str, world: World | None = None) -> Any:
-    deps = _deps(cl, server)
+    """Live, or with `world` (a dry one) as the CLI's --dry-run: DRY reads nothing."""
+    deps = replace(_deps(cl, server), record=LIVE)
     if world is not None:
-        deps = replace(deps, run_quiet=world.deps(Path("logs")).run_quiet)
+        deps = replace(deps, run_quiet=world.deps(Path("logs")).run_quiet, record=DRY)
     return replace(deps, timing=Timing(sleep=deps.timing.sleep, clock=deps.timing.clock,
                                        now=lambda: NOW))  # fmt: skip
 
@@ -67,11 +72,14 @@ def test_live_exec_is_the_dry_runs_and_names_the_host_that_did_not_answer(
     _pods(cluster)
     dry = World(dry=True)
     assert use.profile(_request(), _with(cluster, server, dry)) is None
-    (step,) = json.loads(dry.printed.getvalue())["plan"]
-    assert fake.requests == []  # the dry-run opened nothing
-    assert [h["profiler"] for h in step["hosts"]] == [
-        "10.8.0.10:9999", "10.8.0.11:9999", "10.8.1.10:9999", "10.8.1.11:9999"
-    ]  # fmt: skip
+    read, step = json.loads(dry.printed.getvalue())["plan"]
+    assert fake.requests == [] and cluster.fake.requests == []  # the dry-run read nothing
+    assert cluster.refs == []  # nor asked for the cluster (clusters.get, credentials)
+    assert read["kind"] == "read_first" and step["after"] == ["pods"]
+    assert (read["object_kind"], read["namespace"]) == ("Pod", "default")
+    assert read["cluster"] == "projects/my-proj/locations/us-east5/clusters/demo"
+    assert step["hosts"] == "${pods.hosts}" and step["profiler_port"] == 9999
+    assert step["trace"]["service_addr"] == "${pods.endpoints}"
     assert step["session_dir"] == "gs://b/prof/plugins/profile/2026_12_01_09_30_05"
 
     seen: list[list[str]] = []
@@ -87,11 +95,24 @@ def test_live_exec_is_the_dry_runs_and_names_the_host_that_did_not_answer(
     fake.answer = pod
     result = use.profile(_request(), _with(cluster, server))
     assert result is not None
+    (listed,) = [r.url for r in cluster.fake.requests if r.url.path.endswith("/pods")]
+    assert listed.path == "/api/v1/namespaces/default/pods"  # the list the dry-run named
+    assert listed.params["labelSelector"] == ",".join(f"{k}={v}" for k, v in read["labels"].items())
     exec_ = step["exec"]
     (path,) = fake.requests
-    assert path == exec_["path"].replace("{namespace}", "default")
-    assert seen == [exec_["command"]]  # the argv the dry-run printed, element for element
-    assert exec_["pod"] == "train-slice-job-0-0-abcde" and exec_["container"] == "jax-tpu"
+    endpoints = "10.8.0.10:9999,10.8.0.11:9999,10.8.1.10:9999,10.8.1.11:9999"
+    filled = {
+        "${pods.pod}": "train-slice-job-0-0-abcde",
+        "${pods.container}": "jax-tpu",
+        "${pods.endpoints}": endpoints,
+        "${pods.names}": "s0-w0,s0-w1,s1-w0,s1-w1",
+    }
+    want_path, want_argv = exec_["path"], list(exec_["command"])
+    for ref, value in filled.items():  # what the live run fills in, quoted in the path
+        want_path = want_path.replace(ref, quote(value, safe=""))
+        want_argv = [a.replace(ref, value) for a in want_argv]
+    assert path == want_path  # the path the dry-run printed, its refs filled in
+    assert seen == [want_argv]  # the argv too, element for element
     argv = seen[0]
     assert argv[:3] == ["python3", "-c", TRACE_SCRIPT]
     trace = json.loads(argv[3])
@@ -145,8 +166,8 @@ def test_stragglers_are_the_verdicts_hosts_plus_two_healthy_ones(
     dry = World(dry=True)
     request = _request(parse_hosts("stragglers"))
     assert use.profile(request, _with(cluster, server, dry)) is None
-    (step,) = json.loads(dry.printed.getvalue())["plan"]
-    assert len(step["hosts"]) == 8 and "read when the capture runs" in step["hosts_from"]
+    _, step = json.loads(dry.printed.getvalue())["plan"]
+    assert step["hosts"] == "${pods.hosts}" and "read when the capture runs" in step["hosts_from"]
     seen: list[list[str]] = []
 
     def pod_answer(name: str, argv: list[str]) -> tuple[int, bytes, bytes]:
@@ -180,8 +201,10 @@ def test_stacks_one_exec_per_pod_grouped_and_bounded(
     request = stacks.StacksRequest(Target("demo", "gke", WHERE), "train")
     dry = World(dry=True)
     assert stacks.stacks(request, _with(cluster, server, dry)) is None
-    (step,) = json.loads(dry.printed.getvalue())["plan"]
-    assert fake.requests == [] and step["streams_at_once"] == 64
+    read, step = json.loads(dry.printed.getvalue())["plan"]
+    assert fake.requests == [] and cluster.fake.requests == [] and cluster.refs == []
+    assert read["id"] == "pods" and step["pods"] == "${pods.hosts}"
+    assert step["streams_at_once"] == 64
 
     def pod(name: str, argv: list[str]) -> tuple[int, bytes, bytes]:
         assert argv == step["command"]
@@ -196,7 +219,11 @@ def test_stacks_one_exec_per_pod_grouped_and_bounded(
     fake.answer = pod
     report = stacks.stacks(request, _with(cluster, server))
     assert report is not None
-    assert sorted(fake.requests) == sorted(p["path"] for p in step["pods"])
+    names = [f"train-slice-job-{s}-{w}-abcde" for s in range(4) for w in range(4)]
+    template = step["path"]
+    assert sorted(fake.requests) == sorted(
+        template.replace("{pod}", n).replace("{container}", "jax-tpu") for n in names
+    )  # the printed path, filled in for every running pod
     assert report.lines() == [
         "15 hosts in psum_wait (jax.py:9)",
         "1 host in next_batch (data.py:41): s2/w1",

@@ -141,6 +141,9 @@ BASES: dict[str, tuple[str, ...]] = {
     "wd": ("workload", "delete", "t", "--cluster", "c", *P, "--dry-run"),
     "gp": ("workload", "goodput", "t", "--cluster", "c", "--source", "cloud-logging", *P,
            "--dry-run"),
+    "wp": ("workload", "profile", "t", "--cluster", "c", "--log-dir", "gs://my-bkt-1/p",
+           "--session", "s1", *P, "--dry-run"),
+    "ws": ("workload", "stacks", "t", "--cluster", "c", *P, "--dry-run"),
     "config-set": ("config", "set", "zone", "us-east5-b", "--dry-run"),
     "catalog": ("catalog", "list"),
     "show": ("catalog", "show", "v5p-8"),
@@ -459,6 +462,23 @@ _ROWS: dict[str, Row] = {
         "gp", ("--source", "marks"), "--dry-run", drop=("--source", "cloud-logging")
     ),
     "workload goodput --log-name": Plan("gp", ("--log-name", "my-log")),
+    # profile and stacks: a GKE dry-run reads no cluster (plan/run_time_hosts.py); the local
+    # provider reads this machine's workload records, and there is none of t
+    "workload profile --workload": Plan("wp", ("--workload", "u"), drop=("t",)),
+    "workload profile --cluster": Plan("wp", ("--cluster", "d"), drop=("--cluster", "c")),
+    "workload profile --provider": Refused("wp", ("--provider", "local"), "no workload t"),
+    "workload profile --duration": Plan("wp", ("--duration", "5s")),
+    "workload profile --hosts": Plan("wp", ("--hosts", "s0/w1")),
+    "workload profile --port": Plan("wp", ("--port", "8471")),
+    "workload profile --log-dir": Plan(
+        "wp", ("--log-dir", "gs://my-bkt-1/q"), drop=("--log-dir", "gs://my-bkt-1/p")
+    ),
+    "workload profile --session": Plan("wp", ("--session", "s2"), drop=("--session", "s1")),
+    "workload profile --namespace": Plan("wp", ("--namespace", "team-a")),
+    "workload stacks --workload": Plan("ws", ("--workload", "u"), drop=("t",)),
+    "workload stacks --cluster": Plan("ws", ("--cluster", "d"), drop=("--cluster", "c")),
+    "workload stacks --provider": Refused("ws", ("--provider", "local"), "no workload t"),
+    "workload stacks --namespace": Plan("ws", ("--namespace", "team-a")),
     "workload goodput --job-name": Plan("gp", ("--job-name", "j1")),
     "config set --output": Plan("config-set", ("--output", "json")),
     "config set --dry-run": Writes(
@@ -580,13 +600,6 @@ _NOT_YET = {
         "--workload --cluster --provider --output-file --window --since --namespace --project "
         "--zone --output --help"
     ),
-    "workload profile": (
-        "--workload --cluster --provider --duration --hosts --port --log-dir --session "
-        "--namespace --project --zone --output --dry-run --help"
-    ),
-    "workload stacks": (
-        "--workload --cluster --provider --namespace --project --zone --output --dry-run --help"
-    ),
     "workload status": (
         "--workload --cluster --provider --namespace --project --zone --output --help"
     ),
@@ -633,6 +646,8 @@ def rows() -> dict[str, Row]:
         found.update(_common(command, base, yes=False))
     found.update(_common("cluster test-network", "net", out=False, yes=False))
     found.update(_common("workload goodput", "gp", out=False, yes=False))
+    found.update(_common("workload profile", "wp", out=False, yes=False))
+    found.update(_common("workload stacks", "ws", out=False, yes=False))
     for key in ("storage delete --zone", "storage detach --zone", "workload goodput --zone"):
         found[key] = Gap(
             found[key].base,

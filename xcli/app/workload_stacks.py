@@ -26,7 +26,9 @@ def stacks(req: StacksRequest, deps: Deps) -> StackReport | None:
 
     from xcli import paths
     from xcli.app.where import ref_for
-    from xcli.plan.fanout import SshSettings, targets_for
+    from xcli.app.workload_profile import DRY_NOTE, sorted_labels, vm_workers, workers_read
+    from xcli.plan.fanout import SshSettings, Target, targets_for
+    from xcli.plan.hosts_read import WORKER_USER, after_read, worker_ref
     from xcli.plan.stacks import plan_stacks
     from xcli.workload.profile.hosts import vm_labels
     from xcli.workload.profile.live import stacks_handler
@@ -38,9 +40,16 @@ def stacks(req: StacksRequest, deps: Deps) -> StackReport | None:
     if vm is None:
         return _pods(req, deps, ref)
     running = vm_labels(t.cluster, t.provider, req.name)
-    workers = [w for w in vm.workers(ref) if w.label in running]
     access = vm.ssh_access(ref)
-    targets = targets_for(workers, several_slices=True, user=access.user if access else None)
+    user = access.user if access else None
+    found = vm_workers(deps, vm, ref, t.provider)
+    if found is None:  # a dry-run on a cloud: address and login are what the workers read gives
+        targets = tuple(
+            Target(label, worker_ref(label), user=WORKER_USER) for label in sorted_labels(running)
+        )
+    else:
+        workers = [w for w in found if w.label in running]
+        targets = targets_for(workers, several_slices=True, user=user)
     settings = SshSettings(
         known_hosts=(access.known_hosts if access else None) or paths.state_dir() / "known_hosts",
         identity=access.key_file if access else None,
@@ -53,6 +62,8 @@ def stacks(req: StacksRequest, deps: Deps) -> StackReport | None:
     plan = plan_stacks(
         t.cluster, req.name, targets, settings, engine=choice.engine, cloud_vm=cloud_vm
     )
+    if found is None:
+        plan = after_read(plan, workers_read(ref, req.name), DRY_NOTE)
     run = deps.run_quiet(plan, lambda: {"ssh": stacks_handler()})
     if run is None:
         return None
@@ -71,8 +82,22 @@ def _pods(req: StacksRequest, deps: Deps, ref: Any) -> StackReport | None:
     from xcli.workload.profile.live import pod_stacks_handler
 
     t = req.target
-    api = cluster_live(deps).api(ref)
-    pods = [PodTarget(p.label, p.pod, p.container) for p in pod_hosts(api, req.name, t.namespace)]
+
+    def read() -> tuple[Any, list[PodTarget]]:  # the pods, through the Kubernetes API
+        api = cluster_live(deps).api(ref)
+        hosts = pod_hosts(api, req.name, t.namespace)
+        return api, [PodTarget(p.label, p.pod, p.container) for p in hosts]
+
+    found = deps.record.read(read)
+    if found is None:  # a dry-run reads no cluster: the plan reads the pods first
+        from xcli.plan.run_time_hosts import plan_pod_stacks_at_run_time
+        from xcli.workload.jobset.plan import gke_cluster_path
+
+        path = gke_cluster_path(ref.project, ref.zone, ref.name)
+        plan = plan_pod_stacks_at_run_time(path, t.cluster, req.name, t.namespace)
+        deps.run_quiet(plan, lambda: {})
+        return None
+    api, pods = found
     plan = plan_pod_stacks(t.cluster, req.name, t.namespace, pods)
     run = deps.run_quiet(plan, lambda: {"pod_exec": pod_stacks_handler(api)})
     if run is None:
