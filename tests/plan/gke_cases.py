@@ -127,7 +127,8 @@ CASES: dict[str, tuple[list[str], ClusterSpec]] = {
     # issue 36: XPK's `cluster create-ray` (docs/usage/clusters.md l.90): GKE's Ray Operator
     # add-on and a RayCluster of four single-host slices (plan/gke/ray.py)
     "v5litepod-8-x4-ray": (
-        ["--tpu-type", "v5litepod-8", "--num-slices", "4", "--on-demand", "--ray-version", "2.39.0"],
+        ["--tpu-type", "v5litepod-8", "--num-slices", "4", "--on-demand",
+         "--ray-version", "2.39.0"],
         ClusterSpec(
             "demo", PROJECT, ZONE, "gke", lookup("v5litepod-8"), Capacity("on-demand"), 4,
             options=GkeOptions(ray_version="2.39.0"),

@@ -1,6 +1,6 @@
-"""Validate Kubernetes objects against the real JobSet, Kueue and KubeRay CRD schemas in tests/data/, and
-the ComputeDomain CRD of the NVIDIA DRA driver that `cluster create` installs on A4X (from the
-rendered chart xcli ships, xcli/providers/gke/manifests/).
+"""Validate Kubernetes objects against the real JobSet, Kueue and KubeRay CRD schemas in
+tests/data/, and the ComputeDomain CRD of the NVIDIA DRA driver that `cluster create` installs
+on A4X (from the rendered chart xcli ships, xcli/providers/gke/manifests/).
 
 The CRD's openAPIV3Schema is checked with jsonschema, made strict the way a structural schema
 is: an object that lists properties takes no others, unless it says

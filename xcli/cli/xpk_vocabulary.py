@@ -21,7 +21,6 @@ from xcli.cli.xpk_fate import (
     ignored,
     many,
     mapped,
-    no_command,
     planned,
     positional,
     refused,
