@@ -191,6 +191,7 @@ _ROWS: dict[str, Row] = {
     "cluster create --super-slicing": Plan("cc-ss", ("--super-slicing",)),
     "cluster create --num-cubes": Plan("cc-ss", ("--super-slicing", "--num-cubes", "2")),
     "cluster create --pathways": Plan("cc", ("--pathways",)),
+    "cluster create --ray-version": Plan("cc", ("--ray-version", "2.39.0")),
     "cluster create --enable-autoprovisioning": Plan("cc", ("--enable-autoprovisioning",)),
     "cluster create --autoprovisioning-min-chips": Plan(
         "cc-nap", ("--autoprovisioning-min-chips", "2")

@@ -20,7 +20,7 @@ from xcli.cli.errors import run_guarded
 from xcli.cli.main import cli
 
 # the share of the corpus that runs as typed today (issue 36 asks for 0.85; see the report)
-FLOOR = 0.81
+FLOOR = 0.82  # 123 of 149 with cluster create-ray (issue 36)
 CREDENTIALS = "error: no Google credentials found"
 
 

@@ -109,9 +109,12 @@ def test_refused_names_get_the_hint_not_a_spelling_guess(
     code, _out, err = run(["cluster", "describe", "--cluster", "c", "--dry-run"], capsys)
     assert err.startswith("note: --dry-run ignored: this command only reads, so it runs")
     assert "error: no project set" in err  # then it went on, as without --dry-run
-    # `xpk info` is `xcli team list` (the queues' quota and use); create-ray has no xcli way
-    code, _, err = run(["cluster", "create-ray", "--cluster", "c"], capsys)
-    assert code == 1 and err.startswith("error: `xpk cluster create-ray` has no xcli command\n")
+    # XPK's create-ray is `cluster create` with its --ray-version (issue 36, plan/gke/ray.py):
+    # the same plan as xcli's own spelling
+    ray = ["--cluster", "c", "--tpu-type", "v5litepod-8", "--ray-version", "2.39.0", *WHERE]
+    _, ours, _ = run(["cluster", "create", *ray, "--on-demand", "--dry-run"], capsys)
+    code, xpk, err = run(["cluster", "create-ray", *ray, "--on-demand", "--dry-run"], capsys)
+    assert code == 0 and xpk == ours and "RayCluster ray/raycluster (Ray 2.39.0" in ours, err
     # an XPK command xcli spells otherwise: `inspector` is `cluster inspect`
     inspector = ["--cluster", "c", "--workload", "w", *WHERE, "--dry-run"]
     _, ours, _ = run(["cluster", "inspect", *inspector], capsys)
@@ -217,6 +220,7 @@ def test_commands_from_xpk_docs(
 SAMPLES = {
     "--gke-version": "1.34.1-gke.1829001",
     "--tensorboard-region": "us-west1",
+    "--ray-version": "2.39.0",
 }  # values a callback checks
 
 

@@ -72,6 +72,7 @@ class Cluster:
             if step.get("api") == "container.projects.locations.clusters.create":
                 body = step["request"]["body"]["cluster"]
                 self._beta_apis(body)
+                self._addons(body)
                 self.pod_range = range_prefix(body)
                 self.addresses += [pool_addresses(p) for p in body.get("nodePools", [])]
                 self.body = body
@@ -123,6 +124,12 @@ class Cluster:
             plural = name.lower() + ("es" if name.endswith("s") else "s")
             if f"{group_version}/{plural}" in enabled:
                 self.kinds.add(kind)
+
+    def _addons(self, cluster: dict[str, Any]) -> None:
+        """Kinds of the GKE add-ons the cluster body turns on (addonsConfig.<addon>.enabled)."""
+        for addon, row in FACTS["addon_kinds"]["addons"].items():
+            if cluster.get("addonsConfig", {}).get(addon, {}).get("enabled"):
+                self.kinds |= _crd_kinds(row["kinds_from_crds"])
 
     def _install(self, step: dict[str, Any]) -> None:
         component = str(step.get("component", ""))

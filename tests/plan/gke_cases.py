@@ -124,6 +124,16 @@ CASES: dict[str, tuple[list[str], ClusterSpec]] = {
             options=GkeOptions(super_slicing=True, num_cubes=4),
         ),
     ),
+    # issue 36: XPK's `cluster create-ray` (docs/usage/clusters.md l.90): GKE's Ray Operator
+    # add-on and a RayCluster of four single-host slices (plan/gke/ray.py)
+    "v5litepod-8-x4-ray": (
+        ["--tpu-type", "v5litepod-8", "--num-slices", "4", "--on-demand",
+         "--ray-version", "2.39.0"],
+        ClusterSpec(
+            "demo", PROJECT, ZONE, "gke", lookup("v5litepod-8"), Capacity("on-demand"), 4,
+            options=GkeOptions(ray_version="2.39.0"),
+        ),
+    ),
     # the three largest shapes (issue 28): 9,216 chips on 2,304 VMs, v5p's largest schedulable
     # job (96 cubes = 1,536 VMs, the catalogue's v5p-12288), and 32 full v6e pods
     "tpu7x-512-x36-spot": (

@@ -1,6 +1,6 @@
-"""Validate Kubernetes objects against the real JobSet and Kueue CRD schemas in tests/data/, and
-the ComputeDomain CRD of the NVIDIA DRA driver that `cluster create` installs on A4X (from the
-rendered chart xcli ships, xcli/providers/gke/manifests/).
+"""Validate Kubernetes objects against the real JobSet, Kueue and KubeRay CRD schemas in
+tests/data/, and the ComputeDomain CRD of the NVIDIA DRA driver that `cluster create` installs
+on A4X (from the rendered chart xcli ships, xcli/providers/gke/manifests/).
 
 The CRD's openAPIV3Schema is checked with jsonschema, made strict the way a structural schema
 is: an object that lists properties takes no others, unless it says
@@ -26,6 +26,7 @@ def _crds() -> dict[tuple[str, str, str], dict[str, Any]]:
     """(group, version, kind) -> strict JSON schema of that version."""
     found: dict[tuple[str, str, str], dict[str, Any]] = {}
     paths = [*Path(DATA).glob("jobset/*.yaml"), *Path(DATA).glob("kueue/*.yaml")]
+    paths += Path(DATA).glob("kuberay/*.yaml")  # the RayCluster of plan/gke/ray.py
     paths += sorted(Path(gke.__file__).parent.glob("manifests/*.yaml"))
     for path in sorted(paths):
         loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

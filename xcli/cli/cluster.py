@@ -173,6 +173,8 @@ def create(
           --enable-autoprovisioning    # GKE makes pools of any v6e shape at submit time
       xcli cluster create --cluster s --tpu-type tpu7x-4x4x4 --reservation ironwood \\
           --super-slicing --num-cubes 8
+      xcli cluster create --cluster rc --tpu-type v5litepod-8 --num-slices 4 --on-demand \\
+          --ray-version 2.39.0    # XPK's create-ray: Ray Operator add-on + a RayCluster
     """
     from xcli.app import cluster as use_case
     from xcli.cli.wiring import deps

@@ -21,7 +21,6 @@ from xcli.cli.xpk_fate import (
     ignored,
     many,
     mapped,
-    no_command,
     planned,
     positional,
     refused,
@@ -77,6 +76,12 @@ XPK_FLAGS: dict[str, str] = {
         "--cluster-state-gcs-bucket="
     ),
     "cluster create-pathways": _CREATE_COMMON,
+    # src/xpk/parser/cluster.py set_cluster_create_ray_parser: create's groups without slicing
+    # or auto-provisioning (create-ray sets them off), with --device-type and --ray-version
+    "cluster create-ray": (
+        _CREATE_COMMON.replace(f" {_SLICING} {_NAP} ", " ")
+        + " --device-type= --enable-pathways --ray-version="
+    ),
     "cluster adapt": (
         "--cluster= --tpu-type= --device-type= --num-nodes= --enable-workload-identity "
         f"--num-slices= --ignore-nodepool-creation-errors {_STORAGE_DRIVERS} --memory-limit= "
@@ -117,14 +122,19 @@ XPK_FLAGS: dict[str, str] = {
 _QUEUE_USAGE = "xcli team list --cluster C shows each team's queue, quota and use"
 
 COMMANDS: dict[str, CommandFate] = {
-    **{name: same(*name.split()) for name in XPK_FLAGS if "pathways" not in name},
+    **{
+        name: same(*name.split())
+        for name in XPK_FLAGS
+        if "pathways" not in name and name != "cluster create-ray"
+    },
     "cluster create-pathways": same("cluster", "create", "--pathways"),
     "workload create-pathways": same("workload", "create", "--pathways"),
     "inspector": same("cluster", "inspect"),
     "info": same("team", "list"),  # each queue's quota and use, as `xpk info` lists them
     "version": same("--version"),
     # XPK commands outside the brief's list, so that they too get a hint, not a guess
-    "cluster create-ray": no_command("xcli does not install Ray; `xcli cluster create` then Ray"),
+    # XPK's create-ray is create plus the Ray Operator add-on and a RayCluster (plan/gke/ray.py)
+    "cluster create-ray": same("cluster", "create"),
     "cluster cacheimage": same("cluster", "preload-image"),
 }
 
@@ -280,6 +290,7 @@ FATES: dict[str, Fate] = {
     "--cluster-state-gcs-bucket": _STATE_BUCKET,
     "--enable-pathways": mapped("--pathways"),
     "--pathways-gce-machine-type": mapped("--pathways-cpu-machine-type"),
+    "--ray-version": alias(),  # only create-ray has it (plan/gke/ray.py)
     "--sub-slicing": _NO_SUB_SLICING,
     "--super-slicing": alias(),
     "--num-cubes": alias(),
@@ -414,6 +425,10 @@ FATES_BY_COMMAND: dict[tuple[str, str], Fate] = {
     ("cluster create", "--adapt-from-ct"): mapped(
         "cluster adapt", note="the command becomes `xcli cluster adapt`; its other flags follow"
     ),
+    ("cluster create-ray", "--adapt-from-ct"): refused(
+        "`xcli cluster adapt` adds no RayCluster: adapt the cluster, or create one with "
+        "`xcli cluster create --ray-version V`"
+    ),
     ("workload create-pathways", "--use-vertex-tensorboard"): _NO_VERTEX,
     ("workload create-pathways", "--experiment-name"): _NO_VERTEX,
     ("cluster adapt", "--create-vertex-tensorboard"): _VERTEX_AT_CREATE,
@@ -476,6 +491,7 @@ FATES_BY_COMMAND: dict[tuple[str, str], Fate] = {
         for command in (
             "cluster create",
             "cluster create-pathways",
+            "cluster create-ray",
             "cluster adapt",
             "cluster delete",
             "cluster describe",

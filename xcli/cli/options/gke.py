@@ -12,6 +12,12 @@ from xcli import formats
 from xcli.errors import UserError
 
 
+def _ray_version(value: str) -> str:
+    from xcli.plan.gke.ray import check_version
+
+    return check_version(value)
+
+
 def _region(value: str) -> str:
     if not re.fullmatch(r"[a-z]+-[a-z]+[0-9]+", value):
         raise UserError(
@@ -133,6 +139,14 @@ OPTIONS: list[Callable[[Any], Any]] = [
         ),
         help="Machine type of the Pathways head pool; it must have at least 49 vCPUs and "
         "238592 MB (gke; default n2-standard-64, as XPK).",
+    ),
+    click.option(
+        "--ray-version",
+        metavar="V",
+        callback=formats.flag_callback(_ray_version),
+        help="XPK's `cluster create-ray`: turn on GKE's Ray Operator add-on (KubeRay) and apply "
+        "a RayCluster ray/raycluster of rayproject/ray:V, one TPU worker replica per slice "
+        "(gke, TPU only; see docs/ray.md).",
     ),
     # XPK's names (AI-Hypercomputer/xpk@367c838 src/xpk/parser/cluster.py); providers/gke/nap.py
     click.option(

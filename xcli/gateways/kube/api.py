@@ -57,6 +57,9 @@ CUSTOM_KINDS: dict[tuple[str, str], tuple[str, bool]] = {
     # (https://github.com/GoogleCloudPlatform/gke-networking-api, apis/network/v1)
     ("networking.gke.io/v1", "GKENetworkParamSet"): ("gkenetworkparamsets", False),
     ("networking.gke.io/v1", "Network"): ("networks", False),
+    # KubeRay's RayCluster, served by GKE's Ray Operator add-on (plan/gke/ray.py; ray-project/
+    # kuberay ray-operator/config/crd/bases/ray.io_rayclusters.yaml: plural rayclusters)
+    ("ray.io/v1", "RayCluster"): ("rayclusters", True),
 }
 
 # What an API server answers while a controller's admission or conversion webhook is not

@@ -167,6 +167,11 @@ def cluster_body(spec: ClusterSpec) -> dict[str, Any]:
         cluster["addonsConfig"] = {
             "lustreCsiDriverConfig": {"enabled": True, "enableLegacyLustrePort": True}
         }
+    if opts.ray_version:
+        # AddonsConfig.rayOperatorConfig (container.v1): XPK's create-ray passes gcloud's
+        # `--addons RayOperator` (AI-Hypercomputer/xpk@367c838 src/xpk/commands/cluster.py
+        # l.1373-1374); GKE then installs and runs KubeRay (plan/gke/ray.py)
+        cluster.setdefault("addonsConfig", {})["rayOperatorConfig"] = {"enabled": True}
     return slicing.cluster_body(spec, {"cluster": cluster})
 
 
@@ -327,4 +332,9 @@ def setup_steps(spec: ClusterSpec, cluster: Text, after: tuple[str, ...]) -> lis
         extra_metadata=tensorboard.metadata(spec),
         nap=nap.quota(spec),
     )
-    return slicing.setup(spec, steps)  # dynamic slicing's Kueue objects (slicing.py)
+    steps = slicing.setup(spec, steps)  # dynamic slicing's Kueue objects (slicing.py)
+    if opts.ray_version:  # XPK's create-ray: the RayCluster, after the Kueue setup as in XPK
+        from xcli.plan.gke.ray import ray_steps
+
+        steps += ray_steps(spec, opts.ray_version, cluster, after)
+    return steps

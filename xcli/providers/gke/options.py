@@ -32,6 +32,7 @@ class GkeOptions(ProviderOptions):
     secondary_boot_disk: tuple[str, ...] = ()
     pathways: bool = False
     pathways_cpu_machine_type: str | None = None
+    ray_version: str | None = None  # plan/gke/ray.py: XPK's cluster create-ray
     slice_restarts: bool = False  # JobSet's RestartJob gate (plan/gke/jobset_config.py)
     lustre_legacy_port: bool = False  # the Lustre CSI driver on at create, on port 6988
     vertex_tensorboard: bool = False  # plan/vertex.py
@@ -84,6 +85,7 @@ def gke_options(flags: Mapping[str, object]) -> GkeOptions:
         secondary_boot_disk=_texts(flags.get("secondary_boot_disk")),
         pathways=bool(flags.get("pathways")),
         pathways_cpu_machine_type=_text(flags.get("pathways_cpu_machine_type")),
+        ray_version=_text(flags.get("ray_version")),
         slice_restarts=bool(flags.get("slice_restarts")),
         lustre_legacy_port=bool(flags.get("lustre_legacy_port")),
         vertex_tensorboard=bool(flags.get("vertex_tensorboard")),
