@@ -58,16 +58,11 @@ class ExecServer:
             threading.Thread(target=self._one, args=(conn,), daemon=True).start()
 
     def _one(self, conn: socket.socket) -> None:
-        with self.lock:
-            self.open_now += 1
-            self.most_open = max(self.most_open, self.open_now)
         try:
             self._exec(conn)
         except OSError:
             pass
         finally:
-            with self.lock:
-                self.open_now -= 1
             conn.close()
 
     def _exec(self, conn: socket.socket) -> None:
@@ -83,7 +78,17 @@ class ExecServer:
         url = urlsplit(request.target)
         pod = url.path.split("/")[-2]
         argv = parse_qs(url.query)["command"]
-        code, out, err = self.answer(pod, argv)
+        # counted while the command runs: after the client's stream is open and before its exit
+        # status is sent, so a client that has moved on is never still counted (counting the
+        # whole connection saw window + 1 when this thread closed after the client's next open)
+        with self.lock:
+            self.open_now += 1
+            self.most_open = max(self.most_open, self.open_now)
+        try:
+            code, out, err = self.answer(pod, argv)
+        finally:
+            with self.lock:
+                self.open_now -= 1
         for channel, data in ((1, out), (2, err)):
             if data:
                 conn.sendall(ws.send(BytesMessage(data=bytes([channel]) + data)))
