@@ -17,7 +17,7 @@ import yaml
 
 from tests.conftest import DATA
 from tests.model.addresses import PoolAddresses, pool_addresses, range_prefix
-from tests.model.nodes import NodePool, nap_limits, nap_pool, plan_pools
+from tests.model.nodes import NodePool, known_reservations, nap_limits, nap_pool, plan_pools
 
 FACTS: dict[str, Any] = json.loads((Path(__file__).parent / "cluster_facts.json").read_text())
 
@@ -104,14 +104,20 @@ class Cluster:
         from tests.model.checks import pod_templates
         from tests.model.scheduling import requests
 
-        asks = [(f["spec"].get("nodeLabels", {}), {}) for f in self.objects("ResourceFlavor")]
+        metadata: dict[str, str] = next(
+            (a.obj.get("data", {}) for a in self.applied if a.step == "k8s-metadata"), {}
+        )
+        reservations = (metadata.get("project", ""), known_reservations(metadata))
+        asks: list[tuple[dict[str, str], dict[str, str]]] = [
+            (f["spec"].get("nodeLabels", {}), {}) for f in self.objects("ResourceFlavor")
+        ]
         for applied in self.applied:
             for _, pod in pod_templates(applied.obj):
                 asks.append((pod.get("nodeSelector", {}), requests(pod)))
         for selector, asked in asks:
             if any(all(p.labels.get(k) == v for k, v in selector.items()) for p in self.pools):
                 continue
-            made = nap_pool(selector, asked, limits, len(self.pools))
+            made = nap_pool(selector, asked, limits, len(self.pools), reservations)
             if made is not None:
                 self.pools.append(made)
 

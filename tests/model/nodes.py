@@ -186,14 +186,43 @@ def _nap_shape(value: str, topology: str | None, gpus: int) -> Any:
     return None
 
 
+RESERVATION_NAME = "cloud.google.com/reservation-name"
+RESERVATION_PROJECT = "cloud.google.com/reservation-project"
+
+
+def known_reservations(metadata: dict[str, str]) -> set[tuple[str, str]]:
+    """(project, name) of the reservations a cluster's metadata ConfigMap names: the one it was
+    created with (`reservation`: R, or projects/P/reservations/R; `project` otherwise)."""
+    found = set()
+    for value in filter(None, metadata.get("reservation", "").split(",")):
+        parts = value.split("/")
+        if len(parts) >= 4 and parts[0] == "projects" and parts[2] == "reservations":
+            found.add((parts[1], parts[3]))
+        else:
+            found.add((metadata.get("project", ""), value))
+    return found
+
+
 def nap_pool(
-    selector: dict[str, str], asked: dict[str, str], limits: dict[str, int], index: int
+    selector: dict[str, str],
+    asked: dict[str, str],
+    limits: dict[str, int],
+    index: int,
+    reservations: tuple[str, set[tuple[str, str]]] = ("", set()),
 ) -> NodePool | None:
     """The pool NAP makes for a pod (or a flavor) selecting `selector`, None if it makes none:
-    no accelerator named, or one the cluster's resourceLimits do not list."""
+    no accelerator named, one the cluster's resourceLimits do not list, or a reservation that
+    is not known to exist (`reservations`: the cluster's project and the (project, name) pairs
+    of its metadata's reservations; GKE cannot make a pool from a reservation that is not
+    there, so the pod stays pending)."""
     value = selector.get(TPU_LABEL) or selector.get(GPU_LABEL)
     if not value or value not in limits:
         return None
+    if RESERVATION_NAME in selector:
+        project, known = reservations
+        wanted = (selector.get(RESERVATION_PROJECT, project), selector[RESERVATION_NAME])
+        if wanted not in known:
+            return None
     gpus = int(float(asked.get("nvidia.com/gpu", "0")))
     accel = _nap_shape(value, selector.get(TOPOLOGY_LABEL), gpus)
     if accel is None:
@@ -205,7 +234,7 @@ def nap_pool(
         config["accelerators"] = [
             {"acceleratorCount": str(accel.chips_per_vm), "acceleratorType": value}
         ]
-    # the reservation labels GKE gives the pool it makes from the pod's selectors
+    # the reservation labels GKE gives the pool it makes from a known reservation (above)
     config["labels"] = {k: v for k, v in selector.items() if k in NAP_KEYS and "reservation" in k}
     body: dict[str, Any] = {"name": f"nap-{index}", "config": config}
     if accel.kind == "tpu" and accel.multi_host:

@@ -6,6 +6,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+import pytest
+
 from tests.model.checks import check_all, flavors_fit
 from tests.model.cluster import cluster_of
 from tests.model.goldens import applied_objects, golden_plan, made_plan
@@ -70,3 +72,32 @@ def test_the_pathways_head_pool_fits_in_nap_cpu_limit() -> None:
     limits[0]["maximum"] = "1056"  # what it was before the heads' pool was counted
     lines = check_all(cluster_of(plan), applied_objects(plan))
     assert any("NAP's cpu limit is 1056" in line for line in lines), lines
+
+
+def _on_the_reservation_cluster(selector: dict[str, str]) -> list[str]:
+    """workload/v6e-16-x4-nap.json, its pods' selector changed, on its cluster golden."""
+    plan = copy.deepcopy(golden_plan("workload/v6e-16-x4-nap.json"))
+    for obj in applied_objects(plan):
+        for job in obj.get("spec", {}).get("replicatedJobs", []):
+            job["template"]["spec"]["template"]["spec"]["nodeSelector"].update(selector)
+    cluster = cluster_of(golden_plan("gke/v6e-256-nap-reservation.json")).add(plan)
+    return check_all(cluster, applied_objects(plan))
+
+
+def test_the_clusters_reservation_gets_a_nap_pool() -> None:
+    assert _on_the_reservation_cluster({}) == []
+
+
+@pytest.mark.parametrize(
+    "selector",
+    [
+        {"cloud.google.com/reservation-name": "zzz"},
+        {"cloud.google.com/reservation-project": "other-proj"},
+    ],
+)
+def test_a_reservation_the_cluster_does_not_know_gets_no_pool(selector: dict[str, str]) -> None:
+    """Review finding 3: the NAP pool's reservation labels were copied from the pod's own
+    selector, so any reservation name passed. GKE makes no pool from a reservation that is not
+    there; the model knows the one the cluster's metadata names (my-reservation, my-project)."""
+    lines = _on_the_reservation_cluster(selector)
+    assert lines, "a reservation nobody made got a pool"
