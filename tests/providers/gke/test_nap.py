@@ -3,6 +3,7 @@ refusals, and the re-run that sets new limits on an existing cluster."""
 
 from __future__ import annotations
 
+import copy
 import re
 from typing import Any
 
@@ -60,6 +61,34 @@ def _xcli_cluster(spec: ClusterSpec) -> dict[str, Any]:
     return body["cluster"]
 
 
+# Compute Engine's general-purpose machine page: e2-standard-8 has 8 vCPUs and 32 GB
+MACHINES = {"e2-standard-8": (8, 32)}
+CPU_PER_VM, GB_PER_VM = 256, 4 * 1024  # docs/upstream.md: per accelerator VM, 4 TiB as GB
+
+
+def _cpu_memory_problems(cluster: dict[str, Any], vms: int) -> list[str]:
+    """cpu and memory limits against docs/upstream.md's rule: the accelerator VMs x 256 vCPUs
+    and x 4 TiB, plus the system pool at its autoscaling maximum x its machine's vCPUs, GB."""
+    limits = {
+        r["resourceType"]: int(r["maximum"]) for r in cluster["autoscaling"]["resourceLimits"]
+    }
+    (system,) = cluster["nodePools"]
+    cpus, gb = MACHINES[system["config"]["machineType"]]
+    top = system["autoscaling"]["maxNodeCount"]
+    want = {"cpu": vms * CPU_PER_VM + top * cpus, "memory": vms * GB_PER_VM + top * gb}
+    return [f"{k} maximum {limits[k]}, want {v}" for k, v in want.items() if limits[k] != v]
+
+
+def test_the_cpu_memory_check_catches_xpks_fixed_limits() -> None:
+    """XPK's 1,000,000 vCPUs (or a limit that forgets the system pool) is not xcli's rule."""
+    cluster = _xcli_cluster(_spec())
+    for value, name in (("1000000", "cpu"), ("4096", "memory")):
+        wrong = copy.deepcopy(cluster)
+        (row,) = [r for r in wrong["autoscaling"]["resourceLimits"] if r["resourceType"] == name]
+        row["maximum"] = value
+        assert any(p.startswith(f"{name} maximum {value}") for p in _cpu_memory_problems(wrong, 1))
+
+
 def test_the_autoprovisioning_config_follows_xpks_golden() -> None:
     """XPK's config file and xcli's ClusterAutoscaling, field by field (same command: tpu7x-8,
     on-demand, us-central1-a)."""
@@ -76,6 +105,7 @@ def test_the_autoprovisioning_config_follows_xpks_golden() -> None:
     assert int(our_limits["tpu7x"]["maximum"]) == their_limits["tpu7x"]["maximum"] == 4
     # Differences, on purpose (docs/upstream.md): cpu and memory are derived from the shape
     # (XPK: 1..1,000,000 and 1..10,000,000 whatever the shape), within XPK's bounds
+    assert _cpu_memory_problems(_xcli_cluster(_spec()), vms=1) == []
     for name in ("cpu", "memory"):
         assert 0 < int(our_limits[name]["maximum"]) <= their_limits[name]["maximum"]
     # the scopes are xcli's everywhere (cloud-platform, which covers XPK's devstorage one)
