@@ -222,6 +222,61 @@ def test_the_fourth_pool_is_compared_too() -> None:
     ]
 
 
+def _tpu_per_pod(pod: dict[str, Any]) -> int:
+    """The TPU chips a pod's containers ask for (limits; Kubernetes sets an extended
+    resource's request to its limit, and a request other than the limit is refused)."""
+    total = 0
+    for c in pod["containers"]:
+        resources = c.get("resources", {})
+        limit = resources.get("limits", {}).get("google.com/tpu")
+        if limit is None:
+            continue
+        request = resources.get("requests", {}).get("google.com/tpu", limit)
+        assert int(request) == int(limit), c["name"]
+        total += int(limit)
+    return total
+
+
+def _resource_misses(jobset: dict[str, Any]) -> list[str]:
+    """The workload's pods against XPK's: the same chips per pod, all of one VM's (a 4x4x4
+    cube is 64 chips on 16 VMs). XPK splits them over 2 containers of google.com/tpu: 2
+    (recipes/Workload_create_super-slicing.md); xcli asks them in its one container: the
+    split is XPK's choice of processes per VM, the chips per VM are what the node offers."""
+    (xpk,) = _kind(_xpk_temp_files("Workload_create_super-slicing.md"), "JobSet")
+    their_pod = xpk["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]
+    assert [c["resources"] for c in their_pod["containers"]] == [
+        {"limits": {"google.com/tpu": 2}},
+        {"limits": {"google.com/tpu": 2}},
+    ]
+    theirs = _tpu_per_pod(their_pod)
+    assert theirs == 64 // 16
+    lines = []
+    for rjob in jobset["spec"]["replicatedJobs"]:
+        ours = _tpu_per_pod(rjob["template"]["spec"]["template"]["spec"])
+        if ours != theirs:
+            lines.append(
+                f"replicatedJobs[{rjob['name']}] google.com/tpu per pod: {ours} != {theirs}"
+            )
+    return lines
+
+
+def test_each_pod_asks_for_the_chips_of_its_vm() -> None:
+    (ours,) = _kind(_applied(_golden(WORKLOAD)), "JobSet")
+    pod = ours["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]
+    assert [c["name"] for c in pod["containers"]] == ["main"]  # one container (XPK: 2)
+    assert _resource_misses(ours) == []
+
+
+def test_a_pod_asking_for_other_chips_than_xpks_is_reported() -> None:
+    (ours,) = _kind(_applied(_golden(WORKLOAD)), "JobSet")
+    jobset = copy.deepcopy(ours)
+    (main,) = jobset["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"][
+        "containers"
+    ]
+    main["resources"] = {"requests": {"google.com/tpu": "2"}, "limits": {"google.com/tpu": "2"}}
+    assert _resource_misses(jobset) == ["replicatedJobs[slice] google.com/tpu per pod: 2 != 4"]
+
+
 def test_the_workload_asks_the_slice_controller_for_its_shape() -> None:
     (xpk,) = _kind(_xpk_temp_files("Workload_create_super-slicing.md"), "JobSet")
     (ours,) = _kind(_applied(_golden(WORKLOAD)), "JobSet")
