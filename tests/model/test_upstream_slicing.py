@@ -292,3 +292,25 @@ def test_the_workload_asks_the_slice_controller_for_its_shape() -> None:
     their_job = xpk["spec"]["replicatedJobs"][0]
     assert their_job["template"]["spec"]["parallelism"] == 80 and their_job["replicas"] == 1
     assert our_job["template"]["spec"]["parallelism"] == 32 and our_job["replicas"] == 1
+
+
+TEST_PATH = re.compile(r"\btests/[\w./-]*\w/?")
+
+
+def _missing_paths(text: str) -> list[str]:
+    """The tests/ paths a docstring names that are not in the repository."""
+    return [p for p in TEST_PATH.findall(text) if not (REPO / p).exists()]
+
+
+def test_the_dynamic_slicing_docstring_names_files_that_exist() -> None:
+    from xcli.plan.gke import dynamic_slicing
+
+    doc = dynamic_slicing.__doc__ or ""
+    assert "tests/model/test_upstream_slicing.py" in doc
+    assert _missing_paths(doc) == []
+    # the paths it named before (review of issue 38, finding 7)
+    old = "tests/data/dynamic_slicing/ and tests/plan/gke/test_dynamic_slicing.py"
+    assert _missing_paths(old) == [
+        "tests/data/dynamic_slicing/",
+        "tests/plan/gke/test_dynamic_slicing.py",
+    ]
