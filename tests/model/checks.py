@@ -18,6 +18,9 @@
     pools NAP makes for it are in the cluster: tests/model/cluster.py _nap_pools).
 (j) levels_on_nodes (tests/model/levels.py): a flavor's Topology levels are labels its nodes
     carry.
+(k) slice_shapes (tests/model/slicing.py): on a slice-controller cluster, each pod's
+    gke-tpu-slice-topology annotation is whole 4x4x4 cubes, as many VMs as the Job's pods, and
+    the cubes asked fit the cluster's sub-block pools.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from tests.model.cluster import FACTS, Cluster, kind_of
 from tests.model.levels import levels_on_nodes
 from tests.model.limits import nap_covers, node_limits, pool_rules
 from tests.model.scheduling import misfit, requests
+from tests.model.slicing import slice_shapes
 
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 
@@ -290,4 +294,5 @@ def check_all(cluster: Cluster, objects: list[dict[str, Any]]) -> list[str]:
         + node_limits(cluster.body, cluster.addresses)
         + nap_covers(cluster.body, objects, cluster.pool_bodies)
         + levels_on_nodes(cluster)
+        + slice_shapes(cluster, objects)
     )

@@ -9,6 +9,7 @@ tests/data/upstream/ (tests/data/SOURCES.md). Names differ on purpose (xcli's ob
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 import shlex
@@ -149,27 +150,57 @@ def test_the_cluster_turns_the_slice_controller_on() -> None:
     assert "--release-channel=rapid" in create
 
 
-def test_each_pool_is_one_sub_block_of_the_reservation() -> None:
-    xpk = [
+BLOCK = "golden-reservation/reservationBlocks/block"
+
+
+def _xpk_pools() -> list[dict[str, str]]:
+    return [
         _flags(argv)
         for argv in _xpk_command(
             "Cluster_create_super-slicing.md", "gcloud beta container node-pools create"
         )
     ]
-    plan = _golden(CLUSTER)
-    pools = [s["request"]["body"]["nodePool"] for s in plan if s["id"].startswith("pool-")]
+
+
+def _pool_misses(plan: list[dict[str, Any]]) -> list[str]:
+    """Each of the plan's pools against XPK's one pool shape: every pool, not the first 3 a
+    zip with XPK's 3 would reach."""
+    xpk = _xpk_pools()
+    # XPK's pools differ only in the sub-block each reserves
+    shapes = [{k: v for k, v in f.items() if k != "--reservation"} for f in xpk]
+    assert all(shape == shapes[0] for shape in shapes)
+    subs = [f["--reservation"] for f in xpk]
+    assert len(set(subs)) == 3 and all(r.startswith(f"{BLOCK}/reservationSubBlocks/") for r in subs)
+    theirs = xpk[0]
+    assert theirs["--num-nodes"] == "16" and theirs["--reservation-affinity"] == "specific"
+    # XPK's policy is <device>-<topology>-ss-placement-policy; xcli's names the cluster
+    assert theirs["--placement-policy"].endswith("-4x4x4-ss-placement-policy")
     (policy,) = [s["request"]["body"] for s in plan if s["id"] == "policy"]
-    assert len(xpk) == 3 and len(pools) == 4  # --num-cubes 3 there, 4 here
-    for theirs, ours in zip(xpk, pools, strict=False):
-        assert str(ours["initialNodeCount"]) == theirs["--num-nodes"] == "16"
-        assert ours["config"]["machineType"] == theirs["--machine-type"]
-        assert theirs["--reservation-affinity"] == "specific"
-        assert ours["config"]["reservationAffinity"]["consumeReservationType"] == (
-            "SPECIFIC_RESERVATION"
-        )
-        # XPK's policy is <device>-<topology>-ss-placement-policy; xcli's names the cluster
-        assert theirs["--placement-policy"].endswith("-4x4x4-ss-placement-policy")
-        assert ours["placementPolicy"]["policyName"] == policy["name"]
+    lines = []
+    for step in [s for s in plan if s["id"].startswith("pool-")]:
+        ours = step["request"]["body"]["nodePool"]
+        affinity = ours["config"].get("reservationAffinity", {})
+        got = {
+            "initialNodeCount": (str(ours.get("initialNodeCount")), theirs["--num-nodes"]),
+            "machineType": (ours["config"].get("machineType"), theirs["--machine-type"]),
+            "consumeReservationType": (
+                affinity.get("consumeReservationType"),
+                "SPECIFIC_RESERVATION",
+            ),
+            # xcli names the block, XPK one sub-block of it per pool: the same block
+            "reservation": (affinity.get("values"), [BLOCK]),
+            "policyName": (ours.get("placementPolicy", {}).get("policyName"), policy["name"]),
+        }
+        lines += [f"{step['id']} {k}: {a} != {b}" for k, (a, b) in got.items() if a != b]
+    return lines
+
+
+def test_each_pool_is_one_sub_block_of_the_reservation() -> None:
+    plan = _golden(CLUSTER)
+    assert len(_xpk_pools()) == 3  # --num-cubes 3 there
+    assert len([s for s in plan if s["id"].startswith("pool-")]) == 4  # 4 here
+    assert _pool_misses(plan) == []
+    (policy,) = [s["request"]["body"] for s in plan if s["id"] == "policy"]
     # the policy's mode: XPK's --accelerator-topology-mode=PROVISION_ONLY (src/xpk/core/
     # nodepool.py l.711-719), Cluster Toolkit's variables.tf l.59-60 precondition
     assert policy["workloadPolicy"] == {
@@ -177,6 +208,73 @@ def test_each_pool_is_one_sub_block_of_the_reservation() -> None:
         "acceleratorTopology": "4x4x4",
         "acceleratorTopologyMode": "PROVISION_ONLY",
     }
+
+
+def test_the_fourth_pool_is_compared_too() -> None:
+    """The mistake zip(xpk, pools, strict=False) let through: the 4th pool, past XPK's 3."""
+    plan = copy.deepcopy(_golden(CLUSTER))
+    (last,) = [s for s in plan if s["id"] == "pool-3"]
+    last["request"]["body"]["nodePool"]["config"]["machineType"] = "tpu7x-standard-1t"
+    last["request"]["body"]["nodePool"]["initialNodeCount"] = 8
+    assert _pool_misses(plan) == [
+        "pool-3 initialNodeCount: 8 != 16",
+        "pool-3 machineType: tpu7x-standard-1t != tpu7x-standard-4t",
+    ]
+
+
+def _tpu_per_pod(pod: dict[str, Any]) -> int:
+    """The TPU chips a pod's containers ask for (limits; Kubernetes sets an extended
+    resource's request to its limit, and a request other than the limit is refused)."""
+    total = 0
+    for c in pod["containers"]:
+        resources = c.get("resources", {})
+        limit = resources.get("limits", {}).get("google.com/tpu")
+        if limit is None:
+            continue
+        request = resources.get("requests", {}).get("google.com/tpu", limit)
+        assert int(request) == int(limit), c["name"]
+        total += int(limit)
+    return total
+
+
+def _resource_misses(jobset: dict[str, Any]) -> list[str]:
+    """The workload's pods against XPK's: the same chips per pod, all of one VM's (a 4x4x4
+    cube is 64 chips on 16 VMs). XPK splits them over 2 containers of google.com/tpu: 2
+    (recipes/Workload_create_super-slicing.md); xcli asks them in its one container: the
+    split is XPK's choice of processes per VM, the chips per VM are what the node offers."""
+    (xpk,) = _kind(_xpk_temp_files("Workload_create_super-slicing.md"), "JobSet")
+    their_pod = xpk["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]
+    assert [c["resources"] for c in their_pod["containers"]] == [
+        {"limits": {"google.com/tpu": 2}},
+        {"limits": {"google.com/tpu": 2}},
+    ]
+    theirs = _tpu_per_pod(their_pod)
+    assert theirs == 64 // 16
+    lines = []
+    for rjob in jobset["spec"]["replicatedJobs"]:
+        ours = _tpu_per_pod(rjob["template"]["spec"]["template"]["spec"])
+        if ours != theirs:
+            lines.append(
+                f"replicatedJobs[{rjob['name']}] google.com/tpu per pod: {ours} != {theirs}"
+            )
+    return lines
+
+
+def test_each_pod_asks_for_the_chips_of_its_vm() -> None:
+    (ours,) = _kind(_applied(_golden(WORKLOAD)), "JobSet")
+    pod = ours["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]
+    assert [c["name"] for c in pod["containers"]] == ["main"]  # one container (XPK: 2)
+    assert _resource_misses(ours) == []
+
+
+def test_a_pod_asking_for_other_chips_than_xpks_is_reported() -> None:
+    (ours,) = _kind(_applied(_golden(WORKLOAD)), "JobSet")
+    jobset = copy.deepcopy(ours)
+    (main,) = jobset["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"][
+        "containers"
+    ]
+    main["resources"] = {"requests": {"google.com/tpu": "2"}, "limits": {"google.com/tpu": "2"}}
+    assert _resource_misses(jobset) == ["replicatedJobs[slice] google.com/tpu per pod: 2 != 4"]
 
 
 def test_the_workload_asks_the_slice_controller_for_its_shape() -> None:
@@ -194,3 +292,25 @@ def test_the_workload_asks_the_slice_controller_for_its_shape() -> None:
     their_job = xpk["spec"]["replicatedJobs"][0]
     assert their_job["template"]["spec"]["parallelism"] == 80 and their_job["replicas"] == 1
     assert our_job["template"]["spec"]["parallelism"] == 32 and our_job["replicas"] == 1
+
+
+TEST_PATH = re.compile(r"\btests/[\w./-]*\w/?")
+
+
+def _missing_paths(text: str) -> list[str]:
+    """The tests/ paths a docstring names that are not in the repository."""
+    return [p for p in TEST_PATH.findall(text) if not (REPO / p).exists()]
+
+
+def test_the_dynamic_slicing_docstring_names_files_that_exist() -> None:
+    from xcli.plan.gke import dynamic_slicing
+
+    doc = dynamic_slicing.__doc__ or ""
+    assert "tests/model/test_upstream_slicing.py" in doc
+    assert _missing_paths(doc) == []
+    # the paths it named before (review of issue 38, finding 7)
+    old = "tests/data/dynamic_slicing/ and tests/plan/gke/test_dynamic_slicing.py"
+    assert _missing_paths(old) == [
+        "tests/data/dynamic_slicing/",
+        "tests/plan/gke/test_dynamic_slicing.py",
+    ]

@@ -13,7 +13,8 @@ does, and where it comes from:
   recipes/Cluster_create_super-slicing.md; src/xpk/templates/kueue_super_slicing_topology.yaml.j2)
   and Cluster Toolkit's (cluster-toolkit@1047080 modules/management/kubectl-apply/kueue/
   kueue-configuration-dynamic-slicing.yaml.tftpl) agree on each of these fields;
-  tests/data/dynamic_slicing/ holds both, and tests/plan/gke/test_dynamic_slicing.py compares.
+  tests/data/upstream/ holds both (tests/data/SOURCES.md), and
+  tests/model/test_upstream_slicing.py compares them with the goldens field by field.
 - The workload (workload/jobset/slicing.py): the pods carry the annotation
   `cloud.google.com/gke-tpu-slice-topology: <topology>` that tells the slice controller which
   slice to form, select only the accelerator label, and the JobSet has no exclusive-topology
