@@ -6,13 +6,13 @@ cd "$(dirname "$0")/.."
 
 # System commands the tests use, and the Debian packages that provide them: OpenSSH client and
 # server (real sshd on loopback), openssl (a loopback TLS API server), dash (the remote wrapper
-# is tested under a plain POSIX shell), setsid and unshare (util-linux: unshare gives the local
-# provider's storages their bind mounts, made with mount, and each emulated worker its own
-# hostname), docker-registry (CNCF Distribution 2.8, the real OCI registry the image-build tests
-# start on loopback), ps (procps: `xcli workload stacks` finds a workload's processes on a worker
-# with it), chromium (headless, the screenshot of `xcli workload report`'s page); and Python's
-# venv module, which
-# Debian ships apart from python3. Only what is missing is installed (as root, or with sudo).
+# is tested under a plain POSIX shell), setsid, unshare and nsenter (util-linux: unshare gives
+# the local provider's storages their bind mounts, made with mount, and each emulated worker its
+# own hostname, whose namespaces every SSH command enters with nsenter), docker-registry (CNCF
+# Distribution 2.8, the real OCI registry the image-build tests start on loopback), ps (procps:
+# `xcli workload stacks` finds a workload's processes on a worker with it), chromium (headless,
+# the screenshot of `xcli workload report`'s page); and Python's venv module, which Debian ships
+# apart from python3. Only what is missing is installed (as root, or with sudo).
 command_missing() {
   ! command -v "$1" >/dev/null 2>&1 && ! [ -x "/usr/sbin/$1" ]
 }
@@ -20,7 +20,7 @@ missing_packages() {
   local pair cmd pkg
   for pair in ssh:openssh-client scp:openssh-client ssh-keygen:openssh-client \
               sshd:openssh-server openssl:openssl dash:dash setsid:util-linux \
-              unshare:util-linux mount:mount docker-registry:docker-registry ps:procps \
+              unshare:util-linux nsenter:util-linux mount:mount docker-registry:docker-registry ps:procps \
               chromium:chromium; do
     cmd=${pair%%:*} pkg=${pair#*:}
     if command_missing "$cmd"; then echo "$pkg"; fi
