@@ -344,3 +344,9 @@ def test_gcloud_pass_through_takes_the_flags_xcli_has(capsys: pytest.CaptureFixt
     assert code == 0 and xpk == ours and '"channel": "RAPID"' in ours, err
     code, _, err = run([*base, "--custom-cluster-arguments=--enable-autoscaling"], capsys)
     assert code == 1 and "gcloud's --enable-autoscaling" in err and "hint: " in err
+    # an empty pass-through is refused like any empty value, not read as "no gcloud flags"
+    code, _, err = run([*base, "--custom-cluster-arguments="], capsys)
+    assert code == 1 and err.splitlines()[0] == (
+        "error: --custom-cluster-arguments was given an empty value"
+    )
+    assert err.splitlines()[1].startswith("hint: ")

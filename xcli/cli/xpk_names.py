@@ -259,6 +259,12 @@ def _gcloud(key: str, name: str, fate: Fate, value: str) -> list[str]:
 
     equal, switches, out = dict(fate.gcloud), dict(fate.gcloud_switches), []
     words = shlex.split(value)
+    if not words:  # an empty value is a mistake, as for every option, not "no gcloud flags"
+        raise UserError(
+            f"{name} was given an empty value",
+            hint=f"give {name} the gcloud flags XPK passed (e.g. {name}='--network=N'), or "
+            "leave it out",
+        )
     j = 0
     while j < len(words):
         flag, eq, given = words[j].partition("=")
