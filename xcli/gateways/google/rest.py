@@ -125,26 +125,45 @@ class RestGateway:
     def _wait(self, step: OperationCall, name: str, ctx: StepContext) -> None:
         parts = urlsplit(str(step.url))
         url = f"{parts.scheme}://{parts.netloc}/v1/{name}"
+        self.wait_operation(url, step.api, step.summary, step.timeout_seconds, ctx)
+
+    def wait_operation(
+        self,
+        url: str,
+        api: str,
+        summary: str,
+        timeout: float,
+        ctx: StepContext,
+        progress: str = "running",
+    ) -> Mapping[str, Any]:
+        """Poll a long-running operation at `url` until done (reporting `progress` meanwhile);
+        its error, if it has one, raised as the step's; the finished operation returned."""
 
         def check() -> Any:
             op = self.send("GET", url, ctx)
             if not op.get("done"):
-                ctx.report("running")
+                ctx.report(progress)
                 return None
             return op
 
-        op = poll(
+        op: Mapping[str, Any] = poll(
             check,
-            delays=self.poll.delays(step.api),
-            timeout=step.timeout_seconds,
+            delays=self.poll.delays(api),
+            timeout=timeout,
             timing=self.timing,
             cancelled=ctx.cancelled,
-            on_timeout=lambda _s: timed_out(step.summary, step.timeout_seconds),
+            on_timeout=lambda _s: timed_out(summary, timeout),
             first_wait=True,
         )
+        return self.operation_result(op, summary)
+
+    @staticmethod
+    def operation_result(op: Mapping[str, Any], summary: str) -> Mapping[str, Any]:
+        """A finished operation, or its error raised as the step's."""
         if op.get("error"):
             message = op["error"].get("message") or str(op["error"])
-            raise CloudError(f"{step.summary}: {message}", hint="see the message above")
+            raise CloudError(f"{summary}: {message}", hint="see the message above")
+        return op
 
     def read(self, step: ApiRead, ctx: StepContext) -> Mapping[str, Any]:
         try:

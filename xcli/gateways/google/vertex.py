@@ -12,7 +12,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from xcli.errors import CloudError
-from xcli.gateways.backoff import poll, timed_out
 from xcli.gateways.google.rest import RestError, RestGateway
 from xcli.plan.contract import StepContext
 from xcli.plan.vertex import (
@@ -73,29 +72,13 @@ class VertexGateway:
                 return None
 
     def _done(self, step: EnsureTensorboard, answer: Mapping[str, Any], ctx: StepContext) -> str:
-        url = f"{vertex_url(step.region)}/{answer['name']}"
-
-        def check() -> Mapping[str, Any] | None:
-            op: Mapping[str, Any] = self.rest.send("GET", url, ctx)
-            if not op.get("done"):
-                ctx.report("creating")
-                return None
-            return op
-
-        op = answer if answer.get("done") else None
-        if op is None:
-            op = poll(
-                check,
-                delays=self.rest.poll.delays(CREATE),
-                timeout=step.timeout_seconds,
-                timing=self.rest.timing,
-                cancelled=ctx.cancelled,
-                on_timeout=lambda _s: timed_out(step.summary, step.timeout_seconds),
-                first_wait=True,
+        if answer.get("done"):
+            op = self.rest.operation_result(answer, step.summary)
+        else:
+            url = f"{vertex_url(step.region)}/{answer['name']}"
+            op = self.rest.wait_operation(
+                url, CREATE, step.summary, step.timeout_seconds, ctx, progress="creating"
             )
-        if op.get("error"):
-            message = op["error"].get("message") or str(op["error"])
-            raise CloudError(f"{step.summary}: {message}", hint="see the message above")
         return str(op.get("response", {}).get("name", ""))
 
 
