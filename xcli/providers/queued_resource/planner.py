@@ -304,21 +304,29 @@ def plan_delete(project: str, zone: str, name: str) -> Plan:
                 url=f"{url}?force=true",
                 accept=("NOT_FOUND",),
             ),
-            Wait(
-                id="wait-deleted",
-                summary=f"wait until {name} is gone",
-                after=("delete",),
-                api=QR_GET,
-                url=url,
-                until="NOT_FOUND",
-                timeout_seconds=3600,
-            ),
-            LocalAction(
-                id="forget-host-keys",
-                summary=f"remove the host keys of {name} from xcli's known_hosts",
-                after=("wait-deleted",),
-                action="forget_host_keys",
-                args={"known_hosts": "known_hosts", "owner": f"xcli:{project}/{zone}/{name}/"},
-            ),
+            *gone_steps(project, zone, name),
+        ),
+    )
+
+
+def gone_steps(project: str, zone: str, name: str, keys: str = "host keys") -> tuple[Step, Step]:
+    """After the `delete` step: wait until the queued resource is gone, then forget its VMs'
+    host keys (plan_delete, and the recovery's re-create, which says "old host keys")."""
+    return (
+        Wait(
+            id="wait-deleted",
+            summary=f"wait until {name} is gone",
+            after=("delete",),
+            api=QR_GET,
+            url=qr_url(project, zone, name),
+            until="NOT_FOUND",
+            timeout_seconds=3600,
+        ),
+        LocalAction(
+            id="forget-host-keys",
+            summary=f"remove the {keys} of {name} from xcli's known_hosts",
+            after=("wait-deleted",),
+            action="forget_host_keys",
+            args={"known_hosts": "known_hosts", "owner": f"xcli:{project}/{zone}/{name}/"},
         ),
     )

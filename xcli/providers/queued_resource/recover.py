@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from xcli.plan.model import Plan, Ref, Step
-from xcli.plan.steps import ApiCall, LocalAction, Wait
+from xcli.plan.steps import ApiCall
 from xcli.providers.queued_resource import planner as qr
 from xcli.providers.queued_resource.login_plan import login_steps
 from xcli.providers.queued_resource.options import qr_options
@@ -82,22 +82,7 @@ def plan_recreate(project: str, zone: str, name: str, queued: Mapping[str, Any])
             url=url,
             accept=("NOT_FOUND",),
         ),
-        Wait(
-            id="wait-deleted",
-            summary=f"wait until {name} is gone",
-            after=("delete",),
-            api=qr.QR_GET,
-            url=url,
-            until="NOT_FOUND",
-            timeout_seconds=3600,
-        ),
-        LocalAction(
-            id="forget-host-keys",
-            summary=f"remove the old host keys of {name} from xcli's known_hosts",
-            after=("wait-deleted",),
-            action="forget_host_keys",
-            args={"known_hosts": "known_hosts", "owner": f"xcli:{project}/{zone}/{name}/"},
-        ),
+        *qr.gone_steps(project, zone, name, keys="old host keys"),
         qr._key_step(opts),
         *login[0],
         ApiCall(
